@@ -1,0 +1,1 @@
+"""Slot readers: hardware that tells which piece sits in which slot."""
