@@ -54,7 +54,9 @@ def _cmd_judge(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="gg-arbiter", description="Salpakan Arbiter: Game of the Generals arbiter")
+    parser = _Parser(
+        prog="gg-arbiter", description="Salpakan Arbiter: a Game of the Generals arbiter"
+    )
     parser.add_argument("--version", action="version", version=f"gg-arbiter {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
