@@ -55,7 +55,7 @@ class Rank(enum.Enum):
     @property
     def order(self) -> int:
         """Position in the table, 0 for the General of the Army."""
-        return list(Rank).index(self)
+        return _ORDER[self]
 
     @property
     def is_officer(self) -> bool:
@@ -69,6 +69,7 @@ class Rank(enum.Enum):
 
 
 _BY_CODE: dict[str, Rank] = {rank.code: rank for rank in Rank}
+_ORDER: dict[Rank, int] = {rank: i for i, rank in enumerate(Rank)}
 
 #: Pieces in one army: 21.
 ARMY_SIZE: int = sum(rank.count for rank in Rank)
