@@ -121,6 +121,7 @@ class Arbiter:
         self._enroll_last = ""
         self.on_decided: Callable[[float], None] | None = None  # benchmark hook
         self.new_game_button: Any = None
+        self._output_listeners: list[Callable[[dict[str, Any]], None]] = []
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -203,6 +204,25 @@ class Arbiter:
     def unsubscribe(self, q: queue.Queue[dict[str, Any]]) -> None:
         with self._lock, contextlib.suppress(ValueError):
             self._subscribers.remove(q)
+
+    def add_output_listener(self, listener: Callable[[dict[str, Any]], None]) -> None:
+        """Call ``listener`` with :meth:`outputs` after every change of LEDs or buzzer."""
+        self._output_listeners.append(listener)
+
+    def outputs_changed(self, snapshot: Any) -> None:
+        """Signals' ``on_change`` hook: pass the snapshot on to the listeners."""
+        if not self._output_listeners:
+            return
+        data = snapshot.to_dict()
+        for listener in list(self._output_listeners):
+            try:
+                listener(data)
+            except Exception:
+                log.exception("output listener failed")
+
+    def is_alive(self) -> bool:
+        """True while the worker thread runs (the watchdog's health check)."""
+        return self._worker.is_alive()
 
     def outputs(self) -> dict[str, Any]:
         """LEDs and buzzer as the simulator panel shows them."""

@@ -13,6 +13,7 @@ else.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -83,7 +84,7 @@ class RtttlError(ValueError):
 
 @dataclass(frozen=True)
 class Note:
-    """One note: ``frequency`` in Hz (None for a rest), length in ``seconds``, ``name`` like ``"C#5"``."""
+    """One note: ``frequency`` in Hz (None for a rest), ``seconds`` long, ``name`` as ``"C#5"``."""
 
     frequency: float | None
     seconds: float
@@ -116,7 +117,8 @@ def note_frequency(letter: str, sharp: bool, octave: int) -> float:
 
     :raises KeyError: if ``letter`` is not a note letter.
     """
-    return _A4_HZ * 2.0 ** ((_midi(letter, sharp, octave) - _A4_MIDI) / 12)
+    semitones = _midi(letter, sharp, octave) - _A4_MIDI
+    return _A4_HZ * math.pow(2.0, semitones / 12)
 
 
 def _note_name(midi: int) -> str:
@@ -131,9 +133,7 @@ def _fields(text: str, start: int, end: int) -> Iterator[tuple[int, str]]:
         comma = text.find(",", position, end)
         stop = end if comma < 0 else comma
         raw = text[position:stop]
-        stripped = raw.strip()
-        offset = raw.find(stripped) if stripped else len(raw)
-        yield position + offset, stripped
+        yield position + len(raw) - len(raw.lstrip()), raw.strip()
         if comma < 0:
             return
         position = comma + 1
@@ -171,9 +171,7 @@ def _parse_defaults(text: str, start: int, end: int) -> tuple[int, int, int]:
     return values["d"], values["o"], values["b"]
 
 
-def _parse_note(
-    field: str, position: int, duration: int, octave: int, bpm: int
-) -> Note:
+def _parse_note(field: str, position: int, duration: int, octave: int, bpm: int) -> Note:
     match = _NOTE.fullmatch(field)
     if match is None:
         reason = "empty note" if not field else "expected [duration]letter[#][octave][.]"
@@ -197,7 +195,9 @@ def _parse_note(
             raise RtttlError("a rest cannot be sharp", position, field)
         return Note(None, seconds, None)
     sharp = bool(match["sharp"])
-    return Note(note_frequency(letter, sharp, octave), seconds, _note_name(_midi(letter, sharp, octave)))
+    return Note(
+        note_frequency(letter, sharp, octave), seconds, _note_name(_midi(letter, sharp, octave))
+    )
 
 
 def parse(text: str) -> Tune:
@@ -208,7 +208,7 @@ def parse(text: str) -> Tune:
     first = text.find(":")
     second = text.find(":", first + 1) if first >= 0 else -1
     if second < 0:
-        raise RtttlError("expected name:defaults:notes", len(text), text[-20:])
+        raise RtttlError("expected name:defaults:notes", 0, text[:40])
     duration, octave, bpm = _parse_defaults(text, first + 1, second)
     if not text[second + 1 :].strip():
         raise RtttlError("no notes", second + 1, text[second + 1 :])

@@ -154,7 +154,10 @@ def build_arbiter(
     store = GameStore(data, repair=repair)
     opened: list[Callable[[], None]] = [store.close]
     try:
-        signals = build_signals(config, factory)
+        relay: dict[str, Callable[[Any], None]] = {}
+        signals = build_signals(
+            config, factory, on_change=lambda snap: relay["to"](snap) if relay else None
+        )
         opened.append(signals.close)
         readers, identifier, registry, slots = build_readers(config, factory, sim)
         opened.extend(reader.close for reader in readers)
@@ -179,6 +182,7 @@ def build_arbiter(
             extra_closers=[button.close],
         )
         arbiter.new_game_button = button
+        relay["to"] = arbiter.outputs_changed
         holder["arbiter"] = arbiter
         return arbiter
     except BaseException:
