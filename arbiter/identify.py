@@ -54,6 +54,10 @@ class TagIdentifier:
     def identify(self, token: str) -> Identity:
         piece = self.registry.lookup(token)
         if piece is None:
+            # Tags may have been enrolled by `gg-arbiter enroll` since: read the file again.
+            self.registry.reload()
+            piece = self.registry.lookup(token)
+        if piece is None:
             raise UnknownPieceError(f"tag {token} is not enrolled")
         return Identity(piece, token.upper())
 

@@ -221,7 +221,9 @@ class TagRegistry:
 
     # -- internals -----------------------------------------------------------
 
-    def _resolve(self, piece: PhysicalPiece | Piece, current: PhysicalPiece | None) -> PhysicalPiece:
+    def _resolve(
+        self, piece: PhysicalPiece | Piece, current: PhysicalPiece | None
+    ) -> PhysicalPiece:
         if isinstance(piece, PhysicalPiece):
             return piece
         if current is not None and current.piece == piece:
