@@ -30,7 +30,32 @@ FAST_TAPS = (
     "Taps:d=4,o=5,b=630:8g4.,16g4,2c,8g4.,16c,2e,8g4,8c,e,8g4,8c,e,"
     "8g4,8c,2e,8c.,16e,2g,8e.,16c,2g4,8g4.,16g4,1c"
 )
-TAPS_GROUPS = "G4 G4 C5 G4 C5 E5 G4 C5 E5 G4 C5 E5 G4 C5 E5 C5 E5 G5 E5 C5 G4 G4 G4 C5".split()
+TAPS_GROUPS = [
+    "G4",
+    "G4",
+    "C5",
+    "G4",
+    "C5",
+    "E5",
+    "G4",
+    "C5",
+    "E5",
+    "G4",
+    "C5",
+    "E5",
+    "G4",
+    "C5",
+    "E5",
+    "C5",
+    "E5",
+    "G5",
+    "E5",
+    "C5",
+    "G4",
+    "G4",
+    "G4",
+    "C5",
+]
 HZ = {"G4": 392.00, "C5": 523.25, "E5": 659.26, "G5": 783.99}
 
 
@@ -246,15 +271,13 @@ def test_device_fallen_flag_plays_taps_and_ends_game(rig: Rig) -> None:
     assert status["ending"]["winner"] == "W"
     assert wait_for(lambda: rig.arbiter.state is DeviceState.GAME_OVER)
     sounded = [_pitch(hz) for hz in log if hz is not None]
-    assert sounded[-len(TAPS_GROUPS):] == TAPS_GROUPS
+    assert sounded[-len(TAPS_GROUPS) :] == TAPS_GROUPS
     # a challenge after the game ended is refused
     rig.empty()
     rig.challenge_after = None
     rig.seat(Role.ATTACKER, "W:COL")
     rig.seat(Role.DEFENDER, "B:MAJ")
-    assert wait_for(lambda: "game is over" in rig.arbiter.status()["message"]), (
-        rig.arbiter.status()
-    )
+    assert wait_for(lambda: "game is over" in rig.arbiter.status()["message"]), rig.arbiter.status()
     assert rig.count() == 1
     assert rig.arbiter.state is DeviceState.GAME_OVER
 

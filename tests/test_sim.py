@@ -78,16 +78,45 @@ def _gg_arbiter() -> list[str]:
 def test_sim_run_plays_a_game_to_taps_from_stdin(tmp_path: Path) -> None:
     config = write_config(tmp_path)
     config.write_text(config.read_text().replace('kind = "keys-gpio"', 'kind = "sim"'))
-    script = "\n".join([
-        "attacker W:SPY", "defender B:5*G", "#wait", "clear", "#wait",
-        "attacker B:PVT", "defender W:SPY", "#wait", "clear", "#wait",
-        "attacker W:COL", "defender B:FLG", "#wait", "#wait", "#wait", "status", "quit",
-    ])
+    script = "\n".join(
+        [
+            "attacker W:SPY",
+            "defender B:5*G",
+            "#wait",
+            "clear",
+            "#wait",
+            "attacker B:PVT",
+            "defender W:SPY",
+            "#wait",
+            "clear",
+            "#wait",
+            "attacker W:COL",
+            "defender B:FLG",
+            "#wait",
+            "#wait",
+            "#wait",
+            "status",
+            "quit",
+        ]
+    )
     env = dict(os.environ, GG_ARBITER_LOG="INFO")
     proc = subprocess.Popen(
-        [*_gg_arbiter(), "run", "--config", str(config), "--data", str(tmp_path / "data"),
-         "--host", "127.0.0.1", "--port", "0"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        [
+            *_gg_arbiter(),
+            "run",
+            "--config",
+            str(config),
+            "--data",
+            str(tmp_path / "data"),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
         env=env,
     )
     assert proc.stdin is not None
@@ -116,9 +145,10 @@ def test_sim_run_plays_a_game_to_taps_from_stdin(tmp_path: Path) -> None:
 
 def test_sim_run_says_no_hardware_in_one_line(tmp_path: Path) -> None:
     proc = subprocess.run(
-        [*_gg_arbiter(), "selftest", "--data", str(tmp_path), "--tune", "ready",
-         "--settle", "0.2"],
-        capture_output=True, text=True, timeout=60,
+        [*_gg_arbiter(), "selftest", "--data", str(tmp_path), "--tune", "ready", "--settle", "0.2"],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "No GPIO hardware here (not a Raspberry Pi): running the simulator." in proc.stderr
