@@ -1,0 +1,154 @@
+"""Benchmark the device: verdict latency, idle CPU, memory and start-up time.
+
+Run: .venv/bin/python bench/bench_device.py [--challenges 1000] [--idle-seconds 30]
+
+- verdict latency: from the second slot's reading becoming valid to the
+  verdict durable (fsync) and the LED driven, battle phrase off, over the
+  simulator's slots with the real signals on gpiozero mock pins;
+- start to ready: ``gg-arbiter run --sim`` launched until /api/status answers;
+- idle CPU: that process's CPU time over ``--idle-seconds`` with the page server up;
+- resident memory (VmRSS) of that process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+from arbiter.config import load_config
+from arbiter.game import ChallengeRefusedError
+from arbiter.pieces import Piece
+from arbiter.ranks import Rank, Side
+from arbiter.runtime import build_arbiter
+from arbiter.verdict import Role
+
+
+def percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def bench_latency(count: int, data_dir: Path) -> list[float]:
+    config = load_config(None, data_dir=data_dir)
+    config = dataclasses.replace(
+        config, signals=dataclasses.replace(config.signals, battle_phrase=False)
+    )
+    arbiter = build_arbiter(config, sim=True)
+    decided = threading.Event()
+    stamp: list[float] = []
+
+    def on_decided(_elapsed: float) -> None:
+        stamp.append(time.perf_counter())
+        decided.set()
+
+    arbiter.on_decided = on_decided
+    arbiter.start()
+    rng = random.Random(1980)
+    ranks = [r for r in Rank if r is not Rank.FLAG]
+    samples: list[float] = []
+    sim = arbiter.sim
+    assert sim is not None
+    try:
+        while len(samples) < count:
+            side = rng.choice(list(Side))
+            attacker = Piece(side, rng.choice(ranks))
+            defender = Piece(side.opponent, rng.choice(ranks))
+            try:
+                arbiter.store.current.check(attacker, defender)
+            except ChallengeRefusedError:
+                if rng.random() < 0.05:
+                    arbiter.new_game()
+                continue
+            decided.clear()
+            stamp.clear()
+            sim.seat(Role.ATTACKER, str(attacker))
+            t0 = time.perf_counter()
+            sim.seat(Role.DEFENDER, str(defender))  # the second reading is valid now
+            if not decided.wait(5):
+                raise RuntimeError(f"no verdict: {arbiter.status()}")
+            samples.append((stamp[0] - t0) * 1000)
+            sim.clear(Role.ATTACKER)
+            sim.clear(Role.DEFENDER)
+            deadline = time.monotonic() + 5
+            while arbiter.status()["state"] not in ("idle", "game_over"):
+                if time.monotonic() > deadline:
+                    raise RuntimeError("device did not return to idle")
+                time.sleep(0.0005)
+    finally:
+        arbiter.close()
+    return samples
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks  # utime + stime
+
+
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def bench_process(idle_seconds: float, data_dir: Path, port: int) -> tuple[float, float, float]:
+    exe = shutil.which("gg-arbiter", path=str(Path(sys.executable).parent)) or "gg-arbiter"
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        [exe, "run", "--sim", "--data", str(data_dir), "--host", "127.0.0.1", "--port", str(port)],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}/api/status"
+        while True:
+            try:
+                with urllib.request.urlopen(url, timeout=1) as reply:
+                    reply.read()
+                break
+            except OSError:
+                if proc.poll() is not None or time.perf_counter() - t0 > 30:
+                    raise RuntimeError("gg-arbiter run --sim did not start") from None
+                time.sleep(0.01)
+        ready = time.perf_counter() - t0
+        time.sleep(2)  # let the ready tune finish
+        cpu0, wall0 = _cpu_seconds(proc.pid), time.perf_counter()
+        time.sleep(idle_seconds)
+        cpu = (_cpu_seconds(proc.pid) - cpu0) / (time.perf_counter() - wall0) * 100
+        return ready, cpu, _rss_mb(proc.pid)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--challenges", type=int, default=1000)
+    parser.add_argument("--idle-seconds", type=float, default=30.0)
+    parser.add_argument("--port", type=int, default=18181)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        lat = bench_latency(args.challenges, Path(tmp) / "lat")
+        print(
+            f"verdict latency (reading valid -> durable + LED, battle phrase off): "
+            f"{len(lat)} challenges  p50 {percentile(lat, 0.5):.3f} ms  "
+            f"p99 {percentile(lat, 0.99):.3f} ms  max {max(lat):.3f} ms  (target p99 <= 10 ms)"
+        )
+        ready, cpu, rss = bench_process(args.idle_seconds, Path(tmp) / "run", args.port)
+        print(f"start to ready (/api/status answers): {ready:.2f} s  (target <= 1.5 s)")
+        print(f"idle CPU over {args.idle_seconds:.0f} s: {cpu:.2f} % of one core  (target <= 1 %)")
+        print(f"resident memory: {rss:.1f} MB  (target <= 60 MB)")
+
+
+if __name__ == "__main__":
+    main()
