@@ -2,14 +2,17 @@
 # Install Salpakan Arbiter into ./.venv. Safe to run again.
 #   bash setup.sh          the arbiter (on a Raspberry Pi: with the Pi pin libraries)
 #   bash setup.sh --dev    also the test tools and the browser the page tests drive
+#   bash setup.sh --service   (Raspberry Pi) also start it at boot: systemd unit + udev rules
 set -euo pipefail
 cd "$(dirname "$0")"
 
 dev=0
+service=0
 for arg in "$@"; do
   case "$arg" in
     --dev) dev=1 ;;
-    -h|--help) sed -n 2,4p "$0"; exit 0 ;;
+    --service) service=1 ;;
+    -h|--help) sed -n 2,5p "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option $arg (try --dev)" >&2; exit 2 ;;
   esac
 done
@@ -74,6 +77,26 @@ if [ $dev -eq 1 ]; then
   apt_install chromium
   [ -x /usr/bin/chromium ] || die "/usr/bin/chromium missing after install"
   say "browser for page tests: $(/usr/bin/chromium --version 2>/dev/null || echo /usr/bin/chromium)"
+fi
+
+if [ $service -eq 1 ]; then
+  command -v systemctl >/dev/null || die "--service needs systemd"
+  venv="$(pwd)/.venv"
+  user="${SUDO_USER:-$(id -un)}"
+  say "installing the systemd unit (user $user, $venv) and the udev rules"
+  sed -e "s|@VENV@|$venv|g" -e "s|@USER@|$user|g" firmware/systemd/gg-arbiter.service \
+    | as_root tee /etc/systemd/system/gg-arbiter.service >/dev/null || die "cannot write the unit"
+  as_root install -m 0644 firmware/udev/99-gg-arbiter.rules /etc/udev/rules.d/ \
+    || die "cannot install the udev rules"
+  as_root mkdir -p /etc/gg-arbiter
+  if [ ! -e /etc/gg-arbiter/config.toml ]; then
+    as_root install -m 0644 arbiter/default_config.toml /etc/gg-arbiter/config.toml
+    say "wrote /etc/gg-arbiter/config.toml: edit it for your reader and pins"
+  fi
+  as_root udevadm control --reload-rules || true
+  as_root systemctl daemon-reload || die "systemctl daemon-reload failed"
+  as_root systemctl enable --now gg-arbiter.service || die "could not start gg-arbiter.service"
+  say "gg-arbiter.service is running: journalctl -u gg-arbiter -f shows its log"
 fi
 
 say "done: $(.venv/bin/gg-arbiter --version)"
