@@ -172,7 +172,8 @@ def load_game(path: Path) -> _Loaded:
     return _Loaded(game, offset, torn_tail=False)
 
 
-def _fsync_dir(path: Path) -> None:
+def _fsync(path: Path) -> None:
+    """fsync a file or a directory (making a rename or a new entry durable)."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -190,7 +191,7 @@ def _write_all_durably(path: Path, payload: bytes) -> None:
     finally:
         os.close(fd)
     os.replace(tmp, path)
-    _fsync_dir(path.parent)
+    _fsync(path.parent)
 
 
 class GameStore:
@@ -267,7 +268,7 @@ class GameStore:
             if exc.valid is None:
                 aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
                 os.replace(path, aside)
-                _fsync_dir(path.parent)
+                _fsync(path.parent)
                 message = f"{exc}: nothing intact; the file is saved as {aside.name}"
                 log.error(message)
                 self.problems.append(message)
@@ -280,7 +281,7 @@ class GameStore:
             aside = path.with_name(f"{path.name}.torn-{int(time.time())}")
             _write_all_durably(aside, tail)
             os.truncate(path, loaded.good_bytes)
-            _fsync_path(path)
+            _fsync(path)
             message = (
                 f"{path}: dropped an unfinished write ({len(tail)} bytes, kept in {aside.name})"
             )
@@ -419,14 +420,6 @@ class GameStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _fsync_path(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _header(game: Game) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from arbiter.pieces import Piece, all_pieces
 from arbiter.ranks import Side
 from arbiter.runtime import build_arbiter
 from arbiter.verdict import Role
+from tests.test_signals import _record_frequencies
 from tests.test_verdict import oracle
 
 WAIT = 10.0
@@ -243,19 +244,6 @@ def test_device_eliminated_piece_refused(rig: Rig) -> None:
     rig.seat(Role.DEFENDER, "B:MAJ")
     assert wait_for(lambda: "already eliminated" in rig.arbiter.status()["message"])
     assert rig.count() == 1
-
-
-def _record_frequencies(factory: Any, pin: int) -> list[float | None]:
-    mock_pin = factory.pin(pin)
-    log: list[float | None] = []
-    original = mock_pin._set_frequency
-
-    def spy(value: float | None) -> None:
-        log.append(value)
-        original(value)
-
-    mock_pin._set_frequency = spy
-    return log
 
 
 def _pitch(hz: float) -> str:
