@@ -154,3 +154,35 @@ def test_sim_run_says_no_hardware_in_one_line(tmp_path: Path) -> None:
     assert "No GPIO hardware here (not a Raspberry Pi): running the simulator." in proc.stderr
     assert "LED attacker: lit" in proc.stdout and "tune ready: played" in proc.stdout
     assert "PASS" in proc.stdout
+
+
+def test_selftest_fails_when_a_reader_is_missing(tmp_path: Path) -> None:
+    config = tmp_path / "rfid.toml"
+    config.write_text(
+        '[reader]\nkind = "rdm6300"\n'
+        f'attacker_port = "{tmp_path}/no-such-port-a"\n'
+        f'defender_port = "{tmp_path}/no-such-port-d"\n'
+    )
+    env = dict(os.environ, GPIOZERO_PIN_FACTORY="mock", GPIOZERO_MOCK_PIN_CLASS="mockpwmpin")
+    proc = subprocess.run(
+        [
+            *_gg_arbiter(),
+            "selftest",
+            "--config",
+            str(config),
+            "--data",
+            str(tmp_path / "d"),
+            "--tune",
+            "ready",
+            "--settle",
+            "1.0",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "FAIL: reader attacker" in proc.stdout
+    assert "FAIL: reader defender" in proc.stdout
+    assert "Traceback" not in proc.stderr
