@@ -103,3 +103,20 @@ def test_device_rfid_unknown_tag_and_same_tag(rfid: tuple[Arbiter, dict[Role, Ta
     fields[Role.ATTACKER].tag = TAGS["B:5*G"]  # both antennas read one tag: a misread
     assert wait_for(lambda: "misread" in arbiter.status()["message"])
     assert arbiter.status()["challenge_count"] == 0
+
+
+def test_device_rfid_enrollment_walk(rfid: tuple[Arbiter, dict[Role, TagInField]]) -> None:
+    arbiter, fields = rfid
+    status = arbiter.start_enrollment()
+    assert status["active"] and status["progress"] == [3, 42]
+    assert "W:5*G" in status["prompt"] and "ATTACKER" in status["prompt"].upper()
+    assert arbiter.status()["enrolling"] is True
+    fields[Role.ATTACKER].tag = "1F00644BB6"
+    assert wait_for(lambda: arbiter.enrollment_status()["progress"] == [4, 42])
+    assert arbiter.registry.lookup("1F00644BB6") == Piece.parse("W:5*G")
+    assert arbiter.status()["challenge_count"] == 0  # enrolling never judges
+    fields[Role.ATTACKER].tag = TAGS["B:5*G"]  # a tag enrolled to another piece
+    assert wait_for(lambda: "B:5*G" in arbiter.enrollment_status()["last"])
+    assert arbiter.enrollment_status()["progress"] == [4, 42]
+    arbiter.stop_enrollment()
+    assert arbiter.status()["enrolling"] is False
