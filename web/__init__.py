@@ -1,0 +1,153 @@
+"""The status page and JSON API: a Flask app over a running arbiter device.
+
+``create_app(device)`` builds the app; :func:`web.serve.make_server` serves it
+with waitress. Views only read the device's state or call its methods; they
+never touch hardware, and nothing public names a rank while a game is on.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException, InternalServerError
+
+from web import auth
+from web.events import KEEPALIVE_SECONDS, StreamHub
+
+log = logging.getLogger(__name__)
+
+#: Everything the page loads comes from this server; no inline script or style.
+CONTENT_SECURITY_POLICY = "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "connect-src 'self'",
+        "media-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ]
+)
+
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Permissions-Policy": "camera=(), microphone=(), geolocation=()",
+}
+
+
+def create_app(device: Any, test_config: dict[str, Any] | None = None) -> Flask:
+    """Build the web app for ``device`` (an :class:`arbiter.device.Arbiter`).
+
+    ``test_config`` overrides settings: ``ADMIN_PIN`` (else the config file's
+    ``web.admin_pin``), ``DATA_DIR`` (else the device's), ``SSE_KEEPALIVE``
+    seconds, ``PIN_MAX_FAILURES`` per ``PIN_WINDOW_SECONDS``, ``TESTING``.
+    A PIN generated on first run is printed once to standard error (and kept
+    in ``app.config["NEW_ADMIN_PIN"]`` for the caller).
+
+    :raises web.auth.AuthError: admin.json cannot be set up.
+    """
+    app = Flask(__name__)
+    config = device.config
+    app.config.from_mapping(
+        DATA_DIR=str(config.data_dir),
+        ADMIN_PIN=config.web.admin_pin,
+        SSE_KEEPALIVE=KEEPALIVE_SECONDS,
+        PIN_MAX_FAILURES=5,
+        PIN_WINDOW_SECONDS=300,
+        SESSION_COOKIE_NAME="gg_admin",
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Strict",
+        PERMANENT_SESSION_LIFETIME=timedelta(hours=12),
+        MAX_CONTENT_LENGTH=64 * 1024,
+    )
+    if test_config:
+        app.config.update(test_config)
+
+    data_dir = Path(app.config["DATA_DIR"])
+    new_pin = auth.ensure_admin(data_dir, app.config["ADMIN_PIN"])
+    app.config["NEW_ADMIN_PIN"] = new_pin
+    if new_pin and not app.config.get("TESTING"):
+        print(f"gg-arbiter: admin PIN for the web page (shown once): {new_pin}", file=sys.stderr)
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = auth.session_secret(data_dir)
+
+    app.extensions["arbiter"] = device
+    app.extensions["arbiter_streams"] = StreamHub(device, float(app.config["SSE_KEEPALIVE"]))
+    app.extensions["arbiter_limiter"] = auth.AttemptLimiter(
+        int(app.config["PIN_MAX_FAILURES"]), float(app.config["PIN_WINDOW_SECONDS"])
+    )
+
+    from web.admin import bp as admin_bp
+    from web.public import bp as public_bp
+    from web.sim import bp as sim_bp
+
+    app.register_blueprint(public_bp)
+    app.register_blueprint(admin_bp)
+    app.register_blueprint(sim_bp)
+
+    _install_hooks(app)
+    return app
+
+
+def _is_api() -> bool:
+    return request.path.startswith("/api/")
+
+
+def _install_hooks(app: Flask) -> None:
+    @app.after_request
+    def security_headers(response: Any) -> Any:
+        for name, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
+        if request.path.startswith("/api/") or request.path.startswith("/admin"):
+            response.headers.setdefault("Cache-Control", "no-store")
+        return response
+
+    @app.errorhandler(HTTPException)
+    def http_error(error: HTTPException) -> Any:
+        code = error.code or 500
+        message = error.description or error.name
+        extra = [(k, v) for k, v in error.get_headers() if k.lower() != "content-type"]
+        if _is_api():
+            response = jsonify({"error": message})
+            response.status_code = code
+            response.headers.extend(extra)
+            return response
+        page = render_template("error.html", code=code, title=error.name, message=message)
+        return page, code, extra
+
+    @app.errorhandler(Exception)
+    def unexpected_error(error: Exception) -> Any:
+        log.exception("unexpected error serving %s", request.path)
+        wrapped = InternalServerError()
+        if _is_api():
+            return jsonify({"error": "internal error; see the arbiter's log"}), 500
+        return (
+            render_template(
+                "error.html", code=500, title=wrapped.name, message="Something went wrong."
+            ),
+            500,
+        )
+
+    @app.context_processor
+    def page_globals() -> dict[str, Any]:
+        from flask import session
+
+        device = app.extensions["arbiter"]
+        return {
+            "csrf_token": lambda: auth.csrf_token(session),
+            "sim_mode": getattr(device, "sim", None) is not None,
+            "server_now": time.time(),
+        }

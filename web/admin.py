@@ -1,0 +1,300 @@
+"""Admin actions behind the PIN: the /admin page and the JSON API's POST calls.
+
+Pages use a login session (cookie: HttpOnly, SameSite=Strict) and a CSRF
+token in every form. API calls send the PIN in ``X-Admin-PIN``, or use a
+logged-in session plus the token in ``X-CSRF-Token``. Wrong PINs are counted
+per client address; too many within the window answer 429.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
+
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    flash,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+from werkzeug.exceptions import TooManyRequests
+
+from arbiter.device import DeviceError
+from arbiter.game import EndingError, EndingKind
+from arbiter.pieces import PieceError, parse_side
+from web import auth
+from web.public import get_device, load_game
+
+log = logging.getLogger(__name__)
+
+bp = Blueprint("admin", __name__)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: The endings players declare, as the API spells them.
+DECLARABLE = {kind.value: kind for kind in EndingKind if kind.declarable}
+_ADMIN_KEY = "admin"
+
+
+class AdminInputError(ValueError):
+    """A declared ending or enrollment request that does not make sense."""
+
+
+def _data_dir() -> str:
+    return str(current_app.config["DATA_DIR"])
+
+
+def _limiter() -> auth.AttemptLimiter:
+    return cast(auth.AttemptLimiter, current_app.extensions["arbiter_limiter"])
+
+
+def _client() -> str:
+    return request.remote_addr or "unknown"
+
+
+def _too_many() -> TooManyRequests:
+    retry = _limiter().retry_after(_client())
+    return TooManyRequests(
+        description=f"too many wrong PINs: try again in {retry} s", retry_after=retry
+    )
+
+
+def _logged_in() -> bool:
+    mark = session.get(_ADMIN_KEY)
+    return isinstance(mark, str) and bool(mark) and mark == auth.pin_fingerprint(_data_dir())
+
+
+def _pin_accepted(pin: str) -> bool:
+    """Check a PIN, counting a failure; raises 429 while the client is locked out."""
+    limiter = _limiter()
+    if limiter.blocked(_client()):
+        raise _too_many()
+    if auth.check_pin(_data_dir(), pin):
+        limiter.reset(_client())
+        return True
+    limiter.fail(_client())
+    log.warning("wrong admin PIN from %s", _client())
+    return False
+
+
+def require_admin_api() -> None:
+    """Abort unless the request carries the PIN, or a session and its CSRF token.
+
+    401 when neither is given, 403 for a wrong PIN or token, 429 when rate limited.
+    """
+    pin = request.headers.get("X-Admin-PIN")
+    if pin is None:
+        if _logged_in():
+            sent = request.headers.get("X-CSRF-Token")
+            if request.method in ("GET", "HEAD") or auth.csrf_ok(session, sent):
+                return
+            abort(403, description="missing or wrong X-CSRF-Token for this session")
+        abort(
+            401,
+            description="admin PIN required (header X-Admin-PIN)",
+            www_authenticate='PIN realm="gg-arbiter"',
+        )
+    if not _pin_accepted(pin.strip()):
+        abort(403, description="wrong admin PIN")
+
+
+def admin_page(view: F) -> F:
+    """Pages: log in first; every POST must carry the session's CSRF token."""
+
+    @functools.wraps(view)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        if not _logged_in():
+            if request.method == "POST":
+                abort(403, description="Log in first.")
+            return redirect(url_for("admin.login"))
+        if request.method == "POST":
+            sent = request.form.get("csrf") or request.headers.get("X-CSRF-Token")
+            if not auth.csrf_ok(session, sent):
+                abort(400, description="The form has expired: reload the page and try again.")
+        return view(*args, **kwargs)
+
+    return cast(F, wrapped)
+
+
+def parse_ending(reason: Any, winner: Any) -> tuple[EndingKind, Any]:
+    """Read a declared ending: reason and winner as the API spells them.
+
+    :raises AdminInputError: unknown reason, a winner missing or where none belongs.
+    """
+    if not isinstance(reason, str) or reason not in DECLARABLE:
+        raise AdminInputError(f"reason must be one of {', '.join(sorted(DECLARABLE))}")
+    kind = DECLARABLE[reason]
+    if winner in (None, ""):
+        side = None
+    elif isinstance(winner, str) and winner.strip().upper() in ("W", "B"):
+        try:
+            side = parse_side(winner)
+        except PieceError as exc:  # pragma: no cover - guarded above
+            raise AdminInputError(str(exc)) from None
+    else:
+        raise AdminInputError('winner must be "W", "B" or null')
+    if kind.has_winner and side is None:
+        raise AdminInputError(f"a {reason} ending needs a winner (W or B)")
+    if not kind.has_winner and side is not None:
+        raise AdminInputError(f"a {reason} ending has no winner")
+    return kind, side
+
+
+# -- JSON API ----------------------------------------------------------------
+
+
+def _json_body() -> dict[str, Any]:
+    body = request.get_json(silent=True, force=True)
+    if not isinstance(body, dict):
+        abort(400, description="the body must be a JSON object")
+    return body
+
+
+@bp.post("/api/games")
+def api_new_game() -> tuple[Response, int]:
+    require_admin_api()
+    device = get_device()
+    try:
+        game_id = device.new_game()
+    except DeviceError as exc:  # enrollment running, device shut down
+        return jsonify({"error": str(exc)}), 409
+    return jsonify({"game_id": game_id, "status": device.status()}), 201
+
+
+@bp.post("/api/games/<int:game_id>/end")
+def api_end_game(game_id: int) -> Response | tuple[Response, int]:
+    require_admin_api()
+    body = _json_body()
+    try:
+        kind, winner = parse_ending(body.get("reason"), body.get("winner"))
+    except AdminInputError as exc:
+        abort(400, description=str(exc))
+    device = get_device()
+    game = load_game(game_id)
+    if game.id != device.store.current.id:
+        return jsonify({"error": f"game {game_id} is not the current game"}), 409
+    if game.over:
+        return jsonify({"error": f"game {game_id} is already over"}), 409
+    try:
+        device.declare_end(kind, winner)
+    except (EndingError, DeviceError) as exc:
+        return jsonify({"error": str(exc)}), 409
+    return jsonify({"game_id": game_id, "ending": device.store.get(game_id).ending.to_dict()})
+
+
+@bp.get("/api/admin/enrollment")
+def api_enrollment() -> Response:
+    require_admin_api()
+    return jsonify(get_device().enrollment_status())
+
+
+# -- pages -------------------------------------------------------------------
+
+
+@bp.route("/admin/login", methods=["GET", "POST"])
+def login() -> Any:
+    if request.method == "GET":
+        if _logged_in():
+            return redirect(url_for("admin.dashboard"))
+        return render_template("login.html")
+    if not auth.csrf_ok(session, request.form.get("csrf")):
+        abort(400, description="The form has expired: reload the page and try again.")
+    pin = request.form.get("pin", "").strip()
+    if not _pin_accepted(pin):
+        return render_template("login.html", error="Wrong PIN."), 403
+    session.clear()
+    session.permanent = True
+    session[_ADMIN_KEY] = auth.pin_fingerprint(_data_dir())
+    auth.csrf_token(session)  # a fresh token for the logged-in session
+    return redirect(url_for("admin.dashboard"))
+
+
+@bp.post("/admin/logout")
+@admin_page
+def logout() -> Any:
+    session.clear()
+    return redirect(url_for("public.index"))
+
+
+@bp.get("/admin")
+@admin_page
+def dashboard() -> str:
+    device = get_device()
+    return render_template(
+        "admin.html",
+        status=device.status(),
+        enrollment=device.enrollment_status(),
+        can_enroll=getattr(device, "registry", None) is not None,
+        report=None,
+    )
+
+
+@bp.post("/admin/new-game")
+@admin_page
+def new_game() -> Any:
+    try:
+        game_id = get_device().new_game()
+    except DeviceError as exc:
+        flash(str(exc), "error")
+    else:
+        flash(f"Game {game_id} started.", "ok")
+    return redirect(url_for("admin.dashboard"))
+
+
+@bp.post("/admin/end")
+@admin_page
+def end_game() -> Any:
+    device = get_device()
+    try:
+        reason = request.form.get("reason")
+        # The form always sends a winner; a draw simply has none.
+        winner_text = None if reason == "draw" else request.form.get("winner")
+        kind, winner = parse_ending(reason, winner_text)
+        device.declare_end(kind, winner)
+    except (AdminInputError, EndingError, DeviceError) as exc:
+        flash(str(exc), "error")
+    else:
+        flash(f"Game {device.store.current.id} ended.", "ok")
+    return redirect(url_for("admin.dashboard"))
+
+
+@bp.post("/admin/enroll/start")
+@admin_page
+def enroll_start() -> Any:
+    only = request.form.get("only", "").strip() or None
+    try:
+        get_device().start_enrollment(only)
+    except (PieceError, DeviceError) as exc:
+        flash(str(exc), "error")
+    return redirect(url_for("admin.dashboard"))
+
+
+@bp.post("/admin/enroll/stop")
+@admin_page
+def enroll_stop() -> Any:
+    get_device().stop_enrollment()
+    flash("Enrollment stopped.", "ok")
+    return redirect(url_for("admin.dashboard"))
+
+
+@bp.post("/admin/selftest")
+@admin_page
+def selftest() -> str:
+    device = get_device()
+    report = device.selftest()
+    return render_template(
+        "admin.html",
+        status=device.status(),
+        enrollment=device.enrollment_status(),
+        can_enroll=getattr(device, "registry", None) is not None,
+        report=report,
+    )

@@ -1,0 +1,271 @@
+"""The admin PIN, the session secret, CSRF tokens and the PIN attempt limiter.
+
+``<data_dir>/admin.json`` holds the PIN as a salted scrypt hash and a random
+session secret, both made on first run (never a fixed default). The file is
+written atomically and readable by its owner only; the PIN is read from it
+at each check, so ``gg-arbiter set-pin`` takes effect on a running server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import tempfile
+import threading
+import time
+from collections import deque
+from collections.abc import MutableMapping
+from pathlib import Path
+from typing import Any
+
+ADMIN_FILE = "admin.json"
+PIN_DIGITS = (4, 12)  # the same rule as the config file's web.admin_pin
+_GENERATED_DIGITS = 6
+_SCRYPT = {"n": 2**14, "r": 8, "p": 1}
+
+
+class AuthError(Exception):
+    """Base of the admin-access errors."""
+
+
+class PinFormatError(AuthError, ValueError):
+    """A PIN that is not 4 to 12 digits."""
+
+
+class AdminFileError(AuthError):
+    """admin.json cannot be read or written."""
+
+
+def validate_pin(pin: str) -> str:
+    """Return ``pin`` if it is 4 to 12 digits.
+
+    :raises PinFormatError: otherwise.
+    """
+    low, high = PIN_DIGITS
+    if not (pin.isascii() and pin.isdigit() and low <= len(pin) <= high):
+        raise PinFormatError(f"the admin PIN must be {low} to {high} digits")
+    return pin
+
+
+def _hash(pin: str, salt: bytes, n: int, r: int, p: int) -> bytes:
+    return hashlib.scrypt(pin.encode(), salt=salt, n=n, r=r, p=p, dklen=32)
+
+
+def _pin_record(pin: str) -> dict[str, Any]:
+    salt = secrets.token_bytes(16)
+    digest = _hash(pin, salt, **_SCRYPT)
+    return {"alg": "scrypt", **_SCRYPT, "salt": salt.hex(), "hash": digest.hex()}
+
+
+def _matches(record: dict[str, Any], pin: str) -> bool:
+    try:
+        salt = bytes.fromhex(record["salt"])
+        expected = bytes.fromhex(record["hash"])
+        digest = _hash(pin, salt, int(record["n"]), int(record["r"]), int(record["p"]))
+    except (KeyError, TypeError, ValueError):
+        return False
+    return hmac.compare_digest(digest, expected)
+
+
+def _path(data_dir: str | os.PathLike[str]) -> Path:
+    return Path(data_dir) / ADMIN_FILE
+
+
+def _read(data_dir: str | os.PathLike[str]) -> dict[str, Any] | None:
+    path = _path(data_dir)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise AdminFileError(f"{path}: {exc}") from None
+    if not isinstance(data, dict):
+        raise AdminFileError(f"{path}: not a JSON object")
+    return data
+
+
+def _write(data_dir: str | os.PathLike[str], data: dict[str, Any]) -> None:
+    path = _path(data_dir)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".admin-", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(data, f, indent=2)
+                f.flush()
+                os.fsync(f.fileno())
+            os.chmod(tmp, 0o600)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    except OSError as exc:
+        raise AdminFileError(f"cannot write {path}: {exc}") from None
+
+
+_file_lock = threading.Lock()
+
+
+def ensure_admin(data_dir: str | os.PathLike[str], configured_pin: str | None) -> str | None:
+    """Make sure admin.json has a session secret and a PIN hash.
+
+    A ``configured_pin`` (from the config file) replaces the stored one when
+    they differ. With none configured and none stored, a PIN is generated.
+
+    :returns: the newly generated PIN, to print once in the console, else None.
+    :raises PinFormatError: ``configured_pin`` is not 4 to 12 digits.
+    :raises AdminFileError: admin.json is unreadable (it is never overwritten blindly).
+    """
+    if configured_pin is not None:
+        validate_pin(configured_pin)
+    with _file_lock:
+        data = _read(data_dir) or {}
+        changed = False
+        generated: str | None = None
+        if not isinstance(data.get("secret"), str) or len(data["secret"]) < 32:
+            data["secret"] = secrets.token_hex(32)
+            changed = True
+        record = data.get("pin")
+        has_pin = isinstance(record, dict) and "hash" in record
+        if configured_pin is not None:
+            if not (isinstance(record, dict) and has_pin and _matches(record, configured_pin)):
+                data["pin"] = _pin_record(configured_pin)
+                changed = True
+        elif not has_pin:
+            generated = "".join(secrets.choice("0123456789") for _ in range(_GENERATED_DIGITS))
+            data["pin"] = _pin_record(generated)
+            changed = True
+        if changed:
+            _write(data_dir, data)
+        return generated
+
+
+def set_pin(data_dir: str | os.PathLike[str], pin: str) -> None:
+    """Store a new admin PIN (hashed), keeping the session secret.
+
+    Sessions logged in with the old PIN stop working.
+
+    :raises PinFormatError: not 4 to 12 digits.
+    :raises AdminFileError: admin.json cannot be read or written.
+    """
+    validate_pin(pin)
+    with _file_lock:
+        data = _read(data_dir) or {}
+        if not isinstance(data.get("secret"), str) or len(data["secret"]) < 32:
+            data["secret"] = secrets.token_hex(32)
+        data["pin"] = _pin_record(pin)
+        _write(data_dir, data)
+
+
+def session_secret(data_dir: str | os.PathLike[str]) -> str:
+    """The stored session secret.
+
+    :raises AdminFileError: no admin.json yet (call :func:`ensure_admin` first).
+    """
+    data = _read(data_dir)
+    if data is None or not isinstance(data.get("secret"), str):
+        raise AdminFileError(f"{_path(data_dir)} has no session secret")
+    return str(data["secret"])
+
+
+def check_pin(data_dir: str | os.PathLike[str], pin: str) -> bool:
+    """True when ``pin`` is the stored admin PIN (constant-time compare)."""
+    if not pin or len(pin) > 64:
+        return False
+    try:
+        data = _read(data_dir)
+    except AdminFileError:
+        return False
+    record = data.get("pin") if data else None
+    return isinstance(record, dict) and _matches(record, pin)
+
+
+def pin_fingerprint(data_dir: str | os.PathLike[str]) -> str:
+    """A short value that changes whenever the PIN is set (binds sessions to it)."""
+    try:
+        data = _read(data_dir)
+    except AdminFileError:
+        return ""
+    record = data.get("pin") if data else None
+    if not isinstance(record, dict):
+        return ""
+    return hashlib.sha256(str(record.get("salt", "")).encode()).hexdigest()[:16]
+
+
+# -- CSRF ------------------------------------------------------------------
+
+CSRF_KEY = "csrf"
+
+
+def csrf_token(session: MutableMapping[str, Any]) -> str:
+    """The session's CSRF token, made on first use."""
+    token = session.get(CSRF_KEY)
+    if not isinstance(token, str):
+        token = secrets.token_urlsafe(32)
+        session[CSRF_KEY] = token
+    return token
+
+
+def csrf_ok(session: MutableMapping[str, Any], sent: str | None) -> bool:
+    """True when ``sent`` is this session's CSRF token."""
+    token = session.get(CSRF_KEY)
+    if not isinstance(token, str) or not sent:
+        return False
+    return hmac.compare_digest(token.encode(), sent.encode())
+
+
+# -- rate limiting ---------------------------------------------------------
+
+
+class AttemptLimiter:
+    """At most ``max_failures`` wrong PINs per client within ``window`` seconds."""
+
+    def __init__(self, max_failures: int = 5, window: float = 300.0) -> None:
+        self.max_failures = max_failures
+        self.window = window
+        self._failures: dict[str, deque[float]] = {}
+        self._lock = threading.Lock()
+
+    def _recent(self, client: str, now: float) -> deque[float]:
+        times = self._failures.get(client)
+        if times is None:
+            return deque()
+        while times and times[0] <= now - self.window:
+            times.popleft()
+        if not times:
+            del self._failures[client]
+        return times
+
+    def blocked(self, client: str) -> bool:
+        """True while ``client`` has used up its failures."""
+        with self._lock:
+            return len(self._recent(client, time.monotonic())) >= self.max_failures
+
+    def retry_after(self, client: str) -> int:
+        """Seconds until ``client`` may try again (0 if it may now)."""
+        with self._lock:
+            now = time.monotonic()
+            times = self._recent(client, now)
+            if len(times) < self.max_failures:
+                return 0
+            return max(1, int(times[0] + self.window - now + 0.999))
+
+    def fail(self, client: str) -> None:
+        """Count one wrong PIN."""
+        with self._lock:
+            now = time.monotonic()
+            if len(self._failures) > 10_000:  # bound memory against address churn
+                for key in list(self._failures):
+                    self._recent(key, now)
+            self._recent(client, now)
+            self._failures.setdefault(client, deque()).append(now)
+
+    def reset(self, client: str) -> None:
+        """Forget ``client``'s failures (after a right PIN)."""
+        with self._lock:
+            self._failures.pop(client, None)

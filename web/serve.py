@@ -1,0 +1,108 @@
+"""Serving the app with waitress, sized for open status pages.
+
+Every open Server-Sent Events stream holds one waitress worker thread for as
+long as the page is open, so the pool is sized for the viewers plus the
+admin's and the API's short requests::
+
+    server = make_server(app, "0.0.0.0", 8080)
+    threading.Thread(target=server.run, daemon=True).start()
+    ...
+    server.close()   # ends the streams, stops the workers, closes the sockets
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from flask import Flask
+from waitress import wasyncore
+from waitress.server import create_server
+
+from web.events import StreamHub
+
+log = logging.getLogger(__name__)
+
+#: 20 status pages (the product's target) twice over, plus admin and API requests.
+DEFAULT_THREADS = 48
+
+
+class WebServerError(Exception):
+    """The server could not be started (address in use, bad host)."""
+
+
+class WebServer:
+    """A waitress server whose :meth:`close` also ends the open event streams."""
+
+    def __init__(self, app: Flask, inner: Any, socket_map: dict[int, Any]) -> None:
+        self.app = app
+        self._inner = inner
+        self._map = socket_map
+        if hasattr(inner, "effective_port"):
+            self.host: str = str(inner.effective_host)
+            self.port: int = int(inner.effective_port)
+        else:  # several listening sockets (a name resolving to IPv4 and IPv6)
+            self.host, self.port = (
+                str(inner.effective_listen[0][0]),
+                int(inner.effective_listen[0][1]),
+            )
+        self._closed = False
+
+    @property
+    def url(self) -> str:
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
+        if ":" in host:
+            host = f"[{host}]"
+        return f"http://{host}:{self.port}/"
+
+    def run(self) -> None:
+        """Serve until :meth:`close` (blocks; run it in a thread)."""
+        try:
+            self._inner.run()
+        except (OSError, ValueError):
+            if not self._closed:  # a closed socket's last poll is expected noise
+                raise
+
+    def close(self) -> None:
+        """End the streams, stop the worker threads, close every socket. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        hub = self.app.extensions.get("arbiter_streams")
+        if isinstance(hub, StreamHub):
+            hub.stop()
+        self._inner.task_dispatcher.shutdown(timeout=5)
+        wasyncore.close_all(self._map)
+
+
+def make_server(
+    app: Flask,
+    host: str,
+    port: int,
+    threads: int = DEFAULT_THREADS,
+    **adjustments: Any,
+) -> WebServer:
+    """Bind a waitress server for ``app`` on ``host``:``port`` (0 = any free port).
+
+    :raises WebServerError: the address cannot be bound.
+    """
+    settings: dict[str, Any] = {
+        "threads": threads,
+        "connection_limit": max(100, threads * 2),
+        "channel_timeout": 60,  # idle keep-alive connections; a stream is never idle
+        "cleanup_interval": 15,
+        "ident": "gg-arbiter",
+        # Keep reading while a request runs, so a closed page is noticed (and its
+        # stream's thread freed) at the stream's next write, not after several.
+        "channel_request_lookahead": 1,
+        "clear_untrusted_proxy_headers": True,
+    }
+    settings.update(adjustments)
+    socket_map: dict[int, Any] = {}
+    try:
+        inner = create_server(app, map=socket_map, host=host, port=port, **settings)
+    except OSError as exc:
+        raise WebServerError(f"cannot serve on {host}:{port}: {exc}") from None
+    server = WebServer(app, inner, socket_map)
+    log.info("web page on %s", server.url)
+    return server

@@ -1,0 +1,84 @@
+"""The simulator panel and its API: virtual slots, LEDs and buzzer.
+
+Present only in simulator mode; everything here answers 404 otherwise. The
+API seats and removes pieces but never says which piece is seated: the
+status stays rank-free, and the picker's choice lives only in the browser
+that made it. ``/api/sim/ranks`` is the picker's list of ranks (the rule
+table, not anything about the game).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, abort, jsonify, render_template, request
+
+from arbiter.pieces import PieceError
+from arbiter.ranks import Rank, Side
+from arbiter.verdict import Role
+from web.public import get_device
+
+bp = Blueprint("sim", __name__)
+
+SLOT_NAMES = {role.value: role for role in Role}
+
+
+@bp.before_request
+def sim_only() -> None:
+    if get_device().sim is None:
+        abort(404, description="the simulator is not running (start with gg-arbiter run --sim)")
+
+
+def _role(slot: str) -> Role:
+    role = SLOT_NAMES.get(slot)
+    if role is None:
+        abort(400, description=f"unknown slot {slot!r}: use attacker or defender")
+    return role
+
+
+@bp.get("/sim")
+def panel() -> str:
+    return render_template("sim.html", status=get_device().status())
+
+
+@bp.put("/api/sim/slots/<slot>")
+def seat(slot: str) -> tuple[Response, int]:
+    role = _role(slot)
+    body = request.get_json(silent=True, force=True)
+    if not isinstance(body, dict):
+        abort(400, description='the body must be a JSON object like {"piece": "W:PVT"}')
+    piece = body.get("piece")
+    if not isinstance(piece, str) or not piece.strip() or len(piece) > 64:
+        abort(400, description='"piece" must be a piece in text, SIDE:RANK')
+    try:
+        get_device().sim.seat(role, piece)
+    except PieceError as exc:
+        abort(400, description=f"not a piece: {exc}")
+    return jsonify({"slot": role.value, "seated": True}), 200
+
+
+@bp.delete("/api/sim/slots/<slot>")
+def remove(slot: str) -> Response:
+    role = _role(slot)
+    get_device().sim.clear(role)
+    return jsonify({"slot": role.value, "seated": False})
+
+
+@bp.get("/api/sim/outputs")
+def outputs() -> Response:
+    return jsonify(get_device().outputs())
+
+
+@bp.get("/api/sim/tunes")
+def tunes() -> Response:
+    return jsonify(get_device().tunes_json())
+
+
+@bp.get("/api/sim/ranks")
+def ranks() -> Response:
+    """The picker's choices: both sides and all fifteen ranks, strongest first."""
+    data: dict[str, Any] = {
+        "sides": [{"letter": s.letter, "name": s.title} for s in Side],
+        "ranks": [{"code": r.code, "name": r.full_name, "count": r.count} for r in Rank],
+    }
+    return jsonify(data)
