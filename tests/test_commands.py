@@ -1,0 +1,232 @@
+"""The rest of the command line: tune, end, set-pin, run's shutdown; and core purity."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import wave
+from pathlib import Path
+
+import pytest
+
+from arbiter.game import EndingKind
+from arbiter.journal import GameStore, read_game
+from arbiter.pieces import Piece
+from arbiter.ranks import Side
+from tests.test_sim import _gg_arbiter
+
+ROOT = Path(__file__).resolve().parent.parent
+CORE = [
+    "ranks",
+    "pieces",
+    "verdict",
+    "game",
+    "journal",
+    "rtttl",
+    "tunes",
+    "wav",
+    "keycode",
+    "registry",
+    "enroll",
+    "army",
+    "paths",
+]
+PURE = {"arbiter", "arbiter.readers.base", *(f"arbiter.{m}" for m in CORE)}
+HARDWARE = {"gpiozero", "serial", "smbus2", "flask", "RPi", "lgpio", "waitress", "web"}
+
+
+def cli(
+    *args: str, env: dict[str, str] | None = None, **kw: object
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*_gg_arbiter(), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env or {k: v for k, v in os.environ.items() if k != "GPIOZERO_PIN_FACTORY"},
+        **kw,
+    )
+
+
+@pytest.mark.parametrize("module", CORE)
+def test_core_imports_only_standard_library(module: str) -> None:
+    tree = ast.parse((ROOT / "arbiter" / f"{module}.py").read_text())
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module]
+        for name in names:
+            top = name.split(".")[0]
+            assert top == "arbiter" or top in sys.stdlib_module_names, (module, name)
+            if top == "arbiter":  # only other pure modules
+                assert name in PURE, (module, name)
+
+
+def test_core_import_loads_no_hardware_module() -> None:
+    code = (
+        "import sys\n"
+        + "".join(f"import {m}\n" for m in sorted(PURE))
+        + f"print(sorted(m for m in {sorted(HARDWARE)!r} if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_commands_tune_renders_wav(tmp_path: Path) -> None:
+    target = tmp_path / "taps.wav"
+    result = cli("tune", "taps", "--wav", str(target))
+    assert result.returncode == 0, result.stderr
+    with wave.open(str(target)) as w:
+        seconds = w.getnframes() / w.getframerate()
+    assert 22 < seconds < 24  # Taps at 63 bpm
+    listing = cli("tune", "--list").stdout
+    for name in ("battle", "taps", "error", "ready", "fault"):
+        assert name in listing
+    assert cli("tune", "anthem").returncode == 2
+
+
+def test_commands_tune_without_buzzer_lists_notes() -> None:
+    result = cli("tune", "battle")
+    assert result.returncode == 0
+    assert "G4" in result.stdout and "--wav" in result.stdout
+
+
+def test_commands_end_offline_records_ending(tmp_path: Path) -> None:
+    with GameStore(tmp_path) as store:
+        store.accept(Piece.parse("W:COL"), Piece.parse("B:MAJ"))
+    assert cli("end", "--reason", "resignation", "--data", str(tmp_path)).returncode == 2
+    result = cli("end", "--reason", "resignation", "--winner", "B", "--data", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    game = read_game(tmp_path, 1)
+    assert game.ending is not None
+    assert (game.ending.kind, game.ending.winner) == (EndingKind.RESIGNATION, Side.BLACK)
+    again = cli("end", "--reason", "draw", "--data", str(tmp_path))
+    assert again.returncode == 2 and "already over" in again.stderr
+
+
+def _start_run(tmp_path: Path, port: int) -> subprocess.Popen[str]:
+    config = tmp_path / "c.toml"
+    config.write_text(f'[reader]\nkind = "sim"\n[web]\nport = {port}\nadmin_pin = "4321"\n')
+    proc = subprocess.Popen(
+        [
+            *_gg_arbiter(),
+            "run",
+            "--config",
+            str(config),
+            "--data",
+            str(tmp_path / "data"),
+            "--host",
+            "127.0.0.1",
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert proc.stdout is not None
+    deadline = time.monotonic() + 30
+    for line in proc.stdout:
+        if "ready in" in line:
+            return proc
+        assert time.monotonic() < deadline
+    raise AssertionError("gg-arbiter run did not get ready")
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.timeout(120)
+def test_commands_end_through_running_arbiter_and_sigterm(tmp_path: Path) -> None:
+    port = _free_port()
+    proc = _start_run(tmp_path, port)
+    try:
+        config = str(tmp_path / "c.toml")
+        data = str(tmp_path / "data")
+        wrong = cli("end", "--reason", "draw", "--config", config, "--data", data, "--pin", "0000")
+        assert wrong.returncode == 2 and "refused" in wrong.stderr
+        ok = cli(
+            "end",
+            "--reason",
+            "flag_home",
+            "--winner",
+            "W",
+            "--config",
+            config,
+            "--data",
+            data,
+            "--pin",
+            "4321",
+        )
+        assert ok.returncode == 0, ok.stderr
+        import urllib.request
+
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=10) as r:
+            status = json.load(r)
+        assert status["state"] == "game_over"
+        assert status["ending"] == {**status["ending"], "kind": "flag_home", "winner": "W"}
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0, out
+    assert "shutting down" in out
+    assert "Traceback" not in out
+    game = read_game(tmp_path / "data", 1)
+    assert game.ending is not None and game.ending.kind is EndingKind.FLAG_HOME
+
+
+def test_commands_set_pin(tmp_path: Path) -> None:
+    from web.auth import check_pin
+
+    assert cli("set-pin", "12", "--data", str(tmp_path)).returncode == 2
+    result = cli("set-pin", "987654", "--data", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert check_pin(tmp_path, "987654")
+    assert not check_pin(tmp_path, "123456")
+    assert "987654" not in (tmp_path / "admin.json").read_text()
+
+
+def test_commands_run_prints_generated_pin_once(tmp_path: Path) -> None:
+    port = _free_port()
+    config = tmp_path / "c.toml"
+    config.write_text(f'[reader]\nkind = "sim"\n[web]\nport = {port}\n')
+    outputs = []
+    for _ in range(2):
+        proc = subprocess.Popen(
+            [
+                *_gg_arbiter(),
+                "run",
+                "--config",
+                str(config),
+                "--data",
+                str(tmp_path / "d"),
+                "--host",
+                "127.0.0.1",
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        assert proc.stdout is not None
+        lines = []
+        for line in proc.stdout:
+            lines.append(line)
+            if "ready in" in line:
+                break
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
+        outputs.append("".join(lines))
+    assert "Admin PIN" in outputs[0]
+    assert "Admin PIN" not in outputs[1]
