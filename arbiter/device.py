@@ -541,7 +541,14 @@ class Arbiter:
     # -- self-test ---------------------------------------------------------
 
     def selftest(self, *, tunes: Sequence[str] | None = None) -> list[str]:
-        """Blink each LED, play each tune, report each slot's reading."""
+        """Blink each LED, play each tune, report each slot's reading.
+
+        Runs on the worker, so no challenge is decided while the outputs are under test.
+        """
+        report: list[str] = self._call(lambda: self._selftest(tunes), timeout=180)
+        return report
+
+    def _selftest(self, tunes: Sequence[str] | None) -> list[str]:
         lines: list[str] = []
         for survivor in (Survivor.ATTACKER, Survivor.DEFENDER):
             self.signals.result(survivor)
@@ -560,7 +567,19 @@ class Arbiter:
             if reading.detail:
                 text += f" ({reading.detail})"
             lines.append(f"slot {role.value}: {text}")
+        self._restore_signals()
         return lines
+
+    def _restore_signals(self) -> None:
+        """Show the current state again after the self-test borrowed the outputs."""
+        if self._state is DeviceState.GAME_OVER:
+            self.signals.game_over()
+        elif self._state is DeviceState.FAULT:
+            self.signals.fault()
+        elif self._state is DeviceState.RESULT and self._last_verdict:
+            self.signals.result(
+                Survivor.NONE if self._last_verdict == "split" else Survivor(self._last_verdict)
+            )
 
     def reader_faults(self) -> list[str]:
         return [
