@@ -122,6 +122,7 @@ class Arbiter:
         self.on_decided: Callable[[float], None] | None = None  # benchmark hook
         self.new_game_button: Any = None
         self._output_listeners: list[Callable[[dict[str, Any]], None]] = []
+        self._publish()  # a status exists from the start
 
     # -- lifecycle ---------------------------------------------------------
 
