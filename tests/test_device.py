@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from arbiter.config import load_config
 from arbiter.device import Arbiter, DeviceState
@@ -19,7 +21,7 @@ from arbiter.game import EndingError, EndingKind
 from arbiter.journal import read_game
 from arbiter.keycode import DEFAULT_KEYCODE
 from arbiter.pieces import Piece, all_pieces
-from arbiter.ranks import Side
+from arbiter.ranks import Rank, Side
 from arbiter.runtime import build_arbiter
 from arbiter.verdict import Role
 from tests.test_signals import _record_frequencies
@@ -375,3 +377,55 @@ def test_device_resumes_game_after_restart(tmp_path: Path, mock_factory: Any) ->
         assert status["eliminated"] == {"W": 0, "B": 1}
     finally:
         arbiter.close()
+
+
+def _bouncy_press(rig: Rig, role: Role, word: str, noise: list[tuple[int, int]]) -> None:
+    """Press ``word`` after a burst of partial and bouncing contacts (each well under
+    the debounce window), the way a key sliding home rattles its switches."""
+    pressed = [i for i, bit in enumerate(word) if bit == "1"]
+    for subset_mask, flips in noise:
+        partial = ["0"] * 7
+        for k, i in enumerate(pressed):
+            if subset_mask >> k & 1:
+                partial[i] = "1"
+        if flips:  # a neighbouring switch brushed for an instant
+            partial[flips % 7] = "1" if partial[flips % 7] == "0" else "0"
+        rig.press(role, "".join(partial))
+        time.sleep(0.002)
+    rig.press(role, word)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    attacker=st.sampled_from(all_pieces()),
+    defender_rank=st.sampled_from(list(Rank)),
+    noise=st.lists(st.tuples(st.integers(0, 7), st.integers(0, 20)), max_size=6),
+)
+def test_device_bouncing_keys_never_give_a_wrong_verdict(
+    tmp_path_factory: pytest.TempPathFactory,
+    attacker: Piece,
+    defender_rank: Rank,
+    noise: list[tuple[int, int]],
+) -> None:
+    from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+    defender = Piece(attacker.side.opponent, defender_rank)
+    tmp = tmp_path_factory.mktemp("bounce")
+    factory = MockFactory(pin_class=MockPWMPin)
+    config = load_config(write_config(tmp), data_dir=tmp / "data")
+    arbiter = build_arbiter(config, pin_factory=factory)
+    arbiter.start()
+    try:
+        rig = Rig(arbiter, factory)
+        rig.seat(Role.ATTACKER, attacker)
+        _bouncy_press(rig, Role.DEFENDER, DEFAULT_KEYCODE.codeword(defender), noise)
+        assert wait_for(lambda: rig.count() == 1), arbiter.status()
+        time.sleep(0.1)  # nothing more may be counted
+        assert rig.count() == 1
+        challenge = arbiter.store.current.challenges[0]
+        assert (challenge.attacker, challenge.defender) == (attacker, defender)
+        expected, _ = oracle(attacker.rank.code, defender.rank.code)
+        assert challenge.verdict.survivor.value == expected
+    finally:
+        arbiter.close()
+        factory.reset()
