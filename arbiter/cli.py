@@ -9,6 +9,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from arbiter import __version__
 from arbiter.config import Config, ConfigError, load_config
@@ -68,6 +69,40 @@ def _cmd_judge(args: argparse.Namespace) -> int:
             line += "; a Flag fell: game over"
         print(line)
     return 0
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"port must be 0 to 65535, not {port}")
+    return port
+
+
+def _ask_pin(prompt: str) -> str:
+    import getpass
+
+    try:
+        return getpass.getpass(prompt)
+    except (EOFError, OSError):
+        raise CliError("no PIN given: pass it as an argument or set GG_ARBITER_PIN") from None
+
+
+def _build(config: Config, sim: bool) -> Any:
+    """The device for run/selftest, with every set-up failure as one clear line."""
+    from arbiter.registry import RegistryError
+    from arbiter.runtime import build_arbiter
+
+    try:
+        return build_arbiter(config, sim=sim)
+    except (StoreError, ReaderError, RegistryError, OSError) as exc:
+        raise CliError(f"cannot start: {exc}") from None
+    except Exception as exc:  # gpiozero's pin errors (no PWM, pin in use, no pin library)
+        if type(exc).__module__.startswith("gpiozero"):
+            raise CliError(f"cannot set up the pins: {type(exc).__name__}: {exc}") from None
+        raise
 
 
 def _data_dir(args: argparse.Namespace) -> Path:
@@ -152,10 +187,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     host = args.host or config.web.host
     port = args.port if args.port is not None else config.web.port
-    try:
-        return serve(config, sim=sim, host=host, port=port, stdin=stdin_or_none())
-    except (StoreError, ReaderError, OSError) as exc:
-        raise CliError(f"cannot start: {exc}") from None
+    started = time.monotonic()
+    arbiter = _build(config, sim)
+    return serve(config, arbiter, host=host, port=port, stdin=stdin_or_none(), started=started)
 
 
 def _cmd_tune(args: argparse.Namespace) -> int:
@@ -197,19 +231,25 @@ def _cmd_tune(args: argparse.Namespace) -> int:
 def _cmd_selftest(args: argparse.Namespace) -> int:
     config = _load_config(args)
     sim = _choose_sim(args, config)
-    from arbiter.runtime import build_arbiter
+    from arbiter.device import DeviceError
 
+    unknown = [name for name in args.tune or () if name not in config.tunes]
+    if unknown:
+        raise CliError(f"no tune {unknown[0]!r}; tunes: {', '.join(config.tunes)}")
     try:
-        arbiter = build_arbiter(config, sim=sim)
-    except (StoreError, ReaderError, OSError) as exc:
-        print(f"FAIL: cannot set up the device: {exc}")
+        arbiter = _build(config, sim)
+    except CliError as exc:
+        print(f"FAIL: {exc}")
         return 1
     try:
         arbiter.start()
         time.sleep(args.settle)  # let each reader report (a missing port reports a fault)
         print(f"self-test ({'simulator' if sim else config.reader.kind}):")
-        names = args.tune or None
-        for line in arbiter.selftest(tunes=names):
+        try:
+            lines = arbiter.selftest(tunes=args.tune or None, force=True)
+        except DeviceError as exc:
+            raise CliError(str(exc)) from None
+        for line in lines:
             print(f"  {line}")
         faults = arbiter.reader_faults()
         for fault in faults:
@@ -280,16 +320,17 @@ def _cmd_end(args: argparse.Namespace) -> int:
 
 def _end_through_service(config: Config, args: argparse.Namespace, winner: Side | None) -> int:
     """The arbiter is running: ask it over its local API (it holds the record)."""
-    import getpass
     import urllib.error
     import urllib.request
 
-    pin = args.pin or os.environ.get("GG_ARBITER_PIN") or getpass.getpass("Admin PIN: ")
-    base = f"http://127.0.0.1:{config.web.port}"
+    pin = args.pin or os.environ.get("GG_ARBITER_PIN") or _ask_pin("Admin PIN: ")
+    base = f"http://127.0.0.1:{args.port if args.port is not None else config.web.port}"
     try:
         with urllib.request.urlopen(f"{base}/api/status", timeout=5) as reply:
             game_id = json.load(reply)["game_id"]
-        body = json.dumps({"reason": args.reason, "winner": winner.letter if winner else None})
+        body = json.dumps(
+            {"reason": args.reason, "winner": winner.letter if winner else None}
+        )
         request = urllib.request.Request(
             f"{base}/api/games/{game_id}/end", data=body.encode(), method="POST",
             headers={"Content-Type": "application/json", "X-Admin-PIN": pin},
@@ -309,15 +350,13 @@ def _end_through_service(config: Config, args: argparse.Namespace, winner: Side 
 
 
 def _cmd_set_pin(args: argparse.Namespace) -> int:
-    import getpass
-
     from web.auth import AuthError, set_pin
 
     config = _load_config(args)
     pin = args.pin
     if pin is None:
-        pin = getpass.getpass("New admin PIN (4-12 digits): ")
-        if getpass.getpass("Again: ") != pin:
+        pin = _ask_pin("New admin PIN (4-12 digits): ")
+        if _ask_pin("Again: ") != pin:
             raise CliError("the two PINs differ; nothing changed")
     try:
         set_pin(config.data_dir, pin)
@@ -358,7 +397,7 @@ def build_parser() -> argparse.ArgumentParser:
     common(run)
     run.add_argument("--sim", action="store_true", help="simulator: no hardware needed")
     run.add_argument("--host", help="address the status page listens on")
-    run.add_argument("--port", type=int, help="port of the status page")
+    run.add_argument("--port", type=_port, help="port of the status page")
     run.set_defaults(func=_cmd_run)
 
     tune = sub.add_parser("tune", help="play a tune, or render it with --wav FILE")
@@ -387,6 +426,7 @@ def build_parser() -> argparse.ArgumentParser:
     end.add_argument("--reason", required=True, choices=sorted(_REASONS))
     end.add_argument("--winner", metavar="SIDE", help="W or B (not for a draw)")
     end.add_argument("--pin", help="admin PIN, when the arbiter is running")
+    end.add_argument("--port", type=_port, help="the running arbiter's port (default: config)")
     end.set_defaults(func=_cmd_end)
 
     set_pin = sub.add_parser("set-pin", help="set the admin PIN of the status page")
@@ -399,8 +439,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     import logging
 
+    level = os.environ.get("GG_ARBITER_LOG", "INFO").upper()
     logging.basicConfig(
-        level=os.environ.get("GG_ARBITER_LOG", "INFO").upper(),
+        level=level if level in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL") else "INFO",
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     parser = build_parser()

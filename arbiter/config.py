@@ -120,7 +120,8 @@ class _Checker:
         self.table, self.section, self.name = table, section, name
 
     def _fail(self, key: str, message: str) -> ConfigError:
-        return ConfigError(f"{self.name}: '{self.section}.{key}' {message}")
+        dotted = f"{self.section}.{key}" if self.section else key
+        return ConfigError(f"{self.name}: '{dotted}' {message}")
 
     def integer(self, key: str, low: int, high: int) -> int:
         value = self.table[key]

@@ -25,10 +25,11 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import Any
 
-from arbiter.game import ChallengeRefusedError, EndingKind, SameTagError
+from arbiter.game import ChallengeRefusedError, EndingKind, SameTagError, WrongGameError
 from arbiter.identify import Identity, PieceIdentifier, UnknownPieceError
 from arbiter.journal import GameStore, StoreError
 from arbiter.ranks import Side
@@ -40,6 +41,8 @@ from arbiter.verdict import Role, Survivor
 log = logging.getLogger(__name__)
 
 SUBSCRIBER_QUEUE = 64
+#: How long a command waits for the worker (Taps plus a self-test can hold it this long).
+COMMAND_TIMEOUT = 90.0
 
 
 class DeviceState(enum.Enum):
@@ -111,7 +114,10 @@ class Arbiter:
         }
         self._state = DeviceState.GAME_OVER if store.current.over else DeviceState.IDLE
         self._armed = True  # False after a verdict until both slots are empty
-        self._last_verdict: str | None = None
+        played = store.current.challenges
+        self._last_verdict: str | None = (
+            played[-1].verdict.survivor.public_word if played else None
+        )
         self._message = ""
         self._seq = 0
         self._status: dict[str, Any] = {}
@@ -166,26 +172,41 @@ class Arbiter:
     def _on_reading(self, reading: SlotReading) -> None:
         self._events.put(reading)
 
-    def _call(self, action: Callable[[], Any], timeout: float | None = 30.0) -> Any:
-        """Run ``action`` on the worker thread and return its result (or raise)."""
+    def _call(self, action: Callable[[], Any], timeout: float = COMMAND_TIMEOUT) -> Any:
+        """Run ``action`` on the worker thread and return its result (or raise).
+
+        :raises DeviceError: shut down, or the worker stayed busy past ``timeout``
+            (the command is then withdrawn and never runs).
+        """
         if self._closed:
             raise DeviceError("the arbiter is shut down")
         if threading.current_thread() is self._worker:
             return action()
         done: Future[Any] = Future()
         self._events.put(_Command(action, done))
-        return done.result(timeout=timeout)
+        try:
+            return done.result(timeout=timeout)
+        except FutureTimeout:
+            if done.cancel():
+                raise DeviceError("the device is busy (a tune or self-test): try again") from None
+            return done.result()  # it started just now: it will finish
 
     def new_game(self) -> int:
         """Start a new game (one still on is recorded as abandoned); returns its id."""
         return int(self._call(self._do_new_game))
 
-    def declare_end(self, kind: EndingKind, winner: Side | None) -> None:
+    def declare_end(
+        self, kind: EndingKind, winner: Side | None, game_id: int | None = None
+    ) -> None:
         """Record an ending the device cannot see (flag home, resignation, draw).
 
+        :param game_id: the game the players meant; checked on the worker, so a
+            NEW GAME just before cannot make the ending land on the wrong game.
+        :raises WrongGameError: ``game_id`` is not the current game.
         :raises EndingError: not declarable, bad winner, or the game is already over.
+        :raises DeviceError: the record cannot be written, or the device is busy.
         """
-        self._call(lambda: self._do_declare_end(kind, winner))
+        self._call(lambda: self._do_declare_end(kind, winner, game_id))
 
     # -- public state (any thread) ----------------------------------------
 
@@ -291,6 +312,8 @@ class Arbiter:
 
     def _handle(self, event: Any) -> None:
         if isinstance(event, _Command):
+            if not event.done.set_running_or_notify_cancel():
+                return  # the caller gave up waiting: the command is withdrawn
             try:
                 event.done.set_result(event.action())
             except BaseException as exc:
@@ -322,7 +345,7 @@ class Arbiter:
                 self.signals.fault()
             return
         if self._state is DeviceState.FAULT:
-            log.info("readers recovered")
+            log.info("fault cleared")
             self._message = ""
             self._state = DeviceState.GAME_OVER if self.store.current.over else DeviceState.IDLE
             self._armed = all(r.state is SlotState.EMPTY for r in readings.values())
@@ -399,7 +422,8 @@ class Arbiter:
         self.signals.battle()  # identical for every verdict; takes the same time
         if self._disturbed():
             self._refuse("a piece was moved while deciding: nothing recorded")
-            self._armed = False
+            # Start afresh from empty slots, so the moved pair is never judged half-seen.
+            self._armed = all(r.state is SlotState.EMPTY for r in self._readings.values())
             return
         try:
             challenge = self.store.accept(
@@ -461,7 +485,11 @@ class Arbiter:
     def _do_new_game(self) -> int:
         if self._enrollment is not None:
             raise DeviceError("finish or stop enrollment first")
-        game = self.store.new_game()
+        try:
+            game = self.store.new_game()
+        except StoreError as exc:
+            log.error("could not start a new game: %s", exc)
+            raise DeviceError(f"the game record cannot be written: {exc}") from None
         log.info("new game %d", game.id)
         self._last_verdict = None
         self._message = ""
@@ -474,8 +502,15 @@ class Arbiter:
             self.signals.ready()
         return game.id
 
-    def _do_declare_end(self, kind: EndingKind, winner: Side | None) -> None:
-        ending = self.store.declare_end(kind, winner)
+    def _do_declare_end(self, kind: EndingKind, winner: Side | None, game_id: int | None) -> None:
+        current = self.store.current.id
+        if game_id is not None and game_id != current:
+            raise WrongGameError(f"game {game_id} is not the current game ({current})")
+        try:
+            ending = self.store.declare_end(kind, winner)
+        except StoreError as exc:
+            log.error("could not record the ending: %s", exc)
+            raise DeviceError(f"the game record cannot be written: {exc}") from None
         log.info("game %d ended: %s", self.store.current.id, ending.kind.value)
         if self._state is not DeviceState.FAULT:
             self._state = DeviceState.GAME_OVER
@@ -541,11 +576,23 @@ class Arbiter:
 
     # -- self-test ---------------------------------------------------------
 
-    def selftest(self, *, tunes: Sequence[str] | None = None) -> list[str]:
+    def selftest(self, *, tunes: Sequence[str] | None = None, force: bool = False) -> list[str]:
         """Blink each LED, play each tune, report each slot's reading.
 
         Runs on the worker, so no challenge is decided while the outputs are under test.
+
+        :param force: test even during a game (the command line, with no players waiting).
+        :raises DeviceError: an unknown tune; or during a game that has begun, unless
+            ``force`` (it would flash and play Taps at the table).
         """
+        game = self.store.current
+        unknown = [name for name in tunes or () if name not in self.tunes]
+        if unknown:
+            raise DeviceError(f"no tune {unknown[0]!r}; tunes: {', '.join(self.tunes)}")
+        if game.challenges and not game.over and not force:
+            raise DeviceError(
+                "a game is in progress: end it or start a new game before the self-test"
+            )
         report: list[str] = self._call(lambda: self._selftest(tunes), timeout=180)
         return report
 

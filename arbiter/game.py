@@ -77,6 +77,10 @@ class EndingError(GameRecordError):
     """A declared ending that cannot be recorded (game already over, bad winner)."""
 
 
+class WrongGameError(EndingError):
+    """An ending declared for a game that is not the current one."""
+
+
 class GameInProgressError(GameRecordError):
     """The full record (with ranks) is asked for while the game is on."""
 

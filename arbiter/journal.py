@@ -184,13 +184,19 @@ def _fsync(path: Path) -> None:
 def _write_all_durably(path: Path, payload: bytes) -> None:
     """Create ``path`` atomically with ``payload``: temp file, fsync, rename, fsync dir."""
     tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
-        os.write(fd, payload)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            if os.write(fd, payload) != len(payload):
+                raise OSError(f"short write to {tmp}")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
     _fsync(path.parent)
 
 
@@ -385,12 +391,39 @@ class GameStore:
         return ending
 
     def new_game(self) -> Game:
-        """Start the next game; one still on is recorded as abandoned first."""
+        """Start the next game; one still on is recorded as abandoned.
+
+        The next game's file is made first, so a full disk leaves the old game
+        open and current, never no game at all.
+
+        :raises StoreError: the new game could not be recorded; nothing changed.
+        """
         with self._lock:
-            if not self._current.over:
-                self._end(Ending(EndingKind.ABANDONED, None, time.time()))
-            self._current = self._create(self._next_id())
-            return self._current
+            old_game, old_fd = self._current, self._fd
+            self._fd = None  # _create must not close the old journal yet
+            try:
+                game = self._create(self._next_id())
+            except StoreError:
+                self._fd = old_fd
+                raise
+            new_fd, new_path = self._fd, self._path(game.id)
+            if not old_game.over:
+                abandoned = Ending(EndingKind.ABANDONED, None, time.time())
+                try:
+                    assert old_fd is not None
+                    self._append(old_fd, _encode(_ending_record(abandoned)))
+                except StoreError:
+                    assert new_fd is not None
+                    os.close(new_fd)
+                    with contextlib.suppress(OSError):
+                        os.unlink(new_path)
+                    self._fd = old_fd
+                    raise
+                old_game.end(abandoned)
+            if old_fd is not None:
+                os.close(old_fd)
+            self._current = game
+            return game
 
     # -- reading -----------------------------------------------------------
 

@@ -19,7 +19,6 @@ from typing import Any, TextIO
 
 from arbiter.config import Config
 from arbiter.device import Arbiter
-from arbiter.runtime import build_arbiter
 
 log = logging.getLogger(__name__)
 
@@ -47,31 +46,35 @@ class _Watchdog:
 
 def serve(
     config: Config,
+    arbiter: Arbiter,
     *,
-    sim: bool,
     host: str,
     port: int,
     stdin: TextIO | None = None,
     out: Callable[[str], object] = print,
+    started: float | None = None,
 ) -> int:
-    """Run until SIGTERM/SIGINT (or ``quit`` on the simulator console)."""
-    t0 = time.monotonic()
-    arbiter = build_arbiter(config, sim=sim)
+    """Run ``arbiter`` until SIGTERM/SIGINT (or ``quit`` on the simulator console).
+
+    Closes the arbiter on the way out. ``started`` is when start-up began
+    (``time.monotonic()``), for the ready line.
+    """
+    t0 = started if started is not None else time.monotonic()
     stop = threading.Event()
     server: Any = None
     try:
-        from web import create_app
-        from web.auth import ensure_admin
-
-        new_pin = ensure_admin(config.data_dir, config.web.admin_pin)
-        if new_pin:
-            out(f"Admin PIN (shown once; change it with gg-arbiter set-pin): {new_pin}")
-        try:
+        try:  # the device works without its page
+            from web import create_app
+            from web.auth import ensure_admin
             from web.serve import make_server
 
+            new_pin = ensure_admin(config.data_dir, config.web.admin_pin)
+            if new_pin:
+                out(f"Admin PIN (shown once; change it with gg-arbiter set-pin): {new_pin}")
             server = make_server(create_app(arbiter), host, port)
-        except Exception as exc:  # the device works without its page
+        except Exception as exc:
             log.error("status page not started: %s", exc)
+            out(f"status page not started: {exc}")
             server = None
         for problem in arbiter.store.problems:
             out(f"data warning: {problem}")

@@ -18,6 +18,7 @@ and ``[verdict]`` lines. It never prints a rank it was not given.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -26,6 +27,8 @@ from arbiter.device import Arbiter, DeviceError
 from arbiter.game import EndingError, EndingKind
 from arbiter.pieces import PieceError, parse_side
 from arbiter.verdict import Role
+
+log = logging.getLogger(__name__)
 
 HELP = __doc__.split("::", 1)[1].split("\n\nIt prints", 1)[0].rstrip() if __doc__ else ""
 
@@ -137,6 +140,9 @@ class SimConsole:
             self.print(f"[refused] {exc}")
         except KeyError as exc:
             self.print(f"[refused] unknown slot {exc.args[0]!r}: attacker or defender")
+        except Exception as exc:  # the console must keep reading whatever one command does
+            log.exception("simulator command %r failed", verb)
+            self.print(f"[error] {verb}: {exc}")
         return True
 
     def _end(self, args: list[str]) -> None:

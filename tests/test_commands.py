@@ -230,3 +230,83 @@ def test_commands_run_prints_generated_pin_once(tmp_path: Path) -> None:
         outputs.append("".join(lines))
     assert "Admin PIN" in outputs[0]
     assert "Admin PIN" not in outputs[1]
+
+
+@pytest.mark.parametrize("port", ["99999", "-1", "http"])
+def test_commands_run_rejects_bad_port(port: str) -> None:
+    result = cli("run", "--sim", "--port", port)
+    assert result.returncode == 2
+    assert "port" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_commands_prompts_without_terminal_fail_cleanly(tmp_path: Path) -> None:
+    result = cli("set-pin", "--data", str(tmp_path), stdin=subprocess.DEVNULL)
+    assert result.returncode == 2
+    assert "no PIN given" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_commands_selftest_unknown_tune_and_bad_log_level(tmp_path: Path) -> None:
+    result = cli("selftest", "--sim", "--data", str(tmp_path), "--tune", "anthem")
+    assert result.returncode == 2 and "no tune 'anthem'" in result.stderr
+    env = {k: v for k, v in os.environ.items() if k != "GPIOZERO_PIN_FACTORY"}
+    env["GG_ARBITER_LOG"] = "loud"
+    result = cli("judge", "spy", "flg", env=env)
+    assert result.returncode == 0 and "Traceback" not in result.stderr
+
+
+def test_commands_damaged_tags_file_is_one_line(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "tags.json").write_text('{"tags": {"62E3')
+    config = tmp_path / "c.toml"
+    config.write_text(f'[reader]\nkind = "rdm6300"\nattacker_port = "{tmp_path}/a"\n')
+    env = dict(os.environ, GPIOZERO_PIN_FACTORY="mock", GPIOZERO_MOCK_PIN_CLASS="mockpwmpin")
+    result = cli("run", "--config", str(config), "--data", str(data), env=env)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "tags.json" in result.stderr and "Traceback" not in result.stderr
+    assert (data / "tags.json").read_text() == '{"tags": {"62E3'  # never reset
+
+
+def test_commands_pins_without_pwm_is_one_line(tmp_path: Path) -> None:
+    env = dict(os.environ, GPIOZERO_PIN_FACTORY="mock")
+    env.pop("GPIOZERO_MOCK_PIN_CLASS", None)
+    result = cli("run", "--data", str(tmp_path), env=env)
+    assert result.returncode == 2
+    assert "cannot set up the pins" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.timeout(60)
+def test_commands_damaged_admin_file_keeps_device_running(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "admin.json").write_text('{"secret":"x","pin":')
+    port = _free_port()
+    config = tmp_path / "c.toml"
+    config.write_text(f'[reader]\nkind = "sim"\n[web]\nport = {port}\n')
+    proc = subprocess.Popen(
+        [
+            *_gg_arbiter(),
+            "run",
+            "--config",
+            str(config),
+            "--data",
+            str(data),
+            "--host",
+            "127.0.0.1",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert proc.stdin is not None
+    proc.stdin.write("attacker W:SPY\ndefender B:5*G\n")
+    proc.stdin.flush()
+    time.sleep(4)
+    proc.stdin.write("quit\n")
+    proc.stdin.flush()
+    out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0, out
+    assert "status page not started" in out and "admin.json" in out
+    assert "[verdict] challenge 1: ATTACKER survives" in out
+    assert (data / "admin.json").read_text() == '{"secret":"x","pin":'

@@ -346,6 +346,12 @@ def test_device_piece_pulled_while_deciding_records_nothing(
         assert wait_for(lambda: "moved while deciding" in arbiter.status()["message"])
         assert arbiter.status()["challenge_count"] == 0
         assert read_game(config.data_dir, 1).challenges == []
+        # both slots emptied: the next pair is judged as usual
+        rig.empty()
+        rig.seat(Role.ATTACKER, "W:PVT")
+        rig.seat(Role.DEFENDER, "B:PVT")
+        assert wait_for(lambda: arbiter.status()["challenge_count"] == 1, timeout=15)
+        assert arbiter.status()["last_verdict"] == "split"
     finally:
         arbiter.close()
 
@@ -429,3 +435,74 @@ def test_device_bouncing_keys_never_give_a_wrong_verdict(
     finally:
         arbiter.close()
         factory.reset()
+
+
+def test_device_ending_for_another_game_is_refused(rig: Rig) -> None:
+    from arbiter.game import WrongGameError
+
+    rig.challenge("W:COL", "B:MAJ")
+    rig.empty()
+    assert rig.arbiter.new_game() == 2
+    with pytest.raises(WrongGameError):
+        rig.arbiter.declare_end(EndingKind.RESIGNATION, Side.WHITE, game_id=1)
+    assert rig.arbiter.status()["ending"] is None
+    rig.arbiter.declare_end(EndingKind.DRAW, None, game_id=2)
+    assert rig.arbiter.status()["ending"]["kind"] == "draw"
+
+
+def test_device_busy_command_times_out_and_never_runs(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from arbiter.device import DeviceError
+
+    release = threading.Event()
+    threading.Thread(target=lambda: rig.arbiter._call(release.wait), daemon=True).start()
+    time.sleep(0.1)  # the worker is now held
+    with pytest.raises(DeviceError, match="busy"):
+        rig.arbiter._call(rig.arbiter._do_new_game, timeout=0.2)
+    release.set()
+    time.sleep(0.2)
+    assert rig.arbiter.status()["game_id"] == 1  # the withdrawn NEW GAME never happened
+
+
+def test_device_new_game_on_full_disk_keeps_the_game(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import arbiter.journal as journal
+    from arbiter.device import DeviceError
+
+    rig.challenge("W:COL", "B:MAJ")
+
+    def full_disk(path: Path, payload: bytes) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(journal, "_write_all_durably", full_disk)
+    with pytest.raises(DeviceError, match="cannot be written"):
+        rig.arbiter.new_game()
+    status = rig.arbiter.status()
+    assert (status["game_id"], status["ending"]) == (1, None)
+
+
+def test_device_selftest_refused_during_a_game(rig: Rig) -> None:
+    from arbiter.device import DeviceError
+
+    rig.challenge("W:COL", "B:MAJ")
+    with pytest.raises(DeviceError, match="in progress"):
+        rig.arbiter.selftest(tunes=["ready"])
+    assert "tune ready: played" in "\n".join(rig.arbiter.selftest(tunes=["ready"], force=True))
+
+
+def test_device_last_verdict_survives_restart(tmp_path: Path, mock_factory: Any) -> None:
+    config = load_config(write_config(tmp_path), data_dir=tmp_path / "data")
+    arbiter = build_arbiter(config, pin_factory=mock_factory)
+    arbiter.start()
+    Rig(arbiter, mock_factory).challenge("W:MAJ", "B:MAJ")
+    arbiter.close()
+    mock_factory.reset()
+    arbiter = build_arbiter(config, pin_factory=mock_factory)
+    try:
+        assert arbiter.status()["last_verdict"] == "split"
+    finally:
+        arbiter.close()

@@ -16,6 +16,7 @@ from arbiter.game import EndingError, EndingKind, GameInProgressError, SameSideE
 from arbiter.journal import (
     CorruptDataError,
     GameStore,
+    StoreError,
     StoreLockedError,
     UnknownGameError,
     list_game_ids,
@@ -205,3 +206,44 @@ def test_journal_survives_kill_9(tmp_path: Path) -> None:
                 challenge = game.challenges[number - 1]
                 assert (str(challenge.attacker), str(challenge.defender)) == (attacker, defender)
     assert len(reported) > kills  # the child got real work done between kills
+
+
+def test_journal_new_game_failure_keeps_old_game_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import arbiter.journal as journal
+
+    with GameStore(tmp_path) as store:
+        store.accept(P("W:COL"), P("B:MAJ"))
+
+        def full_disk(path: Path, payload: bytes) -> None:
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(journal, "_write_all_durably", full_disk)
+        with pytest.raises(StoreError):
+            store.new_game()
+        assert store.current.id == 1 and not store.current.over
+        assert store.accept(P("W:COL"), P("B:CPT")).number == 2  # still recording
+    assert list_game_ids(tmp_path) == [1]
+    assert not list((tmp_path / "games").glob("*.tmp"))
+
+
+def test_journal_new_game_rolls_back_when_old_game_cannot_be_ended(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with GameStore(tmp_path) as store:
+        store.accept(P("W:COL"), P("B:MAJ"))
+        real_append = store._append
+
+        def append(fd: int, payload: bytes) -> None:
+            if b'"abandoned"' in payload:
+                raise StoreError("disk full")
+            real_append(fd, payload)
+
+        monkeypatch.setattr(store, "_append", append)
+        with pytest.raises(StoreError):
+            store.new_game()
+        assert store.current.id == 1 and not store.current.over
+        monkeypatch.undo()
+        assert store.accept(P("W:COL"), P("B:CPT")).number == 2
+    assert list_game_ids(tmp_path) == [1]

@@ -186,3 +186,25 @@ def test_selftest_fails_when_a_reader_is_missing(tmp_path: Path) -> None:
     assert "FAIL: reader attacker" in proc.stdout
     assert "FAIL: reader defender" in proc.stdout
     assert "Traceback" not in proc.stderr
+
+
+def test_sim_console_survives_a_failing_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = load_config(write_config(tmp_path), data_dir=tmp_path / "data")
+    arbiter = build_arbiter(config, sim=True)
+    lines: list[str] = []
+    console = SimConsole(arbiter, lines.append)
+    arbiter.start()
+    try:
+
+        def broken() -> int:
+            raise TimeoutError("worker stuck")
+
+        monkeypatch.setattr(arbiter, "new_game", broken)
+        assert console.command("new") is True
+        assert "[error] new: worker stuck" in lines
+        assert console.command("status") is True  # still reading
+        assert lines[-1].startswith("{")
+    finally:
+        arbiter.close()
