@@ -303,8 +303,8 @@ class GameStore:
         payload = b"".join(_encode(r) for r in _records_of(game))
         _write_all_durably(path, payload)
         message = (
-            f"{exc}: kept {len(game.challenges)} intact challenge(s); "
-            f"the damaged file is saved as {aside.name}"
+            f"{exc}: kept the {len(game.challenges)} challenge(s) before the damage; "
+            f"the whole file, with the damaged line and any after it, is saved as {aside.name}"
         )
         log.error(message)
         self.problems.append(message)

@@ -18,6 +18,7 @@ from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from web import auth
+from web.body import MAX_BODY_BYTES
 from web.events import KEEPALIVE_SECONDS, StreamHub
 
 log = logging.getLogger(__name__)
@@ -53,7 +54,9 @@ def create_app(device: Any, test_config: dict[str, Any] | None = None) -> Flask:
 
     ``test_config`` overrides settings: ``ADMIN_PIN`` (else the config file's
     ``web.admin_pin``), ``DATA_DIR`` (else the device's), ``SSE_KEEPALIVE``
-    seconds, ``PIN_MAX_FAILURES`` per ``PIN_WINDOW_SECONDS``, ``TESTING``.
+    seconds, ``PIN_MAX_FAILURES`` per ``PIN_WINDOW_SECONDS``, ``PIN_CHECK_LIMIT``
+    PIN hash checks at once (callers over it wait up to ``PIN_CHECK_WAIT``
+    seconds, then get 503), ``TESTING``.
     A PIN generated on first run is printed once to standard error (and kept
     in ``app.config["NEW_ADMIN_PIN"]`` for the caller).
 
@@ -67,11 +70,13 @@ def create_app(device: Any, test_config: dict[str, Any] | None = None) -> Flask:
         SSE_KEEPALIVE=KEEPALIVE_SECONDS,
         PIN_MAX_FAILURES=5,
         PIN_WINDOW_SECONDS=300,
+        PIN_CHECK_LIMIT=2,
+        PIN_CHECK_WAIT=10.0,
         SESSION_COOKIE_NAME="gg_admin",
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Strict",
         PERMANENT_SESSION_LIFETIME=timedelta(hours=12),
-        MAX_CONTENT_LENGTH=64 * 1024,
+        MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
     )
     if test_config:
         app.config.update(test_config)
@@ -88,6 +93,9 @@ def create_app(device: Any, test_config: dict[str, Any] | None = None) -> Flask:
     app.extensions["arbiter_streams"] = StreamHub(device, float(app.config["SSE_KEEPALIVE"]))
     app.extensions["arbiter_limiter"] = auth.AttemptLimiter(
         int(app.config["PIN_MAX_FAILURES"]), float(app.config["PIN_WINDOW_SECONDS"])
+    )
+    app.extensions["arbiter_pin_gate"] = auth.PinGate(
+        int(app.config["PIN_CHECK_LIMIT"]), float(app.config["PIN_CHECK_WAIT"])
     )
 
     from web.admin import bp as admin_bp

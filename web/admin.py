@@ -3,7 +3,13 @@
 Pages use a login session (cookie: HttpOnly, SameSite=Strict) and a CSRF
 token in every form. API calls send the PIN in ``X-Admin-PIN``, or use a
 logged-in session plus the token in ``X-CSRF-Token``. Wrong PINs are counted
-per client address; too many within the window answer 429.
+per client address; too many within the window answer 429. A check takes
+its attempt before the (slow, memory-hungry) hash runs, and at most a few
+hashes run at once: concurrent guesses cannot get past the limit or exhaust
+the Pi's memory.
+
+A device command that fails (busy, record unwritable, refused) answers 503
+with the device's message on the API and shows it on the admin page.
 """
 
 from __future__ import annotations
@@ -26,12 +32,13 @@ from flask import (
     session,
     url_for,
 )
-from werkzeug.exceptions import TooManyRequests
+from werkzeug.exceptions import ServiceUnavailable, TooManyRequests
 
 from arbiter.device import DeviceError
-from arbiter.game import EndingError, EndingKind
+from arbiter.game import EndingError, EndingKind, WrongGameError
 from arbiter.pieces import PieceError, parse_side
 from web import auth
+from web.body import json_object
 from web.public import get_device, load_game
 
 log = logging.getLogger(__name__)
@@ -57,6 +64,10 @@ def _limiter() -> auth.AttemptLimiter:
     return cast(auth.AttemptLimiter, current_app.extensions["arbiter_limiter"])
 
 
+def _gate() -> auth.PinGate:
+    return cast(auth.PinGate, current_app.extensions["arbiter_pin_gate"])
+
+
 def _client() -> str:
     return request.remote_addr or "unknown"
 
@@ -74,16 +85,29 @@ def _logged_in() -> bool:
 
 
 def _pin_accepted(pin: str) -> bool:
-    """Check a PIN, counting a failure; raises 429 while the client is locked out."""
-    limiter = _limiter()
-    if limiter.blocked(_client()):
+    """Check a PIN, counting a failure.
+
+    The attempt is taken from the client's budget before the hash runs, so
+    checks in progress count too.
+
+    :raises TooManyRequests: 429 while the client has no attempts left.
+    :raises ServiceUnavailable: 503 when too many checks are queued already.
+    """
+    limiter, client = _limiter(), _client()
+    if not limiter.reserve(client):
         raise _too_many()
-    if auth.check_pin(_data_dir(), pin):
-        limiter.reset(_client())
-        return True
-    limiter.fail(_client())
-    log.warning("wrong admin PIN from %s", _client())
-    return False
+    outcome: bool | None = None
+    try:
+        outcome = _gate().check(_data_dir(), pin)
+    finally:
+        limiter.settle(client, outcome)
+    if outcome is None:
+        raise ServiceUnavailable(
+            description="too many PIN checks at once: try again shortly", retry_after=2
+        )
+    if not outcome:
+        log.warning("wrong admin PIN from %s", client)
+    return outcome
 
 
 def require_admin_api() -> None:
@@ -152,11 +176,10 @@ def parse_ending(reason: Any, winner: Any) -> tuple[EndingKind, Any]:
 # -- JSON API ----------------------------------------------------------------
 
 
-def _json_body() -> dict[str, Any]:
-    body = request.get_json(silent=True, force=True)
-    if not isinstance(body, dict):
-        abort(400, description="the body must be a JSON object")
-    return body
+def _device_failed(exc: DeviceError) -> tuple[Response, int]:
+    """503 with the device's own words (busy, record unwritable, enrollment on)."""
+    log.warning("admin command failed: %s", exc)
+    return jsonify({"error": str(exc)}), 503
 
 
 @bp.post("/api/games")
@@ -165,15 +188,15 @@ def api_new_game() -> tuple[Response, int]:
     device = get_device()
     try:
         game_id = device.new_game()
-    except DeviceError as exc:  # enrollment running, device shut down
-        return jsonify({"error": str(exc)}), 409
+    except DeviceError as exc:
+        return _device_failed(exc)
     return jsonify({"game_id": game_id, "status": device.status()}), 201
 
 
 @bp.post("/api/games/<int:game_id>/end")
 def api_end_game(game_id: int) -> Response | tuple[Response, int]:
     require_admin_api()
-    body = _json_body()
+    body = json_object('{"reason": ..., "winner": ...}')
     try:
         kind, winner = parse_ending(body.get("reason"), body.get("winner"))
     except AdminInputError as exc:
@@ -185,9 +208,12 @@ def api_end_game(game_id: int) -> Response | tuple[Response, int]:
     if game.over:
         return jsonify({"error": f"game {game_id} is already over"}), 409
     try:
-        device.declare_end(kind, winner)
-    except (EndingError, DeviceError) as exc:
+        # The worker checks the id again: a new game started meanwhile is never ended.
+        device.declare_end(kind, winner, game_id=game_id)
+    except EndingError as exc:  # WrongGameError included: the game changed meanwhile
         return jsonify({"error": str(exc)}), 409
+    except DeviceError as exc:
+        return _device_failed(exc)
     return jsonify({"game_id": game_id, "ending": device.store.get(game_id).ending.to_dict()})
 
 
@@ -250,20 +276,35 @@ def new_game() -> Any:
     return redirect(url_for("admin.dashboard"))
 
 
+def _form_game_id() -> int:
+    """The game the form was shown for (its hidden ``game_id`` field)."""
+    text = request.form.get("game_id", "").strip()
+    if not text.isascii() or not text.isdigit() or len(text) > 9:
+        raise AdminInputError("The form has expired: reload the page and try again.")
+    return int(text)
+
+
 @bp.post("/admin/end")
 @admin_page
 def end_game() -> Any:
     device = get_device()
     try:
+        game_id = _form_game_id()
         reason = request.form.get("reason")
         # The form always sends a winner; a draw simply has none.
         winner_text = None if reason == "draw" else request.form.get("winner")
         kind, winner = parse_ending(reason, winner_text)
-        device.declare_end(kind, winner)
+        device.declare_end(kind, winner, game_id=game_id)
+    except WrongGameError:
+        flash(
+            f"Game {game_id} is no longer the current game: nothing was declared. "
+            "Check the game below and declare again.",
+            "error",
+        )
     except (AdminInputError, EndingError, DeviceError) as exc:
         flash(str(exc), "error")
     else:
-        flash(f"Game {device.store.current.id} ended.", "ok")
+        flash(f"Game {game_id} ended.", "ok")
     return redirect(url_for("admin.dashboard"))
 
 
@@ -281,16 +322,24 @@ def enroll_start() -> Any:
 @bp.post("/admin/enroll/stop")
 @admin_page
 def enroll_stop() -> Any:
-    get_device().stop_enrollment()
-    flash("Enrollment stopped.", "ok")
+    try:
+        get_device().stop_enrollment()
+    except DeviceError as exc:
+        flash(str(exc), "error")
+    else:
+        flash("Enrollment stopped.", "ok")
     return redirect(url_for("admin.dashboard"))
 
 
 @bp.post("/admin/selftest")
 @admin_page
-def selftest() -> str:
+def selftest() -> Any:
     device = get_device()
-    report = device.selftest()
+    try:
+        report = device.selftest()
+    except DeviceError as exc:  # a game in progress, the device busy or shut down
+        flash(f"Self-test not run: {exc}", "error")
+        return redirect(url_for("admin.dashboard"))
     return render_template(
         "admin.html",
         status=device.status(),

@@ -223,12 +223,19 @@ def csrf_ok(session: MutableMapping[str, Any], sent: str | None) -> bool:
 
 
 class AttemptLimiter:
-    """At most ``max_failures`` wrong PINs per client within ``window`` seconds."""
+    """At most ``max_failures`` wrong PINs per client within ``window`` seconds.
+
+    A check takes an attempt from the client's budget *before* it runs
+    (:meth:`reserve`) and settles it after (:meth:`settle`): checks still
+    running count against the budget, so concurrent requests cannot all slip
+    past the limit while the slow hash runs. A right PIN gives its attempt back.
+    """
 
     def __init__(self, max_failures: int = 5, window: float = 300.0) -> None:
         self.max_failures = max_failures
         self.window = window
         self._failures: dict[str, deque[float]] = {}
+        self._pending: dict[str, int] = {}
         self._lock = threading.Lock()
 
     def _recent(self, client: str, now: float) -> deque[float]:
@@ -241,31 +248,95 @@ class AttemptLimiter:
             del self._failures[client]
         return times
 
+    def _used(self, client: str, now: float) -> int:
+        return len(self._recent(client, now)) + self._pending.get(client, 0)
+
     def blocked(self, client: str) -> bool:
-        """True while ``client`` has used up its failures."""
+        """True while ``client`` has used up its attempts (checks in progress included)."""
         with self._lock:
-            return len(self._recent(client, time.monotonic())) >= self.max_failures
+            return self._used(client, time.monotonic()) >= self.max_failures
+
+    def reserve(self, client: str) -> bool:
+        """Take one attempt from ``client``'s budget; False (nothing taken) when used up.
+
+        Every True must be followed by one :meth:`settle`.
+        """
+        with self._lock:
+            now = time.monotonic()
+            self._prune(now)
+            if self._used(client, now) >= self.max_failures:
+                return False
+            self._pending[client] = self._pending.get(client, 0) + 1
+            return True
+
+    def settle(self, client: str, outcome: bool | None) -> None:
+        """End a reserved attempt: True a right PIN (forgets the client's failures),
+        False a wrong one (counted), None not checked at all (given back)."""
+        with self._lock:
+            left = self._pending.get(client, 0) - 1
+            if left > 0:
+                self._pending[client] = left
+            else:
+                self._pending.pop(client, None)
+            if outcome is True:
+                self._failures.pop(client, None)
+            elif outcome is False:
+                self._record(client, time.monotonic())
 
     def retry_after(self, client: str) -> int:
-        """Seconds until ``client`` may try again (0 if it may now)."""
+        """Seconds until ``client`` may try again (0 if it may now).
+
+        Checks still running are assumed to fail, so the answer is never too early.
+        """
         with self._lock:
             now = time.monotonic()
-            times = self._recent(client, now)
+            times = list(self._recent(client, now))
+            times += [now] * self._pending.get(client, 0)
             if len(times) < self.max_failures:
                 return 0
-            return max(1, int(times[0] + self.window - now + 0.999))
+            frees_at = times[len(times) - self.max_failures] + self.window
+            return max(1, int(frees_at - now + 0.999))
 
     def fail(self, client: str) -> None:
-        """Count one wrong PIN."""
+        """Count one wrong PIN (outside :meth:`reserve`)."""
         with self._lock:
             now = time.monotonic()
-            if len(self._failures) > 10_000:  # bound memory against address churn
-                for key in list(self._failures):
-                    self._recent(key, now)
-            self._recent(client, now)
-            self._failures.setdefault(client, deque()).append(now)
+            self._prune(now)
+            self._record(client, now)
 
     def reset(self, client: str) -> None:
         """Forget ``client``'s failures (after a right PIN)."""
         with self._lock:
             self._failures.pop(client, None)
+
+    def _prune(self, now: float) -> None:
+        if len(self._failures) > 10_000:  # bound memory against address churn
+            for key in list(self._failures):
+                self._recent(key, now)
+
+    def _record(self, client: str, now: float) -> None:
+        self._recent(client, now)
+        self._failures.setdefault(client, deque()).append(now)
+
+
+class PinGate:
+    """At most ``limit`` PIN hash checks at once (each scrypt takes 16 MB and CPU).
+
+    Callers over the cap wait up to ``wait`` seconds for a turn.
+    """
+
+    def __init__(self, limit: int = 2, wait: float = 10.0) -> None:
+        if limit < 1:
+            raise ValueError("the PIN check limit must be at least 1")
+        self.limit = limit
+        self.wait = wait
+        self._slots = threading.BoundedSemaphore(limit)
+
+    def check(self, data_dir: str | os.PathLike[str], pin: str) -> bool | None:
+        """:func:`check_pin` within the cap; None when no turn came within ``wait``."""
+        if not self._slots.acquire(timeout=self.wait):
+            return None
+        try:
+            return check_pin(data_dir, pin)
+        finally:
+            self._slots.release()

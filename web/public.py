@@ -13,7 +13,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, jsonify, render_template
 
 from arbiter.game import Game, GameInProgressError
-from arbiter.journal import StoreError, UnknownGameError
+from arbiter.journal import CorruptDataError, StoreError, UnknownGameError
 from web import present
 from web.events import StreamHub
 
@@ -22,6 +22,15 @@ log = logging.getLogger(__name__)
 bp = Blueprint("public", __name__)
 
 STILL_ON = "game {id} is still on: its record is revealed when it is over"
+DAMAGED = (
+    "the record file of game {id} is damaged (it failed its check), so the game "
+    "cannot be shown"
+)
+UNREADABLE = "the record file of game {id} cannot be read just now"
+PARTLY_DAMAGED = (
+    "Part of the record file of game {id} is damaged; shown is its intact part, "
+    "which ends with the game's ending."
+)
 
 
 def get_device() -> Any:
@@ -29,15 +38,34 @@ def get_device() -> Any:
     return current_app.extensions["arbiter"]
 
 
-def load_game(game_id: int) -> Game:
-    """A game from the device's store; aborts 404 (unknown) or 503 (unreadable)."""
+def read_game(game_id: int) -> tuple[Game, str | None]:
+    """A game from the device's store, and a notice when only its intact part is given.
+
+    A damaged record file is logged as one warning line. Its intact part is
+    given only when that part holds the game's ending (so nothing of a game
+    still on, or cut short, is revealed); otherwise 503. Aborts 404 for an
+    unknown game, 503 for one that cannot be read; neither names a server path.
+    """
     try:
-        return get_device().store.get(game_id)  # type: ignore[no-any-return]
+        return get_device().store.get(game_id), None
     except UnknownGameError:
         abort(404, description=f"no game {game_id}")
-    except StoreError:
-        log.exception("game %s could not be read", game_id)
-        abort(503, description=f"the record of game {game_id} is damaged; see the log")
+    except CorruptDataError as exc:
+        log.warning("the record of game %d is damaged: %s", game_id, exc)
+        if exc.valid is not None and exc.valid.over:
+            return exc.valid, PARTLY_DAMAGED.format(id=game_id)
+        abort(503, description=DAMAGED.format(id=game_id))
+    except (StoreError, OSError) as exc:
+        log.warning("the record of game %d cannot be read: %s", game_id, exc)
+        abort(503, description=UNREADABLE.format(id=game_id))
+
+
+def load_game(game_id: int) -> Game:
+    """A whole, intact game; aborts 404 (unknown) or 503 (damaged, unreadable)."""
+    game, notice = read_game(game_id)
+    if notice is not None:
+        abort(503, description=DAMAGED.format(id=game_id))
+    return game
 
 
 @bp.get("/")
@@ -66,7 +94,12 @@ def _summaries() -> list[dict[str, Any]]:
     for game_id in reversed(store.game_ids()):
         try:
             out.append(present.summary(store.get(game_id)))
-        except StoreError:
+        except CorruptDataError as exc:
+            if exc.valid is not None and exc.valid.over:  # its intact part can be shown
+                out.append({**present.summary(exc.valid), "damaged": True})
+            else:
+                out.append({"id": game_id, "damaged": True})
+        except (StoreError, OSError):
             out.append({"id": game_id, "damaged": True})
     return out
 
@@ -78,11 +111,14 @@ def api_games() -> Response:
 
 @bp.get("/api/games/<int:game_id>")
 def api_game(game_id: int) -> Response | tuple[Response, int]:
-    game = load_game(game_id)
+    game, notice = read_game(game_id)
     try:
-        return jsonify(game.full_record())
+        record = game.full_record()
     except GameInProgressError:
         return jsonify({"error": STILL_ON.format(id=game_id)}), 403
+    if notice is not None:
+        record = {**record, "damaged": True, "notice": notice}
+    return jsonify(record)
 
 
 @bp.get("/games")
@@ -96,8 +132,10 @@ def games() -> str:
 
 @bp.get("/games/<int:game_id>")
 def game_page(game_id: int) -> str | tuple[str, int]:
-    game = load_game(game_id)
+    game, notice = read_game(game_id)
     if not game.over:
         view = game.public_view()
         return render_template("still_on.html", game=view), 403
-    return render_template("reveal.html", game=present.reveal(game.full_record()))
+    return render_template(
+        "reveal.html", game=present.reveal(game.full_record()), notice=notice
+    )

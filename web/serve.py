@@ -19,6 +19,7 @@ from flask import Flask
 from waitress import wasyncore
 from waitress.server import create_server
 
+from web.body import MAX_BODY_BYTES
 from web.events import StreamHub
 
 log = logging.getLogger(__name__)
@@ -96,6 +97,9 @@ def make_server(
         # stream's thread freed) at the stream's next write, not after several.
         "channel_request_lookahead": 1,
         "clear_untrusted_proxy_headers": True,
+        # Refuse big bodies (413) before reading them; waitress refuses a body
+        # of this size or more, Flask's MAX_CONTENT_LENGTH anything larger.
+        "max_request_body_size": MAX_BODY_BYTES + 1,
     }
     settings.update(adjustments)
     socket_map: dict[int, Any] = {}

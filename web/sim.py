@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, abort, jsonify, render_template, request
+from flask import Blueprint, Response, abort, jsonify, render_template
 
 from arbiter.pieces import PieceError
 from arbiter.ranks import Rank, Side
 from arbiter.verdict import Role
+from web.body import json_object
 from web.public import get_device
 
 bp = Blueprint("sim", __name__)
@@ -44,9 +45,7 @@ def panel() -> str:
 @bp.put("/api/sim/slots/<slot>")
 def seat(slot: str) -> tuple[Response, int]:
     role = _role(slot)
-    body = request.get_json(silent=True, force=True)
-    if not isinstance(body, dict):
-        abort(400, description='the body must be a JSON object like {"piece": "W:PVT"}')
+    body = json_object('a JSON object like {"piece": "W:PVT"}')
     piece = body.get("piece")
     if not isinstance(piece, str) or not piece.strip() or len(piece) > 64:
         abort(400, description='"piece" must be a piece in text, SIDE:RANK')
