@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from arbiter.device import DeviceError
+from arbiter.journal import StoreError
 from tests.web_helpers import (
     PIN,
     build_app,
+    http_json,
+    live_server,
     running_device,
+    wait_for,
 )
 from web import auth
 
@@ -101,6 +107,84 @@ def test_api_pin_limit_window_configurable(device: Any) -> None:
     assert client.post("/api/games", headers=ADMIN).status_code == 429
 
 
+@pytest.mark.timeout(120)
+def test_api_pin_concurrent_wrong_pins_stay_within_budget(
+    app: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_check = auth.check_pin
+    lock = threading.Lock()
+    running = [0, 0]  # now, peak
+
+    def counted_check(data_dir: Any, pin: str) -> bool:
+        with lock:
+            running[0] += 1
+            running[1] = max(running[1], running[0])
+        try:
+            return real_check(data_dir, pin)
+        finally:
+            with lock:
+                running[0] -= 1
+
+    monkeypatch.setattr(auth, "check_pin", counted_check)
+    start = threading.Barrier(40)
+    codes: list[int] = []
+
+    with live_server(app) as server:
+
+        def guess() -> None:
+            start.wait(timeout=30)
+            status, body = http_json(server, "POST", "/api/games", headers={"X-Admin-PIN": "1111"})
+            assert "error" in body
+            codes.append(status)
+
+        threads = [threading.Thread(target=guess) for _ in range(40)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
+        assert len(codes) == 40
+        assert 1 <= codes.count(403) <= 5, codes
+        assert codes.count(429) == 40 - codes.count(403), codes
+        assert running[1] <= 2  # hash checks capped
+        # the budget is spent: even the right PIN waits now
+        assert http_json(server, "POST", "/api/games", headers=ADMIN)[0] == 429
+    assert app.extensions["arbiter"].status()["game_id"] == 1
+
+
+def test_api_pin_check_queue_full_503_and_attempt_given_back(
+    device: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = build_app(device, PIN_CHECK_LIMIT=1, PIN_CHECK_WAIT=0.05, PIN_MAX_FAILURES=1)
+    inside = threading.Event()
+    release = threading.Event()
+    real_check = auth.check_pin
+
+    def held_check(data_dir: Any, pin: str) -> bool:
+        inside.set()
+        release.wait(timeout=30)
+        return real_check(data_dir, pin)
+
+    monkeypatch.setattr(auth, "check_pin", held_check)
+    holder = threading.Thread(
+        target=lambda: app.test_client().post(
+            "/api/games", headers=ADMIN, environ_base={"REMOTE_ADDR": "10.0.0.1"}
+        )
+    )
+    holder.start()
+    try:
+        assert inside.wait(timeout=10)
+        response = app.test_client().post("/api/games", headers=ADMIN)
+        assert response.status_code == 503 and "error" in response.json
+        assert int(response.headers["Retry-After"]) > 0
+    finally:
+        release.set()
+        holder.join(timeout=30)
+    monkeypatch.setattr(auth, "check_pin", real_check)
+    # the refused check cost no attempt: the one wrong PIN allowed still gets checked
+    response = app.test_client().post("/api/games", headers={"X-Admin-PIN": "1111"})
+    assert response.status_code == 403
+
+
 # -- JSON API: declared endings ------------------------------------------------------
 
 
@@ -164,6 +248,60 @@ def test_api_end_not_current_game_409(client: Any) -> None:
     assert (
         client.post("/api/games/2/end", json={"reason": "draw"}, headers=ADMIN).status_code == 200
     )
+
+
+def test_api_end_new_game_meanwhile_409_new_game_untouched(
+    device: Any, client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_declare = device.declare_end
+
+    def new_game_first(*args: Any, **kwargs: Any) -> None:
+        # another admin's NEW GAME reaches the worker just before this ending
+        device.new_game()
+        real_declare(*args, **kwargs)
+
+    monkeypatch.setattr(device, "declare_end", new_game_first)
+    response = client.post(END, json={"reason": "resignation", "winner": "W"}, headers=ADMIN)
+    assert response.status_code == 409
+    assert "not the current game" in response.json["error"]
+    status = client.get("/api/status").json
+    assert status["game_id"] == 2 and status["ending"] is None
+
+
+def test_api_end_deeply_nested_body_400(client: Any) -> None:
+    body = "[" * 30000 + "]" * 30000
+    response = client.post(END, data=body, headers={**ADMIN, "Content-Type": "application/json"})
+    assert response.status_code == 400 and response.json["error"]
+
+
+def test_api_end_unwritable_record_503(device: Any, client: Any, monkeypatch: Any) -> None:
+    def disk_full(*args: Any) -> None:
+        raise StoreError("cannot append to the journal: No space left on device")
+
+    monkeypatch.setattr(device.store, "declare_end", disk_full)
+    response = client.post(END, json={"reason": "draw"}, headers=ADMIN)
+    assert response.status_code == 503
+    assert "cannot be written" in response.json["error"]
+    assert "No space left" in response.json["error"]
+
+
+def test_api_new_game_device_busy_503(device: Any, client: Any, monkeypatch: Any) -> None:
+    def busy() -> int:
+        raise DeviceError("the device is busy (a tune or self-test): try again")
+
+    monkeypatch.setattr(device, "new_game", busy)
+    response = client.post("/api/games", headers=ADMIN)
+    assert response.status_code == 503
+    assert response.json == {"error": "the device is busy (a tune or self-test): try again"}
+
+
+def test_api_new_game_during_enrollment_503(rfid_client: Any) -> None:
+    token = _login(rfid_client)
+    rfid_client.post("/admin/enroll/start", data={"csrf": token})
+    response = rfid_client.post("/api/games", headers=ADMIN)
+    assert response.status_code == 503
+    assert "enrollment" in response.json["error"]
+    assert rfid_client.get("/api/status").json["game_id"] == 1
 
 
 def test_api_end_unknown_game_404(client: Any) -> None:
@@ -264,7 +402,9 @@ def test_admin_new_game(client: Any) -> None:
 
 def test_admin_declare_resignation(client: Any) -> None:
     token = _login(client)
-    client.post("/admin/end", data={"csrf": token, "reason": "resignation", "winner": "B"})
+    client.post(
+        "/admin/end", data={"csrf": token, "game_id": "1", "reason": "resignation", "winner": "B"}
+    )
     ending = client.get("/api/status").json["ending"]
     assert ending["kind"] == "resignation" and ending["winner"] == "B"
 
@@ -273,16 +413,65 @@ def test_admin_declare_bad_ending_flashes_error(client: Any) -> None:
     token = _login(client)
     response = client.post(
         "/admin/end",
-        data={"csrf": token, "reason": "resignation", "winner": ""},
+        data={"csrf": token, "game_id": "1", "reason": "resignation", "winner": ""},
         follow_redirects=True,
     )
     assert "needs a winner" in response.get_data(as_text=True)
     assert client.get("/api/status").json["ending"] is None
 
 
+def test_admin_end_form_carries_game_id(client: Any) -> None:
+    _login(client)
+    client.post("/api/games", headers=ADMIN)
+    html = client.get("/admin").get_data(as_text=True)
+    assert '<input type="hidden" name="game_id" value="2">' in html
+
+
+def test_admin_end_stale_form_does_not_end_new_game(client: Any) -> None:
+    token = _login(client)  # the page was shown for game 1
+    client.post("/api/games", headers=ADMIN)  # then someone started game 2
+    response = client.post(
+        "/admin/end",
+        data={"csrf": token, "game_id": "1", "reason": "resignation", "winner": "W"},
+        follow_redirects=True,
+    )
+    assert "no longer the current game" in response.get_data(as_text=True)
+    status = client.get("/api/status").json
+    assert status["game_id"] == 2 and status["ending"] is None
+
+
+@pytest.mark.parametrize("game_id", [None, "", "x", "-1"])
+def test_admin_end_without_game_id_refused(client: Any, game_id: str | None) -> None:
+    token = _login(client)
+    data = {"csrf": token, "reason": "draw"}
+    if game_id is not None:
+        data["game_id"] = game_id
+    response = client.post("/admin/end", data=data, follow_redirects=True)
+    assert "reload the page" in response.get_data(as_text=True)
+    assert client.get("/api/status").json["ending"] is None
+
+
+def test_admin_end_unwritable_record_flashes(
+    device: Any, client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    token = _login(client)
+
+    def disk_full(*args: Any) -> None:
+        raise StoreError("cannot append to the journal: No space left on device")
+
+    monkeypatch.setattr(device.store, "declare_end", disk_full)
+    response = client.post(
+        "/admin/end",
+        data={"csrf": token, "game_id": "1", "reason": "draw"},
+        follow_redirects=True,
+    )
+    assert response.status_code == 200
+    assert "cannot be written" in response.get_data(as_text=True)
+
+
 def test_admin_declare_draw_ignores_winner_field(client: Any) -> None:
     token = _login(client)
-    client.post("/admin/end", data={"csrf": token, "reason": "draw", "winner": "W"})
+    client.post("/admin/end", data={"csrf": token, "game_id": "1", "reason": "draw", "winner": "W"})
     ending = client.get("/api/status").json["ending"]
     assert ending["kind"] == "draw" and ending["winner"] is None
 
@@ -304,6 +493,47 @@ def test_admin_selftest_reports_each_part(client: Any) -> None:
     html = client.post("/admin/selftest", data={"csrf": token}).get_data(as_text=True)
     assert "LED attacker: lit" in html and "tune taps: played" in html
     assert "slot defender: empty" in html
+
+
+def test_admin_selftest_during_game_flashes_refusal(client: Any) -> None:
+    token = _login(client)
+    client.put("/api/sim/slots/attacker", json={"piece": "W:SPY"})
+    client.put("/api/sim/slots/defender", json={"piece": "B:PVT"})
+    wait_for(lambda: client.get("/api/status").json["challenge_count"] == 1)
+    response = client.post("/admin/selftest", data={"csrf": token})
+    assert response.status_code == 302
+    html = client.get("/admin").get_data(as_text=True)
+    assert 'class="flash flash-error"' in html and "a game is in progress" in html
+    assert "LED attacker" not in html
+
+
+def test_admin_enroll_stop_device_error_flashes(
+    device: Any, client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    token = _login(client)
+
+    def shut_down() -> None:
+        raise DeviceError("the arbiter is shut down")
+
+    monkeypatch.setattr(device, "stop_enrollment", shut_down)
+    response = client.post("/admin/enroll/stop", data={"csrf": token}, follow_redirects=True)
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    assert "the arbiter is shut down" in html and "Enrollment stopped" not in html
+
+
+def test_admin_new_game_device_error_flashes(
+    device: Any, client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    token = _login(client)
+
+    def busy() -> int:
+        raise DeviceError("the device is busy (a tune or self-test): try again")
+
+    monkeypatch.setattr(device, "new_game", busy)
+    response = client.post("/admin/new-game", data={"csrf": token}, follow_redirects=True)
+    assert response.status_code == 200
+    assert "the device is busy" in response.get_data(as_text=True)
 
 
 def test_admin_enrollment_walk_start_progress_stop(rfid_client: Any) -> None:

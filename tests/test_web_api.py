@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,6 +13,7 @@ import pytest
 from tests.web_helpers import (
     PIN,
     build_app,
+    rank_leaks,
     running_device,
     wait_for,
 )
@@ -191,6 +194,76 @@ def test_game_page_unknown_is_404(client: Any) -> None:
     assert client.get("/games/42").status_code == 404
 
 
+# -- damaged records ------------------------------------------------------------------
+
+
+def _damage_game_1(client: Any, device: Any, where: str) -> None:
+    """Game 1: one challenge and a declared draw, then game 2; then damage game 1's file.
+
+    ``where``: ``header`` or ``challenge`` (that line fails its checksum), or
+    ``after_end`` (a garbage line after the ending).
+    """
+    _decide(client, "W:SPY", "B:5*G")
+    assert client.post("/api/games/1/end", json={"reason": "draw"}, headers=ADMIN).status_code
+    assert client.post("/api/games", headers=ADMIN).status_code == 201
+    path = Path(device.store.games_dir) / "000001.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    assert len(lines) == 3  # header, challenge, end
+    if where == "after_end":
+        lines.append(b"garbage\n")
+    else:
+        index = {"header": 0, "challenge": 1}[where]
+        lines[index] = lines[index].replace(b'"t":', b'"T":')
+    path.write_bytes(b"".join(lines))
+
+
+def _warnings(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    return [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+@pytest.mark.parametrize("where", ["header", "challenge"])
+@pytest.mark.parametrize("path", ["/api/games/1", "/games/1"])
+def test_game_damaged_record_is_clear_503_one_warning(
+    client: Any,
+    device: Any,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    where: str,
+    path: str,
+) -> None:
+    _damage_game_1(client, device, where)
+    caplog.clear()
+    caplog.set_level(logging.WARNING)
+    response = client.get(path)
+    assert response.status_code == 503
+    text = response.get_data(as_text=True)
+    if path.startswith("/api/"):
+        text = response.json["error"]
+    assert "game 1" in text and "damaged" in text
+    assert str(tmp_path) not in text and "jsonl" not in text
+    assert rank_leaks(text) == []  # nothing of the intact part is shown
+    [warning] = _warnings(caplog)
+    assert warning.levelno == logging.WARNING and warning.exc_info is None
+    assert "game 1" in warning.getMessage()
+
+
+def test_game_damaged_after_ending_shows_intact_part_with_notice(
+    client: Any, device: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    _damage_game_1(client, device, "after_end")
+    caplog.set_level(logging.WARNING)
+    record = client.get("/api/games/1").json
+    assert record["damaged"] is True and "damaged" in record["notice"]
+    assert record["ending"]["kind"] == "draw" and record["challenges"][0]["attacker"] == "W:SPY"
+    page = client.get("/games/1")
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    assert 'id="damaged-notice"' in html and "Spy" in html
+    games = client.get("/games").get_data(as_text=True)
+    assert 'href="/games/1"' in games and "partly damaged" in games
+    assert all(r.exc_info is None for r in _warnings(caplog))
+
+
 # -- the event stream (headers and first lines; live reading is in test_web_serve) -----
 
 
@@ -247,6 +320,22 @@ def test_sim_seat_bad_input_is_400_json(client: Any, body: bytes) -> None:
     )
     assert response.status_code == 400
     assert isinstance(response.json["error"], str) and response.json["error"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "[" * 30000 + "]" * 30000,
+        '{"a":' * 10000 + "1" + "}" * 10000,
+        '{"piece": "W:PVT"' + "[" * 30000,
+    ],
+)
+def test_sim_seat_deeply_nested_json_is_400(client: Any, body: str) -> None:
+    response = client.put(
+        "/api/sim/slots/attacker", data=body, headers={"Content-Type": "application/json"}
+    )
+    assert response.status_code == 400
+    assert "JSON" in response.json["error"]
 
 
 @pytest.mark.parametrize("method", ["put", "delete"])
@@ -319,6 +408,17 @@ def test_oversized_body_is_413_json(client: Any) -> None:
     response = client.put(
         "/api/sim/slots/attacker",
         data=b'{"piece": "' + b"x" * 100_000 + b'"}',
+        headers={"Content-Type": "application/json"},
+    )
+    assert response.status_code == 413 and "error" in response.json
+
+
+def test_app_refuses_huge_declared_body_413(app: Any, client: Any) -> None:
+    assert app.config["MAX_CONTENT_LENGTH"] <= 64 * 1024
+    response = client.put(
+        "/api/sim/slots/attacker",
+        input_stream=io.BytesIO(b"[" * 1024),  # 50 MB announced, never read
+        environ_overrides={"CONTENT_LENGTH": str(50 * 1024 * 1024)},
         headers={"Content-Type": "application/json"},
     )
     assert response.status_code == 413 and "error" in response.json

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import stat
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -119,3 +121,106 @@ def test_limiter_reset_forgets_client() -> None:
     limiter.reset("a")
     limiter.fail("a")
     assert not limiter.blocked("a")
+
+
+def test_limiter_reserve_counts_checks_in_progress() -> None:
+    limiter = auth.AttemptLimiter(max_failures=3, window=60)
+    assert all(limiter.reserve("a") for _ in range(3))  # three checks running, none settled
+    assert not limiter.reserve("a")
+    assert limiter.blocked("a")
+    assert limiter.retry_after("a") >= 59  # as if the running checks all fail
+    assert limiter.reserve("b")  # another client has its own budget
+
+
+def test_limiter_settle_refunds_or_counts() -> None:
+    limiter = auth.AttemptLimiter(max_failures=2, window=60)
+    assert limiter.reserve("a") and limiter.reserve("a")
+    limiter.settle("a", None)  # not checked (no turn): the attempt is given back
+    assert limiter.reserve("a")
+    limiter.settle("a", False)
+    limiter.settle("a", False)
+    assert not limiter.reserve("a")  # two wrong PINs counted
+    limiter.reset("a")
+    assert limiter.reserve("a")
+    limiter.settle("a", True)  # a right PIN forgets the failures
+    assert limiter.reserve("a") and limiter.reserve("a")
+
+
+def test_limiter_reserve_atomic_across_threads() -> None:
+    limiter = auth.AttemptLimiter(max_failures=5, window=60)
+    start = threading.Barrier(40)
+    taken: list[bool] = []
+
+    def attempt() -> None:
+        start.wait(timeout=10)
+        taken.append(limiter.reserve("a"))
+
+    threads = [threading.Thread(target=attempt) for _ in range(40)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=10)
+    assert taken.count(True) == 5 and taken.count(False) == 35
+
+
+class _CheckProbe:
+    """Stands in for check_pin: counts the checks running at once.
+
+    Each check waits (up to ``hold`` s) for a third one to join it, so without
+    a cap the peak surely passes 2; with the cap each check just waits ``hold``.
+    """
+
+    def __init__(self, hold: float = 0.2) -> None:
+        self.hold = hold
+        self.running = 0
+        self.peak = 0
+        self.calls = 0
+        self._cond = threading.Condition()
+
+    def __call__(self, data_dir: Any, pin: str) -> bool:
+        with self._cond:
+            self.calls += 1
+            self.running += 1
+            self.peak = max(self.peak, self.running)
+            self._cond.notify_all()
+            self._cond.wait_for(lambda: self.running >= 3, timeout=self.hold)
+            self.running -= 1
+        return False
+
+
+def test_pin_gate_bounds_concurrent_checks(monkeypatch: pytest.MonkeyPatch) -> None:
+    probe = _CheckProbe()
+    monkeypatch.setattr(auth, "check_pin", probe)
+    gate = auth.PinGate(limit=2, wait=30)
+    results: list[bool | None] = []
+    threads = [
+        threading.Thread(target=lambda: results.append(gate.check("x", "0000"))) for _ in range(8)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert probe.calls == 8 and results == [False] * 8
+    assert probe.peak <= 2
+
+
+def test_pin_gate_none_when_no_turn_in_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    release = threading.Event()
+    inside = threading.Event()
+
+    def slow_check(data_dir: Any, pin: str) -> bool:
+        inside.set()
+        release.wait(timeout=30)
+        return True
+
+    monkeypatch.setattr(auth, "check_pin", slow_check)
+    gate = auth.PinGate(limit=1, wait=0.05)
+    holder = threading.Thread(target=gate.check, args=("x", "1234"))
+    holder.start()
+    try:
+        assert inside.wait(timeout=10)
+        assert gate.check("x", "1234") is None  # the one turn is taken
+    finally:
+        release.set()
+        holder.join(timeout=10)
+    assert gate.check("x", "1234") is True

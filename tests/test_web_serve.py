@@ -18,6 +18,7 @@ from tests.web_helpers import (
     running_device,
     wait_for,
 )
+from web.body import MAX_BODY_BYTES
 from web.serve import DEFAULT_THREADS, WebServerError, make_server
 
 pytestmark = pytest.mark.timeout(60)
@@ -127,3 +128,47 @@ def test_server_answers_with_more_streams_than_waitress_default(device: Any) -> 
         finally:
             for stream in streams:
                 stream.close()
+
+
+def _raw_put_head(port: int, length: int, first: bytes) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock.sendall(
+        (
+            "PUT /api/sim/slots/attacker HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {length}\r\n\r\n"
+        ).encode()
+        + first
+    )
+    return sock
+
+
+def _read_status(sock: socket.socket) -> int:
+    data = b""
+    while b"\r\n" not in data:
+        chunk = sock.recv(4096)
+        if not chunk:
+            break
+        data += chunk
+    return int(data.split(b" ", 2)[1])
+
+
+def test_server_refuses_huge_body_before_reading_it(device: Any) -> None:
+    with live_server(build_app(device)) as server:
+        # 50 MB announced, 1 KB sent: the answer comes without the rest
+        sock = _raw_put_head(server.port, 50 * 1024 * 1024, b"x" * 1024)
+        try:
+            assert _read_status(sock) == 413
+        finally:
+            sock.close()
+        assert http_get(server, "/api/status")[0] == 200
+
+
+def test_server_passes_body_at_the_limit_to_the_app(device: Any) -> None:
+    body = b'{"piece": "' + b"x" * (MAX_BODY_BYTES - 13) + b'"}'
+    assert len(body) == MAX_BODY_BYTES
+    with live_server(build_app(device)) as server:
+        sock = _raw_put_head(server.port, len(body), body)
+        try:
+            assert _read_status(sock) == 400  # read and judged by the app: not a piece
+        finally:
+            sock.close()

@@ -23,8 +23,7 @@ bp = Blueprint("public", __name__)
 
 STILL_ON = "game {id} is still on: its record is revealed when it is over"
 DAMAGED = (
-    "the record file of game {id} is damaged (it failed its check), so the game "
-    "cannot be shown"
+    "the record file of game {id} is damaged (it failed its check), so the game cannot be shown"
 )
 UNREADABLE = "the record file of game {id} cannot be read just now"
 PARTLY_DAMAGED = (
@@ -136,6 +135,4 @@ def game_page(game_id: int) -> str | tuple[str, int]:
     if not game.over:
         view = game.public_view()
         return render_template("still_on.html", game=view), 403
-    return render_template(
-        "reveal.html", game=present.reveal(game.full_record()), notice=notice
-    )
+    return render_template("reveal.html", game=present.reveal(game.full_record()), notice=notice)
