@@ -315,10 +315,13 @@ class Arbiter:
             if not event.done.set_running_or_notify_cancel():
                 return  # the caller gave up waiting: the command is withdrawn
             try:
-                event.done.set_result(event.action())
-            except BaseException as exc:
+                result = event.action()
+            except Exception as exc:
+                self._publish()
                 event.done.set_exception(exc)
-            self._publish()
+            else:
+                self._publish()  # before the caller wakes: its next status() sees the change
+                event.done.set_result(result)
             return
         assert isinstance(event, SlotReading)
         self._readings[event.slot] = event
