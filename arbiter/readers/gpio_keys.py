@@ -18,8 +18,6 @@ tests use gpiozero's MockFactory.
 from __future__ import annotations
 
 import logging
-import queue
-import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -27,6 +25,7 @@ from typing import Any
 from arbiter.keycode import DEFAULT_KEYCODE, KeyCode, to_bits
 from arbiter.readers.base import ReaderError, ReadingCallback, SlotReading
 from arbiter.readers.debounce import Debouncer
+from arbiter.readers.worker import QueueWorker
 from arbiter.verdict import Role
 
 _log = logging.getLogger(__name__)
@@ -50,7 +49,7 @@ def _open_inputs(pins: Sequence[int], pin_factory: Any) -> list[Any]:
     return devices
 
 
-class GpioKeyReader:
+class GpioKeyReader(QueueWorker[tuple[str, float]]):
     """One slot's key switches on GPIO pins (``pins[0]`` is switch 1).
 
     :raises ReaderError: if the pin count does not match the code, a pin is
@@ -74,6 +73,7 @@ class GpioKeyReader:
             )
         if len(set(pins)) != len(pins):
             raise ReaderError(f"{slot.value} slot pins repeat: {pins}")
+        super().__init__(f"gpio-keys-{slot.value}")
         self._slot = slot
         self._debouncer = Debouncer(
             slot, keycode=keycode, window=window, invalid_after=invalid_after
@@ -82,12 +82,6 @@ class GpioKeyReader:
 
         self._pin_error: type[Exception] = GPIOZeroError
         self._devices = _open_inputs(pins, pin_factory)
-        # (pattern, time) from the edge callbacks; None asks the thread to stop.
-        self._events: queue.Queue[tuple[str, float] | None] = queue.Queue()
-        self._thread: threading.Thread | None = None
-        self._report: ReadingCallback | None = None
-        self._closed = False
-        self._lock = threading.Lock()
 
     @property
     def slots(self) -> tuple[Role, ...]:
@@ -98,14 +92,7 @@ class GpioKeyReader:
 
         :raises ReaderError: if already started or closed.
         """
-        with self._lock:
-            if self._closed or self._thread is not None:
-                raise ReaderError("reader already started or closed")
-            self._report = report
-            self._thread = threading.Thread(
-                target=self._run, name=f"gpio-keys-{self._slot.value}", daemon=True
-            )
-            self._thread.start()
+        self._start_worker(report)
         for device in self._devices:
             device.when_activated = self._changed
             device.when_deactivated = self._changed
@@ -113,16 +100,12 @@ class GpioKeyReader:
 
     def close(self) -> None:
         """Stop watching and free the pins; safe to call twice."""
-        with self._lock:
-            if self._closed:
-                return
-            self._closed = True
-            thread = self._thread
-        for device in self._devices:
-            device.close()
-        self._events.put(None)
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout=5.0)
+
+        def release() -> None:
+            for device in self._devices:
+                device.close()
+
+        self._stop_worker(release)
 
     def _changed(self) -> None:
         """Edge callback (any thread): queue the whole pattern with its time."""
@@ -137,30 +120,14 @@ class GpioKeyReader:
         while True:
             due = debouncer.deadline()
             timeout = None if due is None else max(0.0, due - time.monotonic())
-            items: list[tuple[str, float] | None] = []
-            try:
-                items.append(self._events.get(timeout=timeout))
-                while True:
-                    items.append(self._events.get_nowait())
-            except queue.Empty:
-                pass
+            batch = self._next_batch(timeout)
+            if batch is None:
+                return
             readings: list[SlotReading] = []
-            for item in items:
-                if item is None:
-                    return
-                readings += debouncer.feed(*item)
+            for bits, when in batch:
+                readings += debouncer.feed(bits, when)
             readings += debouncer.poll(time.monotonic())
             self._deliver(readings)
-
-    def _deliver(self, readings: list[SlotReading]) -> None:
-        report = self._report
-        for reading in readings:
-            if self._closed or report is None:
-                return
-            try:
-                report(reading)
-            except Exception:
-                _log.exception("slot reading callback failed")
 
 
 def gpio_key_readers(

@@ -29,8 +29,6 @@ reported once the chip answers again.
 from __future__ import annotations
 
 import logging
-import queue
-import threading
 import time
 from collections.abc import Iterable
 from typing import Any, Protocol
@@ -38,6 +36,7 @@ from typing import Any, Protocol
 from arbiter.keycode import DEFAULT_KEYCODE, KeyCode, to_bits
 from arbiter.readers.base import ReaderError, ReadingCallback, SlotReading
 from arbiter.readers.debounce import Debouncer
+from arbiter.readers.worker import QueueWorker
 from arbiter.verdict import Role
 
 _log = logging.getLogger(__name__)
@@ -110,7 +109,7 @@ def _check_bits(slot: Role, bits: Iterable[int], keycode: KeyCode) -> tuple[int,
     return found
 
 
-class Mcp23017KeyReader:
+class Mcp23017KeyReader(QueueWorker[str]):
     """Both slots' key switches on one MCP23017 (bit 0-7 = GPA0-7, 8-15 = GPB0-7).
 
     ``attacker_bits[0]`` is the attacker slot's switch 1, and likewise for the
@@ -145,6 +144,7 @@ class Mcp23017KeyReader:
         used = bits[Role.ATTACKER] + bits[Role.DEFENDER]
         if len(set(used)) != len(used):
             raise ReaderError(f"expander bits repeat: {used}")
+        super().__init__(f"mcp23017-{address:#04x}")
         self._bus = bus
         self._address = address
         self._bits = bits
@@ -156,7 +156,6 @@ class Mcp23017KeyReader:
             role: Debouncer(role, keycode=keycode, window=window, invalid_after=invalid_after)
             for role in (Role.ATTACKER, Role.DEFENDER)
         }
-        self._events: queue.Queue[str | None] = queue.Queue()  # _IRQ, or None to stop
         self._interrupt: Any = None
         self._pin_error: type[Exception] = OSError
         if interrupt_pin is not None:
@@ -164,10 +163,6 @@ class Mcp23017KeyReader:
 
             self._pin_error = GPIOZeroError
             self._interrupt = _open_interrupt(interrupt_pin, pin_factory)
-        self._thread: threading.Thread | None = None
-        self._report: ReadingCallback | None = None
-        self._closed = False
-        self._lock = threading.Lock()
 
     @property
     def slots(self) -> tuple[Role, ...]:
@@ -178,29 +173,13 @@ class Mcp23017KeyReader:
 
         :raises ReaderError: if already started or closed.
         """
-        with self._lock:
-            if self._closed or self._thread is not None:
-                raise ReaderError("reader already started or closed")
-            self._report = report
-            self._thread = threading.Thread(
-                target=self._run, name=f"mcp23017-{self._address:#04x}", daemon=True
-            )
-            self._thread.start()
+        self._start_worker(report)
         if self._interrupt is not None:
             self._interrupt.when_activated = self._interrupted
 
     def close(self) -> None:
         """Stop watching and free the interrupt pin; safe to call twice."""
-        with self._lock:
-            if self._closed:
-                return
-            self._closed = True
-            thread = self._thread
-        if self._interrupt is not None:
-            self._interrupt.close()
-        self._events.put(None)
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout=5.0)
+        self._stop_worker(self._interrupt.close if self._interrupt is not None else lambda: None)
 
     def _interrupted(self) -> None:
         """INT fell (any thread): wake the worker to read the ports."""
@@ -268,14 +247,8 @@ class Mcp23017KeyReader:
             else:
                 due.append(retry_at)
             timeout = None if not due else max(0.0, min(due) - time.monotonic())
-            items: list[str | None] = []
-            try:
-                items.append(self._events.get(timeout=timeout))
-                while True:
-                    items.append(self._events.get_nowait())
-            except queue.Empty:
-                pass
-            if None in items:
+            items = self._next_batch(timeout)
+            if items is None:
                 return
             now = time.monotonic()
             readings: list[SlotReading] = []
@@ -301,16 +274,6 @@ class Mcp23017KeyReader:
             for debouncer in self._debouncers.values():
                 readings += debouncer.poll(time.monotonic())
             self._deliver(readings)
-
-    def _deliver(self, readings: list[SlotReading]) -> None:
-        report = self._report
-        for reading in readings:
-            if self._closed or report is None:
-                return
-            try:
-                report(reading)
-            except Exception:
-                _log.exception("slot reading callback failed")
 
 
 def _open_interrupt(pin: int, pin_factory: Any) -> Any:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import serial
 
 from arbiter.readers.base import ReaderError, SlotState
-from arbiter.readers.rdm6300 import SerialFactory, SerialSlotReader
+from arbiter.readers.serialline import SerialFactory, SerialSlotReader
 from arbiter.verdict import Role
 
 log = logging.getLogger(__name__)
