@@ -423,6 +423,8 @@ class Arbiter:
         self._message = ""
         self._publish()
         self.signals.battle()  # identical for every verdict; takes the same time
+        if self._closed:
+            return  # shut down mid-phrase: no verdict will show, so record nothing
         if self._disturbed():
             self._refuse("a piece was moved while deciding: nothing recorded")
             # Start afresh from empty slots, so the moved pair is never judged half-seen.

@@ -506,3 +506,19 @@ def test_device_last_verdict_survives_restart(tmp_path: Path, mock_factory: Any)
         assert arbiter.status()["last_verdict"] == "split"
     finally:
         arbiter.close()
+
+
+def test_device_shutdown_while_deciding_records_nothing(
+    tmp_path: Path, mock_factory: Any
+) -> None:
+    path = write_config(tmp_path, battle=True)
+    path.write_text(path.read_text().replace("b=600:g4,c,e,4g.,e,2g", "b=120:g4,c,e,4g.,e,2g"))
+    config = load_config(path, data_dir=tmp_path / "data")
+    arbiter = build_arbiter(config, pin_factory=mock_factory)
+    arbiter.start()
+    rig = Rig(arbiter, mock_factory)
+    rig.seat(Role.ATTACKER, "W:COL")
+    rig.seat(Role.DEFENDER, "B:MAJ")
+    assert wait_for(lambda: arbiter.state is DeviceState.DECIDING)
+    arbiter.close()  # SIGTERM mid-phrase: the players never saw a verdict
+    assert read_game(config.data_dir, 1).challenges == []
