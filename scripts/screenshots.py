@@ -28,18 +28,10 @@ sys.path.insert(0, str(ROOT))
 
 from arbiter.config import load_config  # noqa: E402
 from arbiter.runtime import build_arbiter  # noqa: E402
+from tests.web_helpers import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from web import create_app  # noqa: E402
 from web.serve import make_server  # noqa: E402
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 # Quick signals so the script does not wait out the battle phrase and Taps.
 FAST_CONFIG = """
 [signals]

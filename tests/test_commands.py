@@ -111,32 +111,45 @@ def test_commands_end_offline_records_ending(tmp_path: Path) -> None:
     assert again.returncode == 2 and "already over" in again.stderr
 
 
-def _start_run(tmp_path: Path, port: int) -> subprocess.Popen[str]:
-    config = tmp_path / "c.toml"
-    config.write_text(f'[reader]\nkind = "sim"\n[web]\nport = {port}\nadmin_pin = "4321"\n')
-    proc = subprocess.Popen(
+def _spawn_run(config: Path, data: Path, stdin: int = subprocess.DEVNULL) -> subprocess.Popen[str]:
+    """`gg-arbiter run` on loopback with this config and data directory."""
+    return subprocess.Popen(
         [
             *_gg_arbiter(),
             "run",
             "--config",
             str(config),
             "--data",
-            str(tmp_path / "data"),
+            str(data),
             "--host",
             "127.0.0.1",
         ],
-        stdin=subprocess.DEVNULL,
+        stdin=stdin,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
     )
+
+
+def _read_until_ready(proc: subprocess.Popen[str]) -> str:
+    """The output up to the ready line."""
     assert proc.stdout is not None
+    lines = []
     deadline = time.monotonic() + 30
     for line in proc.stdout:
+        lines.append(line)
         if "ready in" in line:
-            return proc
+            return "".join(lines)
         assert time.monotonic() < deadline
-    raise AssertionError("gg-arbiter run did not get ready")
+    raise AssertionError("gg-arbiter run did not get ready:\n" + "".join(lines))
+
+
+def _start_run(tmp_path: Path, port: int) -> subprocess.Popen[str]:
+    config = tmp_path / "c.toml"
+    config.write_text(f'[reader]\nkind = "sim"\n[web]\nport = {port}\nadmin_pin = "4321"\n')
+    proc = _spawn_run(config, tmp_path / "data")
+    _read_until_ready(proc)
+    return proc
 
 
 def _free_port() -> int:
@@ -203,31 +216,10 @@ def test_commands_run_prints_generated_pin_once(tmp_path: Path) -> None:
     config.write_text(f'[reader]\nkind = "sim"\n[web]\nport = {port}\n')
     outputs = []
     for _ in range(2):
-        proc = subprocess.Popen(
-            [
-                *_gg_arbiter(),
-                "run",
-                "--config",
-                str(config),
-                "--data",
-                str(tmp_path / "d"),
-                "--host",
-                "127.0.0.1",
-            ],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        assert proc.stdout is not None
-        lines = []
-        for line in proc.stdout:
-            lines.append(line)
-            if "ready in" in line:
-                break
+        proc = _spawn_run(config, tmp_path / "d")
+        outputs.append(_read_until_ready(proc))
         proc.send_signal(signal.SIGINT)
         proc.communicate(timeout=30)
-        outputs.append("".join(lines))
     assert "Admin PIN" in outputs[0]
     assert "Admin PIN" not in outputs[1]
 
@@ -283,22 +275,7 @@ def test_commands_damaged_admin_file_keeps_device_running(tmp_path: Path) -> Non
     port = _free_port()
     config = tmp_path / "c.toml"
     config.write_text(f'[reader]\nkind = "sim"\n[web]\nport = {port}\n')
-    proc = subprocess.Popen(
-        [
-            *_gg_arbiter(),
-            "run",
-            "--config",
-            str(config),
-            "--data",
-            str(data),
-            "--host",
-            "127.0.0.1",
-        ],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    proc = _spawn_run(config, data, stdin=subprocess.PIPE)
     assert proc.stdin is not None
     proc.stdin.write("attacker W:SPY\ndefender B:5*G\n")
     proc.stdin.flush()

@@ -368,14 +368,19 @@ def test_device_close_turns_outputs_off(tmp_path: Path, mock_factory: Any) -> No
     arbiter.close()  # twice is fine
 
 
-def test_device_resumes_game_after_restart(tmp_path: Path, mock_factory: Any) -> None:
+def _played_then_restarted(tmp_path: Path, factory: Any, attacker: str, defender: str) -> Arbiter:
+    """Play one challenge, shut down, and build the device again on the same data."""
     config = load_config(write_config(tmp_path), data_dir=tmp_path / "data")
-    arbiter = build_arbiter(config, pin_factory=mock_factory)
+    arbiter = build_arbiter(config, pin_factory=factory)
     arbiter.start()
-    Rig(arbiter, mock_factory).challenge("W:COL", "B:MAJ")
+    Rig(arbiter, factory).challenge(attacker, defender)
     arbiter.close()
-    mock_factory.reset()
-    arbiter = build_arbiter(config, pin_factory=mock_factory)
+    factory.reset()
+    return build_arbiter(config, pin_factory=factory)
+
+
+def test_device_resumes_game_after_restart(tmp_path: Path, mock_factory: Any) -> None:
+    arbiter = _played_then_restarted(tmp_path, mock_factory, "W:COL", "B:MAJ")
     arbiter.start()
     try:
         status = arbiter.status()
@@ -495,22 +500,14 @@ def test_device_selftest_refused_during_a_game(rig: Rig) -> None:
 
 
 def test_device_last_verdict_survives_restart(tmp_path: Path, mock_factory: Any) -> None:
-    config = load_config(write_config(tmp_path), data_dir=tmp_path / "data")
-    arbiter = build_arbiter(config, pin_factory=mock_factory)
-    arbiter.start()
-    Rig(arbiter, mock_factory).challenge("W:MAJ", "B:MAJ")
-    arbiter.close()
-    mock_factory.reset()
-    arbiter = build_arbiter(config, pin_factory=mock_factory)
+    arbiter = _played_then_restarted(tmp_path, mock_factory, "W:MAJ", "B:MAJ")
     try:
         assert arbiter.status()["last_verdict"] == "split"
     finally:
         arbiter.close()
 
 
-def test_device_shutdown_while_deciding_records_nothing(
-    tmp_path: Path, mock_factory: Any
-) -> None:
+def test_device_shutdown_while_deciding_records_nothing(tmp_path: Path, mock_factory: Any) -> None:
     path = write_config(tmp_path, battle=True)
     path.write_text(path.read_text().replace("b=600:g4,c,e,4g.,e,2g", "b=120:g4,c,e,4g.,e,2g"))
     config = load_config(path, data_dir=tmp_path / "data")

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.web_helpers import build_app, live_server, running_device
+from tests.web_helpers import CHROMIUM, CHROMIUM_ARGS, build_app, live_server, running_device
 
 
 @pytest.fixture
@@ -22,16 +22,6 @@ def device(tmp_path: Path) -> Iterator[Any]:
     with running_device(tmp_path / "data") as dev:
         yield dev
 
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 pytestmark = [
     pytest.mark.timeout(120),

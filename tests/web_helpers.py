@@ -19,6 +19,18 @@ from arbiter.runtime import build_arbiter, mock_pin_factory
 from web import create_app
 from web.serve import WebServer, make_server
 
+# Debian's Chromium, driven by Playwright (which never downloads a browser); the
+# background-networking flags keep it off the network this machine does not have.
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
 PIN = "2468"
 
 #: Fast signals: no battle phrase, short tunes (the default Taps takes 23 s).
