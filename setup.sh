@@ -90,7 +90,7 @@ if [ $service -eq 1 ]; then
     || die "cannot install the udev rules"
   as_root mkdir -p /etc/gg-arbiter
   if [ ! -e /etc/gg-arbiter/config.toml ]; then
-    as_root install -m 0644 arbiter/default_config.toml /etc/gg-arbiter/config.toml
+    as_root install -m 0644 arbiter/app/default_config.toml /etc/gg-arbiter/config.toml
     say "wrote /etc/gg-arbiter/config.toml: edit it for your reader and pins"
   fi
   as_root udevadm control --reload-rules || true

@@ -14,11 +14,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from arbiter.game import ChallengeRefusedError
-from arbiter.journal import GameStore
-from arbiter.pieces import Piece
-from arbiter.ranks import Rank, Side
-from arbiter.verdict import resolve
+from arbiter.rules.game import ChallengeRefusedError
+from arbiter.rules.pieces import Piece
+from arbiter.rules.ranks import Rank, Side
+from arbiter.rules.verdict import resolve
+from arbiter.storage.journal import GameStore
 
 
 def percentile(samples: list[float], q: float) -> float:

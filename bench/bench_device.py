@@ -25,12 +25,12 @@ import time
 import urllib.request
 from pathlib import Path
 
-from arbiter.config import load_config
-from arbiter.game import ChallengeRefusedError
-from arbiter.pieces import Piece
-from arbiter.ranks import Rank, Side
-from arbiter.runtime import build_arbiter
-from arbiter.verdict import Role
+from arbiter.app.assembly import build_arbiter
+from arbiter.app.config import load_config
+from arbiter.rules.game import ChallengeRefusedError
+from arbiter.rules.pieces import Piece
+from arbiter.rules.ranks import Rank, Side
+from arbiter.rules.verdict import Role
 
 
 def percentile(samples: list[float], q: float) -> float:

@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import contextlib
 
-from arbiter.config import load_config
-from arbiter.runtime import build_arbiter
+from arbiter.app.assembly import build_arbiter
+from arbiter.app.config import load_config
 from web import create_app
 from web.serve import make_server
 

@@ -26,9 +26,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arbiter.config import load_config  # noqa: E402
-from arbiter.runtime import build_arbiter  # noqa: E402
-from tests.web_helpers import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from arbiter.app.assembly import build_arbiter  # noqa: E402
+from arbiter.app.config import load_config  # noqa: E402
+from tests.web.web_helpers import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from web import create_app  # noqa: E402
 from web.serve import make_server  # noqa: E402
 

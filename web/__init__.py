@@ -50,7 +50,7 @@ SECURITY_HEADERS = {
 
 
 def create_app(device: Any, test_config: dict[str, Any] | None = None) -> Flask:
-    """Build the web app for ``device`` (an :class:`arbiter.device.Arbiter`).
+    """Build the web app for ``device`` (an :class:`arbiter.device.arbiter.Arbiter`).
 
     ``test_config`` overrides settings: ``ADMIN_PIN`` (else the config file's
     ``web.admin_pin``), ``DATA_DIR`` (else the device's), ``SSE_KEEPALIVE``

@@ -34,9 +34,10 @@ from flask import (
 )
 from werkzeug.exceptions import ServiceUnavailable, TooManyRequests
 
-from arbiter.device import DeviceError
-from arbiter.game import EndingError, EndingKind, WrongGameError
-from arbiter.pieces import PieceError, parse_side
+from arbiter.device.arbiter import DeviceError
+from arbiter.errors import ArbiterError
+from arbiter.rules.game import EndingError, EndingKind, WrongGameError
+from arbiter.rules.pieces import PieceError, parse_side
 from web import auth
 from web.body import json_object
 from web.public import get_device, load_game
@@ -52,7 +53,7 @@ DECLARABLE = {kind.value: kind for kind in EndingKind if kind.declarable}
 _ADMIN_KEY = "admin"
 
 
-class AdminInputError(ValueError):
+class AdminInputError(ArbiterError, ValueError):
     """A declared ending or enrollment request that does not make sense."""
 
 

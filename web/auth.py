@@ -22,13 +22,15 @@ from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
+from arbiter.errors import ArbiterError
+
 ADMIN_FILE = "admin.json"
 PIN_DIGITS = (4, 12)  # the same rule as the config file's web.admin_pin
 _GENERATED_DIGITS = 6
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1}
 
 
-class AuthError(Exception):
+class AuthError(ArbiterError):
     """Base of the admin-access errors."""
 
 

@@ -6,9 +6,9 @@ import time
 from collections import Counter
 from typing import Any
 
-from arbiter.game import Game
-from arbiter.pieces import Piece, PieceError
-from arbiter.ranks import Rank, Side
+from arbiter.rules.game import Game
+from arbiter.rules.pieces import Piece, PieceError
+from arbiter.rules.ranks import Rank, Side
 
 SIDE_NAMES = {side.letter: side.title for side in Side}
 

@@ -12,8 +12,8 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, jsonify, render_template
 
-from arbiter.game import Game, GameInProgressError
-from arbiter.journal import CorruptDataError, StoreError, UnknownGameError
+from arbiter.rules.game import Game, GameInProgressError
+from arbiter.storage.journal import CorruptDataError, StoreError, UnknownGameError
 from web import present
 from web.events import StreamHub
 

@@ -19,6 +19,7 @@ from flask import Flask
 from waitress import wasyncore
 from waitress.server import create_server
 
+from arbiter.errors import ArbiterError
 from web.body import MAX_BODY_BYTES
 from web.events import StreamHub
 
@@ -28,7 +29,7 @@ log = logging.getLogger(__name__)
 DEFAULT_THREADS = 48
 
 
-class WebServerError(Exception):
+class WebServerError(ArbiterError):
     """The server could not be started (address in use, bad host)."""
 
 

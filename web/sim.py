@@ -13,9 +13,9 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, jsonify, render_template
 
-from arbiter.pieces import PieceError
-from arbiter.ranks import Rank, Side
-from arbiter.verdict import Role
+from arbiter.rules.pieces import PieceError
+from arbiter.rules.ranks import Rank, Side
+from arbiter.rules.verdict import Role
 from web.body import json_object
 from web.public import get_device
 

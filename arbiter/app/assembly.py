@@ -1,0 +1,176 @@
+"""Assembling a device from a config: pins, readers, outputs, record.
+
+The one place that chooses backends: real pins on a Pi, gpiozero's
+MockFactory for the simulator; keys, RFID or the simulator's slots.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from arbiter.app.config import Config
+from arbiter.device.arbiter import Arbiter
+from arbiter.hardware.identify import KeyIdentifier, PieceIdentifier, TagIdentifier, TextIdentifier
+from arbiter.hardware.pins import mock_pin_factory, pin_errors
+from arbiter.hardware.readers.base import SlotReader
+from arbiter.hardware.readers.sim import SimSlots
+from arbiter.hardware.signals import Signals
+from arbiter.rules.verdict import Role
+from arbiter.storage.journal import GameStore
+from arbiter.tunes.defaults import load_tunes
+
+log = logging.getLogger(__name__)
+
+
+def build_readers(
+    config: Config, pin_factory: Any, sim: bool
+) -> tuple[list[SlotReader], PieceIdentifier, Any, SimSlots | None]:
+    """The slot readers, the identifier for their tokens, the tag registry (RFID) and sim slots."""
+    r = config.reader
+    if sim or r.kind == "sim":
+        slots = SimSlots()
+        return [slots], TextIdentifier(), None, slots
+    window = r.debounce_ms / 1000
+    invalid_after = r.invalid_after_ms / 1000
+    if r.kind == "keys-gpio":
+        from arbiter.hardware.readers.gpio_keys import gpio_key_readers
+
+        readers: list[SlotReader] = list(
+            gpio_key_readers(
+                r.attacker_pins,
+                r.defender_pins,
+                window=window,
+                invalid_after=invalid_after,
+                pin_factory=pin_factory,
+            )
+        )
+        return readers, KeyIdentifier(), None, None
+    if r.kind == "keys-mcp23017":
+        from arbiter.hardware.readers.mcp23017 import Mcp23017KeyReader, open_bus
+
+        reader = Mcp23017KeyReader(
+            open_bus(r.i2c_bus),
+            address=r.i2c_address,
+            interrupt_pin=r.interrupt_pin,
+            window=window,
+            invalid_after=invalid_after,
+            pin_factory=pin_factory,
+        )
+        return [reader], KeyIdentifier(), None, None
+    from arbiter.storage.registry import TagRegistry
+
+    registry = TagRegistry.in_directory(config.data_dir)
+    if r.kind == "rdm6300":
+        from arbiter.hardware.readers.rdm6300 import Rdm6300Reader
+
+        timeout = r.removal_timeout_ms / 1000
+        readers = [
+            Rdm6300Reader(Role.ATTACKER, r.attacker_port, removal_timeout=timeout),
+            Rdm6300Reader(Role.DEFENDER, r.defender_port, removal_timeout=timeout),
+        ]
+        return readers, TagIdentifier(registry), registry, None
+    from arbiter.hardware.readers.mcu import McuReader
+
+    return [McuReader(r.mcu_port)], TagIdentifier(registry), registry, None
+
+
+def build_signals(config: Config, pin_factory: Any, **kw: Any) -> Signals:
+    s = config.signals
+    return Signals(
+        attacker_led=s.attacker_led,
+        defender_led=s.defender_led,
+        status_led=s.status_led,
+        buzzer=s.buzzer_pin if s.buzzer_kind != "none" else None,
+        tunes=load_tunes(config.tunes),
+        buzzer_kind=s.buzzer_kind,
+        pin_factory=pin_factory,
+        battle_phrase=s.battle_phrase,
+        **kw,
+    )
+
+
+def _new_game_button(config: Config, pin_factory: Any, press: Callable[[], None]) -> Any:
+    """NEW GAME: a button from its GPIO to GND, held for ``hold_seconds``."""
+    from gpiozero import Button
+
+    button = Button(
+        config.button.new_game_pin,
+        pull_up=True,
+        hold_time=config.button.hold_seconds,
+        pin_factory=pin_factory,
+    )
+
+    def held() -> None:
+        # gpiozero calls this on its own thread; the device's worker does the work.
+        threading.Thread(target=press, name="new-game", daemon=True).start()
+
+    button.when_held = held
+    return button
+
+
+def build_arbiter(
+    config: Config,
+    *,
+    data_dir: str | Path | None = None,
+    sim: bool = False,
+    pin_factory: Any = None,
+    repair: bool = True,
+) -> Arbiter:
+    """A ready-to-start :class:`Arbiter` for ``config``.
+
+    :param sim: simulator: virtual slots and mock pins for LEDs, buzzer and button.
+    :param pin_factory: override gpiozero's pin factory (tests pass a MockFactory).
+    :raises ArbiterError: when a part cannot be set up (a :class:`PinSetupError`
+        for the pins, a ``StoreError`` for the record, a ``ReaderError``...).
+    """
+    factory = pin_factory if pin_factory is not None else (mock_pin_factory() if sim else None)
+    data = Path(data_dir) if data_dir else config.data_dir
+    if data != config.data_dir:
+        from dataclasses import replace
+
+        config = replace(config, data_dir=data)
+    store = GameStore(data, repair=repair)
+    with pin_errors():
+        opened: list[Callable[[], None]] = [store.close]
+        try:
+            relay: dict[str, Callable[[Any], None]] = {}
+            signals = build_signals(
+                config, factory, on_change=lambda snap: relay["to"](snap) if relay else None
+            )
+            opened.append(signals.close)
+            readers, identifier, registry, slots = build_readers(config, factory, sim)
+            opened.extend(reader.close for reader in readers)
+            holder: dict[str, Arbiter] = {}
+
+            def press() -> None:
+                with contextlib.suppress(Exception):
+                    holder["arbiter"].new_game()
+
+            button = _new_game_button(config, factory, press)
+            opened.append(button.close)
+            arbiter = Arbiter(
+                store,
+                readers,
+                identifier,
+                signals,
+                tunes=load_tunes(config.tunes),
+                config=config,
+                sim=slots,
+                registry=registry,
+                mode="sim" if slots is not None else "hardware",
+                extra_closers=[button.close],
+            )
+            arbiter.new_game_button = button
+            relay["to"] = arbiter.outputs_changed
+            holder["arbiter"] = arbiter
+            return arbiter
+        except BaseException:
+            for close in reversed(opened):
+                with contextlib.suppress(Exception):
+                    close()
+            raise

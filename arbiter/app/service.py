@@ -1,0 +1,158 @@
+"""``gg-arbiter run``: the device, the status page and (simulator) the console.
+
+The device and the web server are independent: a web server that cannot
+bind its port is logged and the device keeps judging; a failing request
+never reaches the device's worker thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from arbiter.app.config import Config
+from arbiter.device.arbiter import Arbiter
+
+log = logging.getLogger(__name__)
+
+
+class _Watchdog:
+    """systemd notifications: READY=1 once serving, WATCHDOG=1 while the worker lives."""
+
+    def __init__(self) -> None:
+        import sdnotify
+
+        self._notifier = sdnotify.SystemdNotifier()
+        usec = int(os.environ.get("WATCHDOG_USEC", "0") or 0)
+        self.interval = usec / 2e6 if usec else 0.0
+
+    def notify(self, message: str) -> None:
+        self._notifier.notify(message)
+
+    def run(self, alive: Callable[[], bool], stop: threading.Event) -> None:
+        if not self.interval:
+            return
+        while not stop.wait(self.interval):
+            if alive():
+                self.notify("WATCHDOG=1")
+
+
+def serve(
+    config: Config,
+    arbiter: Arbiter,
+    *,
+    host: str,
+    port: int,
+    stdin: TextIO | None = None,
+    out: Callable[[str], object] = print,
+    started: float | None = None,
+) -> int:
+    """Run ``arbiter`` until SIGTERM/SIGINT (or ``quit`` on the simulator console).
+
+    Closes the arbiter on the way out. ``started`` is when start-up began
+    (``time.monotonic()``), for the ready line.
+    """
+    t0 = started if started is not None else time.monotonic()
+    stop = threading.Event()
+    server: Any = None
+    try:
+        try:  # the device works without its page
+            from web import create_app
+            from web.auth import ensure_admin
+            from web.serve import make_server
+
+            new_pin = ensure_admin(config.data_dir, config.web.admin_pin)
+            if new_pin:
+                out(f"Admin PIN (shown once; change it with gg-arbiter set-pin): {new_pin}")
+            server = make_server(create_app(arbiter), host, port)
+        except Exception as exc:
+            log.error("status page not started: %s", exc)
+            out(f"status page not started: {exc}")
+            server = None
+        for problem in arbiter.store.problems:
+            out(f"data warning: {problem}")
+        arbiter.start()
+        if server is not None:
+            threading.Thread(target=_serve_forever, args=(server,), name="web", daemon=True).start()
+            out(f"Status page: {server.url}  (from a phone on the same network: "
+                f"http://{socket.gethostname()}.local:{server.port}/)")
+        out(f"gg-arbiter ready in {time.monotonic() - t0:.2f} s "
+            f"({'simulator' if arbiter.sim else config.reader.kind}, data in {config.data_dir})")
+
+        watchdog = _Watchdog()
+        watchdog.notify("READY=1")
+        threading.Thread(
+            target=watchdog.run, args=(arbiter.is_alive, stop), name="watchdog", daemon=True
+        ).start()
+
+        def on_signal(signum: int, frame: Any) -> None:
+            stop.set()
+
+        signal.signal(signal.SIGTERM, on_signal)
+        signal.signal(signal.SIGINT, on_signal)
+        if arbiter.sim is not None and stdin is not None:
+            _start_console(arbiter, stdin, stop, out)
+        stop.wait()
+        out("shutting down")
+        watchdog.notify("STOPPING=1")
+        return 0
+    finally:
+        stop.set()
+        if server is not None:
+            server.close()
+        arbiter.close()
+
+
+def _serve_forever(server: Any) -> None:
+    try:
+        server.run()
+    except Exception:
+        log.exception("status page stopped")
+
+
+def _start_console(
+    arbiter: Arbiter, stdin: TextIO, stop: threading.Event, out: Callable[[str], object]
+) -> None:
+    from arbiter.app.sim_console import SimConsole
+
+    console = SimConsole(arbiter, out)
+    arbiter.add_output_listener(console.show_outputs)
+    updates = arbiter.subscribe()
+
+    def follow() -> None:
+        while not stop.is_set():
+            status = updates.get()
+            if status is None:
+                return
+            console.show_status(status)
+
+    def read() -> None:
+        out("simulator: type 'help' for commands (attacker W:5*G, defender B:SPY, clear, ...)")
+        for line in stdin:
+            if not console.command(line.strip()):
+                stop.set()
+                break
+        # End of input (a script finished, or no terminal under systemd): keep serving.
+
+    def unfollow() -> None:
+        stop.wait()
+        arbiter.unsubscribe(updates)
+        updates.put_nowait(None)  # type: ignore[arg-type]
+
+    for target in (follow, read, unfollow):
+        threading.Thread(target=target, daemon=True, name=f"console-{target.__name__}").start()
+
+
+def stdin_or_none() -> TextIO | None:
+    """Standard input if there is one to read (not closed)."""
+    try:
+        return sys.stdin if sys.stdin and not sys.stdin.closed else None
+    except (AttributeError, ValueError):
+        return None

@@ -1,0 +1,73 @@
+"""Turning a reader's token into a piece: key codewords, enrolled tags, or text."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from arbiter.errors import ArbiterError
+from arbiter.rules.keycode import DEFAULT_KEYCODE, KeyCode, UnknownKeyError
+from arbiter.rules.pieces import Piece, PieceError
+
+if TYPE_CHECKING:
+    from arbiter.storage.registry import TagRegistry
+
+
+class UnknownPieceError(ArbiterError, LookupError):
+    """A token that names no piece: an unused codeword or an unenrolled tag."""
+
+    public_reason = "a piece in the slots is not known (unused key code or tag not enrolled)"
+
+
+@dataclass(frozen=True)
+class Identity:
+    """A piece and, when the reader tells pieces apart (RFID), its tag."""
+
+    piece: Piece
+    tag: str | None
+
+
+class PieceIdentifier(Protocol):
+    """Maps a reader's token to an :class:`Identity`; raises :class:`UnknownPieceError`."""
+
+    def identify(self, token: str) -> Identity: ...
+
+
+class KeyIdentifier:
+    """Notched keys: a codeword names a side and rank, not one physical piece."""
+
+    def __init__(self, keycode: KeyCode = DEFAULT_KEYCODE) -> None:
+        self.keycode = keycode
+
+    def identify(self, token: str) -> Identity:
+        try:
+            return Identity(self.keycode.piece(token), None)
+        except UnknownKeyError:
+            raise UnknownPieceError(f"codeword {token} is not in the key table") from None
+
+
+class TagIdentifier:
+    """RFID: an enrolled tag names one physical piece; the tag tells it apart."""
+
+    def __init__(self, registry: TagRegistry) -> None:
+        self.registry = registry
+
+    def identify(self, token: str) -> Identity:
+        piece = self.registry.lookup(token)
+        if piece is None:
+            # Tags may have been enrolled by `gg-arbiter enroll` since: read the file again.
+            self.registry.reload()
+            piece = self.registry.lookup(token)
+        if piece is None:
+            raise UnknownPieceError(f"tag {token} is not enrolled")
+        return Identity(piece, token.upper())
+
+
+class TextIdentifier:
+    """The simulator: the token is the piece's text, ``W:5*G``."""
+
+    def identify(self, token: str) -> Identity:
+        try:
+            return Identity(Piece.parse(token), None)
+        except PieceError as exc:
+            raise UnknownPieceError(str(exc)) from None

@@ -1,0 +1,257 @@
+"""A microcontroller reporting both slots over one USB serial line.
+
+Wiring: the microcontroller (a Raspberry Pi Pico running
+``firmware/micropython/main.py``, with an RDM6300 under each slot) plugs into
+any USB port of the Pi; it is powered by USB and appears as ``/dev/ttyACM0``
+(give it a stable name with udev or use ``/dev/serial/by-id/...``). No level
+shifting on the Pi side: it is all USB. The module wiring is in
+``firmware/micropython/README.md``.
+
+The line protocol is specified in ``firmware/PROTOCOL.md``; in short, each
+line is ``BODY*HH`` with ``HH`` the CRC-8 of ``BODY``: ``HELLO gg-slots 1``,
+``A TAG 62E3086CED``, ``A EMPTY``, ``D TAG ...``, ``D EMPTY``, ``ERR text``.
+The Pi sends ``?`` to ask for the full state. Garbled lines are counted and
+ignored; they never produce a reading.
+
+The reader asks for the state on connect and every ``poll_interval``
+seconds; with no valid line within ``answer_timeout`` of a request both slots
+are reported FAULT (a hung firmware keeps its USB port open). An unplugged or
+unopenable port is FAULT too, retried every ``reconnect_interval``.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import serial
+
+from arbiter.errors import ArbiterError
+from arbiter.hardware.readers.base import ReaderError, SlotState
+from arbiter.hardware.readers.serialline import SerialFactory, SerialSlotReader
+from arbiter.rules.verdict import Role
+
+log = logging.getLogger(__name__)
+
+PROTOCOL_NAME = "gg-slots"
+PROTOCOL_VERSION = 1
+#: Lines longer than this (without the newline) are garbage.
+MAX_LINE = 80
+#: What the Pi sends to ask for the full state.
+STATE_REQUEST = b"?\n"
+
+_SLOT_LETTERS: dict[str, Role] = {"A": Role.ATTACKER, "D": Role.DEFENDER}
+_HEX = frozenset("0123456789ABCDEF")
+_HEX_BYTES = frozenset(b"0123456789ABCDEF")
+
+
+class McuLineError(ArbiterError, ValueError):
+    """A line from the microcontroller is not a valid protocol line."""
+
+
+@dataclass(frozen=True)
+class SlotMessage:
+    """``A TAG <id>`` (token set) or ``A EMPTY`` (token None)."""
+
+    slot: Role
+    token: str | None
+
+
+@dataclass(frozen=True)
+class HelloMessage:
+    """``HELLO <protocol> <version>``: sent at boot and before each full state."""
+
+    protocol: str
+    version: int
+
+
+@dataclass(frozen=True)
+class ErrorMessage:
+    """``ERR <text>``: the microcontroller reports a problem of its own."""
+
+    text: str
+
+
+McuMessage = SlotMessage | HelloMessage | ErrorMessage
+
+
+def crc8(data: bytes) -> int:
+    """CRC-8/SMBUS: polynomial 0x07, initial value 0, no reflection (check 0xF4)."""
+    crc = 0
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x07) & 0xFF if crc & 0x80 else (crc << 1) & 0xFF
+    return crc
+
+
+def encode_line(body: str) -> bytes:
+    """A protocol line for ``body``: ``BODY*HH\\n``."""
+    raw = body.encode("ascii")
+    return raw + f"*{crc8(raw):02X}\n".encode("ascii")
+
+
+def decode_line(line: bytes) -> McuMessage:
+    """Read one line (without its newline; a trailing CR is allowed).
+
+    :raises McuLineError: for anything that is not a valid protocol line.
+    """
+    line = line.rstrip(b"\r")
+    body, star, check = line.rpartition(b"*")
+    if not star or len(check) != 2 or not set(check) <= _HEX_BYTES:
+        raise McuLineError(f"no checksum: {line!r}")
+    try:
+        text = body.decode("ascii")
+    except UnicodeDecodeError:
+        raise McuLineError(f"not ASCII: {line!r}") from None
+    if crc8(body) != int(check, 16):
+        raise McuLineError(f"checksum mismatch: {line!r}")
+    words = text.split(" ")
+    if words[0] in _SLOT_LETTERS:
+        slot = _SLOT_LETTERS[words[0]]
+        if words[1:] == ["EMPTY"]:
+            return SlotMessage(slot, None)
+        if len(words) == 3 and words[1] == "TAG" and _is_tag(words[2]):
+            return SlotMessage(slot, words[2])
+    elif words[0] == "HELLO" and len(words) == 3 and words[2].isdigit():
+        return HelloMessage(words[1], int(words[2]))
+    elif words[0] == "ERR" and len(words) >= 2 and text.isprintable():
+        return ErrorMessage(text[4:])
+    raise McuLineError(f"unknown line: {text!r}")
+
+
+def _is_tag(word: str) -> bool:
+    return len(word) == 10 and set(word) <= _HEX
+
+
+class McuReader(SerialSlotReader):
+    """Both slots, read by a microcontroller on one serial line.
+
+    :param port: the serial device (``/dev/ttyACM0``) or a pyserial URL.
+    :param serial_factory: instead of ``port``: a callable returning an open
+        pyserial object (tests pass ``loop://`` or a pty).
+    :param baudrate: irrelevant over USB CDC; matters over a real UART.
+    :param reconnect_interval: seconds between attempts to reopen a failed port.
+    :param poll_interval: seconds between state requests while all is well.
+    :param answer_timeout: seconds to wait for an answer before reporting FAULT.
+    :raises ReaderError: with neither ``port`` nor ``serial_factory``.
+    """
+
+    def __init__(
+        self,
+        port: str | None = None,
+        *,
+        serial_factory: SerialFactory | None = None,
+        baudrate: int = 115200,
+        reconnect_interval: float = 1.0,
+        poll_interval: float = 5.0,
+        answer_timeout: float = 2.0,
+    ) -> None:
+        if poll_interval <= 0 or answer_timeout <= 0:
+            raise ReaderError("microcontroller: poll_interval and answer_timeout must be positive")
+        super().__init__(
+            (Role.ATTACKER, Role.DEFENDER),
+            port,
+            serial_factory,
+            baudrate,
+            reconnect_interval,
+            kind="slot microcontroller",
+        )
+        self._poll_interval = poll_interval
+        self._answer_timeout = answer_timeout
+        self._buffer = bytearray()
+        self._discarding = False
+        self._port: serial.SerialBase | None = None
+        self._asked_at: float | None = None
+        self._last_ask = 0.0
+        self._silent = False
+        self._incompatible: str | None = None
+        self.garbled_lines = 0
+        self.error_lines = 0
+        self.last_error = ""
+
+    def _on_connect(self, port: serial.SerialBase, now: float) -> None:
+        self._buffer.clear()
+        self._discarding = False
+        self._port = port
+        self._asked_at = None
+        self._silent = False
+        self._incompatible = None
+        for slot in self.slots:
+            self._set(slot, SlotState.EMPTY)
+        self._ask(now)
+
+    def _ask(self, now: float) -> None:
+        assert self._port is not None
+        self._port.write(STATE_REQUEST)
+        self._last_ask = now
+        if self._asked_at is None:
+            self._asked_at = now
+
+    def _on_tick(self, now: float) -> None:
+        if self._asked_at is None:
+            if now - self._last_ask >= self._poll_interval:
+                self._ask(now)
+            return
+        if now - self._asked_at >= self._answer_timeout:
+            self._silent = True
+            self._fault(f"{self._label} is not answering")
+            if now - self._last_ask >= self._reconnect_interval:
+                self._ask(now)
+
+    def _on_data(self, data: bytes, now: float) -> None:
+        self._buffer += data
+        while True:
+            end = self._buffer.find(b"\n")
+            if end < 0:
+                break
+            line = bytes(self._buffer[:end])
+            del self._buffer[: end + 1]
+            if self._discarding:
+                self._discarding = False
+                continue
+            self._handle_line(line, now)
+        if len(self._buffer) > MAX_LINE:
+            self._buffer.clear()
+            if not self._discarding:
+                self.garbled_lines += 1
+            self._discarding = True
+
+    def _handle_line(self, line: bytes, now: float) -> None:
+        if not line.strip():
+            return
+        try:
+            message = decode_line(line) if len(line) <= MAX_LINE else None
+        except McuLineError as exc:
+            message = None
+            log.debug("%s: %s", self._label, exc)
+        if message is None:
+            self.garbled_lines += 1
+            return
+        self._asked_at = None
+        if self._silent:
+            # Back after a silence: ask for the whole state, not just this line.
+            self._silent = False
+            self._ask(now)
+        if isinstance(message, HelloMessage):
+            self._hello(message)
+        elif isinstance(message, ErrorMessage):
+            self.error_lines += 1
+            self.last_error = message.text
+            log.warning("%s reports: %s", self._label, message.text)
+        elif self._incompatible is not None:
+            self._fault(self._incompatible)
+        elif message.token is None:
+            self._set(message.slot, SlotState.EMPTY)
+        else:
+            self._set(message.slot, SlotState.PRESENT, message.token)
+
+    def _hello(self, message: HelloMessage) -> None:
+        if message.protocol == PROTOCOL_NAME and message.version == PROTOCOL_VERSION:
+            self._incompatible = None
+            return
+        self._incompatible = (
+            f"{self._label} speaks {message.protocol} {message.version}, "
+            f"this arbiter needs {PROTOCOL_NAME} {PROTOCOL_VERSION}"
+        )
+        self._fault(self._incompatible)

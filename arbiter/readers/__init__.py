@@ -1,1 +1,0 @@
-"""Slot readers: hardware that tells which piece sits in which slot."""

@@ -1,0 +1,262 @@
+"""A game's record: accepted challenges, at most one ending, and two views.
+
+The public view holds no rank and is safe to show while the game is on; the
+full record holds every rank and is refused until the game is over.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from arbiter.errors import ArbiterError
+from arbiter.rules.pieces import Piece
+from arbiter.rules.ranks import Rank, Side
+from arbiter.rules.verdict import Role, Verdict, resolve
+
+
+class EndingKind(enum.Enum):
+    """How a game ended. Only FLAG_CAPTURED is seen by the device itself."""
+
+    FLAG_CAPTURED = "flag_captured"
+    FLAG_HOME = "flag_home"
+    RESIGNATION = "resignation"
+    DRAW = "draw"
+    ABANDONED = "abandoned"  # a NEW GAME started before this one ended
+
+    @property
+    def declarable(self) -> bool:
+        """Endings players declare on the button, page or command line."""
+        return self in (EndingKind.FLAG_HOME, EndingKind.RESIGNATION, EndingKind.DRAW)
+
+    @property
+    def has_winner(self) -> bool:
+        return self in (EndingKind.FLAG_CAPTURED, EndingKind.FLAG_HOME, EndingKind.RESIGNATION)
+
+
+class GameRecordError(ArbiterError):
+    """Base of the game record's errors."""
+
+
+class ChallengeRefusedError(GameRecordError):
+    """A challenge that cannot be accepted; nothing was recorded.
+
+    ``public_reason`` never names a rank and may be shown during a game; the
+    exception's message may name pieces and is for the admin and debug logs.
+    """
+
+    public_reason = "challenge refused"
+
+
+class SameSideError(ChallengeRefusedError):
+    """Both slots hold pieces of the same side."""
+
+    public_reason = "both pieces are of the same side"
+
+
+class SameTagError(ChallengeRefusedError):
+    """The same tagged piece reads in both slots: a misread, not a challenge."""
+
+    public_reason = "the same piece reads in both slots (misread)"
+
+
+class EliminatedPieceError(ChallengeRefusedError):
+    """A piece that left the board earlier (or one more of a rank than an army has)."""
+
+    public_reason = "a piece in the slots was already eliminated"
+
+
+class GameOverError(ChallengeRefusedError):
+    """The game has ended: no more challenges."""
+
+    public_reason = "the game is over"
+
+
+class EndingError(GameRecordError):
+    """A declared ending that cannot be recorded (game already over, bad winner)."""
+
+
+class WrongGameError(EndingError):
+    """An ending declared for a game that is not the current one."""
+
+
+class GameInProgressError(GameRecordError):
+    """The full record (with ranks) is asked for while the game is on."""
+
+
+@dataclass(frozen=True)
+class Challenge:
+    """One accepted challenge, numbered from 1 within its game."""
+
+    number: int
+    attacker: Piece
+    defender: Piece
+    verdict: Verdict
+    at: float
+    attacker_tag: str | None = None
+    defender_tag: str | None = None
+
+    def piece(self, role: Role) -> Piece:
+        return self.attacker if role is Role.ATTACKER else self.defender
+
+    def tag(self, role: Role) -> str | None:
+        return self.attacker_tag if role is Role.ATTACKER else self.defender_tag
+
+    @property
+    def eliminated(self) -> tuple[Piece, ...]:
+        return tuple(self.piece(role) for role in self.verdict.eliminated)
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How and when a game ended; ``winner`` is None for a draw or abandoned game."""
+
+    kind: EndingKind
+    winner: Side | None
+    at: float
+
+    def __post_init__(self) -> None:
+        if self.kind.has_winner and self.winner is None:
+            raise EndingError(f"a {self.kind.value} ending needs a winning side")
+        if not self.kind.has_winner and self.winner is not None:
+            raise EndingError(f"a {self.kind.value} ending has no winner")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind.value,
+            "winner": self.winner.letter if self.winner else None,
+            "at": self.at,
+        }
+
+
+@dataclass
+class Game:
+    """The in-memory record of one game. Mutated only through :meth:`apply`."""
+
+    id: int
+    started_at: float
+    challenges: list[Challenge] = field(default_factory=list)
+    ending: Ending | None = None
+
+    @property
+    def over(self) -> bool:
+        return self.ending is not None
+
+    def eliminated(self, side: Side) -> list[Piece]:
+        """Pieces of ``side`` eliminated so far, in order."""
+        return [p for c in self.challenges for p in c.eliminated if p.side is side]
+
+    def _eliminated_tags(self) -> set[str]:
+        tags: set[str] = set()
+        for c in self.challenges:
+            for role in c.verdict.eliminated:
+                tag = c.tag(role)
+                if tag is not None:
+                    tags.add(tag)
+        return tags
+
+    def check(
+        self,
+        attacker: Piece,
+        defender: Piece,
+        attacker_tag: str | None = None,
+        defender_tag: str | None = None,
+    ) -> Verdict:
+        """The verdict this challenge would get, or the reason it is refused.
+
+        :raises ChallengeRefusedError: (a subclass naming the reason).
+        """
+        if self.over:
+            raise GameOverError(f"game {self.id} is over")
+        if attacker_tag is not None and attacker_tag == defender_tag:
+            raise SameTagError(f"tag {attacker_tag} read in both slots")
+        if attacker.side is defender.side:
+            raise SameSideError(f"{attacker} and {defender} are both {attacker.side.title}")
+        gone_tags = self._eliminated_tags()
+        for piece, tag in ((attacker, attacker_tag), (defender, defender_tag)):
+            if tag is not None and tag in gone_tags:
+                raise EliminatedPieceError(f"{piece} (tag {tag}) was eliminated earlier")
+        gone = Counter(
+            p for side in (attacker.side, defender.side) for p in self.eliminated(side)
+        )
+        for piece in (attacker, defender):
+            if gone[piece] >= piece.rank.count:
+                raise EliminatedPieceError(
+                    f"all {piece.rank.count} {piece} of the army were eliminated earlier"
+                )
+        return resolve(attacker.rank, defender.rank)
+
+    def apply(self, challenge: Challenge) -> None:
+        """Add an accepted challenge; a fallen Flag ends the game."""
+        self.challenges.append(challenge)
+        fallen = challenge.verdict.fallen_flag
+        if fallen is not None:
+            loser = challenge.piece(fallen).side
+            self.ending = Ending(EndingKind.FLAG_CAPTURED, loser.opponent, challenge.at)
+
+    def end(self, ending: Ending) -> None:
+        """Record a declared ending.
+
+        :raises EndingError: if the game is already over.
+        """
+        if self.over:
+            raise EndingError(f"game {self.id} is already over")
+        self.ending = ending
+
+    def public_view(self) -> dict[str, Any]:
+        """What anyone may see during the game: no rank, no tag."""
+        return {
+            "id": self.id,
+            "started_at": self.started_at,
+            "over": self.over,
+            "challenge_count": len(self.challenges),
+            "eliminated": {side.letter: len(self.eliminated(side)) for side in Side},
+            "verdicts": [
+                {
+                    "number": c.number,
+                    "attacker_side": c.attacker.side.letter,
+                    "result": c.verdict.survivor.public_word,
+                    "at": c.at,
+                }
+                for c in self.challenges
+            ],
+            "ending": self.ending.to_dict() if self.ending else None,
+        }
+
+    def full_record(self) -> dict[str, Any]:
+        """Every challenge with its ranks, the survivors and the fallen.
+
+        :raises GameInProgressError: while the game is on.
+        """
+        if not self.over:
+            raise GameInProgressError(f"game {self.id} is still on: ranks stay secret")
+        record = self.public_view()
+        record["challenges"] = [
+            {
+                "number": c.number,
+                "attacker": str(c.attacker),
+                "defender": str(c.defender),
+                "attacker_tag": c.attacker_tag,
+                "defender_tag": c.defender_tag,
+                "survivor": c.verdict.survivor.value,
+                "fallen_flag": c.verdict.fallen_flag.value if c.verdict.fallen_flag else None,
+                "at": c.at,
+            }
+            for c in self.challenges
+        ]
+        record["fallen"] = {s.letter: [str(p) for p in self.eliminated(s)] for s in Side}
+        record["survivors"] = {s.letter: [str(p) for p in survivors(self, s)] for s in Side}
+        return record
+
+
+def survivors(game: Game, side: Side) -> list[Piece]:
+    """The pieces of ``side`` still on the board (a full army less the fallen)."""
+    gone = Counter(game.eliminated(side))
+    left: list[Piece] = []
+    for rank in Rank:
+        piece = Piece(side, rank)
+        left.extend([piece] * max(0, rank.count - gone[piece]))
+    return left
+

@@ -1,0 +1,496 @@
+"""Durable storage of games: one fsynced, append-only journal file per game.
+
+Why a journal and not SQLite: a challenge is one short line, so one
+``write`` plus one ``fsync`` makes it durable (the same cost as SQLite's WAL
+commit), every line carries its own CRC-32 so a damaged file is detected
+line by line and everything before the damage is kept, and the files are
+plain text a builder can read. A line is acknowledged only after it and its
+newline are on disk; a tail without its newline is therefore a write that was
+never acknowledged (power cut mid-write), and is moved aside, never counted.
+
+Layout: ``DATA/games/000001.jsonl``; each line is ``JSON<TAB>crc32-hex``.
+The first line is the game header; then challenge and ending lines.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import threading
+import time
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arbiter.errors import ArbiterError
+from arbiter.rules.game import (
+    Challenge,
+    Ending,
+    EndingError,
+    EndingKind,
+    Game,
+)
+from arbiter.rules.pieces import Piece, PieceError
+from arbiter.rules.ranks import Side
+from arbiter.rules.verdict import Role, Survivor, Verdict
+
+log = logging.getLogger(__name__)
+
+FORMAT_VERSION = 1
+_SUFFIX = ".jsonl"
+
+
+class StoreError(ArbiterError):
+    """The data directory cannot be used (unwritable, locked by another process)."""
+
+
+class StoreLockedError(StoreError):
+    """Another process holds the data directory."""
+
+
+class CorruptDataError(StoreError):
+    """A journal line failed its check; names the file and line.
+
+    ``valid`` is the game as far as the file is intact, or None when even
+    its header is damaged.
+    """
+
+    def __init__(self, path: Path, line: int, reason: str, valid: Game | None) -> None:
+        super().__init__(f"{path}: line {line}: {reason}")
+        self.path = path
+        self.line = line
+        self.reason = reason
+        self.valid = valid
+
+
+class UnknownGameError(StoreError):
+    """No game with this id in the data directory."""
+
+
+@dataclass(frozen=True)
+class _Loaded:
+    game: Game
+    good_bytes: int  # length of the intact prefix
+    torn_tail: bool
+
+
+def _encode(record: dict[str, Any]) -> bytes:
+    body = json.dumps(record, separators=(",", ":"), sort_keys=True)
+    return f"{body}\t{zlib.crc32(body.encode()):08x}\n".encode()
+
+
+def _decode(line: bytes) -> dict[str, Any]:
+    text = line.decode("utf-8")
+    body, sep, crc = text.rpartition("\t")
+    if not sep or len(crc) != 8:
+        raise ValueError("no checksum")
+    if f"{zlib.crc32(body.encode()):08x}" != crc:
+        raise ValueError("checksum mismatch")
+    record = json.loads(body)
+    if not isinstance(record, dict):
+        raise ValueError("not a record")
+    return record
+
+
+def _challenge_record(c: Challenge) -> dict[str, Any]:
+    return {
+        "t": "challenge",
+        "n": c.number,
+        "at": c.at,
+        "attacker": str(c.attacker),
+        "defender": str(c.defender),
+        "attacker_tag": c.attacker_tag,
+        "defender_tag": c.defender_tag,
+        "survivor": c.verdict.survivor.value,
+        "fallen_flag": c.verdict.fallen_flag.value if c.verdict.fallen_flag else None,
+    }
+
+
+def _challenge_from(record: dict[str, Any]) -> Challenge:
+    fallen = record["fallen_flag"]
+    return Challenge(
+        number=int(record["n"]),
+        attacker=Piece.parse(record["attacker"]),
+        defender=Piece.parse(record["defender"]),
+        verdict=Verdict(Survivor(record["survivor"]), Role(fallen) if fallen else None),
+        at=float(record["at"]),
+        attacker_tag=record["attacker_tag"],
+        defender_tag=record["defender_tag"],
+    )
+
+
+def _ending_from(record: dict[str, Any]) -> Ending:
+    winner = record["winner"]
+    return Ending(EndingKind(record["kind"]), Side(winner) if winner else None, float(record["at"]))
+
+
+def load_game(path: Path) -> _Loaded:
+    """Read one journal file.
+
+    :raises CorruptDataError: on a damaged complete line (with the valid prefix).
+    """
+    data = path.read_bytes()
+    game: Game | None = None
+    offset = 0
+    line_no = 0
+    while offset < len(data):
+        end = data.find(b"\n", offset)
+        if end < 0:
+            if game is None:
+                raise CorruptDataError(path, line_no + 1, "truncated header", None)
+            return _Loaded(game, offset, torn_tail=True)
+        line_no += 1
+        try:
+            record = _decode(data[offset:end])
+            kind = record.get("t")
+            if game is None:
+                if kind != "game":
+                    raise ValueError("first line is not a game header")
+                if record.get("format") != FORMAT_VERSION:
+                    raise ValueError(f"unknown format {record.get('format')!r}")
+                game = Game(id=int(record["id"]), started_at=float(record["started_at"]))
+            elif kind == "challenge":
+                challenge = _challenge_from(record)
+                if challenge.number != len(game.challenges) + 1:
+                    raise ValueError(f"challenge {challenge.number} out of sequence")
+                if game.over:
+                    raise ValueError("challenge after the ending")
+                game.apply(challenge)
+            elif kind == "end":
+                game.end(_ending_from(record))
+            else:
+                raise ValueError(f"unknown record type {kind!r}")
+        except (ValueError, KeyError, TypeError, PieceError, EndingError) as exc:
+            raise CorruptDataError(path, line_no, str(exc) or type(exc).__name__, game) from None
+        offset = end + 1
+    if game is None:
+        raise CorruptDataError(path, 1, "empty file", None)
+    return _Loaded(game, offset, torn_tail=False)
+
+
+def _fsync(path: Path) -> None:
+    """fsync a file or a directory (making a rename or a new entry durable)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_all_durably(path: Path, payload: bytes) -> None:
+    """Create ``path`` atomically with ``payload``: temp file, fsync, rename, fsync dir."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            if os.write(fd, payload) != len(payload):
+                raise OSError(f"short write to {tmp}")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync(path.parent)
+
+
+class GameStore:
+    """The games in a data directory, with the current game open for appending.
+
+    Holds an exclusive lock on the directory while open: one writer at a
+    time. A game is always open: the first start creates game 1, and
+    :meth:`new_game` starts the next.
+
+    :param repair: when a journal is damaged, keep a byte-for-byte copy
+        beside it (``.corrupt-<time>``), rewrite it with its intact prefix,
+        log an error naming the file, and go on. Without it,
+        :class:`CorruptDataError` is raised and nothing is touched.
+    """
+
+    def __init__(self, data_dir: str | os.PathLike[str], *, repair: bool = False) -> None:
+        self.data_dir = Path(data_dir)
+        self.games_dir = self.data_dir / "games"
+        self.repair = repair
+        self.problems: list[str] = []
+        self._lock = threading.RLock()
+        try:
+            self.games_dir.mkdir(parents=True, exist_ok=True)
+            self._lock_fd = os.open(self.data_dir / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise StoreError(f"cannot use data directory {self.data_dir}: {exc}") from None
+        try:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(self._lock_fd)
+            raise StoreLockedError(
+                f"data directory {self.data_dir} is in use by another gg-arbiter"
+            ) from None
+        self._fd: int | None = None
+        try:
+            self._current = self._open_latest()
+        except BaseException:
+            self.close()
+            raise
+
+    # -- paths and listing -------------------------------------------------
+
+    def _path(self, game_id: int) -> Path:
+        return self.games_dir / f"{game_id:06d}{_SUFFIX}"
+
+    def game_ids(self) -> list[int]:
+        """Ids of all games in the directory, oldest first."""
+        return sorted(_ids_in(self.games_dir))
+
+    # -- opening -----------------------------------------------------------
+
+    def _open_latest(self) -> Game:
+        ids = self.game_ids()
+        if not ids:
+            return self._create(1)
+        path = self._path(ids[-1])
+        loaded = self._load_for_append(path)
+        if loaded is None:
+            return self._create(self._next_id())
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        return loaded.game
+
+    def _next_id(self) -> int:
+        # Count files set aside too, so a salvaged game's id is never reused.
+        used = [int(p.name[:6]) for p in self.games_dir.iterdir() if p.name[:6].isdigit()]
+        return max(used, default=0) + 1
+
+    def _load_for_append(self, path: Path) -> _Loaded | None:
+        try:
+            loaded = load_game(path)
+        except CorruptDataError as exc:
+            if not self.repair:
+                raise
+            if exc.valid is None:
+                aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
+                os.replace(path, aside)
+                _fsync(path.parent)
+                message = f"{exc}: nothing intact; the file is saved as {aside.name}"
+                log.error(message)
+                self.problems.append(message)
+                return None
+            self._salvage(path, exc)
+            loaded = load_game(path)
+        if loaded.torn_tail:
+            # Never acknowledged (no newline reached the disk): keep the bytes aside.
+            tail = path.read_bytes()[loaded.good_bytes :]
+            aside = path.with_name(f"{path.name}.torn-{int(time.time())}")
+            _write_all_durably(aside, tail)
+            os.truncate(path, loaded.good_bytes)
+            _fsync(path)
+            message = (
+                f"{path}: dropped an unfinished write ({len(tail)} bytes, kept in {aside.name})"
+            )
+            log.warning(message)
+            self.problems.append(message)
+        return loaded
+
+    def _salvage(self, path: Path, exc: CorruptDataError) -> None:
+        assert exc.valid is not None
+        aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
+        _write_all_durably(aside, path.read_bytes())
+        game = exc.valid
+        payload = b"".join(_encode(r) for r in _records_of(game))
+        _write_all_durably(path, payload)
+        message = (
+            f"{exc}: kept the {len(game.challenges)} challenge(s) before the damage; "
+            f"the whole file, with the damaged line and any after it, is saved as {aside.name}"
+        )
+        log.error(message)
+        self.problems.append(message)
+
+    def _create(self, game_id: int) -> Game:
+        # Header written to a temp file and renamed: a crash never leaves an empty journal.
+        game = Game(id=game_id, started_at=time.time())
+        path = self._path(game_id)
+        try:
+            _write_all_durably(path, _encode(_header(game)))
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        except OSError as exc:
+            raise StoreError(f"cannot create {path}: {exc}") from None
+        if self._fd is not None:
+            os.close(self._fd)
+        self._fd = fd
+        return game
+
+    # -- writing -----------------------------------------------------------
+
+    def _append(self, fd: int, payload: bytes) -> None:
+        size = os.fstat(fd).st_size
+        try:
+            written = os.write(fd, payload)
+            if written != len(payload):
+                raise OSError(f"short write ({written} of {len(payload)} bytes)")
+            os.fsync(fd)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, size)
+            raise StoreError(f"could not record to {self.games_dir}: {exc}") from None
+
+    @property
+    def current(self) -> Game:
+        """The game being played (or just finished, until a new game starts)."""
+        return self._current
+
+    def accept(
+        self,
+        attacker: Piece,
+        defender: Piece,
+        attacker_tag: str | None = None,
+        defender_tag: str | None = None,
+    ) -> Challenge:
+        """Check a challenge, make it durable, then add it to the current game.
+
+        :raises ChallengeRefusedError: nothing recorded.
+        :raises StoreError: the disk refused the write; nothing recorded.
+        """
+        with self._lock:
+            game = self._current
+            verdict = game.check(attacker, defender, attacker_tag, defender_tag)
+            challenge = Challenge(
+                number=len(game.challenges) + 1,
+                attacker=attacker,
+                defender=defender,
+                verdict=verdict,
+                at=time.time(),
+                attacker_tag=attacker_tag,
+                defender_tag=defender_tag,
+            )
+            assert self._fd is not None
+            self._append(self._fd, _encode(_challenge_record(challenge)))
+            game.apply(challenge)
+            return challenge
+
+    def declare_end(self, kind: EndingKind, winner: Side | None) -> Ending:
+        """Record a declared ending (flag home, resignation, draw).
+
+        :raises EndingError: not a declarable ending, a bad winner, or the game is over.
+        """
+        if not kind.declarable:
+            raise EndingError(f"{kind.value} is not an ending players declare")
+        with self._lock:
+            return self._end(Ending(kind, winner, time.time()))
+
+    def _end(self, ending: Ending) -> Ending:
+        game = self._current
+        if game.over:
+            raise EndingError(f"game {game.id} is already over")
+        assert self._fd is not None
+        self._append(self._fd, _encode(_ending_record(ending)))
+        game.end(ending)
+        return ending
+
+    def new_game(self) -> Game:
+        """Start the next game; one still on is recorded as abandoned.
+
+        The next game's file is made first, so a full disk leaves the old game
+        open and current, never no game at all.
+
+        :raises StoreError: the new game could not be recorded; nothing changed.
+        """
+        with self._lock:
+            old_game, old_fd = self._current, self._fd
+            self._fd = None  # _create must not close the old journal yet
+            try:
+                game = self._create(self._next_id())
+            except StoreError:
+                self._fd = old_fd
+                raise
+            new_fd, new_path = self._fd, self._path(game.id)
+            if not old_game.over:
+                abandoned = Ending(EndingKind.ABANDONED, None, time.time())
+                try:
+                    assert old_fd is not None
+                    self._append(old_fd, _encode(_ending_record(abandoned)))
+                except StoreError:
+                    assert new_fd is not None
+                    os.close(new_fd)
+                    with contextlib.suppress(OSError):
+                        os.unlink(new_path)
+                    self._fd = old_fd
+                    raise
+                old_game.end(abandoned)
+            if old_fd is not None:
+                os.close(old_fd)
+            self._current = game
+            return game
+
+    # -- reading -----------------------------------------------------------
+
+    def get(self, game_id: int) -> Game:
+        """Any game by id (the current one from memory).
+
+        :raises UnknownGameError: no such game.
+        :raises CorruptDataError: its file is damaged.
+        """
+        with self._lock:
+            if game_id == self._current.id:
+                return self._current
+        return read_game(self.data_dir, game_id)
+
+    def close(self) -> None:
+        """Close the journal and release the directory; safe to call twice."""
+        with self._lock:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+            if self._lock_fd >= 0:
+                os.close(self._lock_fd)
+                self._lock_fd = -1
+
+    def __enter__(self) -> GameStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _header(game: Game) -> dict[str, Any]:
+    return {"t": "game", "format": FORMAT_VERSION, "id": game.id, "started_at": game.started_at}
+
+
+def _ending_record(ending: Ending) -> dict[str, Any]:
+    return {"t": "end", **ending.to_dict()}
+
+
+def _records_of(game: Game) -> Iterator[dict[str, Any]]:
+    yield _header(game)
+    for challenge in game.challenges:
+        yield _challenge_record(challenge)
+    if game.ending is not None and game.ending.kind is not EndingKind.FLAG_CAPTURED:
+        yield _ending_record(game.ending)
+
+
+def _ids_in(games_dir: Path) -> Iterator[int]:
+    for entry in games_dir.glob(f"*{_SUFFIX}"):
+        if entry.stem.isdigit():
+            yield int(entry.stem)
+
+
+def read_game(data_dir: str | os.PathLike[str], game_id: int) -> Game:
+    """Read a game without opening the store for writing (safe beside a running arbiter).
+
+    :raises UnknownGameError: no such game.
+    :raises CorruptDataError: its file is damaged (``valid`` holds the intact part).
+    """
+    path = Path(data_dir) / "games" / f"{game_id:06d}{_SUFFIX}"
+    if not path.exists():
+        raise UnknownGameError(f"no game {game_id} in {Path(data_dir)}")
+    return load_game(path).game
+
+
+def list_game_ids(data_dir: str | os.PathLike[str]) -> list[int]:
+    """Ids of the games in a data directory, oldest first (read-only)."""
+    games_dir = Path(data_dir) / "games"
+    return sorted(_ids_in(games_dir)) if games_dir.is_dir() else []

@@ -1,0 +1,521 @@
+"""The device end to end: notched keys on mock pins -> verdict LEDs, tunes and record.
+
+Expected verdicts come from RULES.md as restated in tests/test_verdict.py's oracle.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from arbiter.app.assembly import build_arbiter
+from arbiter.app.config import load_config
+from arbiter.device.arbiter import Arbiter, DeviceState
+from arbiter.rules.game import EndingError, EndingKind
+from arbiter.rules.keycode import DEFAULT_KEYCODE
+from arbiter.rules.pieces import Piece, all_pieces
+from arbiter.rules.ranks import Rank, Side
+from arbiter.rules.verdict import Role
+from arbiter.storage.journal import read_game
+from tests.hardware.test_signals import _record_frequencies
+from tests.rules.test_verdict import oracle
+
+WAIT = 10.0
+# Taps at ten times the tempo: the same pitches, 2.3 s instead of 23.
+FAST_TAPS = (
+    "Taps:d=4,o=5,b=630:8g4.,16g4,2c,8g4.,16c,2e,8g4,8c,e,8g4,8c,e,"
+    "8g4,8c,2e,8c.,16e,2g,8e.,16c,2g4,8g4.,16g4,1c"
+)
+TAPS_GROUPS = [
+    "G4",
+    "G4",
+    "C5",
+    "G4",
+    "C5",
+    "E5",
+    "G4",
+    "C5",
+    "E5",
+    "G4",
+    "C5",
+    "E5",
+    "G4",
+    "C5",
+    "E5",
+    "C5",
+    "E5",
+    "G5",
+    "E5",
+    "C5",
+    "G4",
+    "G4",
+    "G4",
+    "C5",
+]
+HZ = {"G4": 392.00, "C5": 523.25, "E5": 659.26, "G5": 783.99}
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float = WAIT) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.005)
+    return predicate()
+
+
+def write_config(tmp_path: Path, extra: str = "", battle: bool = False) -> Path:
+    path = tmp_path / "config.toml"
+    path.write_text(
+        f"""
+[reader]
+kind = "keys-gpio"
+debounce_ms = 20
+invalid_after_ms = 300
+[signals]
+battle_phrase = {"true" if battle else "false"}
+[tunes]
+taps = "{FAST_TAPS}"
+battle = "Charge:d=8,o=5,b=600:g4,c,e,4g.,e,2g"
+error = "Error:d=16,o=4,b=600:c,p,c"
+ready = "Ready:d=16,o=5,b=600:c,e,g"
+{extra}
+"""
+    )
+    return path
+
+
+class Rig:
+    """A keys-gpio arbiter on a MockFactory, with hands to push keys in."""
+
+    def __init__(self, arbiter: Arbiter, factory: Any) -> None:
+        self.arbiter = arbiter
+        self.factory = factory
+        config = arbiter.config
+        self.pins = {
+            Role.ATTACKER: config.reader.attacker_pins,
+            Role.DEFENDER: config.reader.defender_pins,
+        }
+        self.leds = {
+            "attacker": config.signals.attacker_led,
+            "defender": config.signals.defender_led,
+        }
+
+    def seat(self, role: Role, piece: str | Piece) -> None:
+        word = DEFAULT_KEYCODE.codeword(Piece.parse(piece) if isinstance(piece, str) else piece)
+        self.press(role, word)
+
+    def press(self, role: Role, word: str) -> None:
+        for pin, bit in zip(self.pins[role], word, strict=True):
+            if bit == "1":
+                self.factory.pin(pin).drive_low()
+            else:
+                self.factory.pin(pin).drive_high()
+
+    def empty(self, role: Role | None = None) -> None:
+        """Take pieces out and wait until the device has seen the slots empty."""
+        roles = [role] if role else list(Role)
+        for r in roles:
+            self.press(r, "0" * 7)
+        assert wait_for(
+            lambda: all(self.arbiter.status()["slots"][r.value] == "empty" for r in roles)
+        )
+
+    def lit(self, name: str) -> bool:
+        return bool(self.factory.pin(self.leds[name]).state)
+
+    def count(self) -> int:
+        return int(self.arbiter.status()["challenge_count"])
+
+    def challenge(self, attacker: str, defender: str) -> dict[str, Any]:
+        before = self.count()
+        self.seat(Role.ATTACKER, attacker)
+        self.seat(Role.DEFENDER, defender)
+        assert wait_for(lambda: self.count() == before + 1), self.arbiter.status()
+        assert wait_for(lambda: self.arbiter.state in (DeviceState.RESULT, DeviceState.GAME_OVER))
+        return self.arbiter.status()
+
+
+@pytest.fixture
+def rig(tmp_path: Path, mock_factory: Any) -> Iterator[Rig]:
+    config = load_config(write_config(tmp_path), data_dir=tmp_path / "data")
+    arbiter = build_arbiter(config, pin_factory=mock_factory)
+    arbiter.start()
+    try:
+        yield Rig(arbiter, mock_factory)
+    finally:
+        arbiter.close()
+
+
+CASES = [
+    ("W:SPY", "B:5*G"),
+    ("B:5*G", "W:SPY"),
+    ("W:PVT", "B:SPY"),
+    ("B:SGT", "W:PVT"),
+    ("W:COL", "B:COL"),
+    ("B:2LT", "W:1LT"),
+]
+
+
+@pytest.mark.parametrize(("attacker", "defender"), CASES)
+def test_device_verdict_lights_survivor(rig: Rig, attacker: str, defender: str) -> None:
+    expected, _ = oracle(Piece.parse(attacker).rank.code, Piece.parse(defender).rank.code)
+    status = rig.challenge(attacker, defender)
+    assert status["last_verdict"] == {"none": "split"}.get(expected, expected)
+    outputs = rig.arbiter.outputs()["leds"]
+    if expected == "attacker":
+        assert wait_for(lambda: rig.lit("attacker") and not rig.lit("defender"))
+        assert outputs["attacker"]["mode"] == "on" and outputs["defender"]["mode"] == "off"
+    elif expected == "defender":
+        assert wait_for(lambda: rig.lit("defender") and not rig.lit("attacker"))
+    else:  # a split blinks both, unlike any single winner
+        assert outputs["attacker"]["mode"] == "blink" and outputs["defender"]["mode"] == "blink"
+    # already durable: another reader of the data directory sees it
+    game = read_game(rig.arbiter.config.data_dir, status["game_id"])
+    assert (str(game.challenges[-1].attacker), str(game.challenges[-1].defender)) == (
+        attacker,
+        defender,
+    )
+
+
+def test_device_pieces_left_seated_count_once(rig: Rig) -> None:
+    rig.challenge("W:COL", "B:MAJ")
+    time.sleep(0.3)  # long past the debounce window: still one challenge
+    assert rig.count() == 1
+    rig.seat(Role.DEFENDER, "B:CPT")  # swap one piece: not a new challenge yet
+    time.sleep(0.3)
+    assert rig.count() == 1
+    rig.empty()
+    assert wait_for(lambda: rig.arbiter.state is DeviceState.IDLE)
+    assert wait_for(lambda: not rig.lit("attacker") and not rig.lit("defender"))
+    rig.challenge("W:COL", "B:CPT")
+    assert rig.count() == 2
+
+
+@pytest.mark.parametrize(
+    ("attacker", "defender", "reason"),
+    [("W:COL", "W:MAJ", "same side"), ("B:SPY", "B:SPY", "same side")],
+)
+def test_device_refuses_and_records_nothing(
+    rig: Rig, attacker: str, defender: str, reason: str
+) -> None:
+    rig.seat(Role.ATTACKER, attacker)
+    rig.seat(Role.DEFENDER, defender)
+    assert wait_for(lambda: reason in rig.arbiter.status()["message"])
+    assert rig.count() == 0
+    played = [t["name"] for t in rig.arbiter.outputs()["played"]]
+    assert wait_for(lambda: "error" in [t["name"] for t in rig.arbiter.outputs()["played"]]), played
+    # fixing the pair (swap the defender) makes it a challenge
+    rig.seat(Role.DEFENDER, "B:LTC" if attacker.startswith("W") else "W:LTC")
+    assert wait_for(lambda: rig.count() == 1)
+
+
+def test_device_unused_codeword_is_unknown_piece(rig: Rig) -> None:
+    unused = DEFAULT_KEYCODE.unused()[0]
+    rig.seat(Role.ATTACKER, "W:COL")
+    rig.press(Role.DEFENDER, unused)
+    assert wait_for(lambda: "not known" in rig.arbiter.status()["message"])
+    assert rig.count() == 0
+
+
+def test_device_half_seated_key_is_error_not_piece(rig: Rig) -> None:
+    word = DEFAULT_KEYCODE.codeword(Piece.parse("B:5*G"))
+    half = word.replace("1", "0", 1)  # one switch not pressed: weight 2
+    rig.seat(Role.ATTACKER, "W:SPY")
+    rig.press(Role.DEFENDER, half)
+    assert wait_for(lambda: rig.arbiter.status()["slots"]["defender"] == "invalid")
+    assert "not fully seated" in rig.arbiter.status()["message"]
+    assert rig.count() == 0
+    rig.press(Role.DEFENDER, word)  # pushed home: now it counts
+    assert wait_for(lambda: rig.count() == 1)
+    assert rig.arbiter.status()["last_verdict"] == "attacker"
+
+
+def test_device_eliminated_piece_refused(rig: Rig) -> None:
+    rig.challenge("B:SPY", "W:5*G")
+    rig.empty()
+    assert wait_for(lambda: rig.arbiter.state is DeviceState.IDLE)
+    rig.seat(Role.ATTACKER, "W:5*G")
+    rig.seat(Role.DEFENDER, "B:MAJ")
+    assert wait_for(lambda: "already eliminated" in rig.arbiter.status()["message"])
+    assert rig.count() == 1
+
+
+def _pitch(hz: float) -> str:
+    names = [name for name, f in HZ.items() if abs(f - hz) < 1.0]
+    assert len(names) == 1, hz
+    return names[0]
+
+
+def test_device_fallen_flag_plays_taps_and_ends_game(rig: Rig) -> None:
+    log = _record_frequencies(rig.factory, rig.arbiter.config.signals.buzzer_pin)
+    status = rig.challenge("W:PVT", "B:FLG")
+    assert status["ending"]["kind"] == "flag_captured"
+    assert status["ending"]["winner"] == "W"
+    assert wait_for(lambda: rig.arbiter.state is DeviceState.GAME_OVER)
+    sounded = [_pitch(hz) for hz in log if hz is not None]
+    assert sounded[-len(TAPS_GROUPS) :] == TAPS_GROUPS
+    # a challenge after the game ended is refused
+    rig.empty()
+    rig.challenge_after = None
+    rig.seat(Role.ATTACKER, "W:COL")
+    rig.seat(Role.DEFENDER, "B:MAJ")
+    assert wait_for(lambda: "game is over" in rig.arbiter.status()["message"]), rig.arbiter.status()
+    assert rig.count() == 1
+    assert rig.arbiter.state is DeviceState.GAME_OVER
+
+
+def test_device_new_game_button_held(rig: Rig) -> None:
+    rig.challenge("W:PVT", "B:FLG")
+    rig.empty()
+    pin = rig.factory.pin(rig.arbiter.config.button.new_game_pin)
+    pin.drive_low()
+    time.sleep(0.5)  # a short press is not enough
+    assert rig.arbiter.status()["game_id"] == 1
+    assert wait_for(lambda: rig.arbiter.status()["game_id"] == 2, timeout=WAIT)
+    pin.drive_high()
+    assert wait_for(lambda: rig.arbiter.state is DeviceState.IDLE)
+    rig.challenge("B:COL", "W:MAJ")
+    assert rig.arbiter.status()["challenge_count"] == 1
+
+
+def test_device_declared_ending(rig: Rig) -> None:
+    rig.challenge("W:COL", "B:MAJ")
+    rig.arbiter.declare_end(EndingKind.RESIGNATION, Side.BLACK)
+    status = rig.arbiter.status()
+    assert status["state"] == "game_over"
+    assert status["ending"]["kind"] == "resignation" and status["ending"]["winner"] == "B"
+    with pytest.raises(EndingError):
+        rig.arbiter.declare_end(EndingKind.DRAW, None)
+
+
+def test_device_status_never_names_a_rank(rig: Rig) -> None:
+    seen: list[str] = []
+    q = rig.arbiter.subscribe()
+    for attacker, defender in [("W:SPY", "B:5*G"), ("B:PVT", "W:SPY"), ("W:COL", "B:COL")]:
+        rig.challenge(attacker, defender)
+        rig.empty()
+        assert wait_for(lambda: rig.arbiter.state is DeviceState.IDLE)
+    rig.seat(Role.ATTACKER, "W:MAJ")
+    rig.seat(Role.DEFENDER, "W:CPT")  # refused: its message must not name ranks either
+    assert wait_for(lambda: rig.arbiter.status()["message"] != "")
+    while not q.empty():
+        seen.append(json.dumps(q.get_nowait()))
+    seen.append(json.dumps(rig.arbiter.status()))
+    text = "\n".join(seen)
+    for piece in all_pieces():
+        assert piece.rank.code not in text, piece
+        assert piece.rank.full_name not in text, piece
+
+
+def test_device_info_logs_never_name_a_rank(rig: Rig, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level("INFO")
+    rig.challenge("W:SPY", "B:5*G")
+    rig.empty()
+    rig.seat(Role.ATTACKER, "W:SPY")
+    rig.seat(Role.DEFENDER, "W:2LT")
+    assert wait_for(lambda: rig.arbiter.status()["message"] != "")
+    text = "\n".join(r.getMessage() for r in caplog.records if r.levelname != "DEBUG")
+    assert "challenge 1" in text
+    for piece in all_pieces():
+        assert piece.rank.code not in text and piece.rank.full_name not in text
+
+
+def test_device_piece_pulled_while_deciding_records_nothing(
+    tmp_path: Path, mock_factory: Any
+) -> None:
+    path = write_config(tmp_path, battle=True)
+    text = path.read_text().replace("b=600:g4,c,e,4g.,e,2g", "b=120:g4,c,e,4g.,e,2g")
+    path.write_text(text)  # a 2.6 s battle phrase: time to pull a piece
+    config = load_config(path, data_dir=tmp_path / "data")
+    arbiter = build_arbiter(config, pin_factory=mock_factory)
+    arbiter.start()
+    try:
+        rig = Rig(arbiter, mock_factory)
+        rig.seat(Role.ATTACKER, "W:COL")
+        rig.seat(Role.DEFENDER, "B:MAJ")
+        assert wait_for(lambda: arbiter.state is DeviceState.DECIDING)
+        rig.empty(Role.DEFENDER)
+        assert wait_for(lambda: "moved while deciding" in arbiter.status()["message"])
+        assert arbiter.status()["challenge_count"] == 0
+        assert read_game(config.data_dir, 1).challenges == []
+        # both slots emptied: the next pair is judged as usual
+        rig.empty()
+        rig.seat(Role.ATTACKER, "W:PVT")
+        rig.seat(Role.DEFENDER, "B:PVT")
+        assert wait_for(lambda: arbiter.status()["challenge_count"] == 1, timeout=15)
+        assert arbiter.status()["last_verdict"] == "split"
+    finally:
+        arbiter.close()
+
+
+def test_device_close_turns_outputs_off(tmp_path: Path, mock_factory: Any) -> None:
+    config = load_config(write_config(tmp_path), data_dir=tmp_path / "data")
+    arbiter = build_arbiter(config, pin_factory=mock_factory)
+    arbiter.start()
+    rig = Rig(arbiter, mock_factory)
+    rig.challenge("W:COL", "B:MAJ")
+    arbiter.close()
+    assert not mock_factory.pin(config.signals.attacker_led).state
+    assert not mock_factory.pin(config.signals.status_led).state
+    arbiter.close()  # twice is fine
+
+
+def _played_then_restarted(tmp_path: Path, factory: Any, attacker: str, defender: str) -> Arbiter:
+    """Play one challenge, shut down, and build the device again on the same data."""
+    config = load_config(write_config(tmp_path), data_dir=tmp_path / "data")
+    arbiter = build_arbiter(config, pin_factory=factory)
+    arbiter.start()
+    Rig(arbiter, factory).challenge(attacker, defender)
+    arbiter.close()
+    factory.reset()
+    return build_arbiter(config, pin_factory=factory)
+
+
+def test_device_resumes_game_after_restart(tmp_path: Path, mock_factory: Any) -> None:
+    arbiter = _played_then_restarted(tmp_path, mock_factory, "W:COL", "B:MAJ")
+    arbiter.start()
+    try:
+        status = arbiter.status()
+        assert (status["game_id"], status["challenge_count"]) == (1, 1)
+        assert status["eliminated"] == {"W": 0, "B": 1}
+    finally:
+        arbiter.close()
+
+
+def _bouncy_press(rig: Rig, role: Role, word: str, noise: list[tuple[int, int]]) -> None:
+    """Press ``word`` after a burst of partial and bouncing contacts (each well under
+    the debounce window), the way a key sliding home rattles its switches."""
+    pressed = [i for i, bit in enumerate(word) if bit == "1"]
+    for subset_mask, flips in noise:
+        partial = ["0"] * 7
+        for k, i in enumerate(pressed):
+            if subset_mask >> k & 1:
+                partial[i] = "1"
+        if flips:  # a neighbouring switch brushed for an instant
+            partial[flips % 7] = "1" if partial[flips % 7] == "0" else "0"
+        rig.press(role, "".join(partial))
+        time.sleep(0.002)
+    rig.press(role, word)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    attacker=st.sampled_from(all_pieces()),
+    defender_rank=st.sampled_from(list(Rank)),
+    noise=st.lists(st.tuples(st.integers(0, 7), st.integers(0, 20)), max_size=6),
+)
+def test_device_bouncing_keys_never_give_a_wrong_verdict(
+    tmp_path_factory: pytest.TempPathFactory,
+    attacker: Piece,
+    defender_rank: Rank,
+    noise: list[tuple[int, int]],
+) -> None:
+    from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+    defender = Piece(attacker.side.opponent, defender_rank)
+    tmp = tmp_path_factory.mktemp("bounce")
+    factory = MockFactory(pin_class=MockPWMPin)
+    config = load_config(write_config(tmp), data_dir=tmp / "data")
+    arbiter = build_arbiter(config, pin_factory=factory)
+    arbiter.start()
+    try:
+        rig = Rig(arbiter, factory)
+        rig.seat(Role.ATTACKER, attacker)
+        _bouncy_press(rig, Role.DEFENDER, DEFAULT_KEYCODE.codeword(defender), noise)
+        assert wait_for(lambda: rig.count() == 1), arbiter.status()
+        time.sleep(0.1)  # nothing more may be counted
+        assert rig.count() == 1
+        challenge = arbiter.store.current.challenges[0]
+        assert (challenge.attacker, challenge.defender) == (attacker, defender)
+        expected, _ = oracle(attacker.rank.code, defender.rank.code)
+        assert challenge.verdict.survivor.value == expected
+    finally:
+        arbiter.close()
+        factory.reset()
+
+
+def test_device_ending_for_another_game_is_refused(rig: Rig) -> None:
+    from arbiter.rules.game import WrongGameError
+
+    rig.challenge("W:COL", "B:MAJ")
+    rig.empty()
+    assert rig.arbiter.new_game() == 2
+    with pytest.raises(WrongGameError):
+        rig.arbiter.declare_end(EndingKind.RESIGNATION, Side.WHITE, game_id=1)
+    assert rig.arbiter.status()["ending"] is None
+    rig.arbiter.declare_end(EndingKind.DRAW, None, game_id=2)
+    assert rig.arbiter.status()["ending"]["kind"] == "draw"
+
+
+def test_device_busy_command_times_out_and_never_runs(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from arbiter.device.arbiter import DeviceError
+
+    release = threading.Event()
+    threading.Thread(target=lambda: rig.arbiter._call(release.wait), daemon=True).start()
+    time.sleep(0.1)  # the worker is now held
+    with pytest.raises(DeviceError, match="busy"):
+        rig.arbiter._call(rig.arbiter._do_new_game, timeout=0.2)
+    release.set()
+    time.sleep(0.2)
+    assert rig.arbiter.status()["game_id"] == 1  # the withdrawn NEW GAME never happened
+
+
+def test_device_new_game_on_full_disk_keeps_the_game(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import arbiter.storage.journal as journal
+    from arbiter.device.arbiter import DeviceError
+
+    rig.challenge("W:COL", "B:MAJ")
+
+    def full_disk(path: Path, payload: bytes) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(journal, "_write_all_durably", full_disk)
+    with pytest.raises(DeviceError, match="cannot be written"):
+        rig.arbiter.new_game()
+    status = rig.arbiter.status()
+    assert (status["game_id"], status["ending"]) == (1, None)
+
+
+def test_device_selftest_refused_during_a_game(rig: Rig) -> None:
+    from arbiter.device.arbiter import DeviceError
+
+    rig.challenge("W:COL", "B:MAJ")
+    with pytest.raises(DeviceError, match="in progress"):
+        rig.arbiter.selftest(tunes=["ready"])
+    assert "tune ready: played" in "\n".join(rig.arbiter.selftest(tunes=["ready"], force=True))
+
+
+def test_device_last_verdict_survives_restart(tmp_path: Path, mock_factory: Any) -> None:
+    arbiter = _played_then_restarted(tmp_path, mock_factory, "W:MAJ", "B:MAJ")
+    try:
+        assert arbiter.status()["last_verdict"] == "split"
+    finally:
+        arbiter.close()
+
+
+def test_device_shutdown_while_deciding_records_nothing(tmp_path: Path, mock_factory: Any) -> None:
+    path = write_config(tmp_path, battle=True)
+    path.write_text(path.read_text().replace("b=600:g4,c,e,4g.,e,2g", "b=120:g4,c,e,4g.,e,2g"))
+    config = load_config(path, data_dir=tmp_path / "data")
+    arbiter = build_arbiter(config, pin_factory=mock_factory)
+    arbiter.start()
+    rig = Rig(arbiter, mock_factory)
+    rig.seat(Role.ATTACKER, "W:COL")
+    rig.seat(Role.DEFENDER, "B:MAJ")
+    assert wait_for(lambda: arbiter.state is DeviceState.DECIDING)
+    arbiter.close()  # SIGTERM mid-phrase: the players never saw a verdict
+    assert read_game(config.data_dir, 1).challenges == []

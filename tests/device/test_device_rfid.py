@@ -1,0 +1,122 @@
+"""The device with RDM6300 readers over pyserial loop:// ports and an enrolled registry."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import serial
+
+from arbiter.app.assembly import build_signals
+from arbiter.app.config import load_config
+from arbiter.device.arbiter import Arbiter
+from arbiter.hardware.identify import TagIdentifier
+from arbiter.hardware.readers.rdm6300 import Rdm6300Reader, encode_frame
+from arbiter.rules.pieces import Piece
+from arbiter.rules.verdict import Role
+from arbiter.storage.journal import GameStore
+from arbiter.storage.registry import TagRegistry
+from arbiter.tunes.defaults import load_tunes
+from tests.device.test_device import wait_for, write_config
+
+TAGS = {"W:SPY": "62E3086CED", "B:5*G": "100086F444", "B:PVT": "01000734E0"}
+
+
+class TagInField:
+    """Repeats a tag's frame every 50 ms, like an RDM6300 with a tag above it."""
+
+    def __init__(self, port: Any) -> None:
+        self.port = port
+        self.tag: str | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.05):
+            if self.tag:
+                self.port.write(encode_frame(self.tag))
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+@pytest.fixture
+def rfid(tmp_path: Path, mock_factory: Any) -> Iterator[tuple[Arbiter, dict[Role, TagInField]]]:
+    config = load_config(write_config(tmp_path), data_dir=tmp_path / "data")
+    registry = TagRegistry.in_directory(config.data_dir)
+    for piece, tag in TAGS.items():
+        registry.enroll(tag, Piece.parse(piece))
+    ports = {role: serial.serial_for_url("loop://", timeout=0.05) for role in Role}
+    fields = {role: TagInField(ports[role]) for role in Role}
+    readers = [
+        Rdm6300Reader(role, serial_factory=lambda role=role: ports[role], removal_timeout=0.2)
+        for role in Role
+    ]
+    arbiter = Arbiter(
+        GameStore(config.data_dir),
+        readers,
+        TagIdentifier(registry),
+        build_signals(config, mock_factory),
+        tunes=load_tunes(config.tunes),
+        config=config,
+        registry=registry,
+    )
+    arbiter.start()
+    try:
+        yield arbiter, fields
+    finally:
+        for field in fields.values():
+            field.close()
+        arbiter.close()
+
+
+def test_device_rfid_challenge_and_tag_eliminated(
+    rfid: tuple[Arbiter, dict[Role, TagInField]],
+) -> None:
+    arbiter, fields = rfid
+    fields[Role.ATTACKER].tag = TAGS["B:PVT"]
+    fields[Role.DEFENDER].tag = TAGS["W:SPY"]
+    assert wait_for(lambda: arbiter.status()["challenge_count"] == 1)
+    assert arbiter.status()["last_verdict"] == "attacker"  # the Private takes the Spy
+    challenge = arbiter.store.current.challenges[0]
+    assert (challenge.attacker_tag, challenge.defender_tag) == (TAGS["B:PVT"], TAGS["W:SPY"])
+    fields[Role.ATTACKER].tag = None
+    fields[Role.DEFENDER].tag = None  # removal: no frame for removal_timeout
+    assert wait_for(lambda: arbiter.status()["slots"] == {"attacker": "empty", "defender": "empty"})
+    # the eliminated spy's tag comes back: refused, nothing recorded
+    fields[Role.ATTACKER].tag = TAGS["W:SPY"]
+    fields[Role.DEFENDER].tag = TAGS["B:5*G"]
+    assert wait_for(lambda: "already eliminated" in arbiter.status()["message"])
+    assert arbiter.status()["challenge_count"] == 1
+
+
+def test_device_rfid_unknown_tag_and_same_tag(rfid: tuple[Arbiter, dict[Role, TagInField]]) -> None:
+    arbiter, fields = rfid
+    fields[Role.ATTACKER].tag = "1F00644BB6"  # a valid frame, never enrolled
+    fields[Role.DEFENDER].tag = TAGS["B:5*G"]
+    assert wait_for(lambda: "not known" in arbiter.status()["message"])
+    fields[Role.ATTACKER].tag = TAGS["B:5*G"]  # both antennas read one tag: a misread
+    assert wait_for(lambda: "misread" in arbiter.status()["message"])
+    assert arbiter.status()["challenge_count"] == 0
+
+
+def test_device_rfid_enrollment_walk(rfid: tuple[Arbiter, dict[Role, TagInField]]) -> None:
+    arbiter, fields = rfid
+    status = arbiter.start_enrollment()
+    assert status["active"] and status["progress"] == [3, 42]
+    assert "W:5*G" in status["prompt"] and "ATTACKER" in status["prompt"].upper()
+    assert arbiter.status()["enrolling"] is True
+    fields[Role.ATTACKER].tag = "1F00644BB6"
+    assert wait_for(lambda: arbiter.enrollment_status()["progress"] == [4, 42])
+    assert arbiter.registry.lookup("1F00644BB6") == Piece.parse("W:5*G")
+    assert arbiter.status()["challenge_count"] == 0  # enrolling never judges
+    fields[Role.ATTACKER].tag = TAGS["B:5*G"]  # a tag enrolled to another piece
+    assert wait_for(lambda: "B:5*G" in arbiter.enrollment_status()["last"])
+    assert arbiter.enrollment_status()["progress"] == [4, 42]
+    arbiter.stop_enrollment()
+    assert arbiter.status()["enrolling"] is False

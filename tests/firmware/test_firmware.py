@@ -1,0 +1,181 @@
+"""The MicroPython slot firmware, imported under CPython with a stub ``machine`` module."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import types
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arbiter.hardware.readers.mcu import HelloMessage, SlotMessage, crc8, decode_line
+from arbiter.hardware.readers.rdm6300 import FrameParser, encode_frame
+from arbiter.rules.verdict import Role
+
+MAIN = Path(__file__).resolve().parents[2] / "firmware" / "micropython" / "main.py"
+PUBLISHED = [
+    ("62E3086CED", "08"),
+    ("100086F444", "26"),
+    ("01000734E0", "D2"),
+    ("1F00644BB6", "86"),
+]
+
+
+class FakeUart:
+    """machine.UART as the firmware uses it: any() and read(n)."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        self.pending = bytearray()
+
+    def any(self) -> int:
+        return len(self.pending)
+
+    def read(self, count: int) -> bytes:
+        data = bytes(self.pending[:count])
+        del self.pending[:count]
+        return data
+
+
+class FakePin:
+    OUT = 1
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        pass
+
+    def value(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def firmware() -> Iterator[types.ModuleType]:
+    machine = types.ModuleType("machine")
+    machine.UART = FakeUart  # type: ignore[attr-defined]
+    machine.Pin = FakePin  # type: ignore[attr-defined]
+    saved = sys.modules.get("machine")
+    sys.modules["machine"] = machine
+    try:
+        spec = importlib.util.spec_from_file_location("gg_slots_firmware", MAIN)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        if saved is None:
+            sys.modules.pop("machine", None)
+        else:
+            sys.modules["machine"] = saved
+
+
+@pytest.mark.parametrize(("tag", "check"), PUBLISHED)
+def test_firmware_parser_reads_published_frames(firmware, tag: str, check: str) -> None:
+    frame = b"\x02" + f"{tag}{check}".encode() + b"\x03"
+    assert firmware.FrameParser().feed(frame) == [tag]
+
+
+@pytest.mark.parametrize(("tag", "check"), PUBLISHED)
+def test_firmware_parser_reads_lowercase_frames(firmware, tag: str, check: str) -> None:
+    frame = b"\x02" + f"{tag}{check}".lower().encode() + b"\x03"
+    assert firmware.FrameParser().feed(frame) == [tag]
+
+
+def test_firmware_parser_drops_bad_checksum(firmware) -> None:
+    parser = firmware.FrameParser()
+    assert parser.feed(b"\x0262E3086CED09\x03") == []
+    assert parser.bad_checksums == 1
+
+
+def test_firmware_parser_resyncs_after_garbage(firmware) -> None:
+    parser = firmware.FrameParser()
+    data = b"\x02\x0262E3\xff\x03junk" + encode_frame("01000734E0")
+    found = parser.feed(data[:7]) + parser.feed(data[7:])
+    assert found == ["01000734E0"]
+
+
+@settings(max_examples=300)
+@given(st.binary(max_size=300), st.sampled_from([tag for tag, _ in PUBLISHED]))
+def test_firmware_parser_agrees_with_arbiter_parser(firmware, garbage: bytes, tag: str) -> None:
+    data = garbage + encode_frame(tag) + garbage
+    assert firmware.FrameParser().feed(data) == FrameParser().feed(data)
+
+
+@settings(max_examples=200)
+@given(st.binary(max_size=300))
+def test_firmware_parser_random_bytes_agree_with_arbiter_parser(firmware, data: bytes) -> None:
+    assert firmware.FrameParser().feed(data) == FrameParser().feed(data)
+
+
+def test_firmware_crc8_matches_arbiter(firmware) -> None:
+    assert firmware.crc8(b"123456789") == 0xF4
+    for body in (b"A EMPTY", b"D TAG 62E3086CED", b"HELLO gg-slots 1"):
+        assert firmware.crc8(body) == crc8(body)
+
+
+def test_firmware_state_lines_decode_on_the_pi(firmware) -> None:
+    a = firmware.Slot("A", FakeUart())
+    d = firmware.Slot("D", FakeUart())
+    d.tag = "100086F444"
+    lines = firmware.state_lines([a, d])
+    assert [line[-1] for line in lines] == ["\n"] * 3
+    messages = [decode_line(line.rstrip("\n").encode()) for line in lines]
+    assert messages == [
+        HelloMessage("gg-slots", 1),
+        SlotMessage(Role.ATTACKER, None),
+        SlotMessage(Role.DEFENDER, "100086F444"),
+    ]
+
+
+def test_firmware_err_line_decodes(firmware) -> None:
+    line = firmware.encode("ERR " + firmware.printable(repr(OSError("bad\x07*thing"))))
+    message = decode_line(line.rstrip("\n").encode())
+    assert message.text.startswith("OSError")
+
+
+def test_firmware_slot_reports_tag_once_then_empty_after_timeout(firmware) -> None:
+    uart = FakeUart()
+    slot = firmware.Slot("A", uart)
+    assert slot.update(0) is False
+    uart.pending += encode_frame("62E3086CED")
+    assert slot.update(10) is True
+    assert slot.body() == "A TAG 62E3086CED"
+    last = 10
+    for now in range(60, 1000, 50):  # repeats every 50 ms: no change
+        uart.pending += encode_frame("62E3086CED")
+        assert slot.update(now) is False
+        last = now
+    assert slot.update(last + firmware.REMOVAL_MS - 1) is False
+    assert slot.update(last + firmware.REMOVAL_MS) is True
+    assert slot.body() == "A EMPTY"
+    assert slot.update(last + 5000) is False
+
+
+def test_firmware_slot_reports_a_replacing_tag(firmware) -> None:
+    uart = FakeUart()
+    slot = firmware.Slot("D", uart)
+    uart.pending += encode_frame("62E3086CED")
+    assert slot.update(0) is True
+    uart.pending += encode_frame("100086F444")
+    assert slot.update(50) is True
+    assert slot.body() == "D TAG 100086F444"
+
+
+def test_firmware_slot_ignores_bad_frames(firmware) -> None:
+    uart = FakeUart()
+    slot = firmware.Slot("A", uart)
+    uart.pending += b"\x0262E3086CED09\x03" + b"\xff" * 20
+    assert slot.update(0) is False
+    assert slot.tag is None
+
+
+def test_firmware_commands_count_state_requests(firmware) -> None:
+    assert firmware.commands("?") == 1
+    assert firmware.commands("?\n?") == 2
+    assert firmware.commands("\r\nx") == 0
+
+
+def test_firmware_main_does_not_run_on_import(firmware) -> None:
+    assert callable(firmware.main)
+    assert firmware.__name__ != "__main__"

@@ -1,0 +1,261 @@
+"""GPIO key reader through gpiozero's MockFactory (drive_low = switch closed)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from arbiter.hardware.readers.base import ReaderError, SlotReading, SlotState
+from arbiter.hardware.readers.gpio_keys import GpioKeyReader, gpio_key_readers
+from arbiter.rules.verdict import Role
+
+ATTACKER_PINS = [5, 6, 13, 19, 26, 16, 20]
+DEFENDER_PINS = [17, 27, 22, 23, 24, 25, 12]
+W_COL = "1011000"  # published code of W:COL: switches 1, 3, 4
+B_FLG = "0010101"  # published code of B:FLG: switches 3, 5, 7
+WAIT = 5.0  # generous: a slow machine must not fail a test
+
+
+class Recorder:
+    """A report callback that keeps every reading and lets the test wait for one."""
+
+    def __init__(self) -> None:
+        self.readings: list[SlotReading] = []
+        self.times: list[float] = []  # time.monotonic() at each report
+        self._cond = threading.Condition()
+
+    def __call__(self, reading: SlotReading) -> None:
+        with self._cond:
+            self.readings.append(reading)
+            self.times.append(time.monotonic())
+            self._cond.notify_all()
+
+    def wait_for(self, pred: Callable[[list[SlotReading]], bool], timeout: float = WAIT) -> bool:
+        with self._cond:
+            return self._cond.wait_for(lambda: pred(self.readings), timeout)
+
+    def wait_count(self, n: int) -> None:
+        assert self.wait_for(lambda rs: len(rs) >= n), f"only {self.readings}"
+
+    def snapshot(self) -> list[SlotReading]:
+        with self._cond:
+            return list(self.readings)
+
+
+def _present(slot: Role, token: str) -> SlotReading:
+    return SlotReading(slot, SlotState.PRESENT, token)
+
+
+def _empty(slot: Role) -> SlotReading:
+    return SlotReading(slot, SlotState.EMPTY)
+
+
+def _seat(factory: Any, pins: list[int], word: str) -> None:
+    for pin, bit in zip(pins, word, strict=True):
+        if bit == "1":
+            factory.pin(pin).drive_low()
+        else:
+            factory.pin(pin).drive_high()
+
+
+@pytest.fixture
+def reader(mock_factory: Any) -> Iterator[GpioKeyReader]:
+    r = GpioKeyReader(Role.ATTACKER, ATTACKER_PINS, pin_factory=mock_factory)
+    try:
+        yield r
+    finally:
+        r.close()
+
+
+def test_gpio_key_reader_empty_slot_reports_empty_at_start(reader: GpioKeyReader) -> None:
+    rec = Recorder()
+    reader.start(rec)
+    rec.wait_count(1)
+    assert rec.snapshot() == [_empty(Role.ATTACKER)]
+    assert reader.slots == (Role.ATTACKER,)
+
+
+def test_gpio_key_reader_seated_key_reports_its_codeword(
+    reader: GpioKeyReader, mock_factory: Any
+) -> None:
+    rec = Recorder()
+    reader.start(rec)
+    rec.wait_count(1)
+    _seat(mock_factory, ATTACKER_PINS, W_COL)
+    rec.wait_count(2)
+    assert rec.snapshot()[1] == _present(Role.ATTACKER, W_COL)
+
+
+def test_gpio_key_reader_removed_key_reports_empty(
+    reader: GpioKeyReader, mock_factory: Any
+) -> None:
+    rec = Recorder()
+    reader.start(rec)
+    _seat(mock_factory, ATTACKER_PINS, W_COL)
+    assert rec.wait_for(lambda rs: _present(Role.ATTACKER, W_COL) in rs)
+    _seat(mock_factory, ATTACKER_PINS, "0000000")
+    assert rec.wait_for(lambda rs: rs[-1] == _empty(Role.ATTACKER))
+
+
+def test_gpio_key_reader_bounce_reports_only_the_final_piece(mock_factory: Any) -> None:
+    # A wide window, so a stalled test thread cannot make a transient look settled.
+    reader = GpioKeyReader(Role.ATTACKER, ATTACKER_PINS, window=0.25, pin_factory=mock_factory)
+    try:
+        rec = Recorder()
+        reader.start(rec)
+        rec.wait_count(1)
+        # Switches 3, 5 and 7 of B:FLG chatter as the key goes in, once even
+        # flashing W:COL's pattern, then the key holds.
+        chatter = ["0010000", "0000100", "0010100", W_COL, "0000001", "0010101", "0000101"]
+        for _ in range(10):
+            for word in chatter:
+                _seat(mock_factory, ATTACKER_PINS, word)
+        _seat(mock_factory, ATTACKER_PINS, B_FLG)
+        assert rec.wait_for(lambda rs: _present(Role.ATTACKER, B_FLG) in rs)
+        time.sleep(0.3)  # anything else would show up by now
+        presents = [r for r in rec.snapshot() if r.state is SlotState.PRESENT]
+        assert presents == [_present(Role.ATTACKER, B_FLG)]
+    finally:
+        reader.close()
+
+
+def test_gpio_key_reader_half_seated_key_reports_invalid_after_a_second(
+    reader: GpioKeyReader, mock_factory: Any
+) -> None:
+    rec = Recorder()
+    reader.start(rec)
+    rec.wait_count(1)
+    pressed_at = time.monotonic()
+    _seat(mock_factory, ATTACKER_PINS, "1010000")  # W:COL without switch 4
+    time.sleep(0.3)
+    assert rec.snapshot() == [_empty(Role.ATTACKER)]  # not yet: invalid_after is 1 s
+    time.sleep(0.9)  # held 1.2 s in all
+    assert rec.wait_for(lambda rs: len(rs) >= 2)
+    readings = rec.snapshot()
+    assert readings[1].state is SlotState.INVALID
+    assert readings[1].token is None
+    assert rec.times[1] - pressed_at >= 1.0  # never earlier than invalid_after
+    assert all(r.state is not SlotState.PRESENT for r in readings)
+
+
+def test_gpio_key_reader_key_seated_before_start_is_reported(
+    reader: GpioKeyReader, mock_factory: Any
+) -> None:
+    _seat(mock_factory, ATTACKER_PINS, W_COL)
+    rec = Recorder()
+    reader.start(rec)
+    rec.wait_count(1)
+    assert rec.snapshot()[0] == _present(Role.ATTACKER, W_COL)
+
+
+def test_gpio_key_reader_pin_order_is_switch_order(mock_factory: Any) -> None:
+    reversed_pins = list(reversed(ATTACKER_PINS))
+    with_reversed = GpioKeyReader(Role.DEFENDER, reversed_pins, pin_factory=mock_factory)
+    try:
+        _seat(mock_factory, ATTACKER_PINS, W_COL)  # pins of switches 1,3,4 in the forward order
+        rec = Recorder()
+        with_reversed.start(rec)
+        rec.wait_count(1)
+        assert rec.snapshot()[0] == _present(Role.DEFENDER, W_COL[::-1])
+    finally:
+        with_reversed.close()
+
+
+def test_gpio_key_readers_builds_both_slots(mock_factory: Any) -> None:
+    readers = gpio_key_readers(ATTACKER_PINS, DEFENDER_PINS, pin_factory=mock_factory)
+    try:
+        assert [r.slots for r in readers] == [(Role.ATTACKER,), (Role.DEFENDER,)]
+        rec = Recorder()
+        for r in readers:
+            r.start(rec)
+        rec.wait_count(2)
+        _seat(mock_factory, DEFENDER_PINS, B_FLG)
+        assert rec.wait_for(lambda rs: _present(Role.DEFENDER, B_FLG) in rs)
+        assert _present(Role.ATTACKER, B_FLG) not in rec.snapshot()
+    finally:
+        for r in readers:
+            r.close()
+
+
+@pytest.mark.parametrize(
+    "pins",
+    [ATTACKER_PINS[:6], [*ATTACKER_PINS, 21], [5, 5, 13, 19, 26, 16, 20]],
+    ids=["six", "eight", "repeated"],
+)
+def test_gpio_key_reader_bad_pin_list_raises(mock_factory: Any, pins: list[int]) -> None:
+    with pytest.raises(ReaderError):
+        GpioKeyReader(Role.ATTACKER, pins, pin_factory=mock_factory)
+
+
+def test_gpio_key_readers_shared_pin_raises(mock_factory: Any) -> None:
+    with pytest.raises(ReaderError):
+        gpio_key_readers(ATTACKER_PINS, [*DEFENDER_PINS[:6], ATTACKER_PINS[0]],
+                         pin_factory=mock_factory)  # fmt: skip
+
+
+def test_gpio_key_reader_pin_in_use_raises_and_frees_the_rest(mock_factory: Any) -> None:
+    from gpiozero import DigitalInputDevice
+
+    holder = DigitalInputDevice(ATTACKER_PINS[3], pin_factory=mock_factory)
+    try:
+        with pytest.raises(ReaderError):
+            GpioKeyReader(Role.ATTACKER, ATTACKER_PINS, pin_factory=mock_factory)
+    finally:
+        holder.close()
+    GpioKeyReader(Role.ATTACKER, ATTACKER_PINS, pin_factory=mock_factory).close()
+
+
+def test_gpio_key_reader_close_is_idempotent_and_stops_reports(mock_factory: Any) -> None:
+    r = GpioKeyReader(Role.ATTACKER, ATTACKER_PINS, pin_factory=mock_factory)
+    rec = Recorder()
+    r.start(rec)
+    rec.wait_count(1)
+    r.close()
+    r.close()
+    again = GpioKeyReader(Role.ATTACKER, ATTACKER_PINS, pin_factory=mock_factory)  # pins freed
+    again.close()
+    assert rec.snapshot() == [_empty(Role.ATTACKER)]
+    with pytest.raises(ReaderError):
+        r.start(rec)
+
+
+def test_gpio_key_reader_survives_a_failing_callback(
+    reader: GpioKeyReader, mock_factory: Any
+) -> None:
+    rec = Recorder()
+    calls = []
+
+    def flaky(reading: SlotReading) -> None:
+        calls.append(reading)
+        if len(calls) == 1:
+            raise RuntimeError("consumer bug")
+        rec(reading)
+
+    reader.start(flaky)
+    assert _wait(lambda: len(calls) >= 1)
+    _seat(mock_factory, ATTACKER_PINS, W_COL)
+    rec.wait_count(1)
+    assert rec.snapshot() == [_present(Role.ATTACKER, W_COL)]
+
+
+def _wait(pred: Callable[[], bool], timeout: float = WAIT) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if pred():
+            return True
+        time.sleep(0.01)
+    return pred()
+
+
+def test_gpio_key_reader_import_needs_no_gpiozero() -> None:
+    code = (
+        "import sys, arbiter.hardware.readers.gpio_keys, arbiter.hardware.readers.mcp23017\n"
+        "assert 'gpiozero' not in sys.modules and 'smbus2' not in sys.modules"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

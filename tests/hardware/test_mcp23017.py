@@ -1,0 +1,355 @@
+"""MCP23017 key reader against a fake SMBus that behaves like the datasheet says."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from arbiter.hardware.readers.base import ReaderError, SlotReading, SlotState
+from arbiter.hardware.readers.mcp23017 import Mcp23017KeyReader, open_bus
+from arbiter.rules.verdict import Role
+
+INT_PIN = 4
+W_COL = "1011000"  # published code of W:COL: switches 1, 3, 4
+B_FLG = "0010101"  # published code of B:FLG: switches 3, 5, 7
+WAIT = 5.0
+
+# Datasheet (IOCON.BANK = 0) register addresses.
+IODIRA, IPOLA, GPINTENA, INTCONA, IOCON, GPPUA, GPIOA = 0x00, 0x02, 0x04, 0x08, 0x0A, 0x0C, 0x12
+MIRROR, ODR = 1 << 6, 1 << 2
+
+
+class FakeSMBus:
+    """An MCP23017 on an SMBus: register file with power-on values, pin levels
+    set by the test, interrupt-on-change on INTA (mirrored if IOCON.MIRROR),
+    cleared by reading GPIO. Records every access; ``fail`` makes it not answer."""
+
+    def __init__(self, address: int = 0x20, int_pin: Any = None) -> None:
+        self.address = address
+        self.regs = [0] * 0x16
+        self.regs[0x00] = self.regs[0x01] = 0xFF  # IODIR resets to inputs
+        self.levels = 0xFFFF  # all lines high: switches open, pulled up
+        self.writes: list[tuple[int, int, list[int]]] = []
+        self.reads: list[tuple[int, int, int]] = []
+        self.fail = False
+        self.release_on_read = True
+        self.int_pin = int_pin
+        self._lock = threading.RLock()
+
+    def _answer(self, addr: int) -> None:
+        if self.fail or addr != self.address:
+            raise OSError(121, "Remote I/O error")
+
+    def write_byte_data(self, addr: int, reg: int, value: int) -> None:
+        with self._lock:
+            self._answer(addr)
+            self.writes.append((addr, reg, [value]))
+            self.regs[reg] = value
+
+    def write_i2c_block_data(self, addr: int, reg: int, data: list[int]) -> None:
+        with self._lock:
+            self._answer(addr)
+            self.writes.append((addr, reg, list(data)))
+            for i, value in enumerate(data):
+                self.regs[reg + i] = value
+
+    def read_i2c_block_data(self, addr: int, reg: int, length: int) -> list[int]:
+        with self._lock:
+            self._answer(addr)
+            self.reads.append((addr, reg, length))
+            out = []
+            for r in range(reg, reg + length):
+                if r == GPIOA:
+                    out.append(self.levels & 0xFF)
+                elif r == GPIOA + 1:
+                    out.append(self.levels >> 8)
+                else:
+                    out.append(self.regs[r])
+            if GPIOA in range(reg, reg + length) and self.release_on_read and self.int_pin:
+                self.int_pin.drive_high()  # reading GPIO clears the interrupt
+            return out
+
+    def set_levels(self, levels: int) -> None:
+        with self._lock:
+            changed = self.levels ^ levels
+            self.levels = levels
+            enabled = self.regs[GPINTENA] | (self.regs[GPINTENA + 1] << 8)
+            intcon = self.regs[INTCONA] | (self.regs[INTCONA + 1] << 8)
+            watched = enabled & ~intcon  # interrupt on change from previous value
+            if not self.regs[IOCON] & MIRROR:
+                watched &= 0x00FF  # INTA sees port A only
+            if changed & watched and self.int_pin is not None:
+                self.int_pin.drive_low()  # open drain, active low
+
+    def seat(self, bits: list[int], word: str) -> None:
+        """Close the switches of ``word`` on expander ``bits`` (a closed switch reads 0)."""
+        levels = self.levels
+        for bit, c in zip(bits, word, strict=True):
+            levels = levels & ~(1 << bit) if c == "1" else levels | (1 << bit)
+        self.set_levels(levels)
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.readings: list[SlotReading] = []
+        self.times: list[float] = []
+        self._cond = threading.Condition()
+
+    def __call__(self, reading: SlotReading) -> None:
+        with self._cond:
+            self.readings.append(reading)
+            self.times.append(time.monotonic())
+            self._cond.notify_all()
+
+    def wait_for(self, pred: Callable[[list[SlotReading]], bool], timeout: float = WAIT) -> bool:
+        with self._cond:
+            return self._cond.wait_for(lambda: pred(self.readings), timeout)
+
+    def last(self, slot: Role) -> SlotReading | None:
+        with self._cond:
+            mine = [r for r in self.readings if r.slot is slot]
+        return mine[-1] if mine else None
+
+    def wait_last(self, slot: Role, want: SlotReading) -> None:
+        ok = self.wait_for(lambda rs: [r for r in rs if r.slot is slot][-1:] == [want])
+        assert ok, f"{slot}: wanted {want}, got {self.readings}"
+
+    def snapshot(self) -> list[SlotReading]:
+        with self._cond:
+            return list(self.readings)
+
+
+ATTACKER = list(range(0, 7))  # GPA0..GPA6
+DEFENDER = list(range(8, 15))  # GPB0..GPB6
+
+
+def _present(slot: Role, token: str) -> SlotReading:
+    return SlotReading(slot, SlotState.PRESENT, token)
+
+
+def _empty(slot: Role) -> SlotReading:
+    return SlotReading(slot, SlotState.EMPTY)
+
+
+def _fault(slot: Role, address: int = 0x20) -> SlotReading:
+    return SlotReading(
+        slot, SlotState.FAULT, None, f"I2C expander at 0x{address:02X} not answering"
+    )
+
+
+@pytest.fixture
+def fake(mock_factory: Any) -> FakeSMBus:
+    return FakeSMBus(int_pin=mock_factory.pin(INT_PIN))
+
+
+@pytest.fixture
+def make(mock_factory: Any) -> Iterator[Callable[..., Mcp23017KeyReader]]:
+    made: list[Mcp23017KeyReader] = []
+
+    def build(bus: Any, **kw: Any) -> Mcp23017KeyReader:
+        kw.setdefault("interrupt_pin", INT_PIN)
+        kw.setdefault("retry_interval", 0.1)
+        reader = Mcp23017KeyReader(bus, pin_factory=mock_factory, **kw)
+        made.append(reader)
+        return reader
+
+    yield build
+    for reader in made:
+        reader.close()
+
+
+def _started(make: Callable[..., Mcp23017KeyReader], bus: FakeSMBus, **kw: Any) -> Recorder:
+    rec = Recorder()
+    make(bus, **kw).start(rec)
+    assert rec.wait_for(lambda rs: len(rs) >= 2), rec.snapshot()
+    return rec
+
+
+def test_mcp23017_setup_writes_the_datasheet_registers(make: Any, fake: FakeSMBus) -> None:
+    _started(make, fake)
+    assert fake.writes == [
+        (0x20, IOCON, [MIRROR | ODR]),  # 0x44: one INT line for both ports, open drain
+        (0x20, IODIRA, [0xFF, 0xFF]),  # all inputs
+        (0x20, IPOLA, [0x00, 0x00]),  # no inversion: closed switch reads 0
+        (0x20, GPPUA, [0xFF, 0xFF]),  # internal pull-ups
+        (0x20, INTCONA, [0x00, 0x00]),  # interrupt on change
+        (0x20, GPINTENA, [0x7F, 0x7F]),  # GPA0-6 and GPB0-6, enabled last
+    ]
+    assert fake.regs[IOCON] == 0x44
+    assert fake.reads == [(0x20, GPIOA, 2)]
+
+
+def test_mcp23017_both_slots_report_empty_at_start(make: Any, fake: FakeSMBus) -> None:
+    rec = _started(make, fake)
+    assert sorted(rec.snapshot(), key=lambda r: r.slot.value) == [
+        _empty(Role.ATTACKER),
+        _empty(Role.DEFENDER),
+    ]
+
+
+def test_mcp23017_key_seated_before_start_is_reported(make: Any, fake: FakeSMBus) -> None:
+    fake.seat(ATTACKER, W_COL)
+    rec = _started(make, fake)
+    assert rec.last(Role.ATTACKER) == _present(Role.ATTACKER, W_COL)
+    assert rec.last(Role.DEFENDER) == _empty(Role.DEFENDER)
+
+
+def test_mcp23017_interrupt_reads_both_ports_in_one_block_read(make: Any, fake: FakeSMBus) -> None:
+    rec = _started(make, fake)
+    fake.reads.clear()
+    fake.seat(ATTACKER, W_COL)
+    rec.wait_last(Role.ATTACKER, _present(Role.ATTACKER, W_COL))
+    time.sleep(0.2)
+    assert fake.reads == [(0x20, GPIOA, 2)]
+    assert rec.last(Role.DEFENDER) == _empty(Role.DEFENDER)
+
+
+def test_mcp23017_defender_on_port_b_uses_the_mirrored_interrupt(
+    make: Any, fake: FakeSMBus
+) -> None:
+    rec = _started(make, fake)
+    fake.seat(DEFENDER, B_FLG)
+    rec.wait_last(Role.DEFENDER, _present(Role.DEFENDER, B_FLG))
+    assert all(r.state is not SlotState.PRESENT for r in rec.snapshot() if r.slot is Role.ATTACKER)
+    fake.seat(DEFENDER, "0000000")
+    rec.wait_last(Role.DEFENDER, _empty(Role.DEFENDER))
+
+
+def test_mcp23017_idle_with_interrupt_line_does_not_poll(make: Any, fake: FakeSMBus) -> None:
+    _started(make, fake)
+    time.sleep(0.3)
+    assert fake.reads == [(0x20, GPIOA, 2)]  # only the read at setup
+
+
+def test_mcp23017_rereads_while_interrupt_line_stays_low(make: Any, fake: FakeSMBus) -> None:
+    rec = _started(make, fake)
+    fake.release_on_read = False  # as if a read were lost: INT stays asserted
+    fake.seat(ATTACKER, W_COL)
+    rec.wait_last(Role.ATTACKER, _present(Role.ATTACKER, W_COL))
+    assert _wait(lambda: len(fake.reads) >= 4)
+    fake.int_pin.drive_high()
+    time.sleep(0.2)
+    settled = len(fake.reads)
+    time.sleep(0.3)
+    assert len(fake.reads) == settled
+
+
+def test_mcp23017_half_seated_key_reports_invalid(make: Any, fake: FakeSMBus) -> None:
+    rec = _started(make, fake, invalid_after=0.3)
+    seated_at = time.monotonic()
+    fake.seat(ATTACKER, "0011000")  # W:COL missing switch 1
+    assert rec.wait_for(lambda rs: rs[-1].state is SlotState.INVALID)
+    assert rec.times[-1] - seated_at >= 0.3
+    assert rec.last(Role.ATTACKER) == SlotReading(
+        Role.ATTACKER, SlotState.INVALID, None, "key not fully seated or bad code"
+    )
+
+
+def test_mcp23017_polls_without_interrupt_pin(make: Any) -> None:
+    bus = FakeSMBus()  # INTA not wired
+    rec = _started(make, bus, interrupt_pin=None)
+    bus.seat(ATTACKER, W_COL)
+    bus.seat(DEFENDER, B_FLG)
+    rec.wait_last(Role.ATTACKER, _present(Role.ATTACKER, W_COL))
+    rec.wait_last(Role.DEFENDER, _present(Role.DEFENDER, B_FLG))
+    assert set(bus.reads) == {(0x20, GPIOA, 2)}
+
+
+def test_mcp23017_absent_chip_reports_fault_then_recovers(make: Any, fake: FakeSMBus) -> None:
+    fake.fail = True
+    rec = Recorder()
+    make(fake).start(rec)
+    assert rec.wait_for(lambda rs: len(rs) >= 2)
+    assert set(rec.snapshot()) == {_fault(Role.ATTACKER), _fault(Role.DEFENDER)}
+    time.sleep(0.35)  # a few retries, still failing: FAULT is not repeated
+    assert len(rec.snapshot()) == 2
+    fake.seat(ATTACKER, W_COL)
+    fake.fail = False
+    rec.wait_last(Role.ATTACKER, _present(Role.ATTACKER, W_COL))
+    rec.wait_last(Role.DEFENDER, _empty(Role.DEFENDER))
+    assert fake.writes[0] == (0x20, IOCON, [0x44])
+    assert fake.writes[-1] == (0x20, GPINTENA, [0x7F, 0x7F])
+
+
+def test_mcp23017_io_error_mid_game_reports_fault_then_current_state(
+    make: Any, fake: FakeSMBus
+) -> None:
+    rec = _started(make, fake)
+    fake.seat(ATTACKER, W_COL)
+    rec.wait_last(Role.ATTACKER, _present(Role.ATTACKER, W_COL))
+    fake.fail = True
+    fake.seat(DEFENDER, B_FLG)  # the interrupt's read fails
+    rec.wait_last(Role.ATTACKER, _fault(Role.ATTACKER))
+    rec.wait_last(Role.DEFENDER, _fault(Role.DEFENDER))
+    writes_before = len(fake.writes)
+    fake.fail = False
+    rec.wait_last(Role.ATTACKER, _present(Role.ATTACKER, W_COL))  # same key, reported again
+    rec.wait_last(Role.DEFENDER, _present(Role.DEFENDER, B_FLG))
+    assert len(fake.writes) >= writes_before + 6  # set up afresh
+
+
+def test_mcp23017_custom_address_and_ports(make: Any, mock_factory: Any) -> None:
+    bus = FakeSMBus(address=0x27, int_pin=mock_factory.pin(INT_PIN))
+    rec = _started(make, bus, address=0x27, attacker_bits=DEFENDER, defender_bits=ATTACKER)
+    assert bus.writes[-1] == (0x27, GPINTENA, [0x7F, 0x7F])
+    bus.seat(DEFENDER, W_COL)  # port B is now the attacker slot
+    rec.wait_last(Role.ATTACKER, _present(Role.ATTACKER, W_COL))
+    bus.fail = True
+    bus.seat(DEFENDER, "0000000")
+    rec.wait_last(Role.DEFENDER, _fault(Role.DEFENDER, 0x27))
+
+
+def test_mcp23017_interrupt_mask_covers_only_used_bits(make: Any, fake: FakeSMBus) -> None:
+    _started(make, fake, attacker_bits=[0, 1, 2, 3, 4, 5, 7], defender_bits=range(9, 16))
+    assert fake.writes[-1] == (0x20, GPINTENA, [0xBF, 0xFE])
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"address": 0x40},
+        {"address": 0x1F},
+        {"attacker_bits": range(0, 6)},
+        {"defender_bits": range(8, 16), "attacker_bits": [0, 1, 2, 3, 4, 5, 16]},
+        {"defender_bits": range(6, 13)},  # overlaps the attacker's GPA6
+        {"retry_interval": 0},
+        {"window": -1.0},
+    ],
+)
+def test_mcp23017_bad_configuration_raises(make: Any, fake: FakeSMBus, kw: dict[str, Any]) -> None:
+    with pytest.raises(ReaderError):
+        make(fake, **kw)
+
+
+def test_mcp23017_close_is_idempotent_and_stops_reading(make: Any, fake: FakeSMBus) -> None:
+    rec = Recorder()
+    reader = make(fake)
+    reader.start(rec)
+    assert rec.wait_for(lambda rs: len(rs) >= 2)
+    reader.close()
+    reader.close()
+    reads = len(fake.reads)
+    fake.seat(ATTACKER, W_COL)
+    time.sleep(0.2)
+    assert len(fake.reads) == reads
+    assert len(rec.snapshot()) == 2
+    with pytest.raises(ReaderError):
+        reader.start(rec)
+
+
+def test_mcp23017_open_bus_missing_bus_raises_reader_error() -> None:
+    with pytest.raises(ReaderError):
+        open_bus(250)
+
+
+def _wait(pred: Callable[[], bool], timeout: float = WAIT) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if pred():
+            return True
+        time.sleep(0.01)
+    return pred()

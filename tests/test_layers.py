@@ -1,0 +1,140 @@
+"""The architecture holds: imports only go down the layers, and the core stays pure.
+
+The contracts live in ``pyproject.toml`` ([tool.importlinter]); these tests run
+them on the real tree, and on a copy with one upward import added, to show the
+check can fail.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LINT = Path(sys.executable).with_name("lint-imports")
+#: Layers that are standard library only (plus lower arbiter layers).
+PURE_LAYERS = ("rules", "tunes", "storage")
+#: What each layer may import of the arbiter, besides itself and arbiter.errors.
+BELOW = {
+    "rules": set(),
+    "tunes": set(),
+    "storage": {"rules"},
+    "hardware": {"storage", "rules", "tunes"},
+    "device": {"hardware", "storage", "rules", "tunes"},
+}
+HARDWARE_LIBRARIES = {"gpiozero", "serial", "smbus2", "flask", "RPi", "lgpio", "waitress", "web"}
+
+
+def _lint(root: Path) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONPATH=str(root))
+    return subprocess.run(
+        [str(LINT), "--config", str(root / "pyproject.toml"), "--no-cache"],
+        cwd=root, env=env, capture_output=True, text=True, timeout=120,
+    )
+
+
+def _copy_tree(tmp_path: Path) -> Path:
+    copy = tmp_path / "tree"
+    for name in ("arbiter", "web"):
+        shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", copy / "pyproject.toml")
+    return copy
+
+
+def _prepend(path: Path, line: str) -> None:
+    text = path.read_text()
+    head, sep, rest = text.partition("from __future__ import annotations\n")
+    path.write_text(head + sep + line + "\n" + rest)
+
+
+def test_layers_contracts_kept() -> None:
+    result = _lint(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "BROKEN" not in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("module", "line", "contract"),
+    [
+        ("arbiter/rules/verdict.py", "import arbiter.device.arbiter", "Layers"),
+        ("arbiter/storage/journal.py", "import arbiter.hardware.signals", "Layers"),
+        ("arbiter/device/arbiter.py", "import arbiter.app.config", "Layers"),
+        ("web/present.py", "import arbiter.app.cli", "Layers"),
+        ("arbiter/hardware/identify.py", "import web", "Layers"),
+        ("arbiter/storage/registry.py", "import gpiozero", "Rules, tunes, storage"),
+        ("arbiter/device/arbiter.py", "import serial", "Device"),
+    ],
+)
+def test_layers_contract_breaks_on_a_forbidden_import(
+    tmp_path: Path, module: str, line: str, contract: str
+) -> None:
+    copy = _copy_tree(tmp_path)
+    _prepend(copy / module, line)
+    result = _lint(copy)
+    assert result.returncode != 0, result.stdout
+    broken = [ln for ln in result.stdout.splitlines() if ln.endswith("BROKEN")]
+    assert any(ln.startswith(contract) for ln in broken), result.stdout
+
+
+def _imports(path: Path) -> list[str]:
+    names: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.append(node.module)
+    return names
+
+
+def _layer_files(layer: str) -> list[Path]:
+    return sorted((ROOT / "arbiter" / layer).rglob("*.py"))
+
+
+@pytest.mark.parametrize("layer", sorted(BELOW))
+def test_layers_import_only_lower_layers(layer: str) -> None:
+    allowed = BELOW[layer] | {layer}
+    for path in _layer_files(layer):
+        for name in _imports(path):
+            parts = name.split(".")
+            if parts[0] != "arbiter" or name in ("arbiter", "arbiter.errors"):
+                continue
+            assert parts[1] in allowed, f"{path.relative_to(ROOT)} imports {name}"
+
+
+@pytest.mark.parametrize("layer", PURE_LAYERS)
+def test_layers_core_imports_only_standard_library(layer: str) -> None:
+    for path in _layer_files(layer):
+        for name in _imports(path):
+            top = name.split(".")[0]
+            assert top == "arbiter" or top in sys.stdlib_module_names, (
+                f"{path.relative_to(ROOT)} imports {name}"
+            )
+
+
+def test_layers_core_import_loads_no_hardware_module() -> None:
+    modules = sorted(
+        ".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        for layer in PURE_LAYERS
+        for p in _layer_files(layer)
+    )
+    code = (
+        "import sys\n"
+        + "".join(f"import {m}\n" for m in modules)
+        + f"print(sorted(m for m in {sorted(HARDWARE_LIBRARIES)!r} if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_layers_only_app_imports_web() -> None:
+    for path in sorted((ROOT / "arbiter").rglob("*.py")):
+        if path.is_relative_to(ROOT / "arbiter" / "app"):
+            continue
+        for name in _imports(path):
+            assert name.split(".")[0] != "web", f"{path.relative_to(ROOT)} imports {name}"

@@ -1,0 +1,106 @@
+"""A real browser (Debian's chromium through Playwright) against the live server.
+
+Seats two pieces from the simulator panel and watches the status page and
+the virtual LEDs change without a reload; the pages must run under their own
+Content-Security-Policy with no error in the console.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.web.web_helpers import CHROMIUM, CHROMIUM_ARGS, build_app, live_server, running_device
+
+
+@pytest.fixture
+def device(tmp_path: Path) -> Iterator[Any]:
+    with running_device(tmp_path / "data") as dev:
+        yield dev
+
+
+pytestmark = [
+    pytest.mark.timeout(120),
+    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is not installed"),
+]
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def _watch_console(page: Any, problems: list[str]) -> None:
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(str(e)))
+
+
+def test_browser_sim_panel_seats_pieces_and_pages_update_live(
+    device: Any, browser: Any, tmp_path: Path
+) -> None:
+    with live_server(build_app(device)) as server:
+        problems: list[str] = []
+        context = browser.new_context(viewport={"width": 1200, "height": 900})
+        status_page = context.new_page()
+        _watch_console(status_page, problems)
+        status_page.goto(server.url)
+        status_page.wait_for_selector('[data-f="connection"][data-conn="live"]', timeout=10_000)
+        assert status_page.text_content('[data-f="state_word"]') == "Ready"
+        status_page.evaluate("window.__notReloaded = true")
+
+        sim = context.new_page()
+        _watch_console(sim, problems)
+        sim.goto(server.url + "sim")
+        sim.wait_for_selector(
+            'form[data-slot="attacker"] select[name="rank"] option[value="SPY"]',
+            state="attached",
+            timeout=10_000,
+        )
+        sim.evaluate("window.__notReloaded = true")
+
+        sim.select_option('form[data-slot="attacker"] select[name="side"]', "W")
+        sim.select_option('form[data-slot="attacker"] select[name="rank"]', "SPY")
+        sim.select_option('form[data-slot="defender"] select[name="side"]', "B")
+        sim.select_option('form[data-slot="defender"] select[name="rank"]', "5*G")
+        sim.click('form[data-slot="attacker"] button[data-act="seat"]')
+        status_page.wait_for_selector(
+            '.slot[data-slot="attacker"][data-slot-state="present"]', timeout=10_000
+        )
+        sim.click('form[data-slot="defender"] button[data-act="seat"]')
+
+        # The verdict reaches both pages over the event stream, with no reload.
+        status_page.wait_for_selector('.verdict-card[data-verdict="attacker"]', timeout=10_000)
+        assert status_page.text_content('[data-f="verdict_word"]') == "Attacker survives"
+        assert status_page.text_content('[data-f="eliminated_B"]') == "1"
+        assert status_page.text_content('[data-f="challenge_count"]') == "1"
+        sim.wait_for_selector('.verdict-card[data-verdict="attacker"]', timeout=10_000)
+
+        # The virtual LEDs follow the device: the attacker's is lit, the defender's dark.
+        sim.wait_for_selector('.led[data-led="attacker"][data-mode="on"]', timeout=10_000)
+        sim.wait_for_selector('.led[data-led="attacker"].lit', timeout=10_000)
+        assert sim.get_attribute('.led[data-led="defender"]', "data-mode") == "off"
+
+        # The status page never shows what the simulator's user picked.
+        status_text = status_page.inner_text("body")
+        assert "Spy" not in status_text and "General" not in status_text
+        assert "Spy" in sim.inner_text('form[data-slot="attacker"] [data-f="picked"]')
+
+        assert status_page.evaluate("window.__notReloaded") is True
+        assert sim.evaluate("window.__notReloaded") is True
+
+        shot = tmp_path / "sim.png"
+        sim.screenshot(path=str(shot), full_page=True)
+        data = shot.read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5_000
+        context.close()
+        assert not problems, f"browser console errors: {problems}"
