@@ -17,6 +17,7 @@ from typing import Any
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, InternalServerError
 
+from arbiter.device.protocol import DeviceView
 from web import auth
 from web.body import MAX_BODY_BYTES
 from web.events import KEEPALIVE_SECONDS, StreamHub
@@ -49,8 +50,9 @@ SECURITY_HEADERS = {
 }
 
 
-def create_app(device: Any, test_config: dict[str, Any] | None = None) -> Flask:
-    """Build the web app for ``device`` (an :class:`arbiter.device.arbiter.Arbiter`).
+def create_app(device: DeviceView, test_config: dict[str, Any] | None = None) -> Flask:
+    """Build the web app for ``device`` (an :class:`arbiter.device.arbiter.Arbiter`);
+    the app uses only what :class:`~arbiter.device.protocol.DeviceView` offers.
 
     ``test_config`` overrides settings: ``ADMIN_PIN`` (else the config file's
     ``web.admin_pin``), ``DATA_DIR`` (else the device's), ``SSE_KEEPALIVE``
@@ -63,10 +65,9 @@ def create_app(device: Any, test_config: dict[str, Any] | None = None) -> Flask:
     :raises web.auth.AuthError: admin.json cannot be set up.
     """
     app = Flask(__name__)
-    config = device.config
     app.config.from_mapping(
-        DATA_DIR=str(config.data_dir),
-        ADMIN_PIN=config.web.admin_pin,
+        DATA_DIR=str(device.data_dir),
+        ADMIN_PIN=device.admin_pin,
         SSE_KEEPALIVE=KEEPALIVE_SECONDS,
         PIN_MAX_FAILURES=5,
         PIN_WINDOW_SECONDS=300,
@@ -153,9 +154,9 @@ def _install_hooks(app: Flask) -> None:
     def page_globals() -> dict[str, Any]:
         from flask import session
 
-        device = app.extensions["arbiter"]
+        device: DeviceView = app.extensions["arbiter"]
         return {
             "csrf_token": lambda: auth.csrf_token(session),
-            "sim_mode": getattr(device, "sim", None) is not None,
+            "sim_mode": device.is_simulator,
             "server_now": time.time(),
         }

@@ -34,7 +34,7 @@ from flask import (
 )
 from werkzeug.exceptions import ServiceUnavailable, TooManyRequests
 
-from arbiter.device.arbiter import DeviceError
+from arbiter.device.errors import DeviceError
 from arbiter.errors import ArbiterError
 from arbiter.rules.game import EndingError, EndingKind, WrongGameError
 from arbiter.rules.pieces import PieceError, parse_side
@@ -204,7 +204,7 @@ def api_end_game(game_id: int) -> Response | tuple[Response, int]:
         abort(400, description=str(exc))
     device = get_device()
     game = load_game(game_id)
-    if game.id != device.store.current.id:
+    if game.id != device.current_game_id:
         return jsonify({"error": f"game {game_id} is not the current game"}), 409
     if game.over:
         return jsonify({"error": f"game {game_id} is already over"}), 409
@@ -215,7 +215,9 @@ def api_end_game(game_id: int) -> Response | tuple[Response, int]:
         return jsonify({"error": str(exc)}), 409
     except DeviceError as exc:
         return _device_failed(exc)
-    return jsonify({"game_id": game_id, "ending": device.store.get(game_id).ending.to_dict()})
+    ending = device.game(game_id).ending
+    assert ending is not None  # just declared
+    return jsonify({"game_id": game_id, "ending": ending.to_dict()})
 
 
 @bp.get("/api/admin/enrollment")
@@ -260,7 +262,7 @@ def dashboard() -> str:
         "admin.html",
         status=device.status(),
         enrollment=device.enrollment_status(),
-        can_enroll=getattr(device, "registry", None) is not None,
+        can_enroll=device.can_enroll,
         report=None,
     )
 
@@ -345,6 +347,6 @@ def selftest() -> Any:
         "admin.html",
         status=device.status(),
         enrollment=device.enrollment_status(),
-        can_enroll=getattr(device, "registry", None) is not None,
+        can_enroll=device.can_enroll,
         report=report,
     )

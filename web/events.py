@@ -8,13 +8,14 @@ The device's subscription is dropped when the client goes or the server stops.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import queue
 import threading
 from collections.abc import Iterator
 from typing import Any, Protocol
+
+from arbiter.device.status import put_dropping_oldest
 
 log = logging.getLogger(__name__)
 
@@ -95,15 +96,4 @@ class StreamHub:
         with self._lock:
             queues = list(self._open)
         for q in queues:
-            _force_put(q, _STOP)
-
-
-def _force_put(q: queue.Queue[dict[str, Any]], item: dict[str, Any]) -> None:
-    """Put ``item`` even on a full queue, dropping the oldest entries."""
-    for _ in range(3):
-        try:
-            q.put_nowait(item)
-            return
-        except queue.Full:
-            with contextlib.suppress(queue.Empty):
-                q.get_nowait()
+            put_dropping_oldest(q, _STOP)

@@ -8,10 +8,11 @@ once that game is over.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, cast
 
 from flask import Blueprint, Response, abort, current_app, jsonify, render_template
 
+from arbiter.device.protocol import DeviceView
 from arbiter.rules.game import Game, GameInProgressError
 from arbiter.storage.journal import CorruptDataError, StoreError, UnknownGameError
 from web import present
@@ -32,13 +33,13 @@ PARTLY_DAMAGED = (
 )
 
 
-def get_device() -> Any:
+def get_device() -> DeviceView:
     """The running device this app serves."""
-    return current_app.extensions["arbiter"]
+    return cast(DeviceView, current_app.extensions["arbiter"])
 
 
 def read_game(game_id: int) -> tuple[Game, str | None]:
-    """A game from the device's store, and a notice when only its intact part is given.
+    """A game from the device's record, and a notice when only its intact part is given.
 
     A damaged record file is logged as one warning line. Its intact part is
     given only when that part holds the game's ending (so nothing of a game
@@ -46,7 +47,7 @@ def read_game(game_id: int) -> tuple[Game, str | None]:
     unknown game, 503 for one that cannot be read; neither names a server path.
     """
     try:
-        return get_device().store.get(game_id), None
+        return get_device().game(game_id), None
     except UnknownGameError:
         abort(404, description=f"no game {game_id}")
     except CorruptDataError as exc:
@@ -88,11 +89,11 @@ def api_events() -> Response:
 
 
 def _summaries() -> list[dict[str, Any]]:
-    store = get_device().store
+    device = get_device()
     out = []
-    for game_id in reversed(store.game_ids()):
+    for game_id in reversed(device.game_ids()):
         try:
-            out.append(present.summary(store.get(game_id)))
+            out.append(present.summary(device.game(game_id)))
         except CorruptDataError as exc:
             if exc.valid is not None and exc.valid.over:  # its intact part can be shown
                 out.append({**present.summary(exc.valid), "damaged": True})
@@ -105,7 +106,7 @@ def _summaries() -> list[dict[str, Any]]:
 
 @bp.get("/api/games")
 def api_games() -> Response:
-    return jsonify({"current": get_device().store.current.id, "games": _summaries()})
+    return jsonify({"current": get_device().current_game_id, "games": _summaries()})
 
 
 @bp.get("/api/games/<int:game_id>")

@@ -13,6 +13,7 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, jsonify, render_template
 
+from arbiter.device.protocol import SimulatedSlots
 from arbiter.rules.pieces import PieceError
 from arbiter.rules.ranks import Rank, Side
 from arbiter.rules.verdict import Role
@@ -24,10 +25,17 @@ bp = Blueprint("sim", __name__)
 SLOT_NAMES = {role.value: role for role in Role}
 
 
+def _slots() -> SimulatedSlots:
+    """The simulator's slots; 404 when the device is not the simulator."""
+    slots = get_device().sim
+    if slots is None:
+        abort(404, description="the simulator is not running (start with gg-arbiter run --sim)")
+    return slots
+
+
 @bp.before_request
 def sim_only() -> None:
-    if get_device().sim is None:
-        abort(404, description="the simulator is not running (start with gg-arbiter run --sim)")
+    _slots()
 
 
 def _role(slot: str) -> Role:
@@ -50,7 +58,7 @@ def seat(slot: str) -> tuple[Response, int]:
     if not isinstance(piece, str) or not piece.strip() or len(piece) > 64:
         abort(400, description='"piece" must be a piece in text, SIDE:RANK')
     try:
-        get_device().sim.seat(role, piece)
+        _slots().seat(role, piece)
     except PieceError as exc:
         abort(400, description=f"not a piece: {exc}")
     return jsonify({"slot": role.value, "seated": True}), 200
@@ -59,7 +67,7 @@ def seat(slot: str) -> tuple[Response, int]:
 @bp.delete("/api/sim/slots/<slot>")
 def remove(slot: str) -> Response:
     role = _role(slot)
-    get_device().sim.clear(role)
+    _slots().clear(role)
     return jsonify({"slot": role.value, "seated": False})
 
 

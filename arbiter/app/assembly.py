@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arbiter.app.config import Config
 from arbiter.device.arbiter import Arbiter
+from arbiter.device.protocol import HeldButton
+from arbiter.device.status import OutputWatchers
 from arbiter.hardware.identify import KeyIdentifier, PieceIdentifier, TagIdentifier, TextIdentifier
 from arbiter.hardware.pins import mock_pin_factory, pin_errors
 from arbiter.hardware.readers.base import SlotReader
@@ -24,12 +25,15 @@ from arbiter.rules.verdict import Role
 from arbiter.storage.journal import GameStore
 from arbiter.tunes.defaults import load_tunes
 
+if TYPE_CHECKING:
+    from arbiter.storage.registry import TagRegistry
+
 log = logging.getLogger(__name__)
 
 
 def build_readers(
     config: Config, pin_factory: Any, sim: bool
-) -> tuple[list[SlotReader], PieceIdentifier, Any, SimSlots | None]:
+) -> tuple[list[SlotReader], PieceIdentifier, TagRegistry | None, SimSlots | None]:
     """The slot readers, the identifier for their tokens, the tag registry (RFID) and sim slots."""
     r = config.reader
     if sim or r.kind == "sim":
@@ -94,22 +98,19 @@ def build_signals(config: Config, pin_factory: Any, **kw: Any) -> Signals:
     )
 
 
-def _new_game_button(config: Config, pin_factory: Any, press: Callable[[], None]) -> Any:
-    """NEW GAME: a button from its GPIO to GND, held for ``hold_seconds``."""
+def _new_game_button(config: Config, pin_factory: Any) -> HeldButton:
+    """NEW GAME: a button from its GPIO to GND, held for ``hold_seconds``.
+
+    The device connects its ``when_held``.
+    """
     from gpiozero import Button
 
-    button = Button(
+    button: HeldButton = Button(
         config.button.new_game_pin,
         pull_up=True,
         hold_time=config.button.hold_seconds,
         pin_factory=pin_factory,
     )
-
-    def held() -> None:
-        # gpiozero calls this on its own thread; the device's worker does the work.
-        threading.Thread(target=press, name="new-game", daemon=True).start()
-
-    button.when_held = held
     return button
 
 
@@ -138,22 +139,14 @@ def build_arbiter(
     with pin_errors():
         opened: list[Callable[[], None]] = [store.close]
         try:
-            relay: dict[str, Callable[[Any], None]] = {}
-            signals = build_signals(
-                config, factory, on_change=lambda snap: relay["to"](snap) if relay else None
-            )
+            outputs = OutputWatchers()  # the simulator console follows the LEDs through it
+            signals = build_signals(config, factory, on_change=outputs.notify)
             opened.append(signals.close)
             readers, identifier, registry, slots = build_readers(config, factory, sim)
             opened.extend(reader.close for reader in readers)
-            holder: dict[str, Arbiter] = {}
-
-            def press() -> None:
-                with contextlib.suppress(Exception):
-                    holder["arbiter"].new_game()
-
-            button = _new_game_button(config, factory, press)
+            button = _new_game_button(config, factory)
             opened.append(button.close)
-            arbiter = Arbiter(
+            return Arbiter(
                 store,
                 readers,
                 identifier,
@@ -162,13 +155,9 @@ def build_arbiter(
                 config=config,
                 sim=slots,
                 registry=registry,
-                mode="sim" if slots is not None else "hardware",
-                extra_closers=[button.close],
+                outputs=outputs,
+                new_game_button=button,
             )
-            arbiter.new_game_button = button
-            relay["to"] = arbiter.outputs_changed
-            holder["arbiter"] = arbiter
-            return arbiter
         except BaseException:
             for close in reversed(opened):
                 with contextlib.suppress(Exception):

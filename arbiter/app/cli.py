@@ -274,6 +274,7 @@ def _cmd_enroll(args: argparse.Namespace) -> int:
     try:
         only = PhysicalPiece.parse(args.piece) if args.piece else None
         readers, _identifier, registry, _slots = build_readers(config, None, sim=False)
+        assert registry is not None  # rdm6300 and mcu readers read tags
         session = EnrollmentSession(registry, only=only)
     except (ArbiterError, ValueError) as exc:
         raise CliError(str(exc)) from None

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from arbiter.device.arbiter import Arbiter, DeviceError
+from arbiter.hardware.readers.sim import SimSlots
 from arbiter.rules.game import EndingError, EndingKind
 from arbiter.rules.pieces import PieceError, parse_side
 from arbiter.rules.verdict import Role
@@ -50,6 +51,7 @@ class SimConsole:
         if arbiter.sim is None:
             raise DeviceError("the simulator console needs the simulator (run --sim)")
         self.arbiter = arbiter
+        self._sim: SimSlots = arbiter.sim
         self.print = print_fn
         self._last_outputs: tuple[Any, ...] | None = None
         self._last_state: tuple[Any, ...] | None = None
@@ -113,7 +115,7 @@ class SimConsole:
         if not words or words[0].startswith("#"):
             return True
         verb, args = words[0].lower(), words[1:]
-        sim = self.arbiter.sim
+        sim = self._sim
         try:
             if verb in ("quit", "exit", "q"):
                 return False

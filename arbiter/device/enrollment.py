@@ -5,6 +5,9 @@ page alike: it walks through the pieces that have no tag yet (so a session
 can be stopped and resumed), or re-enrolls one piece. Admin-only: its
 prompts and results name pieces openly.
 
+:class:`EnrollmentMode` is the running device's side: while a session is on,
+tags seated in its slot are enrolled, not judged.
+
 :func:`arbiter.app.enroll_console.run_enrollment_console` drives a session
 from a slot reader in a terminal.
 """
@@ -12,8 +15,12 @@ from a slot reader in a terminal.
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any, Protocol
 
+from arbiter.device.errors import DeviceError
+from arbiter.hardware.readers.base import SlotReading, SlotState
 from arbiter.rules.army import PhysicalPiece, all_physical_pieces
 from arbiter.rules.verdict import Role
 from arbiter.storage.registry import (
@@ -161,3 +168,88 @@ class EnrollmentSession:
             self._finished_only = True
         elif self._queue:
             self._queue.pop(0)
+
+
+class EnrollSignals(Protocol):
+    """A tag taken or refused (:class:`arbiter.hardware.signals.Signals`)."""
+
+    def ready(self) -> None: ...
+
+    def error(self) -> None: ...
+
+
+class EnrollmentMode:
+    """The device's enrollment mode, around one :class:`EnrollmentSession` at a time.
+
+    Driven on the device's worker; :meth:`status` may be read from any thread.
+
+    :param registry: the tag registry; None when the readers read no tags.
+    """
+
+    def __init__(self, registry: TagRegistry | None, signals: EnrollSignals) -> None:
+        self._registry = registry
+        self._signals = signals
+        self._session: EnrollmentSession | None = None
+        self._last = ""
+
+    @property
+    def available(self) -> bool:
+        return self._registry is not None
+
+    @property
+    def active(self) -> bool:
+        return self._session is not None
+
+    def target(self, only: str | None) -> PhysicalPiece | None:
+        """The piece to re-enroll (all missing ones if None), checked before the mode begins.
+
+        :raises DeviceError: if this device has no tag registry.
+        :raises PieceError: ``only`` is not a physical piece (``W:PVT#3``).
+        """
+        self._needs_registry()
+        return PhysicalPiece.parse(only) if only else None
+
+    def begin(self, only: PhysicalPiece | None) -> None:
+        """Enter the mode: a fresh session (one already on is dropped)."""
+        self._session = EnrollmentSession(self._needs_registry(), only=only)
+        self._last = ""
+
+    def end(self) -> None:
+        self._session = None
+
+    def _needs_registry(self) -> TagRegistry:
+        if self._registry is None:
+            raise DeviceError("enrollment needs an RFID reader (reader.kind rdm6300 or mcu)")
+        return self._registry
+
+    def status(self) -> dict[str, Any]:
+        """Admin only: prompts name pieces."""
+        session = self._session
+        if session is None:
+            return {"active": False, "prompt": "", "progress": [0, 0], "last": self._last}
+        done, total = session.progress
+        return {
+            "active": True,
+            "prompt": session.prompt(),
+            "progress": [done, total],
+            "last": self._last,
+        }
+
+    def step(self, readings: Mapping[Role, SlotReading]) -> None:
+        """Offer the tag in the session's slot; the mode ends when every piece has one."""
+        session = self._session
+        if session is None:
+            return
+        reading = readings[session.slot]
+        if reading.state is not SlotState.PRESENT or reading.token is None:
+            return
+        if session.done:
+            return
+        result = session.offer(reading.token)
+        self._last = result.message
+        if result.accepted:
+            self._signals.ready()
+        else:
+            self._signals.error()
+        if session.done:
+            self._session = None

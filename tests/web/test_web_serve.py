@@ -100,7 +100,7 @@ def test_events_subscription_dropped_when_client_goes(device: Any) -> None:
         assert hub.open_streams == 1
         stream.close()
         wait_for(lambda: hub.open_streams == 0, timeout=10)
-        assert device._subscribers == []
+        assert device._status_hub.subscriber_count == 0
 
 
 def test_server_close_ends_open_streams(device: Any) -> None:
@@ -114,7 +114,7 @@ def test_server_close_ends_open_streams(device: Any) -> None:
         assert stream.wait(lambda s: s.closed, 10)
         stream.close()
     assert app.extensions["arbiter_streams"].open_streams == 0
-    assert device._subscribers == []
+    assert device._status_hub.subscriber_count == 0
 
 
 def test_server_answers_with_more_streams_than_waitress_default(device: Any) -> None:

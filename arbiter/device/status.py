@@ -1,0 +1,148 @@
+"""What the device shows to whoever watches: its public status, and its outputs.
+
+:class:`StatusHub` builds the status (the JSON of ``/api/status`` and of each
+event on ``/api/events``: never a rank or a tag) and hands every new one to
+its subscribers. Each subscriber has a bounded queue that drops its oldest
+entry when it falls behind, so a slow page never holds up the device.
+:class:`OutputWatchers` passes the LEDs and buzzer on to whoever follows them
+(the simulator console).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import queue
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from arbiter.device.sequence import DeviceState
+from arbiter.hardware.readers.base import SlotReading, SlotState
+from arbiter.hardware.signals import OutputsSnapshot
+from arbiter.rules.game import Game
+from arbiter.rules.verdict import Role
+
+log = logging.getLogger(__name__)
+
+#: How many statuses a subscriber may fall behind before the oldest is dropped.
+SUBSCRIBER_QUEUE = 64
+
+T = TypeVar("T")
+
+
+def put_dropping_oldest(q: queue.Queue[T], item: T) -> None:
+    """Put ``item`` on a bounded queue, dropping the oldest entries to make room."""
+    while True:
+        try:
+            q.put_nowait(item)
+            return
+        except queue.Full:
+            with contextlib.suppress(queue.Empty):
+                q.get_nowait()
+
+
+@dataclass(frozen=True)
+class StatusFacts:
+    """What a status is made of: the current game and what the device shows now."""
+
+    game: Game
+    state: DeviceState
+    message: str
+    last_verdict: str | None
+    readings: Mapping[Role, SlotReading]
+    enrolling: bool
+
+
+def build_status(facts: StatusFacts, *, mode: str, seq: int) -> dict[str, Any]:
+    """The public status: never a rank or a tag."""
+    view = facts.game.public_view()
+    readings = facts.readings
+    faults = [r.detail for r in readings.values() if r.state is SlotState.FAULT]
+    return {
+        "state": facts.state.value,
+        "game_id": facts.game.id,
+        "challenge_count": view["challenge_count"],
+        "started_at": view["started_at"],
+        "eliminated": view["eliminated"],
+        "last_verdict": facts.last_verdict,
+        "verdicts": [
+            {k: v[k] for k in ("number", "attacker_side", "result")} for v in view["verdicts"]
+        ],
+        "slots": {role.value: readings[role].state.value for role in Role},
+        "readers": {"ok": not faults, "detail": "; ".join(dict.fromkeys(faults))},
+        "ending": view["ending"],
+        "message": facts.message,
+        "mode": mode,
+        "enrolling": facts.enrolling,
+        "seq": seq,
+    }
+
+
+class StatusHub:
+    """The latest status, and the queues of those who follow it. Thread-safe.
+
+    :param mode: ``sim`` or ``hardware``, as the status says.
+    :param queue_size: how far a subscriber may fall behind.
+    """
+
+    def __init__(self, mode: str, *, queue_size: int = SUBSCRIBER_QUEUE) -> None:
+        self._mode = mode
+        self._queue_size = queue_size
+        self._lock = threading.Lock()
+        self._seq = 0
+        self._status: dict[str, Any] = {}
+        self._subscribers: list[queue.Queue[dict[str, Any]]] = []
+
+    def publish(self, facts: StatusFacts) -> None:
+        """Make a new status (its ``seq`` one higher) and send it to every subscriber."""
+        with self._lock:
+            self._seq += 1
+            self._status = build_status(facts, mode=self._mode, seq=self._seq)
+            for q in self._subscribers:
+                put_dropping_oldest(q, self._status)
+
+    def status(self) -> dict[str, Any]:
+        """The latest status (a copy)."""
+        with self._lock:
+            return dict(self._status)
+
+    def subscribe(self) -> queue.Queue[dict[str, Any]]:
+        """A queue that gets the latest status now and every new one after."""
+        q: queue.Queue[dict[str, Any]] = queue.Queue(maxsize=self._queue_size)
+        with self._lock:
+            self._subscribers.append(q)
+            q.put_nowait(dict(self._status))
+        return q
+
+    def unsubscribe(self, q: queue.Queue[dict[str, Any]]) -> None:
+        """Stop sending to ``q``; nothing happens if it is not subscribed."""
+        with self._lock, contextlib.suppress(ValueError):
+            self._subscribers.remove(q)
+
+    @property
+    def subscriber_count(self) -> int:
+        with self._lock:
+            return len(self._subscribers)
+
+
+class OutputWatchers:
+    """Listeners to the LEDs and buzzer; :meth:`notify` is ``Signals``' ``on_change`` hook."""
+
+    def __init__(self) -> None:
+        self._listeners: list[Callable[[dict[str, Any]], None]] = []
+
+    def add(self, listener: Callable[[dict[str, Any]], None]) -> None:
+        """Call ``listener`` with the outputs (as JSON) after every change."""
+        self._listeners.append(listener)
+
+    def notify(self, snapshot: OutputsSnapshot) -> None:
+        if not self._listeners:
+            return
+        data = snapshot.to_dict()
+        for listener in list(self._listeners):
+            try:
+                listener(data)
+            except Exception:  # one broken listener must not stop the signals
+                log.exception("output listener failed")
