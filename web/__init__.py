@@ -14,7 +14,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, jsonify, render_template, request
+from flask import Flask, Response, jsonify, render_template, request
+from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from arbiter.device.protocol import DeviceView
@@ -117,7 +118,7 @@ def _is_api() -> bool:
 
 def _install_hooks(app: Flask) -> None:
     @app.after_request
-    def security_headers(response: Any) -> Any:
+    def security_headers(response: Response) -> Response:
         for name, value in SECURITY_HEADERS.items():
             response.headers.setdefault(name, value)
         if request.path.startswith("/api/") or request.path.startswith("/admin"):
@@ -125,7 +126,7 @@ def _install_hooks(app: Flask) -> None:
         return response
 
     @app.errorhandler(HTTPException)
-    def http_error(error: HTTPException) -> Any:
+    def http_error(error: HTTPException) -> ResponseReturnValue:
         code = error.code or 500
         message = error.description or error.name
         extra = [(k, v) for k, v in error.get_headers() if k.lower() != "content-type"]
@@ -138,7 +139,7 @@ def _install_hooks(app: Flask) -> None:
         return page, code, extra
 
     @app.errorhandler(Exception)
-    def unexpected_error(error: Exception) -> Any:
+    def unexpected_error(error: Exception) -> ResponseReturnValue:
         log.exception("unexpected error serving %s", request.path)
         wrapped = InternalServerError()
         if _is_api():

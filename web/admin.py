@@ -32,12 +32,14 @@ from flask import (
     session,
     url_for,
 )
+from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import ServiceUnavailable, TooManyRequests
 
 from arbiter.device.errors import DeviceError
 from arbiter.errors import ArbiterError
 from arbiter.rules.game import EndingError, EndingKind, WrongGameError
 from arbiter.rules.pieces import PieceError, parse_side
+from arbiter.rules.ranks import Side
 from web import auth
 from web.body import json_object
 from web.public import get_device, load_game
@@ -150,7 +152,7 @@ def admin_page(view: F) -> F:
     return cast(F, wrapped)
 
 
-def parse_ending(reason: Any, winner: Any) -> tuple[EndingKind, Any]:
+def parse_ending(reason: Any, winner: Any) -> tuple[EndingKind, Side | None]:
     """Read a declared ending: reason and winner as the API spells them.
 
     :raises AdminInputError: unknown reason, a winner missing or where none belongs.
@@ -158,6 +160,7 @@ def parse_ending(reason: Any, winner: Any) -> tuple[EndingKind, Any]:
     if not isinstance(reason, str) or reason not in DECLARABLE:
         raise AdminInputError(f"reason must be one of {', '.join(sorted(DECLARABLE))}")
     kind = DECLARABLE[reason]
+    side: Side | None
     if winner in (None, ""):
         side = None
     elif isinstance(winner, str) and winner.strip().upper() in ("W", "B"):
@@ -230,7 +233,7 @@ def api_enrollment() -> Response:
 
 
 @bp.route("/admin/login", methods=["GET", "POST"])
-def login() -> Any:
+def login() -> ResponseReturnValue:
     if request.method == "GET":
         if _logged_in():
             return redirect(url_for("admin.dashboard"))
@@ -249,7 +252,7 @@ def login() -> Any:
 
 @bp.post("/admin/logout")
 @admin_page
-def logout() -> Any:
+def logout() -> ResponseReturnValue:
     session.clear()
     return redirect(url_for("public.index"))
 
@@ -269,7 +272,7 @@ def dashboard() -> str:
 
 @bp.post("/admin/new-game")
 @admin_page
-def new_game() -> Any:
+def new_game() -> ResponseReturnValue:
     try:
         game_id = get_device().new_game()
     except DeviceError as exc:
@@ -289,7 +292,7 @@ def _form_game_id() -> int:
 
 @bp.post("/admin/end")
 @admin_page
-def end_game() -> Any:
+def end_game() -> ResponseReturnValue:
     device = get_device()
     try:
         game_id = _form_game_id()
@@ -313,7 +316,7 @@ def end_game() -> Any:
 
 @bp.post("/admin/enroll/start")
 @admin_page
-def enroll_start() -> Any:
+def enroll_start() -> ResponseReturnValue:
     only = request.form.get("only", "").strip() or None
     try:
         get_device().start_enrollment(only)
@@ -324,7 +327,7 @@ def enroll_start() -> Any:
 
 @bp.post("/admin/enroll/stop")
 @admin_page
-def enroll_stop() -> Any:
+def enroll_stop() -> ResponseReturnValue:
     try:
         get_device().stop_enrollment()
     except DeviceError as exc:
@@ -336,7 +339,7 @@ def enroll_stop() -> Any:
 
 @bp.post("/admin/selftest")
 @admin_page
-def selftest() -> Any:
+def selftest() -> ResponseReturnValue:
     device = get_device()
     try:
         report = device.selftest()

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import TypeVar
 
 from arbiter.device.errors import DeviceError
 from arbiter.hardware.readers.base import SlotReading
@@ -25,16 +25,17 @@ T = TypeVar("T")
 
 
 @dataclass(frozen=True)
-class _Command(Generic[T]):
-    action: Callable[[], T]
-    done: Future[T]
+class _Command:
+    """A command wrapped to run on the worker and hand its outcome to its caller."""
+
+    run: Callable[[], None]
 
 
 class _Stop:
     """Ends the worker."""
 
 
-_Event = SlotReading | _Command[Any] | _Stop
+_Event = SlotReading | _Command | _Stop
 
 
 class Worker:
@@ -85,7 +86,20 @@ class Worker:
         if threading.current_thread() is self._thread:
             return action()
         done: Future[T] = Future()
-        self._events.put(_Command(action, done))
+
+        def run() -> None:
+            if not done.set_running_or_notify_cancel():
+                return  # the caller gave up waiting: the command is withdrawn
+            try:
+                result = action()
+            except Exception as exc:
+                self._after_command()
+                done.set_exception(exc)
+            else:
+                self._after_command()  # before the caller wakes: it sees the change
+                done.set_result(result)
+
+        self._events.put(_Command(run))
         try:
             return done.result(timeout=timeout)
         except FutureTimeout:
@@ -124,17 +138,8 @@ class Worker:
                 except Exception:
                     log.exception("could not show the error")
 
-    def _handle(self, event: SlotReading | _Command[Any]) -> None:
+    def _handle(self, event: SlotReading | _Command) -> None:
         if isinstance(event, SlotReading):
             self._on_reading(event)
-            return
-        if not event.done.set_running_or_notify_cancel():
-            return  # the caller gave up waiting: the command is withdrawn
-        try:
-            result = event.action()
-        except Exception as exc:
-            self._after_command()
-            event.done.set_exception(exc)
         else:
-            self._after_command()
-            event.done.set_result(result)
+            event.run()
