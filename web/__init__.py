@@ -1,8 +1,10 @@
 """The status page and JSON API: a Flask app over a running arbiter device.
 
 ``create_app(device)`` builds the app; :func:`web.serve.make_server` serves it
-with waitress. Views only read the device's state or call its methods; they
-never touch hardware, and nothing public names a rank while a game is on.
+with waitress. Views use the device only through
+:class:`arbiter.device.protocol.DeviceView` (its status, its games, its
+commands); they never touch hardware or the record directly, and nothing
+public names a rank while a game is on.
 """
 
 from __future__ import annotations
