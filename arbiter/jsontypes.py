@@ -1,0 +1,8 @@
+"""The one place ``Any`` is meant: JSON values, as the standard ``json`` module reads them."""
+
+from __future__ import annotations
+
+from typing import Any, TypeAlias
+
+#: A JSON object: string keys, any JSON value (the journal's records, the views the web sends).
+JsonDict: TypeAlias = dict[str, Any]
