@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from arbiter.jsontypes import JsonDict
+from arbiter.rules.jsondata import JsonDict
 
 #: Tunes kept in :attr:`OutputsSnapshot.played`.
 HISTORY_LENGTH: int = 20

@@ -11,8 +11,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from arbiter.errors import ArbiterError
-from arbiter.jsontypes import JsonDict
 from arbiter.rules.contenders import Contenders
+from arbiter.rules.jsondata import JsonDict
 from arbiter.rules.pieces import Piece
 from arbiter.rules.ranks import Rank, Side
 from arbiter.rules.verdict import Role, Verdict, resolve

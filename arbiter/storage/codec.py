@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from arbiter.jsontypes import JsonDict
 from arbiter.rules.contenders import Contenders, Identity
 from arbiter.rules.game import Challenge, Ending, EndingError, EndingKind, Game
+from arbiter.rules.jsondata import JsonDict
 from arbiter.rules.pieces import Piece, PieceError
 from arbiter.rules.ranks import Side
 from arbiter.rules.verdict import Role, Survivor, Verdict

@@ -1,4 +1,4 @@
-"""The one place ``Any`` is meant: JSON values, as the standard ``json`` module reads them."""
+"""JSON objects: the game's views, the journal's records; the one place ``Any`` is meant."""
 
 from __future__ import annotations
 
