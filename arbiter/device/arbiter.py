@@ -33,6 +33,7 @@ from arbiter.errors import ArbiterError
 from arbiter.hardware.identify import Identity, PieceIdentifier, UnknownPieceError
 from arbiter.hardware.readers.base import SlotReader, SlotReading, SlotState
 from arbiter.hardware.signals import Signals
+from arbiter.rules.contenders import Contenders
 from arbiter.rules.game import ChallengeRefusedError, EndingKind, SameTagError, WrongGameError
 from arbiter.rules.ranks import Side
 from arbiter.rules.verdict import Role, Survivor
@@ -415,7 +416,7 @@ class Arbiter:
             self._refuse(SameTagError.public_reason)
             return
         try:
-            self.store.current.check(attacker.piece, defender.piece, attacker.tag, defender.tag)
+            self.store.current.check(Contenders(attacker, defender))
         except ChallengeRefusedError as exc:
             log.debug("refused: %s", exc)
             self._refuse(exc.public_reason)
@@ -432,9 +433,7 @@ class Arbiter:
             self._armed = all(r.state is SlotState.EMPTY for r in self._readings.values())
             return
         try:
-            challenge = self.store.accept(
-                attacker.piece, defender.piece, attacker.tag, defender.tag
-            )
+            challenge = self.store.accept(Contenders(attacker, defender))
         except ChallengeRefusedError as exc:
             self._refuse(exc.public_reason)
             return
