@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from arbiter.rules.contenders import Contenders
 from arbiter.rules.pieces import Piece
 from arbiter.storage.journal import GameStore
 
@@ -67,7 +68,7 @@ def test_journal_fsync_accept_syncs_the_line_before_returning(
     try:
         for attacker, defender in [("W:COL", "B:MAJ"), ("B:SPY", "W:5*G"), ("W:PVT", "B:SPY")]:
             syscalls.clear()
-            store.accept(Piece.parse(attacker), Piece.parse(defender))
+            store.accept(Contenders.untagged(Piece.parse(attacker), Piece.parse(defender)))
             journal = _journal(tmp_path, 1)
             writes = [i for i, c in enumerate(syscalls) if c == ("write", journal)]
             assert writes, f"accept wrote nothing to {journal}: {syscalls}"
@@ -108,8 +109,8 @@ def test_journal_fsync_repaired_file_synced_before_rename(
     tmp_path: Path, syscalls: list[Call]
 ) -> None:
     with GameStore(tmp_path) as store:
-        store.accept(Piece.parse("W:COL"), Piece.parse("B:MAJ"))
-        store.accept(Piece.parse("B:COL"), Piece.parse("W:MAJ"))
+        store.accept(Contenders.untagged(Piece.parse("W:COL"), Piece.parse("B:MAJ")))
+        store.accept(Contenders.untagged(Piece.parse("B:COL"), Piece.parse("W:MAJ")))
     path = Path(_journal(tmp_path, 1))
     lines = path.read_bytes().splitlines(keepends=True)
     lines[1] = lines[1].replace(b"COL", b"CXL")  # the CRC no longer matches
