@@ -68,8 +68,11 @@ extras=""
 [ $dev -eq 1 ] && extras="${extras:+$extras,}dev"
 target="."
 [ -n "$extras" ] && target=".[$extras]"
-say "installing the project ($target) into .venv"
-"${pip[@]}" install -e "$target" || die "pip install $target failed"
+pins=()
+# Test tools at the exact versions CI was green with (see constraints-dev.txt).
+[ $dev -eq 1 ] && pins=(-c constraints-dev.txt)
+say "installing the project ($target) into .venv${pins:+ (pinned by constraints-dev.txt)}"
+"${pip[@]}" install "${pins[@]}" -e "$target" || die "pip install $target failed"
 
 if [ $dev -eq 1 ]; then
   # Page tests drive Debian's Chromium through Playwright; Playwright's own

@@ -14,6 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from arbiter.rules.contenders import Contenders
 from arbiter.rules.game import ChallengeRefusedError
 from arbiter.rules.pieces import Piece
 from arbiter.rules.ranks import Rank, Side
@@ -47,13 +48,13 @@ def bench_accept(data_dir: Path, count: int, seed: int = 7) -> list[float]:
             attacker = Piece(side, rng.choice(ranks))
             defender = Piece(side.opponent, rng.choice(ranks))
             try:
-                store.current.check(attacker, defender)
+                store.current.check(Contenders.untagged(attacker, defender))
             except ChallengeRefusedError:
                 if rng.random() < 0.05:
                     store.new_game()
                 continue
             t0 = time.perf_counter()
-            store.accept(attacker, defender)
+            store.accept(Contenders.untagged(attacker, defender))
             samples.append((time.perf_counter() - t0) * 1000)
     return samples
 

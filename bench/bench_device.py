@@ -27,6 +27,7 @@ from pathlib import Path
 
 from arbiter.app.assembly import build_arbiter
 from arbiter.app.config import load_config
+from arbiter.rules.contenders import Contenders
 from arbiter.rules.game import ChallengeRefusedError
 from arbiter.rules.pieces import Piece
 from arbiter.rules.ranks import Rank, Side
@@ -64,7 +65,7 @@ def bench_latency(count: int, data_dir: Path) -> list[float]:
             attacker = Piece(side, rng.choice(ranks))
             defender = Piece(side.opponent, rng.choice(ranks))
             try:
-                arbiter.store.current.check(attacker, defender)
+                arbiter.store.current.check(Contenders.untagged(attacker, defender))
             except ChallengeRefusedError:
                 if rng.random() < 0.05:
                     arbiter.new_game()

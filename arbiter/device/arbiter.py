@@ -20,7 +20,7 @@ import queue
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from arbiter.device.enrollment import EnrollmentMode
 from arbiter.device.errors import DeviceError
@@ -34,6 +34,7 @@ from arbiter.hardware.readers.base import SlotReader, SlotReading
 from arbiter.hardware.readers.sim import SimSlots
 from arbiter.hardware.signals import Signals
 from arbiter.rules.game import EndingKind, Game
+from arbiter.rules.jsondata import JsonDict
 from arbiter.rules.ranks import Side
 from arbiter.rules.verdict import Role
 from arbiter.storage.journal import GameStore
@@ -192,7 +193,7 @@ class Arbiter:
         """
         self._call(lambda: self._sequence.declare_end(kind, winner, game_id))
 
-    def start_enrollment(self, only: str | None = None) -> dict[str, Any]:
+    def start_enrollment(self, only: str | None = None) -> JsonDict:
         """Enter enrollment: tags in the ATTACKER slot are enrolled, not judged.
 
         :param only: a physical piece (``W:PVT#3``) to re-enroll; all missing ones if None.
@@ -209,7 +210,7 @@ class Arbiter:
 
         self._call(stop)
 
-    def enrollment_status(self) -> dict[str, Any]:
+    def enrollment_status(self) -> JsonDict:
         """Admin only: prompts name pieces."""
         return self._enrollment.status()
 
@@ -246,22 +247,22 @@ class Arbiter:
     def on_decided(self, hook: Callable[[float], None] | None) -> None:
         self._sequence.on_decided = hook
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> JsonDict:
         """The public status: never a rank or a tag."""
         return self._status_hub.status()
 
-    def subscribe(self) -> queue.Queue[dict[str, Any]]:
+    def subscribe(self) -> queue.Queue[JsonDict]:
         """A queue that receives every new status (oldest dropped if it falls behind)."""
         return self._status_hub.subscribe()
 
-    def unsubscribe(self, q: queue.Queue[dict[str, Any]]) -> None:
+    def unsubscribe(self, q: queue.Queue[JsonDict]) -> None:
         self._status_hub.unsubscribe(q)
 
-    def add_output_listener(self, listener: Callable[[dict[str, Any]], None]) -> None:
+    def add_output_listener(self, listener: Callable[[JsonDict], None]) -> None:
         """Call ``listener`` with :meth:`outputs` after every change of LEDs or buzzer."""
         self._outputs.add(listener)
 
-    def outputs(self) -> dict[str, Any]:
+    def outputs(self) -> JsonDict:
         """LEDs and buzzer as the simulator panel shows them."""
         return self._signals.snapshot().to_dict()
 

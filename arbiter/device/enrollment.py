@@ -17,11 +17,12 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from arbiter.device.errors import DeviceError
 from arbiter.hardware.readers.base import SlotReading, SlotState
 from arbiter.rules.army import PhysicalPiece, all_physical_pieces
+from arbiter.rules.jsondata import JsonDict
 from arbiter.rules.verdict import Role
 from arbiter.storage.registry import (
     InvalidTagError,
@@ -222,7 +223,7 @@ class EnrollmentMode:
             raise DeviceError("enrollment needs an RFID reader (reader.kind rdm6300 or mcu)")
         return self._registry
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> JsonDict:
         """Admin only: prompts name pieces."""
         session = self._session
         if session is None:

@@ -5,7 +5,8 @@ The one place the device asks the game record about a challenge.
 
 from __future__ import annotations
 
-from arbiter.hardware.identify import Identity, PieceIdentifier
+from arbiter.hardware.identify import PieceIdentifier
+from arbiter.rules.contenders import Contenders
 from arbiter.rules.game import Challenge, SameTagError
 from arbiter.storage.journal import GameStore
 
@@ -21,8 +22,8 @@ class Judge:
         self._store = store
         self._identifier = identifier
 
-    def identify(self, attacker_token: str, defender_token: str) -> tuple[Identity, Identity]:
-        """Both pieces, attacker first.
+    def identify(self, attacker_token: str, defender_token: str) -> Contenders:
+        """Both pieces, with their tags when the readers read tags.
 
         :raises UnknownPieceError: a token names no piece.
         :raises SameTagError: one tagged piece reads in both slots (a misread).
@@ -31,19 +32,19 @@ class Judge:
         defender = self._identifier.identify(defender_token)
         if attacker_token == defender_token and attacker.tag is not None:
             raise SameTagError("one tag reads in both slots")
-        return attacker, defender
+        return Contenders(attacker, defender)
 
-    def check(self, attacker: Identity, defender: Identity) -> None:
+    def check(self, contenders: Contenders) -> None:
         """Refuse a pair the rules refuse, before the battle phrase; records nothing.
 
         :raises ChallengeRefusedError: with a ``public_reason`` naming no rank.
         """
-        self._store.current.check(attacker.piece, defender.piece, attacker.tag, defender.tag)
+        self._store.current.check(contenders)
 
-    def record(self, attacker: Identity, defender: Identity) -> Challenge:
+    def record(self, contenders: Contenders) -> Challenge:
         """Judge the pair and make the challenge durable.
 
         :raises ChallengeRefusedError: refused after all (the game changed meanwhile).
         :raises StoreError: the record cannot be written; nothing was recorded.
         """
-        return self._store.accept(attacker.piece, defender.piece, attacker.tag, defender.tag)
+        return self._store.accept(contenders)

@@ -298,8 +298,8 @@ class ChallengeSequence:
         assert attacker_token is not None and defender_token is not None
         t_valid = self._clock()
         try:
-            attacker, defender = self._judge.identify(attacker_token, defender_token)
-            self._judge.check(attacker, defender)
+            contenders = self._judge.identify(attacker_token, defender_token)
+            self._judge.check(contenders)
         except (UnknownPieceError, ChallengeRefusedError) as exc:
             log.debug("refused: %s", exc)
             self._refuse(exc.public_reason)
@@ -315,7 +315,7 @@ class ChallengeSequence:
             self.rearm()
             return
         try:
-            challenge = self._judge.record(attacker, defender)
+            challenge = self._judge.record(contenders)
         except ChallengeRefusedError as exc:
             self._refuse(exc.public_reason)
             return

@@ -16,12 +16,13 @@ import queue
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from arbiter.device.sequence import DeviceState
 from arbiter.hardware.readers.base import SlotReading, SlotState
 from arbiter.hardware.signals import OutputsSnapshot
 from arbiter.rules.game import Game
+from arbiter.rules.jsondata import JsonDict
 from arbiter.rules.verdict import Role
 
 log = logging.getLogger(__name__)
@@ -55,7 +56,7 @@ class StatusFacts:
     enrolling: bool
 
 
-def build_status(facts: StatusFacts, *, mode: str, seq: int) -> dict[str, Any]:
+def build_status(facts: StatusFacts, *, mode: str, seq: int) -> JsonDict:
     """The public status: never a rank or a tag."""
     view = facts.game.public_view()
     readings = facts.readings
@@ -92,8 +93,8 @@ class StatusHub:
         self._queue_size = queue_size
         self._lock = threading.Lock()
         self._seq = 0
-        self._status: dict[str, Any] = {}
-        self._subscribers: list[queue.Queue[dict[str, Any]]] = []
+        self._status: JsonDict = {}
+        self._subscribers: list[queue.Queue[JsonDict]] = []
 
     def publish(self, facts: StatusFacts) -> None:
         """Make a new status (its ``seq`` one higher) and send it to every subscriber."""
@@ -103,20 +104,20 @@ class StatusHub:
             for q in self._subscribers:
                 put_dropping_oldest(q, self._status)
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> JsonDict:
         """The latest status (a copy)."""
         with self._lock:
             return dict(self._status)
 
-    def subscribe(self) -> queue.Queue[dict[str, Any]]:
+    def subscribe(self) -> queue.Queue[JsonDict]:
         """A queue that gets the latest status now and every new one after."""
-        q: queue.Queue[dict[str, Any]] = queue.Queue(maxsize=self._queue_size)
+        q: queue.Queue[JsonDict] = queue.Queue(maxsize=self._queue_size)
         with self._lock:
             self._subscribers.append(q)
             q.put_nowait(dict(self._status))
         return q
 
-    def unsubscribe(self, q: queue.Queue[dict[str, Any]]) -> None:
+    def unsubscribe(self, q: queue.Queue[JsonDict]) -> None:
         """Stop sending to ``q``; nothing happens if it is not subscribed."""
         with self._lock, contextlib.suppress(ValueError):
             self._subscribers.remove(q)
@@ -131,9 +132,9 @@ class OutputWatchers:
     """Listeners to the LEDs and buzzer; :meth:`notify` is ``Signals``' ``on_change`` hook."""
 
     def __init__(self) -> None:
-        self._listeners: list[Callable[[dict[str, Any]], None]] = []
+        self._listeners: list[Callable[[JsonDict], None]] = []
 
-    def add(self, listener: Callable[[dict[str, Any]], None]) -> None:
+    def add(self, listener: Callable[[JsonDict], None]) -> None:
         """Call ``listener`` with the outputs (as JSON) after every change."""
         self._listeners.append(listener)
 

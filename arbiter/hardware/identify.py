@@ -2,29 +2,31 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from arbiter.errors import ArbiterError
+from arbiter.rules.contenders import Identity
 from arbiter.rules.keycode import DEFAULT_KEYCODE, KeyCode, UnknownKeyError
 from arbiter.rules.pieces import Piece, PieceError
 
 if TYPE_CHECKING:
     from arbiter.storage.registry import TagRegistry
 
+# Identity is the rules' value; the device imports it from here, beside the identifiers.
+__all__ = [
+    "Identity",
+    "KeyIdentifier",
+    "PieceIdentifier",
+    "TagIdentifier",
+    "TextIdentifier",
+    "UnknownPieceError",
+]
+
 
 class UnknownPieceError(ArbiterError, LookupError):
     """A token that names no piece: an unused codeword or an unenrolled tag."""
 
     public_reason = "a piece in the slots is not known (unused key code or tag not enrolled)"
-
-
-@dataclass(frozen=True)
-class Identity:
-    """A piece and, when the reader tells pieces apart (RFID), its tag."""
-
-    piece: Piece
-    tag: str | None
 
 
 class PieceIdentifier(Protocol):
@@ -41,7 +43,7 @@ class KeyIdentifier:
 
     def identify(self, token: str) -> Identity:
         try:
-            return Identity(self.keycode.piece(token), None)
+            return Identity(self.keycode.piece(token))
         except UnknownKeyError:
             raise UnknownPieceError(f"codeword {token} is not in the key table") from None
 
@@ -68,6 +70,6 @@ class TextIdentifier:
 
     def identify(self, token: str) -> Identity:
         try:
-            return Identity(Piece.parse(token), None)
+            return Identity(Piece.parse(token))
         except PieceError as exc:
             raise UnknownPieceError(str(exc)) from None

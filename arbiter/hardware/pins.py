@@ -8,12 +8,15 @@ pins become :class:`PinSetupError`, so callers catch one arbiter error.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 from arbiter.errors import ArbiterError
+
+if TYPE_CHECKING:
+    from gpiozero.pins.mock import MockFactory
 
 
 class PinSetupError(ArbiterError):
@@ -35,7 +38,19 @@ def hardware_available() -> bool:
     return b"Raspberry Pi" in model
 
 
-def mock_pin_factory() -> Any:
+class InputLine(Protocol):
+    """The part of a gpiozero ``DigitalInputDevice`` the key readers use."""
+
+    when_activated: Callable[[], None] | None
+    when_deactivated: Callable[[], None] | None
+
+    @property
+    def is_active(self) -> bool: ...
+
+    def close(self) -> None: ...
+
+
+def mock_pin_factory() -> MockFactory:
     """A private gpiozero MockFactory with PWM pins: the simulator's virtual board."""
     from gpiozero.pins.mock import MockFactory, MockPWMPin
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 import enum
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
 
 from arbiter.errors import ArbiterError
+from arbiter.rules.contenders import Contenders
+from arbiter.rules.jsondata import JsonDict
 from arbiter.rules.pieces import Piece
 from arbiter.rules.ranks import Rank, Side
 from arbiter.rules.verdict import Role, Verdict, resolve
@@ -91,18 +92,31 @@ class Challenge:
     """One accepted challenge, numbered from 1 within its game."""
 
     number: int
-    attacker: Piece
-    defender: Piece
+    contenders: Contenders
     verdict: Verdict
     at: float
-    attacker_tag: str | None = None
-    defender_tag: str | None = None
+
+    @property
+    def attacker(self) -> Piece:
+        return self.contenders.attacker.piece
+
+    @property
+    def defender(self) -> Piece:
+        return self.contenders.defender.piece
+
+    @property
+    def attacker_tag(self) -> str | None:
+        return self.contenders.attacker.tag
+
+    @property
+    def defender_tag(self) -> str | None:
+        return self.contenders.defender.tag
 
     def piece(self, role: Role) -> Piece:
-        return self.attacker if role is Role.ATTACKER else self.defender
+        return self.contenders.piece(role)
 
     def tag(self, role: Role) -> str | None:
-        return self.attacker_tag if role is Role.ATTACKER else self.defender_tag
+        return self.contenders.tag(role)
 
     @property
     def eliminated(self) -> tuple[Piece, ...]:
@@ -123,7 +137,7 @@ class Ending:
         if not self.kind.has_winner and self.winner is not None:
             raise EndingError(f"a {self.kind.value} ending has no winner")
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonDict:
         return {
             "kind": self.kind.value,
             "winner": self.winner.letter if self.winner else None,
@@ -157,36 +171,35 @@ class Game:
                     tags.add(tag)
         return tags
 
-    def check(
-        self,
-        attacker: Piece,
-        defender: Piece,
-        attacker_tag: str | None = None,
-        defender_tag: str | None = None,
-    ) -> Verdict:
+    def check(self, contenders: Contenders) -> Verdict:
         """The verdict this challenge would get, or the reason it is refused.
 
         :raises ChallengeRefusedError: (a subclass naming the reason).
         """
+        attacker, defender = contenders.attacker, contenders.defender
         if self.over:
             raise GameOverError(f"game {self.id} is over")
-        if attacker_tag is not None and attacker_tag == defender_tag:
-            raise SameTagError(f"tag {attacker_tag} read in both slots")
-        if attacker.side is defender.side:
-            raise SameSideError(f"{attacker} and {defender} are both {attacker.side.title}")
+        if attacker.tag is not None and attacker.tag == defender.tag:
+            raise SameTagError(f"tag {attacker.tag} read in both slots")
+        if attacker.piece.side is defender.piece.side:
+            raise SameSideError(
+                f"{attacker.piece} and {defender.piece} are both {attacker.piece.side.title}"
+            )
         gone_tags = self._eliminated_tags()
-        for piece, tag in ((attacker, attacker_tag), (defender, defender_tag)):
-            if tag is not None and tag in gone_tags:
-                raise EliminatedPieceError(f"{piece} (tag {tag}) was eliminated earlier")
+        for identity in (attacker, defender):
+            if identity.tag is not None and identity.tag in gone_tags:
+                raise EliminatedPieceError(
+                    f"{identity.piece} (tag {identity.tag}) was eliminated earlier"
+                )
         gone = Counter(
-            p for side in (attacker.side, defender.side) for p in self.eliminated(side)
+            p for side in (attacker.piece.side, defender.piece.side) for p in self.eliminated(side)
         )
-        for piece in (attacker, defender):
+        for piece in (attacker.piece, defender.piece):
             if gone[piece] >= piece.rank.count:
                 raise EliminatedPieceError(
                     f"all {piece.rank.count} {piece} of the army were eliminated earlier"
                 )
-        return resolve(attacker.rank, defender.rank)
+        return resolve(attacker.piece.rank, defender.piece.rank)
 
     def apply(self, challenge: Challenge) -> None:
         """Add an accepted challenge; a fallen Flag ends the game."""
@@ -205,7 +218,7 @@ class Game:
             raise EndingError(f"game {self.id} is already over")
         self.ending = ending
 
-    def public_view(self) -> dict[str, Any]:
+    def public_view(self) -> JsonDict:
         """What anyone may see during the game: no rank, no tag."""
         return {
             "id": self.id,
@@ -225,7 +238,7 @@ class Game:
             "ending": self.ending.to_dict() if self.ending else None,
         }
 
-    def full_record(self) -> dict[str, Any]:
+    def full_record(self) -> JsonDict:
         """Every challenge with its ranks, the survivors and the fallen.
 
         :raises GameInProgressError: while the game is on.

@@ -8,169 +8,56 @@ plain text a builder can read. A line is acknowledged only after it and its
 newline are on disk; a tail without its newline is therefore a write that was
 never acknowledged (power cut mid-write), and is moved aside, never counted.
 
-Layout: ``DATA/games/000001.jsonl``; each line is ``JSON<TAB>crc32-hex``.
-The first line is the game header; then challenge and ending lines.
+Layout: ``DATA/games/000001.jsonl``; the lines and their records are
+:mod:`arbiter.storage.codec`'s. This module keeps the files durable: the
+directory lock, fsynced appends and rewrites, salvage of damaged files, and
+the start of each new game.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import logging
 import os
 import threading
 import time
-import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from arbiter.errors import ArbiterError
-from arbiter.rules.game import (
-    Challenge,
-    Ending,
-    EndingError,
-    EndingKind,
-    Game,
-)
-from arbiter.rules.pieces import Piece, PieceError
+from arbiter.rules.contenders import Contenders
+from arbiter.rules.game import Challenge, Ending, EndingError, EndingKind, Game
 from arbiter.rules.ranks import Side
-from arbiter.rules.verdict import Role, Survivor, Verdict
+from arbiter.storage.codec import (
+    LoadedGame,
+    challenge_record,
+    encode,
+    ending_record,
+    header_record,
+    load_game,
+    records_of,
+)
+from arbiter.storage.errors import (
+    CorruptDataError,
+    StoreError,
+    StoreLockedError,
+    UnknownGameError,
+)
+
+# The errors are imported from here by the device, the web and the command line.
+__all__ = [
+    "CorruptDataError",
+    "GameStore",
+    "StoreError",
+    "StoreLockedError",
+    "UnknownGameError",
+    "list_game_ids",
+    "read_game",
+]
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = 1
 _SUFFIX = ".jsonl"
-
-
-class StoreError(ArbiterError):
-    """The data directory cannot be used (unwritable, locked by another process)."""
-
-
-class StoreLockedError(StoreError):
-    """Another process holds the data directory."""
-
-
-class CorruptDataError(StoreError):
-    """A journal line failed its check; names the file and line.
-
-    ``valid`` is the game as far as the file is intact, or None when even
-    its header is damaged.
-    """
-
-    def __init__(self, path: Path, line: int, reason: str, valid: Game | None) -> None:
-        super().__init__(f"{path}: line {line}: {reason}")
-        self.path = path
-        self.line = line
-        self.reason = reason
-        self.valid = valid
-
-
-class UnknownGameError(StoreError):
-    """No game with this id in the data directory."""
-
-
-@dataclass(frozen=True)
-class _Loaded:
-    game: Game
-    good_bytes: int  # length of the intact prefix
-    torn_tail: bool
-
-
-def _encode(record: dict[str, Any]) -> bytes:
-    body = json.dumps(record, separators=(",", ":"), sort_keys=True)
-    return f"{body}\t{zlib.crc32(body.encode()):08x}\n".encode()
-
-
-def _decode(line: bytes) -> dict[str, Any]:
-    text = line.decode("utf-8")
-    body, sep, crc = text.rpartition("\t")
-    if not sep or len(crc) != 8:
-        raise ValueError("no checksum")
-    if f"{zlib.crc32(body.encode()):08x}" != crc:
-        raise ValueError("checksum mismatch")
-    record = json.loads(body)
-    if not isinstance(record, dict):
-        raise ValueError("not a record")
-    return record
-
-
-def _challenge_record(c: Challenge) -> dict[str, Any]:
-    return {
-        "t": "challenge",
-        "n": c.number,
-        "at": c.at,
-        "attacker": str(c.attacker),
-        "defender": str(c.defender),
-        "attacker_tag": c.attacker_tag,
-        "defender_tag": c.defender_tag,
-        "survivor": c.verdict.survivor.value,
-        "fallen_flag": c.verdict.fallen_flag.value if c.verdict.fallen_flag else None,
-    }
-
-
-def _challenge_from(record: dict[str, Any]) -> Challenge:
-    fallen = record["fallen_flag"]
-    return Challenge(
-        number=int(record["n"]),
-        attacker=Piece.parse(record["attacker"]),
-        defender=Piece.parse(record["defender"]),
-        verdict=Verdict(Survivor(record["survivor"]), Role(fallen) if fallen else None),
-        at=float(record["at"]),
-        attacker_tag=record["attacker_tag"],
-        defender_tag=record["defender_tag"],
-    )
-
-
-def _ending_from(record: dict[str, Any]) -> Ending:
-    winner = record["winner"]
-    return Ending(EndingKind(record["kind"]), Side(winner) if winner else None, float(record["at"]))
-
-
-def load_game(path: Path) -> _Loaded:
-    """Read one journal file.
-
-    :raises CorruptDataError: on a damaged complete line (with the valid prefix).
-    """
-    data = path.read_bytes()
-    game: Game | None = None
-    offset = 0
-    line_no = 0
-    while offset < len(data):
-        end = data.find(b"\n", offset)
-        if end < 0:
-            if game is None:
-                raise CorruptDataError(path, line_no + 1, "truncated header", None)
-            return _Loaded(game, offset, torn_tail=True)
-        line_no += 1
-        try:
-            record = _decode(data[offset:end])
-            kind = record.get("t")
-            if game is None:
-                if kind != "game":
-                    raise ValueError("first line is not a game header")
-                if record.get("format") != FORMAT_VERSION:
-                    raise ValueError(f"unknown format {record.get('format')!r}")
-                game = Game(id=int(record["id"]), started_at=float(record["started_at"]))
-            elif kind == "challenge":
-                challenge = _challenge_from(record)
-                if challenge.number != len(game.challenges) + 1:
-                    raise ValueError(f"challenge {challenge.number} out of sequence")
-                if game.over:
-                    raise ValueError("challenge after the ending")
-                game.apply(challenge)
-            elif kind == "end":
-                game.end(_ending_from(record))
-            else:
-                raise ValueError(f"unknown record type {kind!r}")
-        except (ValueError, KeyError, TypeError, PieceError, EndingError) as exc:
-            raise CorruptDataError(path, line_no, str(exc) or type(exc).__name__, game) from None
-        offset = end + 1
-    if game is None:
-        raise CorruptDataError(path, 1, "empty file", None)
-    return _Loaded(game, offset, torn_tail=False)
 
 
 def _fsync(path: Path) -> None:
@@ -266,7 +153,7 @@ class GameStore:
         used = [int(p.name[:6]) for p in self.games_dir.iterdir() if p.name[:6].isdigit()]
         return max(used, default=0) + 1
 
-    def _load_for_append(self, path: Path) -> _Loaded | None:
+    def _load_for_append(self, path: Path) -> LoadedGame | None:
         try:
             loaded = load_game(path)
         except CorruptDataError as exc:
@@ -301,7 +188,7 @@ class GameStore:
         aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
         _write_all_durably(aside, path.read_bytes())
         game = exc.valid
-        payload = b"".join(_encode(r) for r in _records_of(game))
+        payload = b"".join(encode(r) for r in records_of(game))
         _write_all_durably(path, payload)
         message = (
             f"{exc}: kept the {len(game.challenges)} challenge(s) before the damage; "
@@ -315,7 +202,7 @@ class GameStore:
         game = Game(id=game_id, started_at=time.time())
         path = self._path(game_id)
         try:
-            _write_all_durably(path, _encode(_header(game)))
+            _write_all_durably(path, encode(header_record(game)))
             fd = os.open(path, os.O_WRONLY | os.O_APPEND)
         except OSError as exc:
             raise StoreError(f"cannot create {path}: {exc}") from None
@@ -343,13 +230,7 @@ class GameStore:
         """The game being played (or just finished, until a new game starts)."""
         return self._current
 
-    def accept(
-        self,
-        attacker: Piece,
-        defender: Piece,
-        attacker_tag: str | None = None,
-        defender_tag: str | None = None,
-    ) -> Challenge:
+    def accept(self, contenders: Contenders) -> Challenge:
         """Check a challenge, make it durable, then add it to the current game.
 
         :raises ChallengeRefusedError: nothing recorded.
@@ -357,18 +238,15 @@ class GameStore:
         """
         with self._lock:
             game = self._current
-            verdict = game.check(attacker, defender, attacker_tag, defender_tag)
+            verdict = game.check(contenders)
             challenge = Challenge(
                 number=len(game.challenges) + 1,
-                attacker=attacker,
-                defender=defender,
+                contenders=contenders,
                 verdict=verdict,
                 at=time.time(),
-                attacker_tag=attacker_tag,
-                defender_tag=defender_tag,
             )
             assert self._fd is not None
-            self._append(self._fd, _encode(_challenge_record(challenge)))
+            self._append(self._fd, encode(challenge_record(challenge)))
             game.apply(challenge)
             return challenge
 
@@ -387,7 +265,7 @@ class GameStore:
         if game.over:
             raise EndingError(f"game {game.id} is already over")
         assert self._fd is not None
-        self._append(self._fd, _encode(_ending_record(ending)))
+        self._append(self._fd, encode(ending_record(ending)))
         game.end(ending)
         return ending
 
@@ -412,7 +290,7 @@ class GameStore:
                 abandoned = Ending(EndingKind.ABANDONED, None, time.time())
                 try:
                     assert old_fd is not None
-                    self._append(old_fd, _encode(_ending_record(abandoned)))
+                    self._append(old_fd, encode(ending_record(abandoned)))
                 except StoreError:
                     assert new_fd is not None
                     os.close(new_fd)
@@ -454,22 +332,6 @@ class GameStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _header(game: Game) -> dict[str, Any]:
-    return {"t": "game", "format": FORMAT_VERSION, "id": game.id, "started_at": game.started_at}
-
-
-def _ending_record(ending: Ending) -> dict[str, Any]:
-    return {"t": "end", **ending.to_dict()}
-
-
-def _records_of(game: Game) -> Iterator[dict[str, Any]]:
-    yield _header(game)
-    for challenge in game.challenges:
-        yield _challenge_record(challenge)
-    if game.ending is not None and game.ending.kind is not EndingKind.FLAG_CAPTURED:
-        yield _ending_record(game.ending)
 
 
 def _ids_in(games_dir: Path) -> Iterator[int]:

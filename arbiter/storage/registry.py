@@ -22,7 +22,6 @@ import re
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any
 
 from arbiter.errors import ArbiterError
 from arbiter.rules.army import PhysicalPiece, all_physical_pieces
@@ -256,7 +255,7 @@ class TagRegistry:
         except (OSError, UnicodeDecodeError) as exc:
             raise RegistryCorruptError(self._path, f"cannot read: {exc}") from exc
         try:
-            document: Any = json.loads(text)
+            document: object = json.loads(text)
         except json.JSONDecodeError as exc:
             raise RegistryCorruptError(self._path, f"not JSON: {exc}") from exc
         if not isinstance(document, dict) or document.get("format") != _FORMAT:

@@ -11,10 +11,15 @@ from pathlib import Path
 import pytest
 
 from arbiter.app.cli import main
+from arbiter.rules.contenders import Contenders
 from arbiter.rules.pieces import Piece
 from arbiter.storage.journal import GameStore
 
 P = Piece.parse
+
+
+def pair(attacker: str, defender: str) -> Contenders:
+    return Contenders.untagged(P(attacker), P(defender))
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -78,12 +83,12 @@ def test_cli_record_hides_ranks_until_over(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with GameStore(tmp_path) as store:
-        store.accept(P("W:SPY"), P("B:5*G"))
+        store.accept(pair("W:SPY", "B:5*G"))
         assert main(["record", "--data", str(tmp_path), "--json"]) == 0
         public = capsys.readouterr().out
         assert "SPY" not in public and "5*G" not in public
         assert json.loads(public)["verdicts"][0]["result"] == "attacker"
-        store.accept(P("B:1*G"), P("W:FLG"))
+        store.accept(pair("B:1*G", "W:FLG"))
     assert main(["record", "--data", str(tmp_path), "1", "--json"]) == 0
     full = json.loads(capsys.readouterr().out)
     assert [c["attacker"] for c in full["challenges"]] == ["W:SPY", "B:1*G"]
@@ -95,7 +100,7 @@ def test_cli_record_hides_ranks_until_over(
 
 def test_cli_record_corrupt_file_named(tmp_path: Path) -> None:
     with GameStore(tmp_path) as store:
-        store.accept(P("W:SPY"), P("B:5*G"))
+        store.accept(pair("W:SPY", "B:5*G"))
     path = tmp_path / "games" / "000001.jsonl"
     path.write_bytes(path.read_bytes().replace(b"B:5*G", b"B:4*G"))
     result = run_cli("record", "--data", str(tmp_path))

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from arbiter.rules.contenders import Contenders
 from arbiter.rules.game import EndingKind
 from arbiter.rules.pieces import Piece
 from arbiter.rules.ranks import Side
@@ -53,7 +54,7 @@ def test_commands_tune_without_buzzer_lists_notes() -> None:
 
 def test_commands_end_offline_records_ending(tmp_path: Path) -> None:
     with GameStore(tmp_path) as store:
-        store.accept(Piece.parse("W:COL"), Piece.parse("B:MAJ"))
+        store.accept(Contenders.untagged(Piece.parse("W:COL"), Piece.parse("B:MAJ")))
     assert cli("end", "--reason", "resignation", "--data", str(tmp_path)).returncode == 2
     result = cli("end", "--reason", "resignation", "--winner", "B", "--data", str(tmp_path))
     assert result.returncode == 0, result.stderr

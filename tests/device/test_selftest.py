@@ -10,6 +10,7 @@ import pytest
 from arbiter.device.errors import DeviceError
 from arbiter.device.selftest import SelfTest
 from arbiter.hardware.readers.base import SlotReading, SlotState
+from arbiter.rules.contenders import Contenders
 from arbiter.rules.pieces import Piece
 from arbiter.rules.verdict import Role, Survivor
 from arbiter.storage.journal import GameStore
@@ -65,7 +66,7 @@ def test_selftest_refuses_unknown_tune_and_a_game_in_progress(store: GameStore) 
     with pytest.raises(DeviceError, match="no tune 'taps'"):
         test.check(store.current, ["taps"], force=False)
     test.check(store.current, None, force=False)  # a game not begun may be tested
-    store.accept(Piece.parse("W:COL"), Piece.parse("B:MAJ"))
+    store.accept(Contenders.untagged(Piece.parse("W:COL"), Piece.parse("B:MAJ")))
     with pytest.raises(DeviceError, match="in progress"):
         test.check(store.current, None, force=False)
     test.check(store.current, None, force=True)

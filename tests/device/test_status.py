@@ -18,6 +18,7 @@ from arbiter.device.status import (
     put_dropping_oldest,
 )
 from arbiter.hardware.readers.base import SlotReading, SlotState
+from arbiter.rules.contenders import Contenders
 from arbiter.rules.pieces import Piece
 from arbiter.rules.verdict import Role
 from arbiter.storage.journal import GameStore
@@ -57,7 +58,7 @@ def test_put_dropping_oldest_keeps_the_newest() -> None:
 
 
 def test_status_has_the_public_fields_and_no_rank(store: GameStore) -> None:
-    store.accept(Piece.parse("W:SPY"), Piece.parse("B:5*G"))
+    store.accept(Contenders.untagged(Piece.parse("W:SPY"), Piece.parse("B:5*G")))
     readings = {
         Role.ATTACKER: SlotReading(Role.ATTACKER, SlotState.PRESENT, token="W:SPY"),
         Role.DEFENDER: SlotReading(Role.DEFENDER, SlotState.FAULT, detail="port gone"),

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from arbiter.rules.contenders import Contenders, Identity
 from arbiter.rules.game import (
     Challenge,
     EliminatedPieceError,
@@ -21,15 +22,21 @@ from arbiter.rules.game import (
 )
 from arbiter.rules.pieces import Piece, all_pieces
 from arbiter.rules.ranks import Rank, Side
+from arbiter.rules.verdict import Role, Survivor
 
 P = Piece.parse
 
 
+def pair(attacker: str, defender: str, a_tag: str | None = None,
+         d_tag: str | None = None) -> Contenders:
+    return Contenders(Identity(P(attacker), a_tag), Identity(P(defender), d_tag))
+
+
 def play(game: Game, attacker: str, defender: str, a_tag: str | None = None,
          d_tag: str | None = None) -> Challenge:
-    a, d = P(attacker), P(defender)
-    verdict = game.check(a, d, a_tag, d_tag)
-    challenge = Challenge(len(game.challenges) + 1, a, d, verdict, 100.0, a_tag, d_tag)
+    contenders = pair(attacker, defender, a_tag, d_tag)
+    verdict = game.check(contenders)
+    challenge = Challenge(len(game.challenges) + 1, contenders, verdict, 100.0)
     game.apply(challenge)
     return challenge
 
@@ -37,23 +44,59 @@ def play(game: Game, attacker: str, defender: str, a_tag: str | None = None,
 def test_game_refuses_same_side() -> None:
     game = Game(1, 0.0)
     with pytest.raises(SameSideError):
-        game.check(P("W:5*G"), P("W:SPY"))
+        game.check(pair("W:5*G", "W:SPY"))
     assert game.challenges == []
 
 
 def test_game_refuses_same_tag_in_both_slots() -> None:
     game = Game(1, 0.0)
     with pytest.raises(SameTagError):
-        game.check(P("W:5*G"), P("B:SPY"), "62E3086CED", "62E3086CED")
+        game.check(pair("W:5*G", "B:SPY", "62E3086CED", "62E3086CED"))
 
 
 def test_game_refuses_tagged_piece_eliminated_earlier() -> None:
     game = Game(1, 0.0)
     play(game, "W:SPY", "B:PVT", "AAAA", "BBBB")  # the Private eliminates the Spy
     with pytest.raises(EliminatedPieceError):
-        game.check(P("W:SPY"), P("B:COL"), "AAAA", "CCCC")
+        game.check(pair("W:SPY", "B:COL", "AAAA", "CCCC"))
     # the other spy (another tag) may still play
-    assert game.check(P("W:SPY"), P("B:COL"), "DDDD", "CCCC").survivor.value == "attacker"
+    assert game.check(pair("W:SPY", "B:COL", "DDDD", "CCCC")).survivor.value == "attacker"
+
+
+def test_contenders_name_each_role() -> None:
+    contenders = Contenders(Identity(P("W:SPY"), "AAAA"), Identity(P("B:PVT")))
+    assert contenders.identity(Role.ATTACKER) == Identity(P("W:SPY"), "AAAA")
+    assert (contenders.piece(Role.ATTACKER), contenders.tag(Role.ATTACKER)) == (P("W:SPY"), "AAAA")
+    assert (contenders.piece(Role.DEFENDER), contenders.tag(Role.DEFENDER)) == (P("B:PVT"), None)
+    assert Contenders.untagged(P("W:SPY"), P("B:PVT")) == pair("W:SPY", "B:PVT")
+
+
+def test_game_one_tag_in_both_slots_is_a_misread_even_of_one_side() -> None:
+    # One physical piece cannot sit in both slots: the reason is the misread, not the side.
+    game = Game(1, 0.0)
+    with pytest.raises(SameTagError) as refused:
+        game.check(pair("W:SPY", "W:SPY", "AAAA", "AAAA"))
+    assert refused.value.public_reason == "the same piece reads in both slots (misread)"
+
+
+def test_game_refuses_eliminated_tag_in_the_other_role() -> None:
+    game = Game(1, 0.0)
+    play(game, "W:SPY", "B:PVT", "AAAA", "BBBB")  # the Private eliminates the attacking Spy
+    with pytest.raises(EliminatedPieceError) as refused:
+        game.check(pair("B:COL", "W:SPY", "CCCC", "AAAA"))  # now it defends
+    assert "AAAA" in str(refused.value)
+    assert refused.value.public_reason == "a piece in the slots was already eliminated"
+    # the Private survived: its tag may attack again
+    assert game.check(pair("B:PVT", "W:SPY", "BBBB", "DDDD")).survivor is Survivor.ATTACKER
+
+
+def test_challenge_reads_its_contenders() -> None:
+    game = Game(1, 0.0)
+    challenge = play(game, "B:PVT", "W:SPY", "BBBB", "AAAA")
+    assert (challenge.attacker, challenge.defender) == (P("B:PVT"), P("W:SPY"))
+    assert (challenge.attacker_tag, challenge.defender_tag) == ("BBBB", "AAAA")
+    assert challenge.eliminated == (P("W:SPY"),)  # the Private takes the Spy
+    assert challenge.tag(Role.DEFENDER) == "AAAA"
 
 
 def test_game_refuses_more_of_a_rank_than_an_army_has() -> None:
@@ -61,10 +104,10 @@ def test_game_refuses_more_of_a_rank_than_an_army_has() -> None:
     for _ in range(6):  # all six white privates fall to the black colonel
         play(game, "W:PVT", "B:COL")
     with pytest.raises(EliminatedPieceError):
-        game.check(P("W:PVT"), P("B:COL"))
+        game.check(pair("W:PVT", "B:COL"))
     play(game, "B:SPY", "W:5*G")  # the spy takes the general
     with pytest.raises(EliminatedPieceError):
-        game.check(P("W:5*G"), P("B:MAJ"))
+        game.check(pair("W:5*G", "B:MAJ"))
     assert len(game.challenges) == 7
 
 
@@ -93,7 +136,7 @@ def test_game_fallen_flag_ends_game(attacker: str, defender: str, winner: Side) 
     assert game.ending.kind is EndingKind.FLAG_CAPTURED
     assert game.ending.winner is winner
     with pytest.raises(GameOverError):
-        game.check(P("W:5*G"), P("B:PVT"))
+        game.check(pair("W:5*G", "B:PVT"))
 
 
 def test_game_declared_endings() -> None:

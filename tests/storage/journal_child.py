@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 import sys
 
+from arbiter.rules.contenders import Contenders
 from arbiter.rules.game import ChallengeRefusedError
 from arbiter.rules.pieces import Piece
 from arbiter.rules.ranks import Rank, Side
@@ -25,7 +26,7 @@ def main(data_dir: str, seed: int) -> None:
             attacker = Piece(side, rng.choice(ranks))
             defender = Piece(side.opponent, rng.choice(ranks))
             try:
-                store.current.check(attacker, defender)
+                store.current.check(Contenders.untagged(attacker, defender))
             except ChallengeRefusedError:
                 continue
             break
@@ -33,7 +34,7 @@ def main(data_dir: str, seed: int) -> None:
             store.new_game()
             print("new", store.current.id, "end", flush=True)
             continue
-        challenge = store.accept(attacker, defender)
+        challenge = store.accept(Contenders.untagged(attacker, defender))
         print(
             "ok", store.current.id, challenge.number, challenge.attacker, challenge.defender, "end",
             flush=True,

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from arbiter.rules.contenders import Contenders, Identity
 from arbiter.rules.game import EndingError, EndingKind, GameInProgressError, SameSideError
 from arbiter.rules.pieces import Piece
 from arbiter.rules.ranks import Side
@@ -28,6 +29,11 @@ from arbiter.storage.journal import (
 P = Piece.parse
 
 
+def pair(attacker: str, defender: str, a_tag: str | None = None,
+         d_tag: str | None = None) -> Contenders:
+    return Contenders(Identity(P(attacker), a_tag), Identity(P(defender), d_tag))
+
+
 def test_journal_first_start_opens_game_one(tmp_path: Path) -> None:
     with GameStore(tmp_path) as store:
         assert store.current.id == 1
@@ -37,8 +43,8 @@ def test_journal_first_start_opens_game_one(tmp_path: Path) -> None:
 
 def test_journal_reopen_resumes_open_game(tmp_path: Path) -> None:
     with GameStore(tmp_path) as store:
-        store.accept(P("W:SPY"), P("B:5*G"), "T1", "T2")
-        store.accept(P("B:PVT"), P("W:SPY"))
+        store.accept(pair("W:SPY", "B:5*G", "T1", "T2"))
+        store.accept(pair("B:PVT", "W:SPY"))
     with GameStore(tmp_path) as store:
         game = store.current
         assert game.id == 1
@@ -49,8 +55,41 @@ def test_journal_reopen_resumes_open_game(tmp_path: Path) -> None:
         assert game.challenges[0].attacker_tag == "T1"
         # the reopened game still refuses what it refused before
         with pytest.raises(SameSideError):
-            store.accept(P("W:COL"), P("W:MAJ"))
-        assert store.accept(P("W:COL"), P("B:MAJ")).number == 3
+            store.accept(pair("W:COL", "W:MAJ"))
+        assert store.accept(pair("W:COL", "B:MAJ")).number == 3
+
+
+def test_journal_contenders_round_trip_with_their_tags(tmp_path: Path) -> None:
+    contenders = pair("B:PVT", "W:SPY", "BBBB", None)
+    with GameStore(tmp_path) as store:
+        accepted = store.accept(contenders)
+    with GameStore(tmp_path) as store:
+        assert store.current.challenges == [accepted]
+        assert store.current.challenges[0].contenders == contenders
+    assert read_game(tmp_path, 1).challenges[0].contenders == contenders
+
+
+def test_journal_challenge_line_keeps_its_format(tmp_path: Path) -> None:
+    import json
+    import zlib
+
+    with GameStore(tmp_path) as store:
+        accepted = store.accept(pair("W:SPY", "B:5*G", "T1", "T2"))
+    line = (tmp_path / "games" / "000001.jsonl").read_bytes().splitlines()[1].decode()
+    body, crc = line.split("\t")
+    assert crc == f"{zlib.crc32(body.encode()):08x}"
+    expected = {
+        "t": "challenge",
+        "n": 1,
+        "at": accepted.at,
+        "attacker": "W:SPY",
+        "defender": "B:5*G",
+        "attacker_tag": "T1",
+        "defender_tag": "T2",
+        "survivor": "attacker",  # the Spy eliminates every officer up to 5*G
+        "fallen_flag": None,
+    }
+    assert body == json.dumps(expected, separators=(",", ":"), sort_keys=True)
 
 
 def test_journal_refused_challenge_writes_nothing(tmp_path: Path) -> None:
@@ -58,13 +97,13 @@ def test_journal_refused_challenge_writes_nothing(tmp_path: Path) -> None:
         path = tmp_path / "games" / "000001.jsonl"
         size = path.stat().st_size
         with pytest.raises(SameSideError):
-            store.accept(P("W:COL"), P("W:MAJ"))
+            store.accept(pair("W:COL", "W:MAJ"))
         assert path.stat().st_size == size
 
 
 def test_journal_flag_ending_and_new_game(tmp_path: Path) -> None:
     with GameStore(tmp_path) as store:
-        store.accept(P("W:PVT"), P("B:FLG"))
+        store.accept(pair("W:PVT", "B:FLG"))
         assert store.current.over
         with pytest.raises(EndingError):
             store.declare_end(EndingKind.DRAW, None)
@@ -79,7 +118,7 @@ def test_journal_flag_ending_and_new_game(tmp_path: Path) -> None:
 
 def test_journal_new_game_abandons_open_game(tmp_path: Path) -> None:
     with GameStore(tmp_path) as store:
-        store.accept(P("W:COL"), P("B:MAJ"))
+        store.accept(pair("W:COL", "B:MAJ"))
         store.new_game()
     game = read_game(tmp_path, 1)
     assert game.ending is not None and game.ending.kind is EndingKind.ABANDONED
@@ -97,7 +136,7 @@ def test_journal_declared_endings_persist(tmp_path: Path) -> None:
 
 def test_journal_full_record_refused_while_on(tmp_path: Path) -> None:
     with GameStore(tmp_path) as store:
-        store.accept(P("W:COL"), P("B:MAJ"))
+        store.accept(pair("W:COL", "B:MAJ"))
         with pytest.raises(GameInProgressError):
             store.get(1).full_record()
 
@@ -114,23 +153,23 @@ def test_journal_one_writer_at_a_time(tmp_path: Path) -> None:
 
 def test_journal_torn_tail_is_set_aside_not_counted(tmp_path: Path) -> None:
     with GameStore(tmp_path) as store:
-        store.accept(P("W:COL"), P("B:MAJ"))
+        store.accept(pair("W:COL", "B:MAJ"))
     path = tmp_path / "games" / "000001.jsonl"
     with path.open("ab") as f:
         f.write(b'{"t":"challenge","n":2,"attack')  # a write cut off by a power loss
     with GameStore(tmp_path) as store:
         assert len(store.current.challenges) == 1
         assert store.problems and "unfinished write" in store.problems[0]
-        assert store.accept(P("W:COL"), P("B:LTC")).number == 2
+        assert store.accept(pair("W:COL", "B:LTC")).number == 2
     assert list((tmp_path / "games").glob("000001.jsonl.torn-*"))
     assert len(read_game(tmp_path, 1).challenges) == 2
 
 
 def _corrupt_second_challenge(tmp_path: Path) -> Path:
     with GameStore(tmp_path) as store:
-        store.accept(P("W:COL"), P("B:MAJ"))
-        store.accept(P("W:COL"), P("B:LTC"))
-        store.accept(P("W:COL"), P("B:CPT"))
+        store.accept(pair("W:COL", "B:MAJ"))
+        store.accept(pair("W:COL", "B:LTC"))
+        store.accept(pair("W:COL", "B:CPT"))
     path = tmp_path / "games" / "000001.jsonl"
     lines = path.read_bytes().splitlines(keepends=True)
     lines[2] = lines[2].replace(b"B:LTC", b"B:1LT")  # a flipped byte: checksum no longer fits
@@ -155,7 +194,7 @@ def test_journal_repair_keeps_valid_prefix_and_original(tmp_path: Path) -> None:
     with GameStore(tmp_path, repair=True) as store:
         assert len(store.current.challenges) == 1
         assert str(path) in store.problems[0]
-        store.accept(P("W:COL"), P("B:LTC"))
+        store.accept(pair("W:COL", "B:LTC"))
     saved = list((tmp_path / "games").glob("000001.jsonl.corrupt-*"))
     assert len(saved) == 1 and saved[0].read_bytes() == before
 
@@ -214,7 +253,7 @@ def test_journal_new_game_failure_keeps_old_game_open(
     import arbiter.storage.journal as journal
 
     with GameStore(tmp_path) as store:
-        store.accept(P("W:COL"), P("B:MAJ"))
+        store.accept(pair("W:COL", "B:MAJ"))
 
         def full_disk(path: Path, payload: bytes) -> None:
             raise OSError(28, "No space left on device")
@@ -223,7 +262,7 @@ def test_journal_new_game_failure_keeps_old_game_open(
         with pytest.raises(StoreError):
             store.new_game()
         assert store.current.id == 1 and not store.current.over
-        assert store.accept(P("W:COL"), P("B:CPT")).number == 2  # still recording
+        assert store.accept(pair("W:COL", "B:CPT")).number == 2  # still recording
     assert list_game_ids(tmp_path) == [1]
     assert not list((tmp_path / "games").glob("*.tmp"))
 
@@ -232,7 +271,7 @@ def test_journal_new_game_rolls_back_when_old_game_cannot_be_ended(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with GameStore(tmp_path) as store:
-        store.accept(P("W:COL"), P("B:MAJ"))
+        store.accept(pair("W:COL", "B:MAJ"))
         real_append = store._append
 
         def append(fd: int, payload: bytes) -> None:
@@ -245,5 +284,5 @@ def test_journal_new_game_rolls_back_when_old_game_cannot_be_ended(
             store.new_game()
         assert store.current.id == 1 and not store.current.over
         monkeypatch.undo()
-        assert store.accept(P("W:COL"), P("B:CPT")).number == 2
+        assert store.accept(pair("W:COL", "B:CPT")).number == 2
     assert list_game_ids(tmp_path) == [1]

@@ -20,8 +20,8 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
-from typing import Any
 
+from arbiter.hardware.pins import InputLine
 from arbiter.hardware.readers.base import ReaderError, ReadingCallback, SlotReading
 from arbiter.hardware.readers.debounce import Debouncer
 from arbiter.hardware.readers.worker import QueueWorker
@@ -31,12 +31,12 @@ from arbiter.rules.verdict import Role
 _log = logging.getLogger(__name__)
 
 
-def _open_inputs(pins: Sequence[int], pin_factory: Any) -> list[Any]:
+def _open_inputs(pins: Sequence[int], pin_factory: object) -> list[InputLine]:
     """One pulled-up gpiozero input per pin (active = closed to GND), or ReaderError."""
     from gpiozero import DigitalInputDevice
     from gpiozero.exc import GPIOZeroError
 
-    devices: list[Any] = []
+    devices: list[InputLine] = []
     try:
         for pin in pins:
             devices.append(
@@ -64,7 +64,7 @@ class GpioKeyReader(QueueWorker[tuple[str, float]]):
         keycode: KeyCode = DEFAULT_KEYCODE,
         window: float = 0.03,
         invalid_after: float = 1.0,
-        pin_factory: Any = None,
+        pin_factory: object = None,
     ) -> None:
         pins = list(pins)
         if len(pins) != keycode.switches:
@@ -137,24 +137,29 @@ def gpio_key_readers(
     keycode: KeyCode = DEFAULT_KEYCODE,
     window: float = 0.03,
     invalid_after: float = 1.0,
-    pin_factory: Any = None,
+    pin_factory: object = None,
 ) -> list[GpioKeyReader]:
     """Both slots' readers, attacker first.
 
     :raises ReaderError: as :class:`GpioKeyReader` (nothing is left open).
     """
-    kw: dict[str, Any] = {
-        "keycode": keycode,
-        "window": window,
-        "invalid_after": invalid_after,
-        "pin_factory": pin_factory,
-    }
+
+    def reader(slot: Role, pins: Sequence[int]) -> GpioKeyReader:
+        return GpioKeyReader(
+            slot,
+            pins,
+            keycode=keycode,
+            window=window,
+            invalid_after=invalid_after,
+            pin_factory=pin_factory,
+        )
+
     overlap = set(attacker_pins) & set(defender_pins)
     if overlap:
         raise ReaderError(f"pins used by both slots: {sorted(overlap)}")
-    attacker = GpioKeyReader(Role.ATTACKER, attacker_pins, **kw)
+    attacker = reader(Role.ATTACKER, attacker_pins)
     try:
-        defender = GpioKeyReader(Role.DEFENDER, defender_pins, **kw)
+        defender = reader(Role.DEFENDER, defender_pins)
     except ReaderError:
         attacker.close()
         raise

@@ -31,8 +31,9 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterable
-from typing import Any, Protocol
+from typing import Protocol
 
+from arbiter.hardware.pins import InputLine
 from arbiter.hardware.readers.base import ReaderError, ReadingCallback, SlotReading
 from arbiter.hardware.readers.debounce import Debouncer
 from arbiter.hardware.readers.worker import QueueWorker
@@ -85,7 +86,7 @@ class I2CBus(Protocol):
     def write_byte_data(self, i2c_addr: int, register: int, value: int) -> None: ...
 
 
-def open_bus(n: int = 1) -> Any:
+def open_bus(n: int = 1) -> I2CBus:
     """Open ``/dev/i2c-<n>`` with smbus2.
 
     :raises ReaderError: if the bus does not exist (I2C off, not a Pi).
@@ -130,7 +131,7 @@ class Mcp23017KeyReader(QueueWorker[str]):
         keycode: KeyCode = DEFAULT_KEYCODE,
         window: float = 0.03,
         invalid_after: float = 1.0,
-        pin_factory: Any = None,
+        pin_factory: object = None,
         retry_interval: float = 1.0,
     ) -> None:
         if address not in ADDRESSES:
@@ -156,7 +157,7 @@ class Mcp23017KeyReader(QueueWorker[str]):
             role: Debouncer(role, keycode=keycode, window=window, invalid_after=invalid_after)
             for role in (Role.ATTACKER, Role.DEFENDER)
         }
-        self._interrupt: Any = None
+        self._interrupt: InputLine | None = None
         self._pin_error: type[Exception] = OSError
         if interrupt_pin is not None:
             from gpiozero.exc import GPIOZeroError
@@ -276,12 +277,15 @@ class Mcp23017KeyReader(QueueWorker[str]):
             self._deliver(readings)
 
 
-def _open_interrupt(pin: int, pin_factory: Any) -> Any:
+def _open_interrupt(pin: int, pin_factory: object) -> InputLine:
     """The INT line as a pulled-up input, active (asserted) when low."""
     from gpiozero import DigitalInputDevice
     from gpiozero.exc import GPIOZeroError
 
     try:
-        return DigitalInputDevice(pin, pull_up=True, bounce_time=None, pin_factory=pin_factory)
+        line: InputLine = DigitalInputDevice(
+            pin, pull_up=True, bounce_time=None, pin_factory=pin_factory
+        )
     except (GPIOZeroError, OSError) as exc:
         raise ReaderError(f"cannot open interrupt GPIO {pin}: {exc}") from exc
+    return line

@@ -40,7 +40,6 @@ log = logging.getLogger(__name__)
 
 STX = 0x02
 ETX = 0x03
-FRAME_LENGTH = 14
 _HEX_DIGITS = frozenset(b"0123456789ABCDEFabcdef")
 _PAYLOAD_LENGTH = 12  # 10 data digits + 2 checksum digits
 
@@ -165,11 +164,6 @@ class Rdm6300Reader(SerialSlotReader):
     def bad_checksums(self) -> int:
         """Frames dropped for a wrong checksum (a sign of noise or a failing module)."""
         return self._parser.bad_checksums
-
-    @property
-    def malformed_frames(self) -> int:
-        """Frames abandoned part way (noise, or bytes lost)."""
-        return self._parser.malformed
 
     def _on_connect(self, port: serial.SerialBase, now: float) -> None:
         self._parser.reset()

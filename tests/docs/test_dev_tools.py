@@ -1,0 +1,37 @@
+"""The test tools are pinned, so CI breaks only when the code does."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _name(requirement: str) -> str:
+    return re.split(r"[<>=!~;\[ ]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+
+
+def _pins() -> dict[str, str]:
+    pins: dict[str, str] = {}
+    for line in (ROOT / "constraints-dev.txt").read_text().splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            name, sep, version = line.partition("==")
+            assert sep and version, f"constraints-dev.txt: not an exact pin: {line!r}"
+            pins[_name(name)] = version
+    return pins
+
+
+def test_dev_tools_every_dev_and_runtime_requirement_is_pinned() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = [*project["dependencies"], *project["optional-dependencies"]["dev"]]
+    pins = _pins()
+    missing = [_name(r) for r in wanted if _name(r) not in pins]
+    assert not missing, f"not pinned in constraints-dev.txt: {missing}"
+
+
+def test_dev_tools_setup_uses_the_pins_for_dev_installs() -> None:
+    setup = (ROOT / "setup.sh").read_text()
+    assert "-c constraints-dev.txt" in setup
