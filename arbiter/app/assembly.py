@@ -10,13 +10,14 @@ import contextlib
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from arbiter.app.config import Config
 from arbiter.device.arbiter import Arbiter
 from arbiter.device.protocol import HeldButton
 from arbiter.device.status import OutputWatchers
 from arbiter.hardware.identify import KeyIdentifier, PieceIdentifier, TagIdentifier, TextIdentifier
+from arbiter.hardware.outputs import OutputsSnapshot
 from arbiter.hardware.pins import mock_pin_factory, pin_errors
 from arbiter.hardware.readers.base import SlotReader
 from arbiter.hardware.readers.sim import SimSlots
@@ -32,7 +33,7 @@ log = logging.getLogger(__name__)
 
 
 def build_readers(
-    config: Config, pin_factory: Any, sim: bool
+    config: Config, pin_factory: object, sim: bool
 ) -> tuple[list[SlotReader], PieceIdentifier, TagRegistry | None, SimSlots | None]:
     """The slot readers, the identifier for their tokens, the tag registry (RFID) and sim slots."""
     r = config.reader
@@ -83,7 +84,10 @@ def build_readers(
     return [McuReader(r.mcu_port)], TagIdentifier(registry), registry, None
 
 
-def build_signals(config: Config, pin_factory: Any, **kw: Any) -> Signals:
+def build_signals(
+    config: Config, pin_factory: object, on_change: Callable[[OutputsSnapshot], None] | None = None
+) -> Signals:
+    """LEDs and buzzer on the configured pins, playing the configured tunes."""
     s = config.signals
     return Signals(
         attacker_led=s.attacker_led,
@@ -94,11 +98,11 @@ def build_signals(config: Config, pin_factory: Any, **kw: Any) -> Signals:
         buzzer_kind=s.buzzer_kind,
         pin_factory=pin_factory,
         battle_phrase=s.battle_phrase,
-        **kw,
+        on_change=on_change,
     )
 
 
-def _new_game_button(config: Config, pin_factory: Any) -> HeldButton:
+def _new_game_button(config: Config, pin_factory: object) -> HeldButton:
     """NEW GAME: a button from its GPIO to GND, held for ``hold_seconds``.
 
     The device connects its ``when_held``.
@@ -119,7 +123,7 @@ def build_arbiter(
     *,
     data_dir: str | Path | None = None,
     sim: bool = False,
-    pin_factory: Any = None,
+    pin_factory: object = None,
     repair: bool = True,
 ) -> Arbiter:
     """A ready-to-start :class:`Arbiter` for ``config``.

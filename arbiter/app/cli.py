@@ -9,10 +9,10 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from arbiter import __version__
 from arbiter.app.config import Config, ConfigError, load_config
+from arbiter.device.arbiter import Arbiter
 from arbiter.errors import ArbiterError
 from arbiter.hardware.pins import PinSetupError
 from arbiter.rules.game import EndingError, EndingKind, Game
@@ -91,7 +91,7 @@ def _ask_pin(prompt: str) -> str:
         raise CliError("no PIN given: pass it as an argument or set GG_ARBITER_PIN") from None
 
 
-def _build(config: Config, sim: bool) -> Any:
+def _build(config: Config, sim: bool) -> Arbiter:
     """The device for run/selftest, with every set-up failure as one clear line."""
     from arbiter.app.assembly import build_arbiter
 

@@ -15,10 +15,14 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, TextIO
+from types import FrameType
+from typing import TYPE_CHECKING, TextIO
 
 from arbiter.app.config import Config
 from arbiter.device.arbiter import Arbiter
+
+if TYPE_CHECKING:
+    from web.serve import WebServer
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +65,7 @@ def serve(
     """
     t0 = started if started is not None else time.monotonic()
     stop = threading.Event()
-    server: Any = None
+    server: WebServer | None = None
     try:
         try:  # the device works without its page
             from web import create_app
@@ -92,7 +96,7 @@ def serve(
             target=watchdog.run, args=(arbiter.is_alive, stop), name="watchdog", daemon=True
         ).start()
 
-        def on_signal(signum: int, frame: Any) -> None:
+        def on_signal(signum: int, frame: FrameType | None) -> None:
             stop.set()
 
         signal.signal(signal.SIGTERM, on_signal)
@@ -110,7 +114,7 @@ def serve(
         arbiter.close()
 
 
-def _serve_forever(server: Any) -> None:
+def _serve_forever(server: WebServer) -> None:
     try:
         server.run()
     except Exception:

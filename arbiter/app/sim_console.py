@@ -21,11 +21,11 @@ import json
 import logging
 import threading
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from arbiter.device.arbiter import Arbiter, DeviceError
 from arbiter.hardware.readers.sim import SimSlots
 from arbiter.rules.game import EndingError, EndingKind
+from arbiter.rules.jsondata import JsonDict
 from arbiter.rules.pieces import PieceError, parse_side
 from arbiter.rules.verdict import Role
 
@@ -53,14 +53,14 @@ class SimConsole:
         self.arbiter = arbiter
         self._sim: SimSlots = arbiter.sim
         self.print = print_fn
-        self._last_outputs: tuple[Any, ...] | None = None
-        self._last_state: tuple[Any, ...] | None = None
+        self._last_outputs: tuple[str, ...] | None = None
+        self._last_state: tuple[object, ...] | None = None
         self._last_tune: float | None = None
         self._stop = threading.Event()
 
     # -- what the device shows --------------------------------------------
 
-    def show_outputs(self, outputs: dict[str, Any]) -> None:
+    def show_outputs(self, outputs: JsonDict) -> None:
         leds = outputs["leds"]
         key = tuple(leds[name]["mode"] for name in ("attacker", "defender", "status"))
         if key != self._last_outputs:
@@ -71,7 +71,7 @@ class SimConsole:
             self._last_tune = playing.get("started")
             self.print(f"[tune] {playing['name']}")
 
-    def show_status(self, status: dict[str, Any]) -> None:
+    def show_status(self, status: JsonDict) -> None:
         key = (status["state"], status["challenge_count"], status["message"], status["ending"])
         if key == self._last_state:
             return
