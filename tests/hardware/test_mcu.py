@@ -7,7 +7,6 @@ import random
 import re
 import select
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -28,6 +27,7 @@ from arbiter.hardware.readers.mcu import (
     encode_line,
 )
 from arbiter.rules.verdict import Role
+from tests.support.waiting import wait_until
 
 TAG = "62E3086CED"
 OTHER = "100086F444"
@@ -366,10 +366,7 @@ def test_mcu_reader_silent_board_is_fault_until_it_answers(mcus, make_reader) ->
 
 def test_mcu_reader_polls_the_board(mcus, make_reader) -> None:
     make_reader(poll_interval=0.1)
-    deadline = time.monotonic() + WAIT
-    while mcus[0].requests < 4 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert mcus[0].requests >= 4
+    wait_until(lambda: mcus[0].requests >= 4)
 
 
 def test_mcu_reader_wrong_protocol_version_is_fault(mcus, make_reader) -> None:
@@ -426,13 +423,20 @@ def _write_fails() -> serial.SerialBase:
 
 
 def test_mcu_reader_failing_write_at_start_is_fault_not_exception() -> None:
-    reader = McuReader(serial_factory=_write_fails, reconnect_interval=0.05)
+    opened = 0
+
+    def factory() -> serial.SerialBase:
+        nonlocal opened
+        opened += 1
+        return _write_fails()
+
+    reader = McuReader(serial_factory=factory, reconnect_interval=0.05)
     rec = Recorder()
     try:
         reader.start(rec)
         assert [r.state for r in rec.readings[-2:]] == [SlotState.FAULT, SlotState.FAULT]
         assert "Errno 5" in rec.readings[-1].detail
-        time.sleep(0.2)
+        wait_until(lambda: opened >= 3)  # reopened, failed again: the thread lives on
         assert reader.running
     finally:
         reader.close()
