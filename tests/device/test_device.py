@@ -6,7 +6,6 @@ Expected verdicts come from RULES.md as restated in tests/support/oracle.py.
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from arbiter.app.assembly import build_arbiter
 from arbiter.app.config import load_config
 from arbiter.device.arbiter import Arbiter, DeviceState
 from arbiter.hardware.readers.base import SlotState
+from arbiter.hardware.readers.gpio_keys import gpio_key_readers
 from arbiter.rules.game import EndingError, EndingKind
 from arbiter.rules.keycode import DEFAULT_KEYCODE
 from arbiter.rules.pieces import Piece, all_pieces
@@ -25,6 +25,7 @@ from arbiter.rules.ranks import Rank, Side
 from arbiter.rules.verdict import Role
 from arbiter.storage.journal import read_game
 from tests.support.buzzer import record_frequencies
+from tests.support.clock import FakeClock
 from tests.support.oracle import oracle
 from tests.support.rig import Rig, write_config
 from tests.support.waiting import WAIT, wait_until
@@ -301,9 +302,28 @@ def test_device_resumes_game_after_restart(tmp_path: Path, mock_factory: Any) ->
         arbiter.close()
 
 
-def _bouncy_press(rig: Rig, role: Role, word: str, noise: list[tuple[int, int]]) -> None:
-    """Press ``word`` after a burst of partial and bouncing contacts (each well under
-    the debounce window), the way a key sliding home rattles its switches."""
+def _on_clock(arbiter: Arbiter, factory: Any, clock: FakeClock) -> None:
+    """Give the (not yet started) arbiter key readers timed on ``clock``, with the
+    pins and timings of its config, in place of those it was built with."""
+    r = arbiter.config.reader
+    for reader in arbiter.readers:
+        reader.close()
+    arbiter.readers[:] = gpio_key_readers(
+        r.attacker_pins,
+        r.defender_pins,
+        window=r.debounce_ms / 1000,
+        invalid_after=r.invalid_after_ms / 1000,
+        pin_factory=factory,
+        clock=clock,
+    )
+
+
+def _bouncy_press(
+    rig: Rig, clock: FakeClock, role: Role, word: str, noise: list[tuple[int, int]]
+) -> None:
+    """Press ``word`` after a burst of partial and bouncing contacts (2 ms each on the
+    readers' clock, well under the debounce window), the way a key sliding home
+    rattles its switches."""
     pressed = [i for i, bit in enumerate(word) if bit == "1"]
     for subset_mask, flips in noise:
         partial = ["0"] * 7
@@ -313,7 +333,7 @@ def _bouncy_press(rig: Rig, role: Role, word: str, noise: list[tuple[int, int]])
         if flips:  # a neighbouring switch brushed for an instant
             partial[flips % 7] = "1" if partial[flips % 7] == "0" else "0"
         rig.press(role, "".join(partial))
-        time.sleep(0.002)
+        clock.advance(0.002)
     rig.press(role, word)
 
 
@@ -336,10 +356,14 @@ def test_device_bouncing_keys_never_give_a_wrong_verdict(
     factory = MockFactory(pin_class=MockPWMPin)
     config = load_config(write_config(tmp), data_dir=tmp / "data")
     arbiter = build_arbiter(config, pin_factory=factory)
+    # On a fake clock a contact lasts 2 ms however long a busy machine stalls the test.
+    clock = FakeClock()
+    _on_clock(arbiter, factory, clock)
     rig = Rig(arbiter, factory).start()
     try:
         rig.seat(Role.ATTACKER, attacker)
-        _bouncy_press(rig, Role.DEFENDER, DEFAULT_KEYCODE.codeword(defender), noise)
+        _bouncy_press(rig, clock, Role.DEFENDER, DEFAULT_KEYCODE.codeword(defender), noise)
+        clock.advance(config.reader.debounce_ms / 1000)  # the final press settles
         wait_until(lambda: rig.count() == 1)
         final = DEFAULT_KEYCODE.codeword(defender)
         rig.wait_reading(Role.DEFENDER, SlotState.PRESENT, final)

@@ -17,6 +17,8 @@ from arbiter.hardware.readers.rdm6300 import Rdm6300Reader, encode_frame
 from arbiter.rules.army import PhysicalPiece, all_physical_pieces
 from arbiter.rules.verdict import Role
 from arbiter.storage.registry import TagRegistry
+from tests.support.clock import FakeClock
+from tests.support.waiting import wait_until
 
 WAIT = 5.0
 
@@ -193,11 +195,15 @@ class Console:
                 return line
         raise AssertionError(f"never printed {text!r}; printed {self.lines}")
 
+    def drain(self) -> None:
+        """Take in every line printed so far."""
+        while not self.printed.empty():
+            self.lines.append(self.printed.get())
+
     def finish(self) -> tuple[int, int] | None:
         self._thread.join(WAIT)
         assert not self._thread.is_alive()
-        while not self.printed.empty():
-            self.lines.append(self.printed.get())
+        self.drain()
         return self.result
 
 
@@ -242,25 +248,31 @@ def test_enroll_console_enrolls_pieces_from_reader(console_parts) -> None:
 
 
 def test_enroll_console_waits_for_removal_before_next_piece(console_parts) -> None:
-    registry, reader, loop, consoles = console_parts
+    registry, _, loop, consoles = console_parts
+    clock = FakeClock()
+    reader = Rdm6300Reader(
+        Role.ATTACKER, serial_factory=lambda: loop, removal_timeout=0.1, clock=clock
+    )
     enroll_all_but(registry, "W:SPY#1", "W:SPY#2")
     console = Console(EnrollmentSession(registry), reader)
     consoles.append(console)
     console.expect("Put W:SPY#1")
     loop.write(encode_frame("62E3086CED"))
     console.expect("Take the piece out")
-    for _ in range(6):  # the piece stays seated: its frames keep coming
-        last_frame = time.monotonic()
+    for frames in range(2, 8):  # the piece stays seated: its frames keep coming, 50 ms apart
+        clock.advance(0.05)
         loop.write(encode_frame("62E3086CED"))
-        time.sleep(0.05)
+        wait_until(lambda: reader.frames == frames)  # noqa: B023 (called at once)
+    console.drain()
+    assert not [line for line in console.lines if "Put W:SPY#2" in line]
+    clock.advance(0.1)  # the removal timeout since the last frame
     console.expect("Put W:SPY#2")
-    # The next prompt came only after the slot went empty (removal timeout 0.1 s).
-    assert time.monotonic() - last_frame >= 0.1
     assert [line for line in console.lines if "enrolled" in line] == [
         "W:SPY#1 enrolled with tag 62E3086CED"
     ]
     console.typed.put("q")
     assert console.finish() == (41, 42)
+    reader.close()
 
 
 def test_enroll_console_swapped_piece_counts_as_the_next_one(console_parts) -> None:

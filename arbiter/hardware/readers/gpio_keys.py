@@ -142,6 +142,7 @@ def gpio_key_readers(
     window: float = 0.03,
     invalid_after: float = 1.0,
     pin_factory: Any = None,
+    clock: Clock = time.monotonic,
 ) -> list[GpioKeyReader]:
     """Both slots' readers, attacker first.
 
@@ -152,6 +153,7 @@ def gpio_key_readers(
         "window": window,
         "invalid_after": invalid_after,
         "pin_factory": pin_factory,
+        "clock": clock,
     }
     overlap = set(attacker_pins) & set(defender_pins)
     if overlap:
