@@ -9,6 +9,7 @@ import subprocess
 import time
 import wave
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,7 @@ from tests.support.spawn import Session, free_port, gg_arbiter
 
 
 def cli(
-    *args: str, env: dict[str, str] | None = None, **kw: object
+    *args: str, env: dict[str, str] | None = None, **kw: Any
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [*gg_arbiter(), *args],

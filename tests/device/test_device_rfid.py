@@ -64,9 +64,12 @@ class Rfid(NamedTuple):
         for field in self.fields.values():
             field.tag = None
         both_empty = {"attacker": "empty", "defender": "empty"}
-        wait_until(
-            lambda: self.clock.advance(REMOVAL) or self.arbiter.status()["slots"] == both_empty
-        )
+
+        def emptied() -> bool:
+            self.clock.advance(REMOVAL)
+            return bool(self.arbiter.status()["slots"] == both_empty)
+
+        wait_until(emptied, what="both slots empty")
 
 
 REMOVAL = 0.2

@@ -214,10 +214,11 @@ def loop() -> Iterator[serial.SerialBase]:
     port.close()
 
 
+ConsoleParts = tuple[TagRegistry, Rdm6300Reader, serial.SerialBase, list["Console"]]
+
+
 @pytest.fixture
-def console_parts(
-    registry: TagRegistry, loop: serial.SerialBase
-) -> Iterator[tuple[TagRegistry, Rdm6300Reader, serial.SerialBase, list[Console]]]:
+def console_parts(registry: TagRegistry, loop: serial.SerialBase) -> Iterator[ConsoleParts]:
     reader = Rdm6300Reader(Role.ATTACKER, serial_factory=lambda: loop, removal_timeout=0.1)
     consoles: list[Console] = []
     yield registry, reader, loop, consoles
@@ -226,7 +227,7 @@ def console_parts(
     reader.close()
 
 
-def test_enroll_console_enrolls_pieces_from_reader(console_parts) -> None:
+def test_enroll_console_enrolls_pieces_from_reader(console_parts: ConsoleParts) -> None:
     registry, reader, loop, consoles = console_parts
     enroll_all_but(registry, "W:SPY#2", "B:FLG")
     console = Console(EnrollmentSession(registry), reader)
@@ -247,7 +248,7 @@ def test_enroll_console_enrolls_pieces_from_reader(console_parts) -> None:
     assert not reader.running  # closed by the driver
 
 
-def test_enroll_console_waits_for_removal_before_next_piece(console_parts) -> None:
+def test_enroll_console_waits_for_removal_before_next_piece(console_parts: ConsoleParts) -> None:
     registry, _, loop, consoles = console_parts
     clock = FakeClock()
     reader = Rdm6300Reader(
@@ -275,7 +276,7 @@ def test_enroll_console_waits_for_removal_before_next_piece(console_parts) -> No
     reader.close()
 
 
-def test_enroll_console_swapped_piece_counts_as_the_next_one(console_parts) -> None:
+def test_enroll_console_swapped_piece_counts_as_the_next_one(console_parts: ConsoleParts) -> None:
     registry, _, loop, consoles = console_parts
     reader = Rdm6300Reader(Role.ATTACKER, serial_factory=lambda: loop, removal_timeout=2.0)
     enroll_all_but(registry, "W:SPY#1", "W:SPY#2")
@@ -291,7 +292,7 @@ def test_enroll_console_swapped_piece_counts_as_the_next_one(console_parts) -> N
     reader.close()
 
 
-def test_enroll_console_reports_tag_of_another_piece(console_parts) -> None:
+def test_enroll_console_reports_tag_of_another_piece(console_parts: ConsoleParts) -> None:
     registry, reader, loop, consoles = console_parts
     enroll_all_but(registry, "B:FLG")
     taken = registry.tag_of(pp("W:FLG"))
@@ -306,7 +307,7 @@ def test_enroll_console_reports_tag_of_another_piece(console_parts) -> None:
     assert console.finish() == (41, 42)
 
 
-def test_enroll_console_skip_and_quit(console_parts) -> None:
+def test_enroll_console_skip_and_quit(console_parts: ConsoleParts) -> None:
     registry, reader, _, consoles = console_parts
     console = Console(EnrollmentSession(registry), reader)
     consoles.append(console)

@@ -124,26 +124,34 @@ def started(
     return reader, recorder
 
 
-def test_rdm6300_reader_start_reports_empty(make_reader, loop) -> None:
+def test_rdm6300_reader_start_reports_empty(
+    make_reader: Callable[..., Rdm6300Reader], loop: serial.SerialBase
+) -> None:
     reader, rec = started(make_reader, loop)
     assert rec.readings[0] == SlotReading(Role.ATTACKER, SlotState.EMPTY)
     assert reader.slots == (Role.ATTACKER,)
 
 
-def test_rdm6300_reader_reports_present_on_one_frame(make_reader, loop) -> None:
+def test_rdm6300_reader_reports_present_on_one_frame(
+    make_reader: Callable[..., Rdm6300Reader], loop: serial.SerialBase
+) -> None:
     _, rec = started(make_reader, loop)
     loop.write(encode_frame(TAG))
     i = rec.wait_for(SlotState.PRESENT)
     assert rec.readings[i] == SlotReading(Role.ATTACKER, SlotState.PRESENT, TAG)
 
 
-def test_rdm6300_reader_reports_lowercase_frame_upper_case(make_reader, loop) -> None:
+def test_rdm6300_reader_reports_lowercase_frame_upper_case(
+    make_reader: Callable[..., Rdm6300Reader], loop: serial.SerialBase
+) -> None:
     _, rec = started(make_reader, loop)
     loop.write(encode_frame(TAG).lower())
     rec.wait_for(SlotState.PRESENT, TAG)
 
 
-def test_rdm6300_reader_repeats_do_not_report_again(make_reader, loop) -> None:
+def test_rdm6300_reader_repeats_do_not_report_again(
+    make_reader: Callable[..., Rdm6300Reader], loop: serial.SerialBase
+) -> None:
     clock = FakeClock()
     reader, rec = started(make_reader, loop, clock, removal_timeout=1.0)
     loop.write(encode_frame(TAG) * 5)
@@ -159,7 +167,9 @@ def test_rdm6300_reader_repeats_do_not_report_again(make_reader, loop) -> None:
     ]
 
 
-def test_rdm6300_reader_stays_present_while_frames_repeat(make_reader, loop) -> None:
+def test_rdm6300_reader_stays_present_while_frames_repeat(
+    make_reader: Callable[..., Rdm6300Reader], loop: serial.SerialBase
+) -> None:
     clock = FakeClock()
     reader, rec = started(make_reader, loop, clock, removal_timeout=0.2)
     for n in range(1, 17):  # 0.8 s of a tag in the field, a frame every 50 ms
@@ -169,7 +179,9 @@ def test_rdm6300_reader_stays_present_while_frames_repeat(make_reader, loop) -> 
     assert rec.states() == [(SlotState.EMPTY, None), (SlotState.PRESENT, TAG)]
 
 
-def test_rdm6300_reader_removal_timeout_reports_empty(make_reader, loop) -> None:
+def test_rdm6300_reader_removal_timeout_reports_empty(
+    make_reader: Callable[..., Rdm6300Reader], loop: serial.SerialBase
+) -> None:
     timeout = 0.25
     clock = FakeClock()
     _, rec = started(make_reader, loop, clock, removal_timeout=timeout)
@@ -182,7 +194,9 @@ def test_rdm6300_reader_removal_timeout_reports_empty(make_reader, loop) -> None
     assert rec.readings[i] == SlotReading(Role.ATTACKER, SlotState.EMPTY)
 
 
-def test_rdm6300_reader_new_tag_reports_empty_then_present(make_reader, loop) -> None:
+def test_rdm6300_reader_new_tag_reports_empty_then_present(
+    make_reader: Callable[..., Rdm6300Reader], loop: serial.SerialBase
+) -> None:
     # The clock stands still: no removal timeout can come between the two tags.
     _, rec = started(make_reader, loop, FakeClock(), removal_timeout=2.0)
     loop.write(encode_frame(TAG))
@@ -197,7 +211,9 @@ def test_rdm6300_reader_new_tag_reports_empty_then_present(make_reader, loop) ->
     ]
 
 
-def test_rdm6300_reader_ignores_and_counts_bad_checksums(make_reader, loop) -> None:
+def test_rdm6300_reader_ignores_and_counts_bad_checksums(
+    make_reader: Callable[..., Rdm6300Reader], loop: serial.SerialBase
+) -> None:
     reader, rec = started(make_reader, loop)
     loop.write(b"\x0262E3086CED09\x03" * 3 + encode_frame(OTHER))
     rec.wait_for(SlotState.PRESENT)
@@ -205,7 +221,9 @@ def test_rdm6300_reader_ignores_and_counts_bad_checksums(make_reader, loop) -> N
     assert reader.bad_checksums == 3
 
 
-def test_rdm6300_reader_thread_survives_random_bytes(make_reader, loop) -> None:
+def test_rdm6300_reader_thread_survives_random_bytes(
+    make_reader: Callable[..., Rdm6300Reader], loop: serial.SerialBase
+) -> None:
     reader, rec = started(make_reader, loop)
     rng = random.Random(6300)
     for _ in range(100):
@@ -217,7 +235,9 @@ def test_rdm6300_reader_thread_survives_random_bytes(make_reader, loop) -> None:
     assert {r.token for r in rec.readings} == {None, TAG}
 
 
-def test_rdm6300_reader_survives_a_failing_callback(make_reader, loop) -> None:
+def test_rdm6300_reader_survives_a_failing_callback(
+    make_reader: Callable[..., Rdm6300Reader], loop: serial.SerialBase
+) -> None:
     rec = Recorder()
     calls = 0
 
@@ -237,7 +257,7 @@ def test_rdm6300_reader_survives_a_failing_callback(make_reader, loop) -> None:
 
 
 def test_rdm6300_reader_pty_unplug_reports_fault_and_replug_recovers(
-    make_reader, tmp_path: Path
+    make_reader: Callable[..., Rdm6300Reader], tmp_path: Path
 ) -> None:
     link = tmp_path / "usb-rdm6300-attacker"
     ports = [Pty(link)]
@@ -278,7 +298,9 @@ def test_rdm6300_reader_pty_unplug_reports_fault_and_replug_recovers(
             pty.unplug()
 
 
-def test_rdm6300_reader_start_reports_fault_when_port_cannot_open(make_reader, loop) -> None:
+def test_rdm6300_reader_start_reports_fault_when_port_cannot_open(
+    make_reader: Callable[..., Rdm6300Reader], loop: serial.SerialBase
+) -> None:
     attempts = 0
 
     def factory() -> serial.SerialBase:
@@ -299,7 +321,7 @@ def test_rdm6300_reader_start_reports_fault_when_port_cannot_open(make_reader, l
 
 
 def test_rdm6300_reader_missing_device_path_is_fault_naming_port(
-    make_reader, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    make_reader: Callable[..., Rdm6300Reader], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     opened: list[str] = []
     open_url = serial.serial_for_url
@@ -321,14 +343,18 @@ def test_rdm6300_reader_missing_device_path_is_fault_naming_port(
     assert len(rec.readings) == 1
 
 
-def test_rdm6300_reader_opens_url_port_by_default(make_reader) -> None:
+def test_rdm6300_reader_opens_url_port_by_default(
+    make_reader: Callable[..., Rdm6300Reader],
+) -> None:
     reader = make_reader(port="loop://")
     rec = Recorder()
     reader.start(rec)
     assert rec.states() == [(SlotState.EMPTY, None)]
 
 
-def test_rdm6300_reader_close_stops_thread_and_closes_port(make_reader, loop) -> None:
+def test_rdm6300_reader_close_stops_thread_and_closes_port(
+    make_reader: Callable[..., Rdm6300Reader], loop: serial.SerialBase
+) -> None:
     reader, _ = started(make_reader, loop)
     assert reader.running
     reader.close()
@@ -337,7 +363,9 @@ def test_rdm6300_reader_close_stops_thread_and_closes_port(make_reader, loop) ->
     reader.close()  # idempotent
 
 
-def test_rdm6300_reader_start_twice_raises(make_reader, loop) -> None:
+def test_rdm6300_reader_start_twice_raises(
+    make_reader: Callable[..., Rdm6300Reader], loop: serial.SerialBase
+) -> None:
     reader, _ = started(make_reader, loop)
     with pytest.raises(ReaderError):
         reader.start(Recorder())

@@ -13,8 +13,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from arbiter.app.assembly import build_arbiter, mock_pin_factory
+from arbiter.app.assembly import build_arbiter
 from arbiter.app.config import load_config
+from arbiter.hardware.pins import mock_pin_factory
 from arbiter.rules.ranks import Rank
 from tests.support.waiting import wait_until
 from web import create_app
@@ -236,14 +237,15 @@ def play(
     before = status()["challenge_count"]
     put("attacker", attacker)
     put("defender", defender)
-    after = wait_until(
-        lambda: (
-            (s := status())["challenge_count"] > before
-            and s["state"] in ("result", "game_over")
-            and s
-        )
-    )
+    def verdict_shown() -> dict[str, Any] | None:
+        s = status()
+        if s["challenge_count"] > before and s["state"] in ("result", "game_over"):
+            return s
+        return None
+
+    after = wait_until(verdict_shown)
+    assert after is not None
     clear("attacker")
     clear("defender")
     wait_until(lambda: status()["state"] in ("idle", "game_over"))
-    return after  # type: ignore[no-any-return]
+    return after

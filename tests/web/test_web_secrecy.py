@@ -122,14 +122,14 @@ def test_secrecy_crawler_no_rank_while_on_then_reveal(device: Any) -> None:
                     assert _status(server)["challenge_count"] == before["challenge_count"]
                 else:
                     count = before["challenge_count"]
-                    after = wait_until(
-                        lambda count=count: (
-                            (s := _status(server))["challenge_count"] > count
-                            and s["state"] == "result"
-                            and s
-                        )
-                    )
-                    assert after["last_verdict"] == outcome
+
+                    def judged(count: int = count) -> dict[str, Any] | None:
+                        s = _status(server)
+                        done = s["challenge_count"] > count and s["state"] == "result"
+                        return s if done else None
+
+                    after = wait_until(judged)
+                    assert after is not None and after["last_verdict"] == outcome
                 crawled += _crawl(server, game_id, f"step {number}: {attacker} vs {defender}")
                 clear()
                 crawled += _crawl(server, game_id, f"step {number}: slots emptied")
