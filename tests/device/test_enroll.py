@@ -18,9 +18,7 @@ from arbiter.rules.army import PhysicalPiece, all_physical_pieces
 from arbiter.rules.verdict import Role
 from arbiter.storage.registry import TagRegistry
 from tests.support.clock import FakeClock
-from tests.support.waiting import wait_until
-
-WAIT = 5.0
+from tests.support.waiting import WAIT, wait_until
 
 
 def pp(text: str) -> PhysicalPiece:

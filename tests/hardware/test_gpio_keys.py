@@ -15,13 +15,12 @@ from arbiter.hardware.readers.base import ReaderError, SlotReading, SlotState
 from arbiter.hardware.readers.gpio_keys import GpioKeyReader, gpio_key_readers
 from arbiter.rules.verdict import Role
 from tests.support.clock import FakeClock
-from tests.support.waiting import wait_until
+from tests.support.waiting import WAIT, wait_until
 
 ATTACKER_PINS = [5, 6, 13, 19, 26, 16, 20]
 DEFENDER_PINS = [17, 27, 22, 23, 24, 25, 12]
 W_COL = "1011000"  # published code of W:COL: switches 1, 3, 4
 B_FLG = "0010101"  # published code of B:FLG: switches 3, 5, 7
-WAIT = 5.0  # generous: a slow machine must not fail a test
 
 
 class Recorder:

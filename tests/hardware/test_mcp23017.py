@@ -13,12 +13,11 @@ from arbiter.hardware.readers.base import ReaderError, SlotReading, SlotState
 from arbiter.hardware.readers.mcp23017 import Mcp23017KeyReader, open_bus
 from arbiter.rules.verdict import Role
 from tests.support.clock import FakeClock
-from tests.support.waiting import wait_until
+from tests.support.waiting import WAIT, wait_until
 
 INT_PIN = 4
 W_COL = "1011000"  # published code of W:COL: switches 1, 3, 4
 B_FLG = "0010101"  # published code of B:FLG: switches 3, 5, 7
-WAIT = 5.0
 
 # Datasheet (IOCON.BANK = 0) register addresses.
 IODIRA, IPOLA, GPINTENA, INTCONA, IOCON, GPPUA, GPIOA = 0x00, 0x02, 0x04, 0x08, 0x0A, 0x0C, 0x12

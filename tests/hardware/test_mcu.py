@@ -27,11 +27,10 @@ from arbiter.hardware.readers.mcu import (
     encode_line,
 )
 from arbiter.rules.verdict import Role
-from tests.support.waiting import wait_until
+from tests.support.waiting import WAIT, wait_until
 
 TAG = "62E3086CED"
 OTHER = "100086F444"
-WAIT = 5.0
 PROTOCOL_MD = Path(__file__).resolve().parents[2] / "firmware" / "PROTOCOL.md"
 
 A, D = Role.ATTACKER, Role.DEFENDER

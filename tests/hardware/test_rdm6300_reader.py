@@ -17,11 +17,10 @@ from arbiter.hardware.readers.base import ReaderError, SlotReading, SlotState
 from arbiter.hardware.readers.rdm6300 import Rdm6300Reader, encode_frame
 from arbiter.rules.verdict import Role
 from tests.support.clock import FakeClock
-from tests.support.waiting import wait_until
+from tests.support.waiting import WAIT, wait_until
 
 TAG = "62E3086CED"
 OTHER = "100086F444"
-WAIT = 5.0  # generous: a slow machine must not fail these tests
 
 
 class Recorder:
