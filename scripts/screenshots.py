@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from arbiter.app.assembly import build_arbiter  # noqa: E402
 from arbiter.app.config import load_config  # noqa: E402
-from tests.web.web_helpers import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from tests.support.web import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from web import create_app  # noqa: E402
 from web.serve import make_server  # noqa: E402
 

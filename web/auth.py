@@ -18,7 +18,7 @@ import tempfile
 import threading
 import time
 from collections import deque
-from collections.abc import MutableMapping
+from collections.abc import Callable, MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -231,10 +231,17 @@ class AttemptLimiter:
     (:meth:`reserve`) and settles it after (:meth:`settle`): checks still
     running count against the budget, so concurrent requests cannot all slip
     past the limit while the slow hash runs. A right PIN gives its attempt back.
+    ``clock`` is the monotonic time the window is measured on (tests pass a fake).
     """
 
-    def __init__(self, max_failures: int = 5, window: float = 300.0) -> None:
+    def __init__(
+        self,
+        max_failures: int = 5,
+        window: float = 300.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.max_failures = max_failures
+        self._clock = clock
         self.window = window
         self._failures: dict[str, deque[float]] = {}
         self._pending: dict[str, int] = {}
@@ -256,7 +263,7 @@ class AttemptLimiter:
     def blocked(self, client: str) -> bool:
         """True while ``client`` has used up its attempts (checks in progress included)."""
         with self._lock:
-            return self._used(client, time.monotonic()) >= self.max_failures
+            return self._used(client, self._clock()) >= self.max_failures
 
     def reserve(self, client: str) -> bool:
         """Take one attempt from ``client``'s budget; False (nothing taken) when used up.
@@ -264,7 +271,7 @@ class AttemptLimiter:
         Every True must be followed by one :meth:`settle`.
         """
         with self._lock:
-            now = time.monotonic()
+            now = self._clock()
             self._prune(now)
             if self._used(client, now) >= self.max_failures:
                 return False
@@ -283,7 +290,7 @@ class AttemptLimiter:
             if outcome is True:
                 self._failures.pop(client, None)
             elif outcome is False:
-                self._record(client, time.monotonic())
+                self._record(client, self._clock())
 
     def retry_after(self, client: str) -> int:
         """Seconds until ``client`` may try again (0 if it may now).
@@ -291,7 +298,7 @@ class AttemptLimiter:
         Checks still running are assumed to fail, so the answer is never too early.
         """
         with self._lock:
-            now = time.monotonic()
+            now = self._clock()
             times = list(self._recent(client, now))
             times += [now] * self._pending.get(client, 0)
             if len(times) < self.max_failures:
@@ -302,7 +309,7 @@ class AttemptLimiter:
     def fail(self, client: str) -> None:
         """Count one wrong PIN (outside :meth:`reserve`)."""
         with self._lock:
-            now = time.monotonic()
+            now = self._clock()
             self._prune(now)
             self._record(client, now)
 

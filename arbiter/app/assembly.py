@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,7 +20,7 @@ from arbiter.device.status import OutputWatchers
 from arbiter.hardware.identify import KeyIdentifier, PieceIdentifier, TagIdentifier, TextIdentifier
 from arbiter.hardware.outputs import OutputsSnapshot
 from arbiter.hardware.pins import mock_pin_factory, pin_errors
-from arbiter.hardware.readers.base import SlotReader
+from arbiter.hardware.readers.base import Clock, SlotReader
 from arbiter.hardware.readers.sim import SimSlots
 from arbiter.hardware.signals import Signals
 from arbiter.rules.verdict import Role
@@ -33,9 +34,13 @@ log = logging.getLogger(__name__)
 
 
 def build_readers(
-    config: Config, pin_factory: object, sim: bool
+    config: Config, pin_factory: object, sim: bool, clock: Clock = time.monotonic
 ) -> tuple[list[SlotReader], PieceIdentifier, TagRegistry | None, SimSlots | None]:
-    """The slot readers, the identifier for their tokens, the tag registry (RFID) and sim slots."""
+    """The slot readers, the identifier for their tokens, the tag registry (RFID) and sim slots.
+
+    :param clock: the readers' time (debounce, invalid-after, removal timeouts); tests
+        pass a fake clock.
+    """
     r = config.reader
     if sim or r.kind == "sim":
         slots = SimSlots()
@@ -52,6 +57,7 @@ def build_readers(
                 window=window,
                 invalid_after=invalid_after,
                 pin_factory=pin_factory,
+                clock=clock,
             )
         )
         return readers, KeyIdentifier(), None, None
@@ -65,6 +71,7 @@ def build_readers(
             window=window,
             invalid_after=invalid_after,
             pin_factory=pin_factory,
+            clock=clock,
         )
         return [reader], KeyIdentifier(), None, None
     from arbiter.storage.registry import TagRegistry
@@ -75,13 +82,13 @@ def build_readers(
 
         timeout = r.removal_timeout_ms / 1000
         readers = [
-            Rdm6300Reader(Role.ATTACKER, r.attacker_port, removal_timeout=timeout),
-            Rdm6300Reader(Role.DEFENDER, r.defender_port, removal_timeout=timeout),
+            Rdm6300Reader(Role.ATTACKER, r.attacker_port, removal_timeout=timeout, clock=clock),
+            Rdm6300Reader(Role.DEFENDER, r.defender_port, removal_timeout=timeout, clock=clock),
         ]
         return readers, TagIdentifier(registry), registry, None
     from arbiter.hardware.readers.mcu import McuReader
 
-    return [McuReader(r.mcu_port)], TagIdentifier(registry), registry, None
+    return [McuReader(r.mcu_port, clock=clock)], TagIdentifier(registry), registry, None
 
 
 def build_signals(
@@ -125,11 +132,13 @@ def build_arbiter(
     sim: bool = False,
     pin_factory: object = None,
     repair: bool = True,
+    clock: Clock = time.monotonic,
 ) -> Arbiter:
     """A ready-to-start :class:`Arbiter` for ``config``.
 
     :param sim: simulator: virtual slots and mock pins for LEDs, buzzer and button.
     :param pin_factory: override gpiozero's pin factory (tests pass a MockFactory).
+    :param clock: the slot readers' time (tests pass a fake clock).
     :raises ArbiterError: when a part cannot be set up (a :class:`PinSetupError`
         for the pins, a ``StoreError`` for the record, a ``ReaderError``...).
     """
@@ -146,7 +155,7 @@ def build_arbiter(
             outputs = OutputWatchers()  # the simulator console follows the LEDs through it
             signals = build_signals(config, factory, on_change=outputs.notify)
             opened.append(signals.close)
-            readers, identifier, registry, slots = build_readers(config, factory, sim)
+            readers, identifier, registry, slots = build_readers(config, factory, sim, clock)
             opened.extend(reader.close for reader in readers)
             button = _new_game_button(config, factory)
             opened.append(button.close)

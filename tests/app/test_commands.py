@@ -9,6 +9,7 @@ import subprocess
 import time
 import wave
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,14 +18,14 @@ from arbiter.rules.game import EndingKind
 from arbiter.rules.pieces import Piece
 from arbiter.rules.ranks import Side
 from arbiter.storage.journal import GameStore, read_game
-from tests.app.test_sim import _gg_arbiter
+from tests.support.spawn import Session, free_port, gg_arbiter
 
 
 def cli(
-    *args: str, env: dict[str, str] | None = None, **kw: object
+    *args: str, env: dict[str, str] | None = None, **kw: Any
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [*_gg_arbiter(), *args],
+        [*gg_arbiter(), *args],
         capture_output=True,
         text=True,
         timeout=60,
@@ -65,11 +66,11 @@ def test_commands_end_offline_records_ending(tmp_path: Path) -> None:
     assert again.returncode == 2 and "already over" in again.stderr
 
 
-def _spawn_run(config: Path, data: Path, stdin: int = subprocess.DEVNULL) -> subprocess.Popen[str]:
+def _spawn_run(config: Path, data: Path) -> subprocess.Popen[str]:
     """`gg-arbiter run` on loopback with this config and data directory."""
     return subprocess.Popen(
         [
-            *_gg_arbiter(),
+            *gg_arbiter(),
             "run",
             "--config",
             str(config),
@@ -78,7 +79,7 @@ def _spawn_run(config: Path, data: Path, stdin: int = subprocess.DEVNULL) -> sub
             "--host",
             "127.0.0.1",
         ],
-        stdin=stdin,
+        stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -106,17 +107,9 @@ def _start_run(tmp_path: Path, port: int) -> subprocess.Popen[str]:
     return proc
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.mark.timeout(120)
 def test_commands_end_through_running_arbiter_and_sigterm(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     proc = _start_run(tmp_path, port)
     try:
         config = str(tmp_path / "c.toml")
@@ -165,7 +158,7 @@ def test_commands_set_pin(tmp_path: Path) -> None:
 
 
 def test_commands_run_prints_generated_pin_once(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     config = tmp_path / "c.toml"
     config.write_text(f'[reader]\nkind = "sim"\n[web]\nport = {port}\n')
     outputs = []
@@ -226,18 +219,19 @@ def test_commands_damaged_admin_file_keeps_device_running(tmp_path: Path) -> Non
     data = tmp_path / "data"
     data.mkdir()
     (data / "admin.json").write_text('{"secret":"x","pin":')
-    port = _free_port()
+    port = free_port()
     config = tmp_path / "c.toml"
     config.write_text(f'[reader]\nkind = "sim"\n[web]\nport = {port}\n')
-    proc = _spawn_run(config, data, stdin=subprocess.PIPE)
-    assert proc.stdin is not None
-    proc.stdin.write("attacker W:SPY\ndefender B:5*G\n")
-    proc.stdin.flush()
-    time.sleep(4)
-    proc.stdin.write("quit\n")
-    proc.stdin.flush()
-    out, _ = proc.communicate(timeout=30)
-    assert proc.returncode == 0, out
+    run = Session(["run", "--config", str(config), "--data", str(data), "--host", "127.0.0.1"])
+    try:
+        run.expect("simulator: type 'help'")
+        run.send("attacker W:SPY", "defender B:5*G")
+        run.expect("[state] result")  # the device kept judging
+        run.send("quit")
+        code, out = run.finish(timeout=30)
+    finally:
+        run.kill()
+    assert code == 0, out
     assert "status page not started" in out and "admin.json" in out
     assert "[verdict] challenge 1: ATTACKER survives" in out
     assert (data / "admin.json").read_text() == '{"secret":"x","pin":'

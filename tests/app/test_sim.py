@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -18,7 +15,9 @@ from arbiter.hardware.readers.base import SlotReading, SlotState
 from arbiter.hardware.readers.sim import SimSlots
 from arbiter.rules.pieces import PieceError
 from arbiter.rules.verdict import Role
-from tests.device.test_device import wait_for, write_config
+from tests.support.rig import write_config
+from tests.support.spawn import Session, gg_arbiter
+from tests.support.waiting import wait_until
 
 
 def test_sim_slots_report_seat_swap_clear() -> None:
@@ -51,7 +50,7 @@ def test_sim_console_plays_and_reports(tmp_path: Path) -> None:
     try:
         for command in ["attacker W:SPY", "defender B:5*G"]:
             assert console.command(command)
-        assert wait_for(lambda: arbiter.status()["challenge_count"] == 1)
+        wait_until(lambda: arbiter.status()["challenge_count"] == 1, what="challenge 1")
         console.show_status(arbiter.status())
         console.command("clear")
         console.command("defender B:KING")
@@ -69,68 +68,29 @@ def test_sim_console_plays_and_reports(tmp_path: Path) -> None:
     assert "SPY" not in text.replace("attacker W:SPY", "")  # never echoes a rank it chose
 
 
-def _gg_arbiter() -> list[str]:
-    exe = shutil.which("gg-arbiter", path=str(Path(sys.executable).parent))
-    return [exe] if exe else [sys.executable, "-m", "arbiter.app.cli"]
-
-
 @pytest.mark.timeout(120)
 def test_sim_run_plays_a_game_to_taps_from_stdin(tmp_path: Path) -> None:
     config = write_config(tmp_path)
     config.write_text(config.read_text().replace('kind = "keys-gpio"', 'kind = "sim"'))
-    script = "\n".join(
-        [
-            "attacker W:SPY",
-            "defender B:5*G",
-            "#wait",
-            "clear",
-            "#wait",
-            "attacker B:PVT",
-            "defender W:SPY",
-            "#wait",
-            "clear",
-            "#wait",
-            "attacker W:COL",
-            "defender B:FLG",
-            "#wait",
-            "#wait",
-            "#wait",
-            "status",
-            "quit",
-        ]
-    )
     env = dict(os.environ, GG_ARBITER_LOG="INFO")
-    proc = subprocess.Popen(
-        [
-            *_gg_arbiter(),
-            "run",
-            "--config",
-            str(config),
-            "--data",
-            str(tmp_path / "data"),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-        ],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=env,
-    )
-    assert proc.stdin is not None
-    for line in script.splitlines():
-        if line == "#wait":
-            time.sleep(1.0)
-        else:
-            proc.stdin.write(line + "\n")
-            proc.stdin.flush()
-    proc.stdin.close()
-    assert proc.stdout is not None
-    out = proc.stdout.read()
-    proc.wait(timeout=60)
-    assert proc.returncode == 0, out
+    args = ["run", "--config", str(config), "--data", str(tmp_path / "data")]
+    run = Session([*args, "--host", "127.0.0.1", "--port", "0"], env=env)
+    try:
+        # Each line goes in once the output shows the state it needs.
+        at = run.expect("simulator: type 'help'")
+        for number, (attacker, defender) in enumerate([("W:SPY", "B:5*G"), ("B:PVT", "W:SPY")], 1):
+            run.send(f"attacker {attacker}", f"defender {defender}")
+            at = run.expect(f"[verdict] challenge {number}:", after=at)
+            at = run.expect("[state] result", after=at)
+            run.send("clear")
+            at = run.expect("[state] idle", after=at)
+        run.send("attacker W:COL", "defender B:FLG")
+        run.expect("[state] game_over", after=at)
+        run.send("status", "quit")
+        code, out = run.finish(timeout=60)
+    finally:
+        run.kill()
+    assert code == 0, out
     assert "running the simulator" in out or "simulator" in out
     assert "[verdict] challenge 1: ATTACKER survives" in out
     assert "[verdict] challenge 2: ATTACKER survives" in out
@@ -139,13 +99,13 @@ def test_sim_run_plays_a_game_to_taps_from_stdin(tmp_path: Path) -> None:
     # "a Flag fell" is public (Taps plays); nothing else may name a rank.
     logs = [line.replace("a Flag fell", "") for line in out.splitlines() if " INFO " in line]
     assert any("challenge 3" in line for line in logs)
-    for code in ("SPY", "5*G", "PVT", "FLG", "COL", "Spy", "Flag"):
-        assert not any(code in line for line in logs), code
+    for code_ in ("SPY", "5*G", "PVT", "FLG", "COL", "Spy", "Flag"):
+        assert not any(code_ in line for line in logs), code_
 
 
 def test_sim_run_says_no_hardware_in_one_line(tmp_path: Path) -> None:
     proc = subprocess.run(
-        [*_gg_arbiter(), "selftest", "--data", str(tmp_path), "--tune", "ready", "--settle", "0.2"],
+        [*gg_arbiter(), "selftest", "--data", str(tmp_path), "--tune", "ready", "--settle", "0.2"],
         capture_output=True,
         text=True,
         timeout=60,
@@ -166,7 +126,7 @@ def test_selftest_fails_when_a_reader_is_missing(tmp_path: Path) -> None:
     env = dict(os.environ, GPIOZERO_PIN_FACTORY="mock", GPIOZERO_MOCK_PIN_CLASS="mockpwmpin")
     proc = subprocess.run(
         [
-            *_gg_arbiter(),
+            *gg_arbiter(),
             "selftest",
             "--config",
             str(config),

@@ -1,13 +1,11 @@
 """The device end to end: notched keys on mock pins -> verdict LEDs, tunes and record.
 
-Expected verdicts come from RULES.md as restated in tests/test_verdict.py's oracle.
+Expected verdicts come from RULES.md as restated in tests/support/oracle.py.
 """
 
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,21 +16,19 @@ from hypothesis import strategies as st
 from arbiter.app.assembly import build_arbiter
 from arbiter.app.config import load_config
 from arbiter.device.arbiter import Arbiter, DeviceState
+from arbiter.hardware.readers.base import SlotState
 from arbiter.rules.game import EndingError, EndingKind
 from arbiter.rules.keycode import DEFAULT_KEYCODE
 from arbiter.rules.pieces import Piece, all_pieces
 from arbiter.rules.ranks import Rank, Side
 from arbiter.rules.verdict import Role
 from arbiter.storage.journal import read_game
-from tests.hardware.test_signals import _record_frequencies
-from tests.rules.test_verdict import oracle
+from tests.support.buzzer import record_frequencies
+from tests.support.clock import FakeClock
+from tests.support.oracle import oracle
+from tests.support.rig import Rig, write_config
+from tests.support.waiting import WAIT, wait_until
 
-WAIT = 10.0
-# Taps at ten times the tempo: the same pitches, 2.3 s instead of 23.
-FAST_TAPS = (
-    "Taps:d=4,o=5,b=630:8g4.,16g4,2c,8g4.,16c,2e,8g4,8c,e,8g4,8c,e,"
-    "8g4,8c,2e,8c.,16e,2g,8e.,16c,2g4,8g4.,16g4,1c"
-)
 TAPS_GROUPS = [
     "G4",
     "G4",
@@ -62,98 +58,6 @@ TAPS_GROUPS = [
 HZ = {"G4": 392.00, "C5": 523.25, "E5": 659.26, "G5": 783.99}
 
 
-def wait_for(predicate: Callable[[], bool], timeout: float = WAIT) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.005)
-    return predicate()
-
-
-def write_config(tmp_path: Path, extra: str = "", battle: bool = False) -> Path:
-    path = tmp_path / "config.toml"
-    path.write_text(
-        f"""
-[reader]
-kind = "keys-gpio"
-debounce_ms = 20
-invalid_after_ms = 300
-[signals]
-battle_phrase = {"true" if battle else "false"}
-[tunes]
-taps = "{FAST_TAPS}"
-battle = "Charge:d=8,o=5,b=600:g4,c,e,4g.,e,2g"
-error = "Error:d=16,o=4,b=600:c,p,c"
-ready = "Ready:d=16,o=5,b=600:c,e,g"
-{extra}
-"""
-    )
-    return path
-
-
-class Rig:
-    """A keys-gpio arbiter on a MockFactory, with hands to push keys in."""
-
-    def __init__(self, arbiter: Arbiter, factory: Any) -> None:
-        self.arbiter = arbiter
-        self.factory = factory
-        config = arbiter.config
-        self.pins = {
-            Role.ATTACKER: config.reader.attacker_pins,
-            Role.DEFENDER: config.reader.defender_pins,
-        }
-        self.leds = {
-            "attacker": config.signals.attacker_led,
-            "defender": config.signals.defender_led,
-        }
-
-    def seat(self, role: Role, piece: str | Piece) -> None:
-        word = DEFAULT_KEYCODE.codeword(Piece.parse(piece) if isinstance(piece, str) else piece)
-        self.press(role, word)
-
-    def press(self, role: Role, word: str) -> None:
-        for pin, bit in zip(self.pins[role], word, strict=True):
-            if bit == "1":
-                self.factory.pin(pin).drive_low()
-            else:
-                self.factory.pin(pin).drive_high()
-
-    def empty(self, role: Role | None = None) -> None:
-        """Take pieces out and wait until the device has seen the slots empty."""
-        roles = [role] if role else list(Role)
-        for r in roles:
-            self.press(r, "0" * 7)
-        assert wait_for(
-            lambda: all(self.arbiter.status()["slots"][r.value] == "empty" for r in roles)
-        )
-
-    def lit(self, name: str) -> bool:
-        return bool(self.factory.pin(self.leds[name]).state)
-
-    def count(self) -> int:
-        return int(self.arbiter.status()["challenge_count"])
-
-    def challenge(self, attacker: str, defender: str) -> dict[str, Any]:
-        before = self.count()
-        self.seat(Role.ATTACKER, attacker)
-        self.seat(Role.DEFENDER, defender)
-        assert wait_for(lambda: self.count() == before + 1), self.arbiter.status()
-        assert wait_for(lambda: self.arbiter.state in (DeviceState.RESULT, DeviceState.GAME_OVER))
-        return self.arbiter.status()
-
-
-@pytest.fixture
-def rig(tmp_path: Path, mock_factory: Any) -> Iterator[Rig]:
-    config = load_config(write_config(tmp_path), data_dir=tmp_path / "data")
-    arbiter = build_arbiter(config, pin_factory=mock_factory)
-    arbiter.start()
-    try:
-        yield Rig(arbiter, mock_factory)
-    finally:
-        arbiter.close()
-
-
 CASES = [
     ("W:SPY", "B:5*G"),
     ("B:5*G", "W:SPY"),
@@ -171,10 +75,10 @@ def test_device_verdict_lights_survivor(rig: Rig, attacker: str, defender: str) 
     assert status["last_verdict"] == {"none": "split"}.get(expected, expected)
     outputs = rig.arbiter.outputs()["leds"]
     if expected == "attacker":
-        assert wait_for(lambda: rig.lit("attacker") and not rig.lit("defender"))
+        wait_until(lambda: rig.lit("attacker") and not rig.lit("defender"))
         assert outputs["attacker"]["mode"] == "on" and outputs["defender"]["mode"] == "off"
     elif expected == "defender":
-        assert wait_for(lambda: rig.lit("defender") and not rig.lit("attacker"))
+        wait_until(lambda: rig.lit("defender") and not rig.lit("attacker"))
     else:  # a split blinks both, unlike any single winner
         assert outputs["attacker"]["mode"] == "blink" and outputs["defender"]["mode"] == "blink"
     # already durable: another reader of the data directory sees it
@@ -187,14 +91,16 @@ def test_device_verdict_lights_survivor(rig: Rig, attacker: str, defender: str) 
 
 def test_device_pieces_left_seated_count_once(rig: Rig) -> None:
     rig.challenge("W:COL", "B:MAJ")
-    time.sleep(0.3)  # long past the debounce window: still one challenge
+    rig.settle()  # every reading so far handled: still one challenge
     assert rig.count() == 1
     rig.seat(Role.DEFENDER, "B:CPT")  # swap one piece: not a new challenge yet
-    time.sleep(0.3)
+    cpt = DEFAULT_KEYCODE.codeword(Piece.parse("B:CPT"))
+    rig.wait_reading(Role.DEFENDER, SlotState.PRESENT, cpt)
+    rig.settle()  # the swap's reading handled, long past the debounce window
     assert rig.count() == 1
     rig.empty()
-    assert wait_for(lambda: rig.arbiter.state is DeviceState.IDLE)
-    assert wait_for(lambda: not rig.lit("attacker") and not rig.lit("defender"))
+    wait_until(lambda: rig.arbiter.state is DeviceState.IDLE)
+    wait_until(lambda: not rig.lit("attacker") and not rig.lit("defender"))
     rig.challenge("W:COL", "B:CPT")
     assert rig.count() == 2
 
@@ -208,20 +114,23 @@ def test_device_refuses_and_records_nothing(
 ) -> None:
     rig.seat(Role.ATTACKER, attacker)
     rig.seat(Role.DEFENDER, defender)
-    assert wait_for(lambda: reason in rig.arbiter.status()["message"])
+    wait_until(lambda: reason in rig.arbiter.status()["message"])
     assert rig.count() == 0
     played = [t["name"] for t in rig.arbiter.outputs()["played"]]
-    assert wait_for(lambda: "error" in [t["name"] for t in rig.arbiter.outputs()["played"]]), played
+    wait_until(
+        lambda: "error" in [t["name"] for t in rig.arbiter.outputs()["played"]],
+        what=f"the error tune (played so far: {played})",
+    )
     # fixing the pair (swap the defender) makes it a challenge
     rig.seat(Role.DEFENDER, "B:LTC" if attacker.startswith("W") else "W:LTC")
-    assert wait_for(lambda: rig.count() == 1)
+    wait_until(lambda: rig.count() == 1)
 
 
 def test_device_unused_codeword_is_unknown_piece(rig: Rig) -> None:
     unused = DEFAULT_KEYCODE.unused()[0]
     rig.seat(Role.ATTACKER, "W:COL")
     rig.press(Role.DEFENDER, unused)
-    assert wait_for(lambda: "not known" in rig.arbiter.status()["message"])
+    wait_until(lambda: "not known" in rig.arbiter.status()["message"])
     assert rig.count() == 0
 
 
@@ -230,21 +139,21 @@ def test_device_half_seated_key_is_error_not_piece(rig: Rig) -> None:
     half = word.replace("1", "0", 1)  # one switch not pressed: weight 2
     rig.seat(Role.ATTACKER, "W:SPY")
     rig.press(Role.DEFENDER, half)
-    assert wait_for(lambda: rig.arbiter.status()["slots"]["defender"] == "invalid")
+    wait_until(lambda: rig.arbiter.status()["slots"]["defender"] == "invalid")
     assert "not fully seated" in rig.arbiter.status()["message"]
     assert rig.count() == 0
     rig.press(Role.DEFENDER, word)  # pushed home: now it counts
-    assert wait_for(lambda: rig.count() == 1)
+    wait_until(lambda: rig.count() == 1)
     assert rig.arbiter.status()["last_verdict"] == "attacker"
 
 
 def test_device_eliminated_piece_refused(rig: Rig) -> None:
     rig.challenge("B:SPY", "W:5*G")
     rig.empty()
-    assert wait_for(lambda: rig.arbiter.state is DeviceState.IDLE)
+    wait_until(lambda: rig.arbiter.state is DeviceState.IDLE)
     rig.seat(Role.ATTACKER, "W:5*G")
     rig.seat(Role.DEFENDER, "B:MAJ")
-    assert wait_for(lambda: "already eliminated" in rig.arbiter.status()["message"])
+    wait_until(lambda: "already eliminated" in rig.arbiter.status()["message"])
     assert rig.count() == 1
 
 
@@ -255,19 +164,18 @@ def _pitch(hz: float) -> str:
 
 
 def test_device_fallen_flag_plays_taps_and_ends_game(rig: Rig) -> None:
-    log = _record_frequencies(rig.factory, rig.arbiter.config.signals.buzzer_pin)
+    log = record_frequencies(rig.factory, rig.config.signals.buzzer_pin)
     status = rig.challenge("W:PVT", "B:FLG")
     assert status["ending"]["kind"] == "flag_captured"
     assert status["ending"]["winner"] == "W"
-    assert wait_for(lambda: rig.arbiter.state is DeviceState.GAME_OVER)
+    wait_until(lambda: rig.arbiter.state is DeviceState.GAME_OVER)
     sounded = [_pitch(hz) for hz in log if hz is not None]
     assert sounded[-len(TAPS_GROUPS) :] == TAPS_GROUPS
     # a challenge after the game ended is refused
     rig.empty()
-    rig.challenge_after = None
     rig.seat(Role.ATTACKER, "W:COL")
     rig.seat(Role.DEFENDER, "B:MAJ")
-    assert wait_for(lambda: "game is over" in rig.arbiter.status()["message"]), rig.arbiter.status()
+    wait_until(lambda: "game is over" in rig.arbiter.status()["message"])
     assert rig.count() == 1
     assert rig.arbiter.state is DeviceState.GAME_OVER
 
@@ -275,15 +183,18 @@ def test_device_fallen_flag_plays_taps_and_ends_game(rig: Rig) -> None:
 def test_device_new_game_button_held(rig: Rig) -> None:
     rig.challenge("W:PVT", "B:FLG")
     rig.empty()
-    pin = rig.factory.pin(rig.arbiter.config.button.new_game_pin)
-    pin.drive_low()
-    time.sleep(0.5)  # a short press is not enough
-    assert rig.arbiter.status()["game_id"] == 1
-    assert wait_for(lambda: rig.arbiter.status()["game_id"] == 2, timeout=WAIT)
+    pin = rig.factory.pin(rig.config.button.new_game_pin)
+    pin.drive_low()  # a short press is not enough
     pin.drive_high()
-    assert wait_for(lambda: rig.arbiter.state is DeviceState.IDLE)
+    rig.settle()
+    assert rig.arbiter.status()["game_id"] == 1
+    pin.drive_low()  # held: a new game
+    wait_until(lambda: rig.arbiter.status()["game_id"] == 2)
+    pin.drive_high()
+    wait_until(lambda: rig.arbiter.state is DeviceState.IDLE)
     rig.challenge("B:COL", "W:MAJ")
     assert rig.arbiter.status()["challenge_count"] == 1
+    assert rig.arbiter.status()["game_id"] == 2  # the short press never made a game
 
 
 def test_device_declared_ending(rig: Rig) -> None:
@@ -302,10 +213,10 @@ def test_device_status_never_names_a_rank(rig: Rig) -> None:
     for attacker, defender in [("W:SPY", "B:5*G"), ("B:PVT", "W:SPY"), ("W:COL", "B:COL")]:
         rig.challenge(attacker, defender)
         rig.empty()
-        assert wait_for(lambda: rig.arbiter.state is DeviceState.IDLE)
+        wait_until(lambda: rig.arbiter.state is DeviceState.IDLE)
     rig.seat(Role.ATTACKER, "W:MAJ")
     rig.seat(Role.DEFENDER, "W:CPT")  # refused: its message must not name ranks either
-    assert wait_for(lambda: rig.arbiter.status()["message"] != "")
+    wait_until(lambda: rig.arbiter.status()["message"] != "")
     while not q.empty():
         seen.append(json.dumps(q.get_nowait()))
     seen.append(json.dumps(rig.arbiter.status()))
@@ -321,7 +232,7 @@ def test_device_info_logs_never_name_a_rank(rig: Rig, caplog: pytest.LogCaptureF
     rig.empty()
     rig.seat(Role.ATTACKER, "W:SPY")
     rig.seat(Role.DEFENDER, "W:2LT")
-    assert wait_for(lambda: rig.arbiter.status()["message"] != "")
+    wait_until(lambda: rig.arbiter.status()["message"] != "")
     text = "\n".join(r.getMessage() for r in caplog.records if r.levelname != "DEBUG")
     assert "challenge 1" in text
     for piece in all_pieces():
@@ -336,21 +247,20 @@ def test_device_piece_pulled_while_deciding_records_nothing(
     path.write_text(text)  # a 2.6 s battle phrase: time to pull a piece
     config = load_config(path, data_dir=tmp_path / "data")
     arbiter = build_arbiter(config, pin_factory=mock_factory)
-    arbiter.start()
+    rig = Rig(arbiter, mock_factory).start()
     try:
-        rig = Rig(arbiter, mock_factory)
         rig.seat(Role.ATTACKER, "W:COL")
         rig.seat(Role.DEFENDER, "B:MAJ")
-        assert wait_for(lambda: arbiter.state is DeviceState.DECIDING)
+        wait_until(lambda: arbiter.state is DeviceState.DECIDING)
         rig.empty(Role.DEFENDER)
-        assert wait_for(lambda: "moved while deciding" in arbiter.status()["message"])
+        wait_until(lambda: "moved while deciding" in arbiter.status()["message"])
         assert arbiter.status()["challenge_count"] == 0
         assert read_game(config.data_dir, 1).challenges == []
         # both slots emptied: the next pair is judged as usual
         rig.empty()
         rig.seat(Role.ATTACKER, "W:PVT")
         rig.seat(Role.DEFENDER, "B:PVT")
-        assert wait_for(lambda: arbiter.status()["challenge_count"] == 1, timeout=15)
+        wait_until(lambda: arbiter.status()["challenge_count"] == 1, timeout=15)
         assert arbiter.status()["last_verdict"] == "split"
     finally:
         arbiter.close()
@@ -359,8 +269,7 @@ def test_device_piece_pulled_while_deciding_records_nothing(
 def test_device_close_turns_outputs_off(tmp_path: Path, mock_factory: Any) -> None:
     config = load_config(write_config(tmp_path), data_dir=tmp_path / "data")
     arbiter = build_arbiter(config, pin_factory=mock_factory)
-    arbiter.start()
-    rig = Rig(arbiter, mock_factory)
+    rig = Rig(arbiter, mock_factory).start()
     rig.challenge("W:COL", "B:MAJ")
     arbiter.close()
     assert not mock_factory.pin(config.signals.attacker_led).state
@@ -372,8 +281,7 @@ def _played_then_restarted(tmp_path: Path, factory: Any, attacker: str, defender
     """Play one challenge, shut down, and build the device again on the same data."""
     config = load_config(write_config(tmp_path), data_dir=tmp_path / "data")
     arbiter = build_arbiter(config, pin_factory=factory)
-    arbiter.start()
-    Rig(arbiter, factory).challenge(attacker, defender)
+    Rig(arbiter, factory).start().challenge(attacker, defender)
     arbiter.close()
     factory.reset()
     return build_arbiter(config, pin_factory=factory)
@@ -390,9 +298,12 @@ def test_device_resumes_game_after_restart(tmp_path: Path, mock_factory: Any) ->
         arbiter.close()
 
 
-def _bouncy_press(rig: Rig, role: Role, word: str, noise: list[tuple[int, int]]) -> None:
-    """Press ``word`` after a burst of partial and bouncing contacts (each well under
-    the debounce window), the way a key sliding home rattles its switches."""
+def _bouncy_press(
+    rig: Rig, clock: FakeClock, role: Role, word: str, noise: list[tuple[int, int]]
+) -> None:
+    """Press ``word`` after a burst of partial and bouncing contacts (2 ms each on the
+    readers' clock, well under the debounce window), the way a key sliding home
+    rattles its switches."""
     pressed = [i for i, bit in enumerate(word) if bit == "1"]
     for subset_mask, flips in noise:
         partial = ["0"] * 7
@@ -402,7 +313,7 @@ def _bouncy_press(rig: Rig, role: Role, word: str, noise: list[tuple[int, int]])
         if flips:  # a neighbouring switch brushed for an instant
             partial[flips % 7] = "1" if partial[flips % 7] == "0" else "0"
         rig.press(role, "".join(partial))
-        time.sleep(0.002)
+        clock.advance(0.002)
     rig.press(role, word)
 
 
@@ -424,14 +335,18 @@ def test_device_bouncing_keys_never_give_a_wrong_verdict(
     tmp = tmp_path_factory.mktemp("bounce")
     factory = MockFactory(pin_class=MockPWMPin)
     config = load_config(write_config(tmp), data_dir=tmp / "data")
-    arbiter = build_arbiter(config, pin_factory=factory)
-    arbiter.start()
+    # On a fake clock a contact lasts 2 ms however long a busy machine stalls the test.
+    clock = FakeClock()
+    arbiter = build_arbiter(config, pin_factory=factory, clock=clock)
+    rig = Rig(arbiter, factory).start()
     try:
-        rig = Rig(arbiter, factory)
         rig.seat(Role.ATTACKER, attacker)
-        _bouncy_press(rig, Role.DEFENDER, DEFAULT_KEYCODE.codeword(defender), noise)
-        assert wait_for(lambda: rig.count() == 1), arbiter.status()
-        time.sleep(0.1)  # nothing more may be counted
+        _bouncy_press(rig, clock, Role.DEFENDER, DEFAULT_KEYCODE.codeword(defender), noise)
+        clock.advance(config.reader.debounce_ms / 1000)  # the final press settles
+        wait_until(lambda: rig.count() == 1)
+        final = DEFAULT_KEYCODE.codeword(defender)
+        rig.wait_reading(Role.DEFENDER, SlotState.PRESENT, final)
+        rig.settle()  # the key's last reading handled: nothing more may be counted
         assert rig.count() == 1
         challenge = arbiter.store.current.challenges[0]
         assert (challenge.attacker, challenge.defender) == (attacker, defender)
@@ -462,13 +377,18 @@ def test_device_busy_command_times_out_and_never_runs(
 
     from arbiter.device.arbiter import DeviceError
 
-    release = threading.Event()
-    threading.Thread(target=lambda: rig.arbiter._call(release.wait), daemon=True).start()
-    time.sleep(0.1)  # the worker is now held
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        held.set()
+        release.wait()
+
+    threading.Thread(target=lambda: rig.arbiter._call(hold), daemon=True).start()
+    assert held.wait(WAIT)  # the worker is now held
     with pytest.raises(DeviceError, match="busy"):
         rig.arbiter._call(rig.arbiter._do_new_game, timeout=0.2)
     release.set()
-    time.sleep(0.2)
+    rig.settle()  # queued behind the withdrawn NEW GAME: it would have run by now
     assert rig.arbiter.status()["game_id"] == 1  # the withdrawn NEW GAME never happened
 
 
@@ -512,10 +432,9 @@ def test_device_shutdown_while_deciding_records_nothing(tmp_path: Path, mock_fac
     path.write_text(path.read_text().replace("b=600:g4,c,e,4g.,e,2g", "b=120:g4,c,e,4g.,e,2g"))
     config = load_config(path, data_dir=tmp_path / "data")
     arbiter = build_arbiter(config, pin_factory=mock_factory)
-    arbiter.start()
-    rig = Rig(arbiter, mock_factory)
+    rig = Rig(arbiter, mock_factory).start()
     rig.seat(Role.ATTACKER, "W:COL")
     rig.seat(Role.DEFENDER, "B:MAJ")
-    assert wait_for(lambda: arbiter.state is DeviceState.DECIDING)
+    wait_until(lambda: arbiter.state is DeviceState.DECIDING)
     arbiter.close()  # SIGTERM mid-phrase: the players never saw a verdict
     assert read_game(config.data_dir, 1).challenges == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 import serial
@@ -20,7 +20,9 @@ from arbiter.rules.verdict import Role
 from arbiter.storage.journal import GameStore
 from arbiter.storage.registry import TagRegistry
 from arbiter.tunes.defaults import load_tunes
-from tests.device.test_device import wait_for, write_config
+from tests.support.clock import FakeClock
+from tests.support.rig import write_config
+from tests.support.waiting import wait_until
 
 TAGS = {"W:SPY": "62E3086CED", "B:5*G": "100086F444", "B:PVT": "01000734E0"}
 
@@ -45,16 +47,50 @@ class TagInField:
         self._thread.join()
 
 
+class Rfid(NamedTuple):
+    """The device on two RDM6300 readers, the tags above them, and the readers' clock."""
+
+    arbiter: Arbiter
+    fields: dict[Role, TagInField]
+    clock: FakeClock
+
+    def remove_tags(self) -> None:
+        """Take both tags away and wait until the device sees the slots empty.
+
+        The readers' clock moves on until the removal timeout has passed since
+        the last frame each read (frames already sent still arrive after the
+        tags are gone, so it may take more than one step).
+        """
+        for field in self.fields.values():
+            field.tag = None
+        both_empty = {"attacker": "empty", "defender": "empty"}
+
+        def emptied() -> bool:
+            self.clock.advance(REMOVAL)
+            return bool(self.arbiter.status()["slots"] == both_empty)
+
+        wait_until(emptied, what="both slots empty")
+
+
+REMOVAL = 0.2
+
+
 @pytest.fixture
-def rfid(tmp_path: Path, mock_factory: Any) -> Iterator[tuple[Arbiter, dict[Role, TagInField]]]:
+def rfid(tmp_path: Path, mock_factory: Any) -> Iterator[Rfid]:
     config = load_config(write_config(tmp_path), data_dir=tmp_path / "data")
     registry = TagRegistry.in_directory(config.data_dir)
     for piece, tag in TAGS.items():
         registry.enroll(tag, Piece.parse(piece))
+    clock = FakeClock()  # a tag stays read however long a frame takes on a busy machine
     ports = {role: serial.serial_for_url("loop://", timeout=0.05) for role in Role}
     fields = {role: TagInField(ports[role]) for role in Role}
     readers = [
-        Rdm6300Reader(role, serial_factory=lambda role=role: ports[role], removal_timeout=0.2)
+        Rdm6300Reader(
+            role,
+            serial_factory=lambda role=role: ports[role],  # type: ignore[misc]
+            removal_timeout=REMOVAL,
+            clock=clock,
+        )
         for role in Role
     ]
     arbiter = Arbiter(
@@ -68,7 +104,7 @@ def rfid(tmp_path: Path, mock_factory: Any) -> Iterator[tuple[Arbiter, dict[Role
     )
     arbiter.start()
     try:
-        yield arbiter, fields
+        yield Rfid(arbiter, fields, clock)
     finally:
         for field in fields.values():
             field.close()
@@ -76,47 +112,46 @@ def rfid(tmp_path: Path, mock_factory: Any) -> Iterator[tuple[Arbiter, dict[Role
 
 
 def test_device_rfid_challenge_and_tag_eliminated(
-    rfid: tuple[Arbiter, dict[Role, TagInField]],
+    rfid: Rfid,
 ) -> None:
-    arbiter, fields = rfid
+    arbiter, fields, _ = rfid
     fields[Role.ATTACKER].tag = TAGS["B:PVT"]
     fields[Role.DEFENDER].tag = TAGS["W:SPY"]
-    assert wait_for(lambda: arbiter.status()["challenge_count"] == 1)
+    wait_until(lambda: arbiter.status()["challenge_count"] == 1)
     assert arbiter.status()["last_verdict"] == "attacker"  # the Private takes the Spy
     challenge = arbiter.store.current.challenges[0]
     assert (challenge.attacker_tag, challenge.defender_tag) == (TAGS["B:PVT"], TAGS["W:SPY"])
-    fields[Role.ATTACKER].tag = None
-    fields[Role.DEFENDER].tag = None  # removal: no frame for removal_timeout
-    assert wait_for(lambda: arbiter.status()["slots"] == {"attacker": "empty", "defender": "empty"})
+    rfid.remove_tags()  # removal: no frame for removal_timeout
     # the eliminated spy's tag comes back: refused, nothing recorded
     fields[Role.ATTACKER].tag = TAGS["W:SPY"]
     fields[Role.DEFENDER].tag = TAGS["B:5*G"]
-    assert wait_for(lambda: "already eliminated" in arbiter.status()["message"])
+    wait_until(lambda: "already eliminated" in arbiter.status()["message"])
     assert arbiter.status()["challenge_count"] == 1
 
 
-def test_device_rfid_unknown_tag_and_same_tag(rfid: tuple[Arbiter, dict[Role, TagInField]]) -> None:
-    arbiter, fields = rfid
+def test_device_rfid_unknown_tag_and_same_tag(rfid: Rfid) -> None:
+    arbiter, fields, _ = rfid
     fields[Role.ATTACKER].tag = "1F00644BB6"  # a valid frame, never enrolled
     fields[Role.DEFENDER].tag = TAGS["B:5*G"]
-    assert wait_for(lambda: "not known" in arbiter.status()["message"])
+    wait_until(lambda: "not known" in arbiter.status()["message"])
     fields[Role.ATTACKER].tag = TAGS["B:5*G"]  # both antennas read one tag: a misread
-    assert wait_for(lambda: "misread" in arbiter.status()["message"])
+    wait_until(lambda: "misread" in arbiter.status()["message"])
     assert arbiter.status()["challenge_count"] == 0
 
 
-def test_device_rfid_enrollment_walk(rfid: tuple[Arbiter, dict[Role, TagInField]]) -> None:
-    arbiter, fields = rfid
+def test_device_rfid_enrollment_walk(rfid: Rfid) -> None:
+    arbiter, fields, _ = rfid
     status = arbiter.start_enrollment()
     assert status["active"] and status["progress"] == [3, 42]
     assert "W:5*G" in status["prompt"] and "ATTACKER" in status["prompt"].upper()
     assert arbiter.status()["enrolling"] is True
     fields[Role.ATTACKER].tag = "1F00644BB6"
-    assert wait_for(lambda: arbiter.enrollment_status()["progress"] == [4, 42])
+    wait_until(lambda: arbiter.enrollment_status()["progress"] == [4, 42])
+    assert arbiter.registry is not None
     assert arbiter.registry.lookup("1F00644BB6") == Piece.parse("W:5*G")
     assert arbiter.status()["challenge_count"] == 0  # enrolling never judges
     fields[Role.ATTACKER].tag = TAGS["B:5*G"]  # a tag enrolled to another piece
-    assert wait_for(lambda: "B:5*G" in arbiter.enrollment_status()["last"])
+    wait_until(lambda: "B:5*G" in arbiter.enrollment_status()["last"])
     assert arbiter.enrollment_status()["progress"] == [4, 42]
     arbiter.stop_enrollment()
     assert arbiter.status()["enrolling"] is False

@@ -17,8 +17,8 @@ from arbiter.hardware.readers.rdm6300 import Rdm6300Reader, encode_frame
 from arbiter.rules.army import PhysicalPiece, all_physical_pieces
 from arbiter.rules.verdict import Role
 from arbiter.storage.registry import TagRegistry
-
-WAIT = 5.0
+from tests.support.clock import FakeClock
+from tests.support.waiting import WAIT, wait_until
 
 
 def pp(text: str) -> PhysicalPiece:
@@ -193,11 +193,15 @@ class Console:
                 return line
         raise AssertionError(f"never printed {text!r}; printed {self.lines}")
 
+    def drain(self) -> None:
+        """Take in every line printed so far."""
+        while not self.printed.empty():
+            self.lines.append(self.printed.get())
+
     def finish(self) -> tuple[int, int] | None:
         self._thread.join(WAIT)
         assert not self._thread.is_alive()
-        while not self.printed.empty():
-            self.lines.append(self.printed.get())
+        self.drain()
         return self.result
 
 
@@ -208,10 +212,11 @@ def loop() -> Iterator[serial.SerialBase]:
     port.close()
 
 
+ConsoleParts = tuple[TagRegistry, Rdm6300Reader, serial.SerialBase, list["Console"]]
+
+
 @pytest.fixture
-def console_parts(
-    registry: TagRegistry, loop: serial.SerialBase
-) -> Iterator[tuple[TagRegistry, Rdm6300Reader, serial.SerialBase, list[Console]]]:
+def console_parts(registry: TagRegistry, loop: serial.SerialBase) -> Iterator[ConsoleParts]:
     reader = Rdm6300Reader(Role.ATTACKER, serial_factory=lambda: loop, removal_timeout=0.1)
     consoles: list[Console] = []
     yield registry, reader, loop, consoles
@@ -220,7 +225,7 @@ def console_parts(
     reader.close()
 
 
-def test_enroll_console_enrolls_pieces_from_reader(console_parts) -> None:
+def test_enroll_console_enrolls_pieces_from_reader(console_parts: ConsoleParts) -> None:
     registry, reader, loop, consoles = console_parts
     enroll_all_but(registry, "W:SPY#2", "B:FLG")
     console = Console(EnrollmentSession(registry), reader)
@@ -241,29 +246,35 @@ def test_enroll_console_enrolls_pieces_from_reader(console_parts) -> None:
     assert not reader.running  # closed by the driver
 
 
-def test_enroll_console_waits_for_removal_before_next_piece(console_parts) -> None:
-    registry, reader, loop, consoles = console_parts
+def test_enroll_console_waits_for_removal_before_next_piece(console_parts: ConsoleParts) -> None:
+    registry, _, loop, consoles = console_parts
+    clock = FakeClock()
+    reader = Rdm6300Reader(
+        Role.ATTACKER, serial_factory=lambda: loop, removal_timeout=0.1, clock=clock
+    )
     enroll_all_but(registry, "W:SPY#1", "W:SPY#2")
     console = Console(EnrollmentSession(registry), reader)
     consoles.append(console)
     console.expect("Put W:SPY#1")
     loop.write(encode_frame("62E3086CED"))
     console.expect("Take the piece out")
-    for _ in range(6):  # the piece stays seated: its frames keep coming
-        last_frame = time.monotonic()
+    for frames in range(2, 8):  # the piece stays seated: its frames keep coming, 50 ms apart
+        clock.advance(0.05)
         loop.write(encode_frame("62E3086CED"))
-        time.sleep(0.05)
+        wait_until(lambda: reader.frames == frames)  # noqa: B023 (called at once)
+    console.drain()
+    assert not [line for line in console.lines if "Put W:SPY#2" in line]
+    clock.advance(0.1)  # the removal timeout since the last frame
     console.expect("Put W:SPY#2")
-    # The next prompt came only after the slot went empty (removal timeout 0.1 s).
-    assert time.monotonic() - last_frame >= 0.1
     assert [line for line in console.lines if "enrolled" in line] == [
         "W:SPY#1 enrolled with tag 62E3086CED"
     ]
     console.typed.put("q")
     assert console.finish() == (41, 42)
+    reader.close()
 
 
-def test_enroll_console_swapped_piece_counts_as_the_next_one(console_parts) -> None:
+def test_enroll_console_swapped_piece_counts_as_the_next_one(console_parts: ConsoleParts) -> None:
     registry, _, loop, consoles = console_parts
     reader = Rdm6300Reader(Role.ATTACKER, serial_factory=lambda: loop, removal_timeout=2.0)
     enroll_all_but(registry, "W:SPY#1", "W:SPY#2")
@@ -279,7 +290,7 @@ def test_enroll_console_swapped_piece_counts_as_the_next_one(console_parts) -> N
     reader.close()
 
 
-def test_enroll_console_reports_tag_of_another_piece(console_parts) -> None:
+def test_enroll_console_reports_tag_of_another_piece(console_parts: ConsoleParts) -> None:
     registry, reader, loop, consoles = console_parts
     enroll_all_but(registry, "B:FLG")
     taken = registry.tag_of(pp("W:FLG"))
@@ -294,7 +305,7 @@ def test_enroll_console_reports_tag_of_another_piece(console_parts) -> None:
     assert console.finish() == (41, 42)
 
 
-def test_enroll_console_skip_and_quit(console_parts) -> None:
+def test_enroll_console_skip_and_quit(console_parts: ConsoleParts) -> None:
     registry, reader, _, consoles = console_parts
     console = Console(EnrollmentSession(registry), reader)
     consoles.append(console)

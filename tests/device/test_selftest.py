@@ -46,7 +46,7 @@ def store(tmp_path: Path) -> Iterator[GameStore]:
 
 
 def test_selftest_lights_each_led_plays_each_tune_reports_each_slot() -> None:
-    outputs, slept = Outputs(), []
+    outputs, slept = Outputs(), list[float]()
     test = SelfTest(outputs, TUNES, sleep=slept.append)
     readings = {
         Role.ATTACKER: SlotReading(Role.ATTACKER, SlotState.EMPTY),

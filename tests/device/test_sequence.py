@@ -99,6 +99,10 @@ class Rig:
         for role in roles or (A, D):
             self.sequence.take(SlotReading(role, SlotState.EMPTY))
 
+    def state(self) -> DeviceState:
+        # A call, not an attribute: mypy would keep an attribute narrowed between steps.
+        return self.sequence.state
+
     def challenges(self) -> int:
         return len(self.store.current.challenges)
 
@@ -115,9 +119,9 @@ def rig(store: GameStore) -> Rig:
 
 
 def test_sequence_one_seated_piece_waits(rig: Rig) -> None:
-    assert rig.sequence.state is DeviceState.IDLE
+    assert rig.state() is DeviceState.IDLE
     rig.seat(A, "W:PVT")
-    assert rig.sequence.state is DeviceState.WAITING
+    assert rig.state() is DeviceState.WAITING
     assert rig.signals.calls == ["waiting"]
     assert rig.challenges() == 0
 
@@ -126,7 +130,7 @@ def test_sequence_pair_decided_and_recorded(rig: Rig) -> None:
     rig.seat(A, "W:PVT")
     mark = len(rig.signals.calls)
     rig.seat(D, "B:SPY")  # the Private takes the Spy
-    assert rig.sequence.state is DeviceState.RESULT
+    assert rig.state() is DeviceState.RESULT
     assert rig.signals.since(mark) == ["battle", "result:attacker"]
     assert rig.changes == [DeviceState.DECIDING]  # shown before the phrase plays
     assert rig.sequence.last_verdict == "attacker"
@@ -154,11 +158,11 @@ def test_sequence_pieces_left_seated_never_count_twice(rig: Rig) -> None:
     rig.empty(D)
     rig.seat(D, "B:CPT")  # a swapped piece is not a new challenge while one stays seated
     assert rig.challenges() == 1
-    assert rig.sequence.state is DeviceState.RESULT
+    assert rig.state() is DeviceState.RESULT
     mark = len(rig.signals.calls)
     rig.empty(A)
     rig.empty(D)
-    assert rig.sequence.state is DeviceState.IDLE
+    assert rig.state() is DeviceState.IDLE
     assert rig.signals.since(mark) == ["clear"]  # the verdict LEDs go dark
     rig.seat(A, "W:COL")
     rig.seat(D, "B:CPT")
@@ -169,7 +173,7 @@ def test_sequence_same_side_refused_records_nothing(rig: Rig) -> None:
     rig.seat(A, "W:COL")
     rig.seat(D, "W:MAJ")
     assert "same side" in rig.sequence.message
-    assert rig.sequence.state is DeviceState.WAITING
+    assert rig.state() is DeviceState.WAITING
     assert rig.signals.calls[-1] == "error"
     assert rig.challenges() == 0
     rig.seat(D, "B:MAJ")  # fixing the pair makes it a challenge
@@ -235,24 +239,24 @@ def test_sequence_fallen_flag_ends_the_game(rig: Rig) -> None:
     rig.seat(D, "B:FLG")
     assert rig.signals.since(mark) == ["battle", "result:attacker", "taps", "game_over"]
     assert rig.changes[-1] is DeviceState.RESULT  # published before Taps plays
-    assert rig.sequence.state is DeviceState.GAME_OVER
+    assert rig.state() is DeviceState.GAME_OVER
     ending = rig.store.current.ending
     assert ending is not None and ending.kind is EndingKind.FLAG_CAPTURED
     assert ending.winner is Side.WHITE
     rig.empty()
-    assert rig.sequence.state is DeviceState.GAME_OVER
+    assert rig.state() is DeviceState.GAME_OVER
     mark = len(rig.signals.calls)
     rig.seat(A, "W:COL")
     rig.seat(D, "B:MAJ")
     assert "game is over" in rig.sequence.message
-    assert rig.sequence.state is DeviceState.GAME_OVER
+    assert rig.state() is DeviceState.GAME_OVER
     assert rig.signals.since(mark) == ["error", "game_over"]
     assert rig.challenges() == 1
 
 
 def test_sequence_fault_entered_and_cleared(rig: Rig) -> None:
     rig.sequence.take(SlotReading(A, SlotState.FAULT, detail="port gone"))
-    assert rig.sequence.state is DeviceState.FAULT
+    assert rig.state() is DeviceState.FAULT
     assert rig.sequence.message == "a slot reader is not working"
     assert rig.changes == [DeviceState.FAULT]
     assert rig.signals.calls == ["fault"]
@@ -260,7 +264,7 @@ def test_sequence_fault_entered_and_cleared(rig: Rig) -> None:
     rig.sequence.take(SlotReading(D, SlotState.FAULT, detail="also gone"))
     assert rig.signals.calls == ["fault"]  # signalled once
     rig.empty()
-    assert rig.sequence.state is DeviceState.IDLE
+    assert rig.state() is DeviceState.IDLE
     assert rig.sequence.message == ""
     assert rig.signals.calls == ["fault", "clear"]
 
@@ -271,7 +275,7 @@ def test_sequence_fault_clears_to_game_over(rig: Rig) -> None:
     rig.sequence.take(SlotReading(A, SlotState.FAULT))
     mark = len(rig.signals.calls)
     rig.empty()
-    assert rig.sequence.state is DeviceState.GAME_OVER
+    assert rig.state() is DeviceState.GAME_OVER
     assert rig.signals.since(mark) == ["clear", "game_over"]
 
 
@@ -284,7 +288,7 @@ def test_sequence_unwritable_record_is_a_fault(
     monkeypatch.setattr(rig.store, "accept", disk_full)
     rig.seat(A, "W:COL")
     rig.seat(D, "B:MAJ")
-    assert rig.sequence.state is DeviceState.FAULT
+    assert rig.state() is DeviceState.FAULT
     assert "cannot be written" in rig.sequence.message
     assert rig.signals.calls[-1] == "fault"
 
@@ -312,13 +316,13 @@ def test_sequence_new_game_with_pieces_seated_waits_for_empty_slots(rig: Rig) ->
     rig.seat(A, "W:COL")
     rig.seat(D, "B:MAJ")
     assert rig.sequence.new_game() == 2
-    assert rig.sequence.state is DeviceState.WAITING
+    assert rig.state() is DeviceState.WAITING
     assert rig.sequence.message == "take both pieces out to begin"
     assert rig.sequence.last_verdict is None
     rig.seat(D, "B:CPT")
     assert rig.challenges() == 0  # the seated pair is not judged
     rig.empty()
-    assert rig.sequence.state is DeviceState.IDLE
+    assert rig.state() is DeviceState.IDLE
     rig.seat(A, "W:COL")
     rig.seat(D, "B:CPT")
     assert rig.challenges() == 1
@@ -329,7 +333,7 @@ def test_sequence_declared_ending_checks_the_game(rig: Rig) -> None:
         rig.sequence.declare_end(EndingKind.DRAW, None, game_id=7)
     assert rig.store.current.ending is None
     rig.sequence.declare_end(EndingKind.RESIGNATION, Side.BLACK, game_id=1)
-    assert rig.sequence.state is DeviceState.GAME_OVER
+    assert rig.state() is DeviceState.GAME_OVER
     assert rig.signals.calls[-1] == "game_over"
 
 

@@ -12,7 +12,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arbiter.hardware.readers.mcu import HelloMessage, SlotMessage, crc8, decode_line
+from arbiter.hardware.readers.mcu import (
+    ErrorMessage,
+    HelloMessage,
+    SlotMessage,
+    crc8,
+    decode_line,
+)
 from arbiter.hardware.readers.rdm6300 import FrameParser, encode_frame
 from arbiter.rules.verdict import Role
 
@@ -71,24 +77,28 @@ def firmware() -> Iterator[types.ModuleType]:
 
 
 @pytest.mark.parametrize(("tag", "check"), PUBLISHED)
-def test_firmware_parser_reads_published_frames(firmware, tag: str, check: str) -> None:
+def test_firmware_parser_reads_published_frames(
+    firmware: types.ModuleType, tag: str, check: str
+) -> None:
     frame = b"\x02" + f"{tag}{check}".encode() + b"\x03"
     assert firmware.FrameParser().feed(frame) == [tag]
 
 
 @pytest.mark.parametrize(("tag", "check"), PUBLISHED)
-def test_firmware_parser_reads_lowercase_frames(firmware, tag: str, check: str) -> None:
+def test_firmware_parser_reads_lowercase_frames(
+    firmware: types.ModuleType, tag: str, check: str
+) -> None:
     frame = b"\x02" + f"{tag}{check}".lower().encode() + b"\x03"
     assert firmware.FrameParser().feed(frame) == [tag]
 
 
-def test_firmware_parser_drops_bad_checksum(firmware) -> None:
+def test_firmware_parser_drops_bad_checksum(firmware: types.ModuleType) -> None:
     parser = firmware.FrameParser()
     assert parser.feed(b"\x0262E3086CED09\x03") == []
     assert parser.bad_checksums == 1
 
 
-def test_firmware_parser_resyncs_after_garbage(firmware) -> None:
+def test_firmware_parser_resyncs_after_garbage(firmware: types.ModuleType) -> None:
     parser = firmware.FrameParser()
     data = b"\x02\x0262E3\xff\x03junk" + encode_frame("01000734E0")
     found = parser.feed(data[:7]) + parser.feed(data[7:])
@@ -97,24 +107,28 @@ def test_firmware_parser_resyncs_after_garbage(firmware) -> None:
 
 @settings(max_examples=300)
 @given(st.binary(max_size=300), st.sampled_from([tag for tag, _ in PUBLISHED]))
-def test_firmware_parser_agrees_with_arbiter_parser(firmware, garbage: bytes, tag: str) -> None:
+def test_firmware_parser_agrees_with_arbiter_parser(
+    firmware: types.ModuleType, garbage: bytes, tag: str
+) -> None:
     data = garbage + encode_frame(tag) + garbage
     assert firmware.FrameParser().feed(data) == FrameParser().feed(data)
 
 
 @settings(max_examples=200)
 @given(st.binary(max_size=300))
-def test_firmware_parser_random_bytes_agree_with_arbiter_parser(firmware, data: bytes) -> None:
+def test_firmware_parser_random_bytes_agree_with_arbiter_parser(
+    firmware: types.ModuleType, data: bytes
+) -> None:
     assert firmware.FrameParser().feed(data) == FrameParser().feed(data)
 
 
-def test_firmware_crc8_matches_arbiter(firmware) -> None:
+def test_firmware_crc8_matches_arbiter(firmware: types.ModuleType) -> None:
     assert firmware.crc8(b"123456789") == 0xF4
     for body in (b"A EMPTY", b"D TAG 62E3086CED", b"HELLO gg-slots 1"):
         assert firmware.crc8(body) == crc8(body)
 
 
-def test_firmware_state_lines_decode_on_the_pi(firmware) -> None:
+def test_firmware_state_lines_decode_on_the_pi(firmware: types.ModuleType) -> None:
     a = firmware.Slot("A", FakeUart())
     d = firmware.Slot("D", FakeUart())
     d.tag = "100086F444"
@@ -128,13 +142,16 @@ def test_firmware_state_lines_decode_on_the_pi(firmware) -> None:
     ]
 
 
-def test_firmware_err_line_decodes(firmware) -> None:
+def test_firmware_err_line_decodes(firmware: types.ModuleType) -> None:
     line = firmware.encode("ERR " + firmware.printable(repr(OSError("bad\x07*thing"))))
     message = decode_line(line.rstrip("\n").encode())
+    assert isinstance(message, ErrorMessage)
     assert message.text.startswith("OSError")
 
 
-def test_firmware_slot_reports_tag_once_then_empty_after_timeout(firmware) -> None:
+def test_firmware_slot_reports_tag_once_then_empty_after_timeout(
+    firmware: types.ModuleType,
+) -> None:
     uart = FakeUart()
     slot = firmware.Slot("A", uart)
     assert slot.update(0) is False
@@ -152,7 +169,7 @@ def test_firmware_slot_reports_tag_once_then_empty_after_timeout(firmware) -> No
     assert slot.update(last + 5000) is False
 
 
-def test_firmware_slot_reports_a_replacing_tag(firmware) -> None:
+def test_firmware_slot_reports_a_replacing_tag(firmware: types.ModuleType) -> None:
     uart = FakeUart()
     slot = firmware.Slot("D", uart)
     uart.pending += encode_frame("62E3086CED")
@@ -162,7 +179,7 @@ def test_firmware_slot_reports_a_replacing_tag(firmware) -> None:
     assert slot.body() == "D TAG 100086F444"
 
 
-def test_firmware_slot_ignores_bad_frames(firmware) -> None:
+def test_firmware_slot_ignores_bad_frames(firmware: types.ModuleType) -> None:
     uart = FakeUart()
     slot = firmware.Slot("A", uart)
     uart.pending += b"\x0262E3086CED09\x03" + b"\xff" * 20
@@ -170,12 +187,12 @@ def test_firmware_slot_ignores_bad_frames(firmware) -> None:
     assert slot.tag is None
 
 
-def test_firmware_commands_count_state_requests(firmware) -> None:
+def test_firmware_commands_count_state_requests(firmware: types.ModuleType) -> None:
     assert firmware.commands("?") == 1
     assert firmware.commands("?\n?") == 2
     assert firmware.commands("\r\nx") == 0
 
 
-def test_firmware_main_does_not_run_on_import(firmware) -> None:
+def test_firmware_main_does_not_run_on_import(firmware: types.ModuleType) -> None:
     assert callable(firmware.main)
     assert firmware.__name__ != "__main__"

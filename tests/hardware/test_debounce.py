@@ -255,8 +255,8 @@ def test_debouncer_readings_match_the_raw_signal(steps: list[tuple[str, float]])
     consecutive readings always differ."""
     deb = _new()
     changes, t = [], 0.0
-    for bits, hold in steps:
-        changes.append((t, bits))
+    for pattern, hold in steps:
+        changes.append((t, pattern))
         t += hold
     previous = None
     for when, bits, since, reading in _trace(deb, changes, t + INVALID_AFTER * 2):

@@ -14,26 +14,28 @@ import pytest
 from arbiter.hardware.readers.base import ReaderError, SlotReading, SlotState
 from arbiter.hardware.readers.gpio_keys import GpioKeyReader, gpio_key_readers
 from arbiter.rules.verdict import Role
+from tests.support.clock import FakeClock
+from tests.support.waiting import WAIT, wait_until
 
 ATTACKER_PINS = [5, 6, 13, 19, 26, 16, 20]
 DEFENDER_PINS = [17, 27, 22, 23, 24, 25, 12]
 W_COL = "1011000"  # published code of W:COL: switches 1, 3, 4
 B_FLG = "0010101"  # published code of B:FLG: switches 3, 5, 7
-WAIT = 5.0  # generous: a slow machine must not fail a test
 
 
 class Recorder:
     """A report callback that keeps every reading and lets the test wait for one."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.readings: list[SlotReading] = []
-        self.times: list[float] = []  # time.monotonic() at each report
+        self.times: list[float] = []  # the clock at each report
+        self._clock = clock
         self._cond = threading.Condition()
 
     def __call__(self, reading: SlotReading) -> None:
         with self._cond:
             self.readings.append(reading)
-            self.times.append(time.monotonic())
+            self.times.append(self._clock())
             self._cond.notify_all()
 
     def wait_for(self, pred: Callable[[list[SlotReading]], bool], timeout: float = WAIT) -> bool:
@@ -118,7 +120,9 @@ def test_gpio_key_reader_bounce_reports_only_the_final_piece(mock_factory: Any) 
                 _seat(mock_factory, ATTACKER_PINS, word)
         _seat(mock_factory, ATTACKER_PINS, B_FLG)
         assert rec.wait_for(lambda rs: _present(Role.ATTACKER, B_FLG) in rs)
-        time.sleep(0.3)  # anything else would show up by now
+        # Taking the key out is reported after everything the chatter could still cause.
+        _seat(mock_factory, ATTACKER_PINS, "0000000")
+        assert rec.wait_for(lambda rs: rs[-1] == _empty(Role.ATTACKER))
         presents = [r for r in rec.snapshot() if r.state is SlotState.PRESENT]
         assert presents == [_present(Role.ATTACKER, B_FLG)]
     finally:
@@ -126,22 +130,35 @@ def test_gpio_key_reader_bounce_reports_only_the_final_piece(mock_factory: Any) 
 
 
 def test_gpio_key_reader_half_seated_key_reports_invalid_after_a_second(
-    reader: GpioKeyReader, mock_factory: Any
+    mock_factory: Any,
 ) -> None:
-    rec = Recorder()
-    reader.start(rec)
-    rec.wait_count(1)
-    pressed_at = time.monotonic()
-    _seat(mock_factory, ATTACKER_PINS, "1010000")  # W:COL without switch 4
-    time.sleep(0.3)
-    assert rec.snapshot() == [_empty(Role.ATTACKER)]  # not yet: invalid_after is 1 s
-    time.sleep(0.9)  # held 1.2 s in all
-    assert rec.wait_for(lambda rs: len(rs) >= 2)
-    readings = rec.snapshot()
-    assert readings[1].state is SlotState.INVALID
-    assert readings[1].token is None
-    assert rec.times[1] - pressed_at >= 1.0  # never earlier than invalid_after
-    assert all(r.state is not SlotState.PRESENT for r in readings)
+    clock = FakeClock()
+    reader = GpioKeyReader(Role.ATTACKER, ATTACKER_PINS, pin_factory=mock_factory, clock=clock)
+    try:
+        rec = Recorder(clock)
+        reader.start(rec)
+        clock.advance(0.03)  # the debounce window
+        rec.wait_count(1)
+        half = "1010000"  # W:COL without switch 4
+        _seat(mock_factory, ATTACKER_PINS, half)
+        clock.advance(0.99)
+        # Pushed home just before a second: the half-seated spell is judged as of now
+        # (INVALID would come first), then the key settles.
+        _seat(mock_factory, ATTACKER_PINS, W_COL)
+        clock.advance(0.03)
+        assert rec.wait_for(lambda rs: _present(Role.ATTACKER, W_COL) in rs)
+        assert rec.snapshot() == [_empty(Role.ATTACKER), _present(Role.ATTACKER, W_COL)]
+        _seat(mock_factory, ATTACKER_PINS, half)  # slides out half way and stays
+        pressed_at = clock()
+        clock.advance(1.0)
+        assert rec.wait_for(lambda rs: len(rs) >= 3)
+        readings = rec.snapshot()
+        assert readings[2].state is SlotState.INVALID
+        assert readings[2].token is None
+        assert rec.times[2] - pressed_at >= 1.0  # never earlier than invalid_after
+        assert readings[3:] == []
+    finally:
+        reader.close()
 
 
 def test_gpio_key_reader_key_seated_before_start_is_reported(
@@ -238,19 +255,10 @@ def test_gpio_key_reader_survives_a_failing_callback(
         rec(reading)
 
     reader.start(flaky)
-    assert _wait(lambda: len(calls) >= 1)
+    wait_until(lambda: len(calls) >= 1)
     _seat(mock_factory, ATTACKER_PINS, W_COL)
     rec.wait_count(1)
     assert rec.snapshot() == [_present(Role.ATTACKER, W_COL)]
-
-
-def _wait(pred: Callable[[], bool], timeout: float = WAIT) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if pred():
-            return True
-        time.sleep(0.01)
-    return pred()
 
 
 def test_gpio_key_reader_import_needs_no_gpiozero() -> None:

@@ -12,11 +12,12 @@ import pytest
 from arbiter.hardware.readers.base import ReaderError, SlotReading, SlotState
 from arbiter.hardware.readers.mcp23017 import Mcp23017KeyReader, open_bus
 from arbiter.rules.verdict import Role
+from tests.support.clock import FakeClock
+from tests.support.waiting import WAIT, wait_until
 
 INT_PIN = 4
 W_COL = "1011000"  # published code of W:COL: switches 1, 3, 4
 B_FLG = "0010101"  # published code of B:FLG: switches 3, 5, 7
-WAIT = 5.0
 
 # Datasheet (IOCON.BANK = 0) register addresses.
 IODIRA, IPOLA, GPINTENA, INTCONA, IOCON, GPPUA, GPIOA = 0x00, 0x02, 0x04, 0x08, 0x0A, 0x0C, 0x12
@@ -26,7 +27,8 @@ MIRROR, ODR = 1 << 6, 1 << 2
 class FakeSMBus:
     """An MCP23017 on an SMBus: register file with power-on values, pin levels
     set by the test, interrupt-on-change on INTA (mirrored if IOCON.MIRROR),
-    cleared by reading GPIO. Records every access; ``fail`` makes it not answer."""
+    cleared by reading GPIO. Records every access; ``fail`` makes it not answer
+    (``unanswered`` counts the accesses it let fail)."""
 
     def __init__(self, address: int = 0x20, int_pin: Any = None) -> None:
         self.address = address
@@ -36,12 +38,14 @@ class FakeSMBus:
         self.writes: list[tuple[int, int, list[int]]] = []
         self.reads: list[tuple[int, int, int]] = []
         self.fail = False
+        self.unanswered = 0
         self.release_on_read = True
         self.int_pin = int_pin
         self._lock = threading.RLock()
 
     def _answer(self, addr: int) -> None:
         if self.fail or addr != self.address:
+            self.unanswered += 1
             raise OSError(121, "Remote I/O error")
 
     def write_byte_data(self, addr: int, reg: int, value: int) -> None:
@@ -94,15 +98,16 @@ class FakeSMBus:
 
 
 class Recorder:
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.readings: list[SlotReading] = []
-        self.times: list[float] = []
+        self.times: list[float] = []  # the clock at each report
+        self._clock = clock
         self._cond = threading.Condition()
 
     def __call__(self, reading: SlotReading) -> None:
         with self._cond:
             self.readings.append(reading)
-            self.times.append(time.monotonic())
+            self.times.append(self._clock())
             self._cond.notify_all()
 
     def wait_for(self, pred: Callable[[list[SlotReading]], bool], timeout: float = WAIT) -> bool:
@@ -203,9 +208,11 @@ def test_mcp23017_interrupt_reads_both_ports_in_one_block_read(make: Any, fake: 
     fake.reads.clear()
     fake.seat(ATTACKER, W_COL)
     rec.wait_last(Role.ATTACKER, _present(Role.ATTACKER, W_COL))
-    time.sleep(0.2)
-    assert fake.reads == [(0x20, GPIOA, 2)]
     assert rec.last(Role.DEFENDER) == _empty(Role.DEFENDER)
+    # A second interrupt: by its report, any read the first one still caused is in.
+    fake.seat(DEFENDER, B_FLG)
+    rec.wait_last(Role.DEFENDER, _present(Role.DEFENDER, B_FLG))
+    assert fake.reads == [(0x20, GPIOA, 2)] * 2
 
 
 def test_mcp23017_defender_on_port_b_uses_the_mirrored_interrupt(
@@ -220,9 +227,13 @@ def test_mcp23017_defender_on_port_b_uses_the_mirrored_interrupt(
 
 
 def test_mcp23017_idle_with_interrupt_line_does_not_poll(make: Any, fake: FakeSMBus) -> None:
-    _started(make, fake)
-    time.sleep(0.3)
+    # A poller reads every debounce window, and each report comes a window after a
+    # read: by the time a report is in, a poller would have read again.
+    rec = _started(make, fake)
     assert fake.reads == [(0x20, GPIOA, 2)]  # only the read at setup
+    fake.seat(ATTACKER, W_COL)
+    rec.wait_last(Role.ATTACKER, _present(Role.ATTACKER, W_COL))
+    assert fake.reads == [(0x20, GPIOA, 2)] * 2  # and the one the interrupt asked for
 
 
 def test_mcp23017_rereads_while_interrupt_line_stays_low(make: Any, fake: FakeSMBus) -> None:
@@ -230,20 +241,46 @@ def test_mcp23017_rereads_while_interrupt_line_stays_low(make: Any, fake: FakeSM
     fake.release_on_read = False  # as if a read were lost: INT stays asserted
     fake.seat(ATTACKER, W_COL)
     rec.wait_last(Role.ATTACKER, _present(Role.ATTACKER, W_COL))
-    assert _wait(lambda: len(fake.reads) >= 4)
+    wait_until(lambda: len(fake.reads) >= 4)
     fake.int_pin.drive_high()
-    time.sleep(0.2)
+    fake.release_on_read = True
+    # The next interrupt's read finds INT released: the re-reading stops there,
+    # and the one after that costs exactly one read.
+    fake.seat(DEFENDER, B_FLG)
+    rec.wait_last(Role.DEFENDER, _present(Role.DEFENDER, B_FLG))
     settled = len(fake.reads)
-    time.sleep(0.3)
-    assert len(fake.reads) == settled
+    fake.seat(DEFENDER, "0000000")
+    rec.wait_last(Role.DEFENDER, _empty(Role.DEFENDER))
+    assert len(fake.reads) == settled + 1
 
 
 def test_mcp23017_half_seated_key_reports_invalid(make: Any, fake: FakeSMBus) -> None:
-    rec = _started(make, fake, invalid_after=0.3)
-    seated_at = time.monotonic()
-    fake.seat(ATTACKER, "0011000")  # W:COL missing switch 1
+    clock = FakeClock()
+    rec = Recorder(clock)
+    make(fake, invalid_after=0.3, clock=clock).start(rec)
+    clock.advance(0.03)  # the debounce window
+    assert rec.wait_for(lambda rs: len(rs) >= 2), rec.snapshot()
+    half = "0011000"  # W:COL missing switch 1
+
+    def seat_and_read(word: str) -> None:
+        """Seat ``word`` and wait until the interrupt's read took it in (at the clock's now)."""
+        reads = len(fake.reads)
+        fake.seat(ATTACKER, word)
+        wait_until(lambda: len(fake.reads) > reads)
+
+    seat_and_read(half)
+    clock.advance(0.29)
+    # Pushed home just before invalid_after: the half-seated spell is judged as of
+    # now (INVALID would come first), then the key settles.
+    seat_and_read(W_COL)
+    clock.advance(0.03)
+    rec.wait_last(Role.ATTACKER, _present(Role.ATTACKER, W_COL))
+    assert all(r.state is not SlotState.INVALID for r in rec.snapshot())
+    seated_at = clock()
+    seat_and_read(half)  # slides out half way and stays
+    clock.advance(0.3)
     assert rec.wait_for(lambda rs: rs[-1].state is SlotState.INVALID)
-    assert rec.times[-1] - seated_at >= 0.3
+    assert rec.times[-1] - seated_at >= 0.3 - 1e-9  # the fake clock adds in floats
     assert rec.last(Role.ATTACKER) == SlotReading(
         Role.ATTACKER, SlotState.INVALID, None, "key not fully seated or bad code"
     )
@@ -265,8 +302,9 @@ def test_mcp23017_absent_chip_reports_fault_then_recovers(make: Any, fake: FakeS
     make(fake).start(rec)
     assert rec.wait_for(lambda rs: len(rs) >= 2)
     assert set(rec.snapshot()) == {_fault(Role.ATTACKER), _fault(Role.DEFENDER)}
-    time.sleep(0.35)  # a few retries, still failing: FAULT is not repeated
-    assert len(rec.snapshot()) == 2
+    failed = fake.unanswered
+    wait_until(lambda: fake.unanswered >= failed + 3)  # a few retries, still failing
+    assert len(rec.snapshot()) == 2  # FAULT is not repeated
     fake.seat(ATTACKER, W_COL)
     fake.fail = False
     rec.wait_last(Role.ATTACKER, _present(Role.ATTACKER, W_COL))
@@ -332,9 +370,10 @@ def test_mcp23017_close_is_idempotent_and_stops_reading(make: Any, fake: FakeSMB
     assert rec.wait_for(lambda rs: len(rs) >= 2)
     reader.close()
     reader.close()
+    # close() joined the reader's thread: nothing is left to read the chip.
+    assert not [t for t in threading.enumerate() if t.name == "mcp23017-0x20"]
     reads = len(fake.reads)
     fake.seat(ATTACKER, W_COL)
-    time.sleep(0.2)
     assert len(fake.reads) == reads
     assert len(rec.snapshot()) == 2
     with pytest.raises(ReaderError):
@@ -345,11 +384,3 @@ def test_mcp23017_open_bus_missing_bus_raises_reader_error() -> None:
     with pytest.raises(ReaderError):
         open_bus(250)
 
-
-def _wait(pred: Callable[[], bool], timeout: float = WAIT) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if pred():
-            return True
-        time.sleep(0.01)
-    return pred()

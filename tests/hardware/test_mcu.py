@@ -7,7 +7,6 @@ import random
 import re
 import select
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -28,10 +27,10 @@ from arbiter.hardware.readers.mcu import (
     encode_line,
 )
 from arbiter.rules.verdict import Role
+from tests.support.waiting import WAIT, wait_until
 
 TAG = "62E3086CED"
 OTHER = "100086F444"
-WAIT = 5.0
 PROTOCOL_MD = Path(__file__).resolve().parents[2] / "firmware" / "PROTOCOL.md"
 
 A, D = Role.ATTACKER, Role.DEFENDER
@@ -239,8 +238,11 @@ def mcus() -> Iterator[list[FakeMcu]]:
         board.unplug()
 
 
+MakeReader = Callable[..., tuple[McuReader, Recorder]]
+
+
 @pytest.fixture
-def make_reader(mcus: list[FakeMcu]) -> Iterator[Callable[..., tuple[McuReader, Recorder]]]:
+def make_reader(mcus: list[FakeMcu]) -> Iterator[MakeReader]:
     readers: list[McuReader] = []
 
     def make(**kwargs: object) -> tuple[McuReader, Recorder]:
@@ -260,13 +262,15 @@ def make_reader(mcus: list[FakeMcu]) -> Iterator[Callable[..., tuple[McuReader, 
         reader.close()
 
 
-def test_mcu_reader_start_reports_both_slots_empty(make_reader) -> None:
+def test_mcu_reader_start_reports_both_slots_empty(make_reader: MakeReader) -> None:
     reader, rec = make_reader()
     assert reader.slots == (A, D)
     assert rec.readings[:2] == [SlotReading(A, SlotState.EMPTY), SlotReading(D, SlotState.EMPTY)]
 
 
-def test_mcu_reader_asks_for_state_and_reports_it(mcus, make_reader) -> None:
+def test_mcu_reader_asks_for_state_and_reports_it(
+    mcus: list[FakeMcu], make_reader: MakeReader
+) -> None:
     mcus[0].state["D"] = OTHER
     _, rec = make_reader()
     rec.wait_for(D, SlotState.PRESENT, OTHER)
@@ -274,7 +278,7 @@ def test_mcu_reader_asks_for_state_and_reports_it(mcus, make_reader) -> None:
     assert rec.of(A) == [(SlotState.EMPTY, None)]
 
 
-def test_mcu_reader_reports_changes_per_slot(mcus, make_reader) -> None:
+def test_mcu_reader_reports_changes_per_slot(mcus: list[FakeMcu], make_reader: MakeReader) -> None:
     _, rec = make_reader()
     rec.wait_for(A, SlotState.EMPTY)
     mcus[0].set("A", TAG)
@@ -288,7 +292,9 @@ def test_mcu_reader_reports_changes_per_slot(mcus, make_reader) -> None:
     assert rec.of(D) == [(SlotState.EMPTY, None), (SlotState.PRESENT, OTHER)]
 
 
-def test_mcu_reader_repeated_lines_do_not_report_again(mcus, make_reader) -> None:
+def test_mcu_reader_repeated_lines_do_not_report_again(
+    mcus: list[FakeMcu], make_reader: MakeReader
+) -> None:
     _, rec = make_reader()
     for _ in range(3):
         mcus[0].set("A", TAG)
@@ -298,7 +304,9 @@ def test_mcu_reader_repeated_lines_do_not_report_again(mcus, make_reader) -> Non
     assert rec.of(A) == [(SlotState.EMPTY, None), (SlotState.PRESENT, TAG)]
 
 
-def test_mcu_reader_replaced_tag_reports_empty_then_present(mcus, make_reader) -> None:
+def test_mcu_reader_replaced_tag_reports_empty_then_present(
+    mcus: list[FakeMcu], make_reader: MakeReader
+) -> None:
     _, rec = make_reader()
     mcus[0].set("A", TAG)
     rec.wait_for(A, SlotState.PRESENT, TAG)
@@ -312,7 +320,9 @@ def test_mcu_reader_replaced_tag_reports_empty_then_present(mcus, make_reader) -
     ]
 
 
-def test_mcu_reader_counts_and_ignores_garbled_lines(mcus, make_reader) -> None:
+def test_mcu_reader_counts_and_ignores_garbled_lines(
+    mcus: list[FakeMcu], make_reader: MakeReader
+) -> None:
     reader, rec = make_reader()
     board = mcus[0]
     board.raw(b"A TAG 62E3086CED\n")  # no checksum
@@ -327,7 +337,9 @@ def test_mcu_reader_counts_and_ignores_garbled_lines(mcus, make_reader) -> None:
     assert reader.running
 
 
-def test_mcu_reader_thread_survives_random_bytes(mcus, make_reader) -> None:
+def test_mcu_reader_thread_survives_random_bytes(
+    mcus: list[FakeMcu], make_reader: MakeReader
+) -> None:
     reader, rec = make_reader()
     rng = random.Random(1980)
     for _ in range(50):
@@ -340,7 +352,9 @@ def test_mcu_reader_thread_survives_random_bytes(mcus, make_reader) -> None:
     assert {r.token for r in rec.readings} == {None, TAG}
 
 
-def test_mcu_reader_err_line_is_counted_not_a_reading(mcus, make_reader) -> None:
+def test_mcu_reader_err_line_is_counted_not_a_reading(
+    mcus: list[FakeMcu], make_reader: MakeReader
+) -> None:
     reader, rec = make_reader()
     mcus[0].line("ERR uart 1 overrun")
     mcus[0].set("D", OTHER)
@@ -350,7 +364,9 @@ def test_mcu_reader_err_line_is_counted_not_a_reading(mcus, make_reader) -> None
     assert all(r.state is not SlotState.FAULT for r in rec.readings)
 
 
-def test_mcu_reader_silent_board_is_fault_until_it_answers(mcus, make_reader) -> None:
+def test_mcu_reader_silent_board_is_fault_until_it_answers(
+    mcus: list[FakeMcu], make_reader: MakeReader
+) -> None:
     mcus[0].answering = False
     mcus[0].state["A"] = TAG
     _, rec = make_reader(answer_timeout=0.3, reconnect_interval=0.1)
@@ -364,15 +380,14 @@ def test_mcu_reader_silent_board_is_fault_until_it_answers(mcus, make_reader) ->
     assert mcus[0].requests > asked
 
 
-def test_mcu_reader_polls_the_board(mcus, make_reader) -> None:
+def test_mcu_reader_polls_the_board(mcus: list[FakeMcu], make_reader: MakeReader) -> None:
     make_reader(poll_interval=0.1)
-    deadline = time.monotonic() + WAIT
-    while mcus[0].requests < 4 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert mcus[0].requests >= 4
+    wait_until(lambda: mcus[0].requests >= 4)
 
 
-def test_mcu_reader_wrong_protocol_version_is_fault(mcus, make_reader) -> None:
+def test_mcu_reader_wrong_protocol_version_is_fault(
+    mcus: list[FakeMcu], make_reader: MakeReader
+) -> None:
     _, rec = make_reader()
     rec.wait_for(A, SlotState.EMPTY)
     mcus[0].line("HELLO gg-slots 2")
@@ -385,7 +400,9 @@ def test_mcu_reader_wrong_protocol_version_is_fault(mcus, make_reader) -> None:
     rec.wait_for(A, SlotState.PRESENT, TAG, after=i)
 
 
-def test_mcu_reader_unplug_reports_fault_and_replug_recovers(mcus, make_reader) -> None:
+def test_mcu_reader_unplug_reports_fault_and_replug_recovers(
+    mcus: list[FakeMcu], make_reader: MakeReader
+) -> None:
     reader, rec = make_reader()
     mcus[0].set("A", TAG)
     rec.wait_for(A, SlotState.PRESENT, TAG)
@@ -402,7 +419,7 @@ def test_mcu_reader_unplug_reports_fault_and_replug_recovers(mcus, make_reader) 
     rec.wait_for(D, SlotState.PRESENT, OTHER, after=i)
 
 
-def test_mcu_reader_close_is_idempotent(make_reader) -> None:
+def test_mcu_reader_close_is_idempotent(make_reader: MakeReader) -> None:
     reader, _ = make_reader()
     reader.close()
     assert not reader.running
@@ -421,18 +438,25 @@ def _write_fails() -> serial.SerialBase:
     def write(data: bytes) -> int:
         raise serial.SerialException("write failed: [Errno 5] Input/output error")
 
-    port.write = write  # type: ignore[method-assign]
+    port.write = write
     return port
 
 
 def test_mcu_reader_failing_write_at_start_is_fault_not_exception() -> None:
-    reader = McuReader(serial_factory=_write_fails, reconnect_interval=0.05)
+    opened = 0
+
+    def factory() -> serial.SerialBase:
+        nonlocal opened
+        opened += 1
+        return _write_fails()
+
+    reader = McuReader(serial_factory=factory, reconnect_interval=0.05)
     rec = Recorder()
     try:
         reader.start(rec)
         assert [r.state for r in rec.readings[-2:]] == [SlotState.FAULT, SlotState.FAULT]
         assert "Errno 5" in rec.readings[-1].detail
-        time.sleep(0.2)
+        wait_until(lambda: opened >= 3)  # reopened, failed again: the thread lives on
         assert reader.running
     finally:
         reader.close()

@@ -7,6 +7,8 @@ import random
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 import serial
@@ -14,24 +16,26 @@ import serial
 from arbiter.hardware.readers.base import ReaderError, SlotReading, SlotState
 from arbiter.hardware.readers.rdm6300 import Rdm6300Reader, encode_frame
 from arbiter.rules.verdict import Role
+from tests.support.clock import FakeClock
+from tests.support.waiting import WAIT, wait_until
 
 TAG = "62E3086CED"
 OTHER = "100086F444"
-WAIT = 5.0  # generous: a slow machine must not fail these tests
 
 
 class Recorder:
-    """A report callback that keeps every reading (with its arrival time)."""
+    """A report callback that keeps every reading (with its arrival time on ``clock``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.readings: list[SlotReading] = []
         self.times: list[float] = []
+        self._clock = clock
         self._cond = threading.Condition()
 
     def __call__(self, reading: SlotReading) -> None:
         with self._cond:
             self.readings.append(reading)
-            self.times.append(time.monotonic())
+            self.times.append(self._clock())
             self._cond.notify_all()
 
     def states(self) -> list[tuple[SlotState, str | None]]:
@@ -60,11 +64,19 @@ class Recorder:
 
 
 class Pty:
-    """A pty pair standing in for a USB serial reader; ``unplug`` closes the master."""
+    """A pty pair standing in for a USB serial reader, under a stable name ``link``
+    (as udev names a real adapter in /dev/serial/by-id): ``unplug`` closes the
+    pair and removes the name, a new Pty on the same ``link`` is the replug.
 
-    def __init__(self) -> None:
+    The reader never opens the freed /dev/pts/N itself, which another process
+    may have taken by then.
+    """
+
+    def __init__(self, link: Path) -> None:
         self.master, self.slave = os.openpty()
-        self.path = os.ttyname(self.slave)
+        self.link = link
+        link.unlink(missing_ok=True)
+        link.symlink_to(os.ttyname(self.slave))
         self.open = True
 
     def write(self, data: bytes) -> None:
@@ -73,6 +85,7 @@ class Pty:
     def unplug(self) -> None:
         if self.open:
             self.open = False
+            self.link.unlink(missing_ok=True)
             os.close(self.master)
             os.close(self.slave)
 
@@ -99,38 +112,52 @@ def make_reader() -> Iterator[Callable[..., Rdm6300Reader]]:
 
 
 def started(
-    make_reader: Callable[..., Rdm6300Reader], port: serial.SerialBase, **kwargs: object
+    make_reader: Callable[..., Rdm6300Reader],
+    port: serial.SerialBase,
+    clock: Callable[[], float] = time.monotonic,
+    **kwargs: object,
 ) -> tuple[Rdm6300Reader, Recorder]:
-    reader = make_reader(serial_factory=lambda: port, **kwargs)
-    recorder = Recorder()
+    reader = make_reader(serial_factory=lambda: port, clock=clock, **kwargs)
+    recorder = Recorder(clock)
     reader.start(recorder)
     return reader, recorder
 
 
-def test_rdm6300_reader_start_reports_empty(make_reader, loop) -> None:
+def test_rdm6300_reader_start_reports_empty(
+    make_reader: Callable[..., Rdm6300Reader], loop: serial.SerialBase
+) -> None:
     reader, rec = started(make_reader, loop)
     assert rec.readings[0] == SlotReading(Role.ATTACKER, SlotState.EMPTY)
     assert reader.slots == (Role.ATTACKER,)
 
 
-def test_rdm6300_reader_reports_present_on_one_frame(make_reader, loop) -> None:
+def test_rdm6300_reader_reports_present_on_one_frame(
+    make_reader: Callable[..., Rdm6300Reader], loop: serial.SerialBase
+) -> None:
     _, rec = started(make_reader, loop)
     loop.write(encode_frame(TAG))
     i = rec.wait_for(SlotState.PRESENT)
     assert rec.readings[i] == SlotReading(Role.ATTACKER, SlotState.PRESENT, TAG)
 
 
-def test_rdm6300_reader_reports_lowercase_frame_upper_case(make_reader, loop) -> None:
+def test_rdm6300_reader_reports_lowercase_frame_upper_case(
+    make_reader: Callable[..., Rdm6300Reader], loop: serial.SerialBase
+) -> None:
     _, rec = started(make_reader, loop)
     loop.write(encode_frame(TAG).lower())
     rec.wait_for(SlotState.PRESENT, TAG)
 
 
-def test_rdm6300_reader_repeats_do_not_report_again(make_reader, loop) -> None:
-    _, rec = started(make_reader, loop, removal_timeout=1.0)
+def test_rdm6300_reader_repeats_do_not_report_again(
+    make_reader: Callable[..., Rdm6300Reader], loop: serial.SerialBase
+) -> None:
+    clock = FakeClock()
+    reader, rec = started(make_reader, loop, clock, removal_timeout=1.0)
     loop.write(encode_frame(TAG) * 5)
     rec.wait_for(SlotState.PRESENT, TAG)
     loop.write(encode_frame(TAG) * 5)
+    wait_until(lambda: reader.frames == 10)
+    clock.advance(1.0)
     rec.wait_for(SlotState.EMPTY, after=2)
     assert rec.states() == [
         (SlotState.EMPTY, None),
@@ -139,27 +166,38 @@ def test_rdm6300_reader_repeats_do_not_report_again(make_reader, loop) -> None:
     ]
 
 
-def test_rdm6300_reader_stays_present_while_frames_repeat(make_reader, loop) -> None:
-    _, rec = started(make_reader, loop, removal_timeout=1.0)
-    for _ in range(16):  # 0.8 s of a tag in the field, a frame every 50 ms
+def test_rdm6300_reader_stays_present_while_frames_repeat(
+    make_reader: Callable[..., Rdm6300Reader], loop: serial.SerialBase
+) -> None:
+    clock = FakeClock()
+    reader, rec = started(make_reader, loop, clock, removal_timeout=0.2)
+    for n in range(1, 17):  # 0.8 s of a tag in the field, a frame every 50 ms
         loop.write(encode_frame(TAG))
-        time.sleep(0.05)
+        wait_until(lambda: reader.frames == n)  # noqa: B023 (called at once)
+        clock.advance(0.05)
     assert rec.states() == [(SlotState.EMPTY, None), (SlotState.PRESENT, TAG)]
 
 
-def test_rdm6300_reader_removal_timeout_reports_empty(make_reader, loop) -> None:
-    timeout = 0.2
-    _, rec = started(make_reader, loop, removal_timeout=timeout)
-    written = time.monotonic()
+def test_rdm6300_reader_removal_timeout_reports_empty(
+    make_reader: Callable[..., Rdm6300Reader], loop: serial.SerialBase
+) -> None:
+    timeout = 0.25
+    clock = FakeClock()
+    _, rec = started(make_reader, loop, clock, removal_timeout=timeout)
+    written = clock()
     loop.write(encode_frame(TAG))
     rec.wait_for(SlotState.PRESENT, TAG)
+    clock.advance(timeout)
     i = rec.wait_for(SlotState.EMPTY, after=2)
     assert rec.times[i] - written >= timeout
     assert rec.readings[i] == SlotReading(Role.ATTACKER, SlotState.EMPTY)
 
 
-def test_rdm6300_reader_new_tag_reports_empty_then_present(make_reader, loop) -> None:
-    _, rec = started(make_reader, loop, removal_timeout=2.0)
+def test_rdm6300_reader_new_tag_reports_empty_then_present(
+    make_reader: Callable[..., Rdm6300Reader], loop: serial.SerialBase
+) -> None:
+    # The clock stands still: no removal timeout can come between the two tags.
+    _, rec = started(make_reader, loop, FakeClock(), removal_timeout=2.0)
     loop.write(encode_frame(TAG))
     rec.wait_for(SlotState.PRESENT, TAG)
     loop.write(encode_frame(OTHER))
@@ -172,7 +210,9 @@ def test_rdm6300_reader_new_tag_reports_empty_then_present(make_reader, loop) ->
     ]
 
 
-def test_rdm6300_reader_ignores_and_counts_bad_checksums(make_reader, loop) -> None:
+def test_rdm6300_reader_ignores_and_counts_bad_checksums(
+    make_reader: Callable[..., Rdm6300Reader], loop: serial.SerialBase
+) -> None:
     reader, rec = started(make_reader, loop)
     loop.write(b"\x0262E3086CED09\x03" * 3 + encode_frame(OTHER))
     rec.wait_for(SlotState.PRESENT)
@@ -180,7 +220,9 @@ def test_rdm6300_reader_ignores_and_counts_bad_checksums(make_reader, loop) -> N
     assert reader.bad_checksums == 3
 
 
-def test_rdm6300_reader_thread_survives_random_bytes(make_reader, loop) -> None:
+def test_rdm6300_reader_thread_survives_random_bytes(
+    make_reader: Callable[..., Rdm6300Reader], loop: serial.SerialBase
+) -> None:
     reader, rec = started(make_reader, loop)
     rng = random.Random(6300)
     for _ in range(100):
@@ -192,7 +234,9 @@ def test_rdm6300_reader_thread_survives_random_bytes(make_reader, loop) -> None:
     assert {r.token for r in rec.readings} == {None, TAG}
 
 
-def test_rdm6300_reader_survives_a_failing_callback(make_reader, loop) -> None:
+def test_rdm6300_reader_survives_a_failing_callback(
+    make_reader: Callable[..., Rdm6300Reader], loop: serial.SerialBase
+) -> None:
     rec = Recorder()
     calls = 0
 
@@ -211,11 +255,21 @@ def test_rdm6300_reader_survives_a_failing_callback(make_reader, loop) -> None:
     assert reader.running
 
 
-def test_rdm6300_reader_pty_unplug_reports_fault_and_replug_recovers(make_reader) -> None:
-    ports = [Pty()]
+def test_rdm6300_reader_pty_unplug_reports_fault_and_replug_recovers(
+    make_reader: Callable[..., Rdm6300Reader], tmp_path: Path
+) -> None:
+    link = tmp_path / "usb-rdm6300-attacker"
+    ports = [Pty(link)]
+    attempts = 0
+
+    def open_port() -> serial.SerialBase:
+        nonlocal attempts
+        attempts += 1
+        return serial.Serial(str(link), 9600, timeout=0.05)
+
     try:
         reader = make_reader(
-            serial_factory=lambda: serial.Serial(ports[-1].path, 9600, timeout=0.05),
+            serial_factory=open_port,
             removal_timeout=0.2,
             reconnect_interval=0.1,
         )
@@ -227,13 +281,14 @@ def test_rdm6300_reader_pty_unplug_reports_fault_and_replug_recovers(make_reader
 
         ports[-1].unplug()
         i = rec.wait_for(SlotState.FAULT)
-        assert f"RDM6300 attacker on {ports[0].path} unplugged" in rec.readings[i].detail
+        assert f"RDM6300 attacker on {link} unplugged" in rec.readings[i].detail
         assert rec.readings[i].token is None
-        time.sleep(0.3)  # several failed reopen attempts: still one FAULT, no crash
-        assert [r.state for r in rec.readings[i:]] == [SlotState.FAULT]
-        assert reader.running
+        tried = attempts
+        wait_until(lambda: attempts >= tried + 3)  # several failed reopen attempts
+        assert [r.state for r in rec.readings[i:]] == [SlotState.FAULT]  # still one FAULT
+        assert reader.running  # no crash
 
-        ports.append(Pty())  # replugged
+        ports.append(Pty(link))  # replugged
         j = rec.wait_for(SlotState.EMPTY, after=i + 1)
         ports[-1].write(encode_frame(OTHER))
         rec.wait_for(SlotState.PRESENT, OTHER, after=j + 1)
@@ -242,7 +297,9 @@ def test_rdm6300_reader_pty_unplug_reports_fault_and_replug_recovers(make_reader
             pty.unplug()
 
 
-def test_rdm6300_reader_start_reports_fault_when_port_cannot_open(make_reader, loop) -> None:
+def test_rdm6300_reader_start_reports_fault_when_port_cannot_open(
+    make_reader: Callable[..., Rdm6300Reader], loop: serial.SerialBase
+) -> None:
     attempts = 0
 
     def factory() -> serial.SerialBase:
@@ -262,26 +319,41 @@ def test_rdm6300_reader_start_reports_fault_when_port_cannot_open(make_reader, l
     rec.wait_for(SlotState.PRESENT, TAG)
 
 
-def test_rdm6300_reader_missing_device_path_is_fault_naming_port(make_reader, tmp_path) -> None:
+def test_rdm6300_reader_missing_device_path_is_fault_naming_port(
+    make_reader: Callable[..., Rdm6300Reader], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened: list[str] = []
+    open_url = serial.serial_for_url
+
+    def counting(url: str, *args: Any, **kwargs: Any) -> serial.SerialBase:
+        opened.append(url)
+        return open_url(url, *args, **kwargs)
+
+    monkeypatch.setattr(serial, "serial_for_url", counting)
     missing = str(tmp_path / "ttyUSB0")
     reader = make_reader(port=missing, reconnect_interval=0.05)
     rec = Recorder()
     reader.start(rec)
     assert rec.readings[0].state is SlotState.FAULT
     assert missing in rec.readings[0].detail
-    time.sleep(0.2)
+    wait_until(lambda: len(opened) >= 4)  # several reopen attempts
+    assert opened == [missing] * len(opened)
     assert reader.running
     assert len(rec.readings) == 1
 
 
-def test_rdm6300_reader_opens_url_port_by_default(make_reader) -> None:
+def test_rdm6300_reader_opens_url_port_by_default(
+    make_reader: Callable[..., Rdm6300Reader],
+) -> None:
     reader = make_reader(port="loop://")
     rec = Recorder()
     reader.start(rec)
     assert rec.states() == [(SlotState.EMPTY, None)]
 
 
-def test_rdm6300_reader_close_stops_thread_and_closes_port(make_reader, loop) -> None:
+def test_rdm6300_reader_close_stops_thread_and_closes_port(
+    make_reader: Callable[..., Rdm6300Reader], loop: serial.SerialBase
+) -> None:
     reader, _ = started(make_reader, loop)
     assert reader.running
     reader.close()
@@ -290,7 +362,9 @@ def test_rdm6300_reader_close_stops_thread_and_closes_port(make_reader, loop) ->
     reader.close()  # idempotent
 
 
-def test_rdm6300_reader_start_twice_raises(make_reader, loop) -> None:
+def test_rdm6300_reader_start_twice_raises(
+    make_reader: Callable[..., Rdm6300Reader], loop: serial.SerialBase
+) -> None:
     reader, _ = started(make_reader, loop)
     with pytest.raises(ReaderError):
         reader.start(Recorder())

@@ -23,28 +23,15 @@ from arbiter.hardware.signals import (
 from arbiter.rules.verdict import Survivor
 from arbiter.tunes.defaults import DEFAULT_TUNES, load_tunes
 from arbiter.tunes.rtttl import Note, Tune, note_frequency, parse
+from tests.support.buzzer import record_frequencies
+from tests.support.clock import FakeClock
+from tests.support.waiting import wait_until
 
 ATTACKER, DEFENDER, STATUS, BUZZER = 17, 27, 22, 18
 # Frequencies given in the brief, in Hz.
 HZ = {"G4": 392.00, "C5": 523.25, "E5": 659.26, "G5": 783.99}
 # From HARDWARE-NOTES.md, "Tunes".
 TAPS_GROUPS = "G G C | G C E | G C E | G C E | G C E | C E G | E C G | G G C"
-GENEROUS = 10.0  # seconds to wait for a background blink; never reached when it works
-
-
-class FakeClock:
-    """A monotonic clock that moves only when slept on."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-        self.sleeps: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += max(seconds, 0.0)
 
 
 @pytest.fixture
@@ -78,21 +65,6 @@ def _lit(factory: Any, pin: int) -> bool:
     return bool(factory.pin(pin).state)
 
 
-def _record_frequencies(factory: Any, pin: int) -> list[float | None]:
-    """Every frequency the buzzer pin is set to (None = silent), in order."""
-    mock_pin = factory.pin(pin)
-    log: list[float | None] = []
-    original = mock_pin._set_frequency
-
-    def spy(value: float | None) -> None:
-        log.append(value)
-        original(value)
-
-    # The pin's `frequency` property calls self._set_frequency: shadow it on this instance.
-    mock_pin._set_frequency = spy
-    return log
-
-
 def _sounded(log: list[float | None]) -> list[float]:
     return [hz for hz in log if hz is not None]
 
@@ -101,15 +73,6 @@ def _pitch_name(frequency: float) -> str:
     matches = [name for name, hz in HZ.items() if abs(frequency - hz) <= 0.5]
     assert len(matches) == 1, frequency
     return matches[0]
-
-
-def _wait_for(predicate: Callable[[], bool]) -> bool:
-    deadline = time.monotonic() + GENEROUS
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return predicate()
 
 
 def _changes(factory: Any, pin: int) -> int:
@@ -139,7 +102,7 @@ def test_signals_ready_lights_status_and_plays(
 ) -> None:
     signals = make()
     signals.result(Survivor.ATTACKER)
-    log = _record_frequencies(mock_factory, BUZZER)
+    log = record_frequencies(mock_factory, BUZZER)
     start = clock.now
     signals.ready()
     assert _lit(mock_factory, STATUS)
@@ -164,7 +127,7 @@ def test_signals_waiting_blinks_status_slowly(
     assert snap.status.mode is LedMode.BLINK
     assert snap.status.blink is not None
     assert snap.status.blink.on_time >= 0.5
-    assert _wait_for(lambda: _changes(mock_factory, STATUS) >= 2)  # on, then off
+    wait_until(lambda: _changes(mock_factory, STATUS) >= 2)  # on, then off
 
 
 @pytest.mark.parametrize(
@@ -210,8 +173,8 @@ def test_signals_result_split_blinks_both_together(
     snap = signals.snapshot()
     assert snap.attacker.mode is LedMode.BLINK
     assert snap.attacker == snap.defender
-    assert _wait_for(lambda: _changes(mock_factory, ATTACKER) >= 3)
-    assert _wait_for(lambda: _changes(mock_factory, DEFENDER) >= 3)
+    wait_until(lambda: _changes(mock_factory, ATTACKER) >= 3)
+    wait_until(lambda: _changes(mock_factory, DEFENDER) >= 3)
     # One thread drives both LEDs, so they cannot drift apart.
     blinkers = (writers[ATTACKER] | writers[DEFENDER]) - {threading.get_ident()}
     assert len(blinkers) == 1
@@ -235,7 +198,7 @@ def test_signals_taps_pitch_groups(
     make: Callable[..., Signals], mock_factory: Any, clock: FakeClock
 ) -> None:
     signals = make()
-    log = _record_frequencies(mock_factory, BUZZER)
+    log = record_frequencies(mock_factory, BUZZER)
     start = clock.now
     signals.taps()
     sounded = [_pitch_name(hz) for hz in _sounded(log)]
@@ -285,7 +248,7 @@ def test_signals_passive_buzzer_clamps_out_of_range_notes(
     ]
     wide = Tune("wide", tuple(Note(hz, 0.05) for hz, _ in cases))
     signals = make(extra_tunes={"wide": wide})
-    log = _record_frequencies(mock_factory, BUZZER)
+    log = record_frequencies(mock_factory, BUZZER)
     signals.play("wide")
     assert _sounded(log) == pytest.approx([hz for _, hz in cases], abs=0.01)
 
@@ -308,7 +271,7 @@ def test_signals_battle_flashes_alternately_and_plays_phrase(
 ) -> None:
     snaps: list[OutputsSnapshot] = []
     signals = make(on_change=snaps.append)
-    log = _record_frequencies(mock_factory, BUZZER)
+    log = record_frequencies(mock_factory, BUZZER)
     signals.battle()
     battle = parse(DEFAULT_TUNES["battle"])
     assert _sounded(log) == pytest.approx([n.frequency for n in battle.notes])
@@ -339,7 +302,7 @@ def test_signals_battle_identical_whatever_came_before(
 ) -> None:
     snaps: list[OutputsSnapshot] = []
     signals = make(on_change=snaps.append)
-    log = _record_frequencies(mock_factory, BUZZER)
+    log = record_frequencies(mock_factory, BUZZER)
     first = _battle_trace(signals, clock, log, snaps)
     signals.result(Survivor.ATTACKER)
     second = _battle_trace(signals, clock, log, snaps)
@@ -365,7 +328,7 @@ def test_signals_battle_phrase_off_returns_at_once(
     make: Callable[..., Signals], mock_factory: Any, clock: FakeClock
 ) -> None:
     signals = make(battle_phrase=False)
-    log = _record_frequencies(mock_factory, BUZZER)
+    log = record_frequencies(mock_factory, BUZZER)
     start = clock.now
     signals.battle()
     assert clock.now == start
@@ -404,7 +367,7 @@ def test_signals_game_over_keeps_winner_leds(
     assert snap.status.mode is LedMode.BLINK
     assert snap.status.blink is not None
     assert snap.status.blink.flashes == 2
-    assert _wait_for(lambda: _changes(mock_factory, STATUS) >= 4)
+    wait_until(lambda: _changes(mock_factory, STATUS) >= 4)
     assert _lit(mock_factory, DEFENDER)
     assert _changes(mock_factory, DEFENDER) == 0
 
@@ -422,7 +385,7 @@ def test_signals_error_and_fault_are_distinct(
     signals.error()
     error = signals.snapshot().status
     assert clock.now - start == pytest.approx(parse(DEFAULT_TUNES["error"]).duration)
-    assert _wait_for(lambda: _changes(mock_factory, STATUS) >= 6)
+    wait_until(lambda: _changes(mock_factory, STATUS) >= 6)
 
     start = clock.now
     signals.fault()
@@ -474,7 +437,7 @@ def test_signals_off_stops_a_playing_tune(make: Callable[..., Signals], mock_fac
     player = threading.Thread(target=signals.play, args=("long",), daemon=True)
     player.start()
     # snapshot() answers while the tune holds the buzzer.
-    assert _wait_for(lambda: signals.snapshot().playing is not None)
+    wait_until(lambda: signals.snapshot().playing is not None)
     assert signals.snapshot().playing.name == "long"  # type: ignore[union-attr]
     assert mock_factory.pin(BUZZER).frequency is not None
     signals.off()

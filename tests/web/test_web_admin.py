@@ -12,13 +12,13 @@ import pytest
 
 from arbiter.device.arbiter import DeviceError
 from arbiter.storage.journal import StoreError
-from tests.web.web_helpers import (
+from tests.support.waiting import wait_until
+from tests.support.web import (
     PIN,
     build_app,
     http_json,
     live_server,
     running_device,
-    wait_for,
 )
 from web import auth
 
@@ -499,7 +499,7 @@ def test_admin_selftest_during_game_flashes_refusal(client: Any) -> None:
     token = _login(client)
     client.put("/api/sim/slots/attacker", json={"piece": "W:SPY"})
     client.put("/api/sim/slots/defender", json={"piece": "B:PVT"})
-    wait_for(lambda: client.get("/api/status").json["challenge_count"] == 1)
+    wait_until(lambda: client.get("/api/status").json["challenge_count"] == 1)
     response = client.post("/admin/selftest", data={"csrf": token})
     assert response.status_code == 302
     html = client.get("/admin").get_data(as_text=True)

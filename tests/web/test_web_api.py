@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from tests.web.web_helpers import (
+from tests.support.waiting import wait_until
+from tests.support.web import (
     PIN,
     build_app,
     rank_leaks,
     running_device,
-    wait_for,
 )
 
 ADMIN = {"X-Admin-PIN": PIN}
@@ -53,12 +53,12 @@ def _decide(client: Any, attacker: str, defender: str) -> dict[str, Any]:
     before = client.get("/api/status").json["challenge_count"]
     _seat(client, "attacker", attacker)
     _seat(client, "defender", defender)
-    status = wait_for(
+    status = wait_until(
         lambda: (s := client.get("/api/status").json)["challenge_count"] > before and s
     )
     client.delete("/api/sim/slots/attacker")
     client.delete("/api/sim/slots/defender")
-    wait_for(lambda: client.get("/api/status").json["state"] in ("idle", "game_over"))
+    wait_until(lambda: client.get("/api/status").json["state"] in ("idle", "game_over"))
     return status  # type: ignore[no-any-return]
 
 
@@ -287,10 +287,10 @@ def test_events_stream_opens_with_comment_and_status(client: Any) -> None:
 
 def test_sim_seat_and_remove_change_slots(client: Any) -> None:
     _seat(client, "attacker", "W:PVT")
-    wait_for(lambda: client.get("/api/status").json["slots"]["attacker"] == "present")
+    wait_until(lambda: client.get("/api/status").json["slots"]["attacker"] == "present")
     response = client.delete("/api/sim/slots/attacker")
     assert response.status_code == 200
-    wait_for(lambda: client.get("/api/status").json["slots"]["attacker"] == "empty")
+    wait_until(lambda: client.get("/api/status").json["slots"]["attacker"] == "empty")
 
 
 def test_sim_seat_response_does_not_echo_piece(client: Any) -> None:

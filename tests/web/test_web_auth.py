@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import stat
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.clock import FakeClock
 from web import auth
 
 
@@ -106,11 +106,14 @@ def test_limiter_blocks_after_max_failures() -> None:
 
 
 def test_limiter_window_expires() -> None:
-    limiter = auth.AttemptLimiter(max_failures=2, window=0.2)
+    clock = FakeClock()
+    limiter = auth.AttemptLimiter(max_failures=2, window=60, clock=clock)
     limiter.fail("a")
     limiter.fail("a")
     assert limiter.blocked("a")
-    time.sleep(0.3)
+    clock.advance(59.9)
+    assert limiter.blocked("a")
+    clock.advance(0.2)
     assert not limiter.blocked("a")
     assert limiter.retry_after("a") == 0
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.web_helpers import CHROMIUM, CHROMIUM_ARGS, build_app, live_server, running_device
+from tests.support.web import CHROMIUM, CHROMIUM_ARGS, build_app, live_server, running_device
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.web_helpers import (
+from tests.support.web import (
     SseClient,
     build_app,
     http_get,

@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 
 import web
-from tests.web.web_helpers import (
+from tests.support.waiting import wait_until
+from tests.support.web import (
     SseClient,
     build_app,
     http_get,
@@ -26,7 +27,6 @@ from tests.web.web_helpers import (
     live_server,
     rank_leaks,
     running_device,
-    wait_for,
 )
 
 pytestmark = pytest.mark.timeout(120)
@@ -106,30 +106,30 @@ def test_secrecy_crawler_no_rank_while_on_then_reveal(device: Any) -> None:
             def clear() -> None:
                 for slot in ("attacker", "defender"):
                     assert http_json(server, "DELETE", f"/api/sim/slots/{slot}")[0] == 200
-                wait_for(
+                wait_until(
                     lambda: _status(server)["slots"] == {"attacker": "empty", "defender": "empty"}
                 )
-                wait_for(lambda: _status(server)["state"] == "idle")
+                wait_until(lambda: _status(server)["state"] == "idle")
 
             for number, (attacker, defender, outcome) in enumerate(GAME, 1):
                 before = _status(server)
                 seat("attacker", attacker)
-                wait_for(lambda: _status(server)["slots"]["attacker"] == "present")
+                wait_until(lambda: _status(server)["slots"]["attacker"] == "present")
                 crawled += _crawl(server, game_id, f"step {number}: {attacker} seated")
                 seat("defender", defender)
                 if outcome == "refused":
-                    wait_for(lambda: _status(server)["message"])
+                    wait_until(lambda: _status(server)["message"])
                     assert _status(server)["challenge_count"] == before["challenge_count"]
                 else:
                     count = before["challenge_count"]
-                    after = wait_for(
-                        lambda count=count: (
-                            (s := _status(server))["challenge_count"] > count
-                            and s["state"] == "result"
-                            and s
-                        )
-                    )
-                    assert after["last_verdict"] == outcome
+
+                    def judged(count: int = count) -> dict[str, Any] | None:
+                        s = _status(server)
+                        done = s["challenge_count"] > count and s["state"] == "result"
+                        return s if done else None
+
+                    after = wait_until(judged)
+                    assert after is not None and after["last_verdict"] == outcome
                 crawled += _crawl(server, game_id, f"step {number}: {attacker} vs {defender}")
                 clear()
                 crawled += _crawl(server, game_id, f"step {number}: slots emptied")
@@ -144,7 +144,7 @@ def test_secrecy_crawler_no_rank_while_on_then_reveal(device: Any) -> None:
             # A Flag falls: the game is over and the reveal shows the ranks.
             seat("attacker", FINAL[0])
             seat("defender", FINAL[1])
-            wait_for(lambda: _status(server)["state"] == "game_over")
+            wait_until(lambda: _status(server)["state"] == "game_over")
             status, _, reveal = http_get(server, f"/games/{game_id}")
             assert status == 200
             assert "General of the Army" in reveal and "Spy" in reveal and "Flag" in reveal
@@ -165,7 +165,7 @@ def test_secrecy_picker_list_is_the_only_rank_list(device: Any) -> None:
     client = build_app(device).test_client()
     before = client.get(PICKER_LIST).get_data()
     client.put("/api/sim/slots/attacker", json={"piece": "W:SPY"})
-    wait_for(lambda: client.get("/api/status").json["slots"]["attacker"] == "present")
+    wait_until(lambda: client.get("/api/status").json["slots"]["attacker"] == "present")
     assert client.get(PICKER_LIST).get_data() == before
     assert set(client.get(PICKER_LIST).json) == {"sides", "ranks"}
 

@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-from tests.web.web_helpers import (
+from tests.support.waiting import wait_until
+from tests.support.web import (
     SseClient,
     build_app,
     http_get,
     http_json,
     live_server,
     running_device,
-    wait_for,
 )
 from web.body import MAX_BODY_BYTES
 from web.serve import DEFAULT_THREADS, WebServerError, make_server
@@ -99,7 +99,7 @@ def test_events_subscription_dropped_when_client_goes(device: Any) -> None:
         assert stream.wait(lambda s: len(s.events) >= 1, 10)
         assert hub.open_streams == 1
         stream.close()
-        wait_for(lambda: hub.open_streams == 0, timeout=10)
+        wait_until(lambda: hub.open_streams == 0, timeout=10)
         assert device._status_hub.subscriber_count == 0
 
 

@@ -39,6 +39,8 @@ class SlotReading:
 
 
 ReadingCallback = Callable[[SlotReading], None]
+#: A monotonic clock in seconds: ``time.monotonic``, or a fake one in tests.
+Clock = Callable[[], float]
 
 
 class ReaderError(ArbiterError):

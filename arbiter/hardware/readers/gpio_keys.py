@@ -22,7 +22,7 @@ import time
 from collections.abc import Sequence
 
 from arbiter.hardware.pins import InputLine
-from arbiter.hardware.readers.base import ReaderError, ReadingCallback, SlotReading
+from arbiter.hardware.readers.base import Clock, ReaderError, ReadingCallback, SlotReading
 from arbiter.hardware.readers.debounce import Debouncer
 from arbiter.hardware.readers.worker import QueueWorker
 from arbiter.rules.keycode import DEFAULT_KEYCODE, KeyCode, to_bits
@@ -52,6 +52,8 @@ def _open_inputs(pins: Sequence[int], pin_factory: object) -> list[InputLine]:
 class GpioKeyReader(QueueWorker[tuple[str, float]]):
     """One slot's key switches on GPIO pins (``pins[0]`` is switch 1).
 
+    Edges are timed on ``clock`` (a monotonic clock in seconds; tests pass a fake one).
+
     :raises ReaderError: if the pin count does not match the code, a pin is
         repeated, or a pin cannot be opened.
     """
@@ -65,6 +67,7 @@ class GpioKeyReader(QueueWorker[tuple[str, float]]):
         window: float = 0.03,
         invalid_after: float = 1.0,
         pin_factory: object = None,
+        clock: Clock = time.monotonic,
     ) -> None:
         pins = list(pins)
         if len(pins) != keycode.switches:
@@ -75,6 +78,7 @@ class GpioKeyReader(QueueWorker[tuple[str, float]]):
             raise ReaderError(f"{slot.value} slot pins repeat: {pins}")
         super().__init__(f"gpio-keys-{slot.value}")
         self._slot = slot
+        self._clock = clock
         self._debouncer = Debouncer(
             slot, keycode=keycode, window=window, invalid_after=invalid_after
         )
@@ -113,20 +117,20 @@ class GpioKeyReader(QueueWorker[tuple[str, float]]):
             bits = to_bits(device.is_active for device in self._devices)
         except self._pin_error:  # pins closed under us during close()
             return
-        self._events.put((bits, time.monotonic()))
+        self._events.put((bits, self._clock()))
 
     def _run(self) -> None:
         debouncer = self._debouncer
         while True:
             due = debouncer.deadline()
-            timeout = None if due is None else max(0.0, due - time.monotonic())
+            timeout = None if due is None else max(0.0, due - self._clock())
             batch = self._next_batch(timeout)
             if batch is None:
                 return
             readings: list[SlotReading] = []
             for bits, when in batch:
                 readings += debouncer.feed(bits, when)
-            readings += debouncer.poll(time.monotonic())
+            readings += debouncer.poll(self._clock())
             self._deliver(readings)
 
 
@@ -138,6 +142,7 @@ def gpio_key_readers(
     window: float = 0.03,
     invalid_after: float = 1.0,
     pin_factory: object = None,
+    clock: Clock = time.monotonic,
 ) -> list[GpioKeyReader]:
     """Both slots' readers, attacker first.
 
@@ -152,6 +157,7 @@ def gpio_key_readers(
             window=window,
             invalid_after=invalid_after,
             pin_factory=pin_factory,
+            clock=clock,
         )
 
     overlap = set(attacker_pins) & set(defender_pins)

@@ -34,7 +34,7 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from arbiter.hardware.pins import InputLine
-from arbiter.hardware.readers.base import ReaderError, ReadingCallback, SlotReading
+from arbiter.hardware.readers.base import Clock, ReaderError, ReadingCallback, SlotReading
 from arbiter.hardware.readers.debounce import Debouncer
 from arbiter.hardware.readers.worker import QueueWorker
 from arbiter.rules.keycode import DEFAULT_KEYCODE, KeyCode, to_bits
@@ -114,7 +114,8 @@ class Mcp23017KeyReader(QueueWorker[str]):
     """Both slots' key switches on one MCP23017 (bit 0-7 = GPA0-7, 8-15 = GPB0-7).
 
     ``attacker_bits[0]`` is the attacker slot's switch 1, and likewise for the
-    defender.
+    defender. Debounce windows and retries are timed on ``clock`` (a monotonic
+    clock in seconds; tests pass a fake one).
 
     :raises ReaderError: for a bad address, bit list or interrupt pin (an
         absent chip is not an error here: it reports FAULT once started).
@@ -133,6 +134,7 @@ class Mcp23017KeyReader(QueueWorker[str]):
         invalid_after: float = 1.0,
         pin_factory: object = None,
         retry_interval: float = 1.0,
+        clock: Clock = time.monotonic,
     ) -> None:
         if address not in ADDRESSES:
             raise ReaderError(f"MCP23017 address must be 0x20..0x27, got {address:#04x}")
@@ -152,6 +154,7 @@ class Mcp23017KeyReader(QueueWorker[str]):
         self._mask = sum(1 << b for b in set(used))
         self._period = max(window, _MIN_PERIOD)
         self._retry_interval = retry_interval
+        self._clock = clock
         self._detail = f"I2C expander at 0x{address:02X} not answering"
         self._debouncers = {
             role: Debouncer(role, keycode=keycode, window=window, invalid_after=invalid_after)
@@ -238,7 +241,7 @@ class Mcp23017KeyReader(QueueWorker[str]):
 
     def _run(self) -> None:
         healthy = False
-        retry_at = time.monotonic()  # set up at once
+        retry_at = self._clock()  # set up at once
         read_at: float | None = None
         while True:
             due = [d for d in (db.deadline() for db in self._debouncers.values()) if d is not None]
@@ -247,11 +250,11 @@ class Mcp23017KeyReader(QueueWorker[str]):
                     due.append(read_at)
             else:
                 due.append(retry_at)
-            timeout = None if not due else max(0.0, min(due) - time.monotonic())
+            timeout = None if not due else max(0.0, min(due) - self._clock())
             items = self._next_batch(timeout)
             if items is None:
                 return
-            now = time.monotonic()
+            now = self._clock()
             readings: list[SlotReading] = []
             if healthy:
                 wanted = bool(items) or (read_at is not None and now >= read_at)
@@ -273,7 +276,7 @@ class Mcp23017KeyReader(QueueWorker[str]):
                     readings += self._feed(levels, now)
                     read_at = self._next_read(now)
             for debouncer in self._debouncers.values():
-                readings += debouncer.poll(time.monotonic())
+                readings += debouncer.poll(self._clock())
             self._deliver(readings)
 
 

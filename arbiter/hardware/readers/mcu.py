@@ -22,12 +22,13 @@ unopenable port is FAULT too, retried every ``reconnect_interval``.
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
 
 import serial
 
 from arbiter.errors import ArbiterError
-from arbiter.hardware.readers.base import ReaderError, SlotState
+from arbiter.hardware.readers.base import Clock, ReaderError, SlotState
 from arbiter.hardware.readers.serialline import SerialFactory, SerialSlotReader
 from arbiter.rules.verdict import Role
 
@@ -134,6 +135,7 @@ class McuReader(SerialSlotReader):
     :param reconnect_interval: seconds between attempts to reopen a failed port.
     :param poll_interval: seconds between state requests while all is well.
     :param answer_timeout: seconds to wait for an answer before reporting FAULT.
+    :param clock: the monotonic clock polls and answer timeouts are measured on.
     :raises ReaderError: with neither ``port`` nor ``serial_factory``.
     """
 
@@ -146,6 +148,7 @@ class McuReader(SerialSlotReader):
         reconnect_interval: float = 1.0,
         poll_interval: float = 5.0,
         answer_timeout: float = 2.0,
+        clock: Clock = time.monotonic,
     ) -> None:
         if poll_interval <= 0 or answer_timeout <= 0:
             raise ReaderError("microcontroller: poll_interval and answer_timeout must be positive")
@@ -156,6 +159,7 @@ class McuReader(SerialSlotReader):
             baudrate,
             reconnect_interval,
             kind="slot microcontroller",
+            clock=clock,
         )
         self._poll_interval = poll_interval
         self._answer_timeout = answer_timeout

@@ -26,13 +26,12 @@ and then the new PRESENT, so every change of piece passes through EMPTY.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterable
 
 import serial
 
-from arbiter.hardware.readers.base import (
-    SlotState,
-)
+from arbiter.hardware.readers.base import Clock, SlotState
 from arbiter.hardware.readers.serialline import SerialFactory, SerialSlotReader
 from arbiter.rules.verdict import Role
 
@@ -133,6 +132,7 @@ class Rdm6300Reader(SerialSlotReader):
         pyserial object (tests pass ``loop://`` or a pty).
     :param removal_timeout: seconds without a valid frame before EMPTY.
     :param reconnect_interval: seconds between attempts to reopen a failed port.
+    :param clock: the monotonic clock the removal timeout is measured on.
     :raises ReaderError: with neither ``port`` nor ``serial_factory``.
     """
 
@@ -145,6 +145,7 @@ class Rdm6300Reader(SerialSlotReader):
         baudrate: int = 9600,
         removal_timeout: float = 0.3,
         reconnect_interval: float = 1.0,
+        clock: Clock = time.monotonic,
     ) -> None:
         super().__init__(
             (slot,),
@@ -153,12 +154,18 @@ class Rdm6300Reader(SerialSlotReader):
             baudrate,
             reconnect_interval,
             kind=f"RDM6300 {slot.value}",
+            clock=clock,
         )
         self._slot = slot
         self._removal_timeout = removal_timeout
         self._parser = FrameParser()
         self._tag: str | None = None
         self._seen_at = 0.0
+
+    @property
+    def frames(self) -> int:
+        """Valid frames received so far, repeats of a present tag included."""
+        return self._parser.frames
 
     @property
     def bad_checksums(self) -> int:

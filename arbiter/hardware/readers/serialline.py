@@ -16,7 +16,13 @@ from collections.abc import Callable
 
 import serial
 
-from arbiter.hardware.readers.base import ReaderError, ReadingCallback, SlotReading, SlotState
+from arbiter.hardware.readers.base import (
+    Clock,
+    ReaderError,
+    ReadingCallback,
+    SlotReading,
+    SlotState,
+)
 from arbiter.rules.verdict import Role
 
 log = logging.getLogger(__name__)
@@ -35,7 +41,8 @@ class SerialSlotReader:
     after every read. When the port cannot be opened or fails
     (``SerialException`` or ``OSError``) every slot is reported FAULT and the
     port is reopened every ``reconnect_interval`` seconds. Subclasses report
-    through :meth:`_set`, which drops repeats.
+    through :meth:`_set`, which drops repeats. The ``now`` they are given comes
+    from ``clock``.
     """
 
     def __init__(
@@ -46,6 +53,7 @@ class SerialSlotReader:
         baudrate: int,
         reconnect_interval: float,
         kind: str,
+        clock: Clock = time.monotonic,
     ) -> None:
         if port is None and serial_factory is None:
             raise ReaderError(f"{kind}: give a serial port or a serial_factory")
@@ -57,6 +65,7 @@ class SerialSlotReader:
         self._baudrate = baudrate
         self._reconnect_interval = reconnect_interval
         self._kind = kind
+        self._clock = clock
         self._label = f"{kind} on {port}" if port else kind
         self._report: ReadingCallback | None = None
         self._last: dict[Role, SlotReading] = {}
@@ -151,7 +160,7 @@ class SerialSlotReader:
             self._label = f"{self._kind} on {port.port}"  # name the device in FAULT details
         log.info("%s connected", self._label)
         try:
-            self._on_connect(port, time.monotonic())
+            self._on_connect(port, self._clock())
         except (serial.SerialException, OSError) as exc:
             self._drop_port()
             self._fault(f"{self._label} unplugged or failing ({exc})")
@@ -183,7 +192,7 @@ class SerialSlotReader:
                 self._drop_port()
                 self._fault(f"{self._label} unplugged or failing ({exc})")
                 continue
-            now = time.monotonic()
+            now = self._clock()
             try:
                 if data:
                     self._on_data(data, now)

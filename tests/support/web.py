@@ -1,4 +1,4 @@
-"""Shared helpers for the web tests: a real simulator arbiter, the app, a live server."""
+"""Helpers for the web tests: a real simulator arbiter, the app, a live server."""
 
 from __future__ import annotations
 
@@ -13,9 +13,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from arbiter.app.assembly import build_arbiter, mock_pin_factory
+from arbiter.app.assembly import build_arbiter
 from arbiter.app.config import load_config
+from arbiter.hardware.pins import mock_pin_factory
 from arbiter.rules.ranks import Rank
+from tests.support.waiting import wait_until
 from web import create_app
 from web.serve import WebServer, make_server
 
@@ -83,18 +85,6 @@ def running_device(data_dir: Path, *, kind: str = "sim") -> Iterator[Any]:
         yield dev
     finally:
         dev.close()
-
-
-def wait_for(predicate: Callable[[], Any], timeout: float = 10.0, step: float = 0.01) -> Any:
-    """Poll ``predicate`` until it returns something truthy; fail after ``timeout`` s."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met within {timeout} s")
-        time.sleep(step)
 
 
 # -- rank detection ---------------------------------------------------------
@@ -247,14 +237,15 @@ def play(
     before = status()["challenge_count"]
     put("attacker", attacker)
     put("defender", defender)
-    after = wait_for(
-        lambda: (
-            (s := status())["challenge_count"] > before
-            and s["state"] in ("result", "game_over")
-            and s
-        )
-    )
+    def verdict_shown() -> dict[str, Any] | None:
+        s = status()
+        if s["challenge_count"] > before and s["state"] in ("result", "game_over"):
+            return s
+        return None
+
+    after = wait_until(verdict_shown)
+    assert after is not None
     clear("attacker")
     clear("defender")
-    wait_for(lambda: status()["state"] in ("idle", "game_over"))
-    return after  # type: ignore[no-any-return]
+    wait_until(lambda: status()["state"] in ("idle", "game_over"))
+    return after
