@@ -29,6 +29,7 @@ from arbiter.device.selftest import SelfTest
 from arbiter.device.sequence import ChallengeSequence, DeviceState
 from arbiter.device.status import OutputWatchers, StatusFacts, StatusHub
 from arbiter.device.worker import Worker
+from arbiter.errors import ArbiterError
 from arbiter.hardware.identify import PieceIdentifier
 from arbiter.hardware.readers.base import SlotReader, SlotReading
 from arbiter.hardware.readers.sim import SimSlots
@@ -174,8 +175,10 @@ class Arbiter:
 
     def _new_game_held(self) -> None:
         def press() -> None:
-            with contextlib.suppress(Exception):  # a button has nowhere to show an error
+            try:
                 self.new_game()
+            except ArbiterError as exc:  # a button has nowhere to show it but the log
+                log.warning("NEW GAME button: no new game: %s", exc)
 
         # The button's own thread calls this: a thread of its own waits for the worker.
         threading.Thread(target=press, name="new-game", daemon=True).start()

@@ -6,6 +6,7 @@ Expected verdicts come from RULES.md as restated in tests/support/oracle.py.
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -408,6 +409,29 @@ def test_device_new_game_on_full_disk_keeps_the_game(
         rig.arbiter.new_game()
     status = rig.arbiter.status()
     assert (status["game_id"], status["ending"]) == (1, None)
+
+
+def test_device_new_game_button_failure_is_logged(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import arbiter.storage.journal as journal
+
+    def full_disk(path: Path, payload: bytes) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(journal, "_write_all_durably", full_disk)
+    pin = rig.factory.pin(rig.config.button.new_game_pin)
+    with caplog.at_level(logging.WARNING, logger="arbiter.device"):
+        pin.drive_low()
+        wait_until(
+            lambda: any("NEW GAME button" in r.getMessage() for r in caplog.records),
+            what="a warning that the held button started no game",
+        )
+        pin.drive_high()
+    assert "No space left" in next(
+        r.getMessage() for r in caplog.records if "NEW GAME button" in r.getMessage()
+    )
+    assert rig.arbiter.status()["game_id"] == 1
 
 
 def test_device_selftest_refused_during_a_game(rig: Rig) -> None:
