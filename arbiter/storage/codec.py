@@ -34,6 +34,7 @@ class DamagedLine:
 
     line: int
     reason: str
+    offset: int  # where the line starts in the file
 
     def __str__(self) -> str:
         return f"line {self.line}: {self.reason}"
@@ -148,8 +149,8 @@ class _Reader:
         self.pending = 0  # damaged lines not yet accounted for
         self.first_at: float | None = None  # to date a game whose header is lost
 
-    def damaged(self, line_no: int, reason: str) -> None:
-        self.damage.append(DamagedLine(line_no, reason))
+    def damaged(self, line_no: int, reason: str, offset: int) -> None:
+        self.damage.append(DamagedLine(line_no, reason, offset))
         if self.game is None or not self.game.over:
             self.pending += 1
 
@@ -222,7 +223,11 @@ def load_game(path: Path) -> LoadedGame:
 
     :raises CorruptDataError: when no line of the file can be used.
     """
-    data = path.read_bytes()
+    return parse_game(path, path.read_bytes())
+
+
+def parse_game(path: Path, data: bytes) -> LoadedGame:
+    """:func:`load_game` of ``data`` read from ``path``."""
     reader = _Reader(path)
     offset = 0
     line_no = 0
@@ -236,7 +241,7 @@ def load_game(path: Path) -> LoadedGame:
         try:
             reader.line(data[offset:end])
         except (ValueError, KeyError, TypeError, PieceError, GameRecordError) as exc:
-            reader.damaged(line_no, str(exc) or type(exc).__name__)
+            reader.damaged(line_no, str(exc) or type(exc).__name__, offset)
         offset = end + 1
     game = reader.finish()
     if game is None:

@@ -37,6 +37,7 @@ from arbiter.storage.codec import (
     ending_record,
     header_record,
     load_game,
+    parse_game,
     records_of,
 )
 from arbiter.storage.errors import (
@@ -456,12 +457,23 @@ def read_game(data_dir: str | os.PathLike[str], game_id: int) -> Game:
     """Read a game without opening the store for writing (safe beside a running arbiter).
 
     :raises UnknownGameError: no such game.
-    :raises CorruptDataError: its file is damaged (``valid`` holds the intact part).
+    :raises CorruptDataError: its file is damaged (``valid`` holds the part before the damage).
     """
     path = Path(data_dir) / "games" / f"{game_id:06d}{_SUFFIX}"
     if not path.exists():
         raise UnknownGameError(f"no game {game_id} in {Path(data_dir)}")
-    return load_game(path).game
+    data = path.read_bytes()
+    loaded = parse_game(path, data)
+    if loaded.damage:
+        # Not repaired yet (only the store repairs): what is shown of it is
+        # only the part before the damage, as before.
+        first = loaded.damage[0]
+        try:
+            valid: Game | None = parse_game(path, data[: first.offset]).game
+        except CorruptDataError:
+            valid = None
+        raise CorruptDataError(path, first.line, first.reason, valid)
+    return loaded.game
 
 
 def list_game_ids(data_dir: str | os.PathLike[str]) -> list[int]:

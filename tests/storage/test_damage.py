@@ -105,7 +105,11 @@ def test_damage_before_a_declared_ending_counts_as_a_challenge(tmp_path: Path) -
     with GameStore(tmp_path) as store:
         store.declare_end(EndingKind.RESIGNATION, Side.WHITE)
     _damage(path, 5)
-    game = read_game(tmp_path, 1)  # read-only, beside a running arbiter
+    with pytest.raises(CorruptDataError):  # read-only readers leave repair to the store
+        read_game(tmp_path, 1)
+    with GameStore(tmp_path, repair=True) as store:
+        assert store.current.over and store.current.unreadable == [4]
+    game = read_game(tmp_path, 1)
     assert game.over and game.unreadable == [4]
     assert game.full_record()["unreadable"] == [4]
 
