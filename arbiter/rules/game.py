@@ -153,10 +153,24 @@ class Game:
     started_at: float
     challenges: list[Challenge] = field(default_factory=list)
     ending: Ending | None = None
+    #: Numbers of challenges that happened but whose record could not be read
+    #: back (a damaged journal line): counted, but their pieces are unknown.
+    unreadable: list[int] = field(default_factory=list)
 
     @property
     def over(self) -> bool:
         return self.ending is not None
+
+    @property
+    def challenge_count(self) -> int:
+        """Challenges so far, the unreadable ones included."""
+        return len(self.challenges) + len(self.unreadable)
+
+    def add_unreadable(self, number: int) -> None:
+        """Count a challenge whose record was lost; ``number`` must be the next one."""
+        if number != self.challenge_count + 1:
+            raise GameRecordError(f"unreadable challenge {number} out of sequence")
+        self.unreadable.append(number)
 
     def eliminated(self, side: Side) -> list[Piece]:
         """Pieces of ``side`` eliminated so far, in order."""
@@ -224,7 +238,9 @@ class Game:
             "id": self.id,
             "started_at": self.started_at,
             "over": self.over,
-            "challenge_count": len(self.challenges),
+            "challenge_count": self.challenge_count,
+            # Damaged records: the page may say a challenge happened but not how it went.
+            "unreadable": list(self.unreadable),
             "eliminated": {side.letter: len(self.eliminated(side)) for side in Side},
             "verdicts": [
                 {

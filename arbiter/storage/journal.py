@@ -29,12 +29,15 @@ from arbiter.rules.contenders import Contenders
 from arbiter.rules.game import Challenge, Ending, EndingError, EndingKind, Game
 from arbiter.rules.ranks import Side
 from arbiter.storage.codec import (
+    FORMAT_VERSION,
     LoadedGame,
     challenge_record,
+    decode,
     encode,
     ending_record,
     header_record,
     load_game,
+    parse_game,
     records_of,
 )
 from arbiter.storage.errors import (
@@ -42,6 +45,11 @@ from arbiter.storage.errors import (
     StoreError,
     StoreLockedError,
     UnknownGameError,
+)
+from arbiter.storage.paths import (
+    PRIVATE_FILE_MODE,
+    make_private_dir,
+    tighten_files,
 )
 
 # The errors are imported from here by the device, the web and the command line.
@@ -73,7 +81,7 @@ def _write_all_durably(path: Path, payload: bytes) -> None:
     """Create ``path`` atomically with ``payload``: temp file, fsync, rename, fsync dir."""
     tmp = path.with_name(path.name + ".tmp")
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE_MODE)
         try:
             if os.write(fd, payload) != len(payload):
                 raise OSError(f"short write to {tmp}")
@@ -108,8 +116,10 @@ class GameStore:
         self.problems: list[str] = []
         self._lock = threading.RLock()
         try:
-            self.games_dir.mkdir(parents=True, exist_ok=True)
-            self._lock_fd = os.open(self.data_dir / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+            self._make_private()
+            self._lock_fd = os.open(
+                self.data_dir / ".lock", os.O_RDWR | os.O_CREAT, PRIVATE_FILE_MODE
+            )
         except OSError as exc:
             raise StoreError(f"cannot use data directory {self.data_dir}: {exc}") from None
         try:
@@ -126,6 +136,21 @@ class GameStore:
             self.close()
             raise
 
+    def _make_private(self) -> None:
+        """Data directory 0700 and its files 0600: the journals hold every rank."""
+        looser = [
+            f"{d} was {mode:04o}"
+            for d in (self.data_dir, self.games_dir)
+            if (mode := make_private_dir(d)) is not None
+        ]
+        files = tighten_files(self.data_dir) + tighten_files(self.games_dir)
+        if looser or files:
+            log.warning(
+                "other accounts could read the game records: made private (%s%s)",
+                "; ".join(looser) + (", now 0700" if looser else ""),
+                f"{'; ' if looser else ''}{files} file(s) now 0600" if files else "",
+            )
+
     # -- paths and listing -------------------------------------------------
 
     def _path(self, game_id: int) -> Path:
@@ -138,19 +163,78 @@ class GameStore:
     # -- opening -----------------------------------------------------------
 
     def _open_latest(self) -> Game:
+        self._remove_temp_files()
         ids = self.game_ids()
         if not ids:
             return self._create(1)
         path = self._path(ids[-1])
         loaded = self._load_for_append(path)
         if loaded is None:
-            return self._create(self._next_id())
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND)
-        return loaded.game
+            game = self._create(self._next_id())
+            older = ids
+        else:
+            self._fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+            game = loaded.game
+            older = ids[:-1]
+        self._finish_new_games(older, game.started_at)
+        return game
+
+    def _remove_temp_files(self) -> None:
+        # A temp file is a write never acknowledged (a NEW GAME or a repair cut
+        # short before its rename): the files it was meant to replace are whole.
+        for tmp in self.games_dir.glob("*.tmp"):
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
+            log.warning("removed %s, left by a write cut short", tmp)
+
+    def _finish_new_games(self, older: list[int], next_started: float) -> None:
+        """End as abandoned every older game still open: NEW GAME makes the new
+        journal before it ends the old game, so a crash between the two leaves
+        the old one open. It is ended when its successor began."""
+        for game_id in reversed(older):
+            path = self._path(game_id)
+            over, started = _peek(path)
+            if not over:
+                self._abandon(path, next_started)
+            next_started = started if started is not None else next_started
+
+    def _abandon(self, path: Path, at: float) -> None:
+        try:
+            loaded = load_game(path)
+        except (CorruptDataError, OSError) as exc:
+            log.warning("cannot end the older game in %s: %s", path, exc)
+            return
+        if loaded.game.over:
+            return
+        if loaded.damage or loaded.torn_tail:
+            if not self.repair:
+                message = f"{path}: left open and damaged; not ended (start with repair)"
+                log.warning(message)
+                self.problems.append(message)
+                return
+            repaired = self._load_for_append(path)
+            if repaired is None or repaired.game.over:
+                return
+            loaded = repaired
+        ending = Ending(EndingKind.ABANDONED, None, max(at, loaded.game.started_at))
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        try:
+            self._append(fd, encode(ending_record(ending)))
+        finally:
+            os.close(fd)
+        log.warning(
+            "game %d was left open by a NEW GAME cut short: recorded as abandoned",
+            loaded.game.id,
+        )
 
     def _next_id(self) -> int:
-        # Count files set aside too, so a salvaged game's id is never reused.
-        used = [int(p.name[:6]) for p in self.games_dir.iterdir() if p.name[:6].isdigit()]
+        # Count files set aside too, so a salvaged game's id is never reused
+        # (temp files are not games: a NEW GAME cut short reuses its number).
+        used = [
+            int(p.name[:6])
+            for p in self.games_dir.iterdir()
+            if p.name[:6].isdigit() and not p.name.endswith(".tmp")
+        ]
         return max(used, default=0) + 1
 
     def _load_for_append(self, path: Path) -> LoadedGame | None:
@@ -159,15 +243,18 @@ class GameStore:
         except CorruptDataError as exc:
             if not self.repair:
                 raise
-            if exc.valid is None:
-                aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
-                os.replace(path, aside)
-                _fsync(path.parent)
-                message = f"{exc}: nothing intact; the file is saved as {aside.name}"
-                log.error(message)
-                self.problems.append(message)
-                return None
-            self._salvage(path, exc)
+            aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
+            os.replace(path, aside)
+            _fsync(path.parent)
+            message = f"{exc}: nothing intact; the file is saved as {aside.name}"
+            log.error(message)
+            self.problems.append(message)
+            return None
+        if loaded.damage:
+            if not self.repair:
+                first = loaded.damage[0]
+                raise CorruptDataError(path, first.line, first.reason, loaded.game)
+            self._salvage(path, loaded)
             loaded = load_game(path)
         if loaded.torn_tail:
             # Never acknowledged (no newline reached the disk): keep the bytes aside.
@@ -183,16 +270,20 @@ class GameStore:
             self.problems.append(message)
         return loaded
 
-    def _salvage(self, path: Path, exc: CorruptDataError) -> None:
-        assert exc.valid is not None
+    def _salvage(self, path: Path, loaded: LoadedGame) -> None:
+        """Rewrite a damaged journal with its intact lines, an ``unreadable``
+        line standing for each lost challenge; the original is kept aside."""
         aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
         _write_all_durably(aside, path.read_bytes())
-        game = exc.valid
+        game = loaded.game
         payload = b"".join(encode(r) for r in records_of(game))
         _write_all_durably(path, payload)
+        lost = ", ".join(map(str, game.unreadable)) or "none"
         message = (
-            f"{exc}: kept the {len(game.challenges)} challenge(s) before the damage; "
-            f"the whole file, with the damaged line and any after it, is saved as {aside.name}"
+            f"{path}: could not read {'; '.join(map(str, loaded.damage))}. "
+            f"Kept all {len(game.challenges)} intact challenge(s) of game {game.id}; "
+            f"unreadable challenge(s): {lost} (their pieces are unknown); "
+            f"the original file is saved as {aside.name}"
         )
         log.error(message)
         self.problems.append(message)
@@ -240,7 +331,7 @@ class GameStore:
             game = self._current
             verdict = game.check(contenders)
             challenge = Challenge(
-                number=len(game.challenges) + 1,
+                number=game.challenge_count + 1,
                 contenders=contenders,
                 verdict=verdict,
                 at=time.time(),
@@ -334,6 +425,28 @@ class GameStore:
         self.close()
 
 
+def _peek(path: Path) -> tuple[bool, float | None]:
+    """Cheaply, without reading the whole game: (ended for sure, start time if readable)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return False, None
+    lines = data.split(b"\n")
+    started: float | None = None
+    with contextlib.suppress(ValueError, KeyError, TypeError, UnicodeDecodeError):
+        header = decode(lines[0].removesuffix(b"\r"))
+        if header.get("t") == "game" and header.get("format") == FORMAT_VERSION:
+            started = float(header["started_at"])
+    over = False
+    if len(lines) >= 2 and lines[-1] == b"":  # the last line is complete
+        with contextlib.suppress(ValueError, UnicodeDecodeError):
+            last = decode(lines[-2].removesuffix(b"\r"))
+            over = last.get("t") == "end" or bool(
+                last.get("t") == "challenge" and last.get("fallen_flag")
+            )
+    return over, started
+
+
 def _ids_in(games_dir: Path) -> Iterator[int]:
     for entry in games_dir.glob(f"*{_SUFFIX}"):
         if entry.stem.isdigit():
@@ -344,12 +457,23 @@ def read_game(data_dir: str | os.PathLike[str], game_id: int) -> Game:
     """Read a game without opening the store for writing (safe beside a running arbiter).
 
     :raises UnknownGameError: no such game.
-    :raises CorruptDataError: its file is damaged (``valid`` holds the intact part).
+    :raises CorruptDataError: its file is damaged (``valid`` holds the part before the damage).
     """
     path = Path(data_dir) / "games" / f"{game_id:06d}{_SUFFIX}"
     if not path.exists():
         raise UnknownGameError(f"no game {game_id} in {Path(data_dir)}")
-    return load_game(path).game
+    data = path.read_bytes()
+    loaded = parse_game(path, data)
+    if loaded.damage:
+        # Not repaired yet (only the store repairs): what is shown of it is
+        # only the part before the damage, as before.
+        first = loaded.damage[0]
+        try:
+            valid: Game | None = parse_game(path, data[: first.offset]).game
+        except CorruptDataError:
+            valid = None
+        raise CorruptDataError(path, first.line, first.reason, valid)
+    return loaded.game
 
 
 def list_game_ids(data_dir: str | os.PathLike[str]) -> list[int]:

@@ -184,7 +184,9 @@ def test_journal_corrupt_file_named_and_untouched(tmp_path: Path) -> None:
         GameStore(tmp_path)
     assert str(path) in str(info.value)
     assert "line 3" in str(info.value)
-    assert info.value.valid is not None and len(info.value.valid.challenges) == 1
+    valid = info.value.valid
+    assert valid is not None and [c.number for c in valid.challenges] == [1, 3]
+    assert valid.unreadable == [2]
     assert path.read_bytes() == before
 
 
@@ -192,9 +194,9 @@ def test_journal_repair_keeps_valid_prefix_and_original(tmp_path: Path) -> None:
     path = _corrupt_second_challenge(tmp_path)
     before = path.read_bytes()
     with GameStore(tmp_path, repair=True) as store:
-        assert len(store.current.challenges) == 1
+        assert [c.number for c in store.current.challenges] == [1, 3]
         assert str(path) in store.problems[0]
-        store.accept(pair("W:COL", "B:LTC"))
+        assert store.accept(pair("W:COL", "B:1LT")).number == 4
     saved = list((tmp_path / "games").glob("000001.jsonl.corrupt-*"))
     assert len(saved) == 1 and saved[0].read_bytes() == before
 
