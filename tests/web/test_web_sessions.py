@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.support.clock import FakeClock
-from tests.support.web import PIN, build_app, running_device
+from tests.support.web import PIN, build_app, http_get, http_json, live_server, running_device
 from web import auth
 
 COOKIE = "gg_admin"
@@ -133,3 +133,37 @@ def test_admin_pages_say_the_network_is_plain_http(app: Any) -> None:
     assert "plain HTTP" in client.get("/admin/login").get_data(as_text=True)
     _login(client)
     assert "plain HTTP" in client.get("/admin").get_data(as_text=True)
+
+
+# -- a damaged admin.json ----------------------------------------------------------
+
+
+def test_damaged_admin_file_keeps_public_page_admin_says_repair(tmp_path: Path) -> None:
+    """Through waitress: the public page answers, admin routes say how to repair,
+    and ``set-pin`` (what the hint names) repairs it while the server runs."""
+    data = tmp_path / "data"
+    with running_device(data) as dev:
+        (data / "admin.json").write_text('{"secret": "x", "pin":', encoding="utf-8")
+        app = build_app(dev, ADMIN_PIN=None)
+        with live_server(app) as server:
+            assert http_get(server, "/api/status")[0] == 200
+            assert http_get(server, "/")[0] == 200
+            code, _, page = http_get(server, "/admin/login")
+            assert code == 503 and "gg-arbiter set-pin" in page
+            assert http_get(server, "/admin")[0] == 503
+            code, body = http_json(server, "POST", "/api/games", headers={"X-Admin-PIN": PIN})
+            assert code == 503 and "gg-arbiter set-pin" in body["error"]
+            auth.set_pin(data, "97531")
+            assert (data / "admin.json.damaged").exists()
+            code, body = http_json(server, "POST", "/api/games", headers={"X-Admin-PIN": "97531"})
+            assert code == 201 and body["game_id"] == 2
+
+
+def test_damaged_admin_file_wrong_pins_not_counted(device: Any) -> None:
+    """While damaged, a PIN cannot be checked: 503 each time, never 429."""
+    app = build_app(device, ADMIN_PIN=None, PIN_MAX_FAILURES=2)
+    (Path(app.config["DATA_DIR"]) / "admin.json").write_text("[]", encoding="utf-8")
+    client = app.test_client()
+    for _ in range(4):
+        response = client.post("/api/games", headers={"X-Admin-PIN": PIN})
+        assert response.status_code == 503 and "set-pin" in response.json["error"]
