@@ -4,6 +4,7 @@ or the idle timeout opens nothing afterwards, and starts no game."""
 from __future__ import annotations
 
 import re
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.support.clock import FakeClock
+from tests.support.spawn import gg_arbiter
 from tests.support.web import PIN, build_app, http_get, http_json, live_server, running_device
 from web import auth
 
@@ -167,3 +169,19 @@ def test_damaged_admin_file_wrong_pins_not_counted(device: Any) -> None:
     for _ in range(4):
         response = client.post("/api/games", headers={"X-Admin-PIN": PIN})
         assert response.status_code == 503 and "set-pin" in response.json["error"]
+
+
+def test_copied_cookie_refused_after_set_pin_command(app: Any) -> None:
+    """`gg-arbiter set-pin`, another process, ends the running server's sessions."""
+    client = app.test_client()
+    token = _login(client)
+    thief = _copy(app, client)
+    done = subprocess.run(
+        [*gg_arbiter(), "set-pin", "--data", str(app.config["DATA_DIR"]), "86420"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    _assert_refused(app, thief, token)
