@@ -10,6 +10,7 @@ public names a rank while a game is on.
 from __future__ import annotations
 
 import logging
+import secrets
 import sys
 import time
 from datetime import timedelta
@@ -61,11 +62,16 @@ def create_app(device: DeviceView, test_config: dict[str, Any] | None = None) ->
     ``web.admin_pin``), ``DATA_DIR`` (else the device's), ``SSE_KEEPALIVE``
     seconds, ``PIN_MAX_FAILURES`` per ``PIN_WINDOW_SECONDS``, ``PIN_CHECK_LIMIT``
     PIN hash checks at once (callers over it wait up to ``PIN_CHECK_WAIT``
-    seconds, then get 503), ``TESTING``.
+    seconds, then get 503), ``ADMIN_IDLE_SECONDS`` without a request that end
+    an admin session (``PERMANENT_SESSION_LIFETIME`` ends it in any case),
+    ``ADMIN_CLOCK`` (the monotonic clock sessions are timed on), ``TESTING``.
     A PIN generated on first run is printed once to standard error (and kept
     in ``app.config["NEW_ADMIN_PIN"]`` for the caller).
 
-    :raises web.auth.AuthError: admin.json cannot be set up.
+    A damaged admin.json does not stop the app: the public pages work, and
+    admin pages and API answer 503 saying how to repair it (``set-pin``).
+
+    :raises web.auth.PinFormatError: a configured ``ADMIN_PIN`` that is not 4 to 12 digits.
     """
     app = Flask(__name__)
     app.config.from_mapping(
@@ -80,23 +86,38 @@ def create_app(device: DeviceView, test_config: dict[str, Any] | None = None) ->
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Strict",
         PERMANENT_SESSION_LIFETIME=timedelta(hours=12),
+        ADMIN_IDLE_SECONDS=20 * 60,
+        ADMIN_CLOCK=time.monotonic,
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
     )
     if test_config:
         app.config.update(test_config)
 
     data_dir = Path(app.config["DATA_DIR"])
-    new_pin = auth.ensure_admin(data_dir, app.config["ADMIN_PIN"])
+    new_pin: str | None = None
+    secret: str | None = None
+    try:
+        new_pin = auth.ensure_admin(data_dir, app.config["ADMIN_PIN"])
+        secret = auth.session_secret(data_dir)
+    except auth.AdminFileError as exc:
+        # The public page must not depend on the admin file; admin routes say how to repair.
+        log.error("admin access off: %s; repair with `gg-arbiter set-pin`", exc)
     app.config["NEW_ADMIN_PIN"] = new_pin
     if new_pin and not app.config.get("TESTING"):
         print(f"gg-arbiter: admin PIN for the web page (shown once): {new_pin}", file=sys.stderr)
     if not app.config.get("SECRET_KEY"):
-        app.config["SECRET_KEY"] = auth.session_secret(data_dir)
+        # Without the stored secret, one for this run only: sessions end at restart anyway.
+        app.config["SECRET_KEY"] = secret or secrets.token_hex(32)
 
     app.extensions["arbiter"] = device
     app.extensions["arbiter_streams"] = StreamHub(device, float(app.config["SSE_KEEPALIVE"]))
     app.extensions["arbiter_limiter"] = auth.AttemptLimiter(
         int(app.config["PIN_MAX_FAILURES"]), float(app.config["PIN_WINDOW_SECONDS"])
+    )
+    app.extensions["arbiter_sessions"] = auth.SessionRegistry(
+        idle=float(app.config["ADMIN_IDLE_SECONDS"]),
+        lifetime=app.permanent_session_lifetime.total_seconds(),
+        clock=app.config["ADMIN_CLOCK"],
     )
     app.extensions["arbiter_pin_gate"] = auth.PinGate(
         int(app.config["PIN_CHECK_LIMIT"]), float(app.config["PIN_CHECK_WAIT"])

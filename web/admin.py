@@ -53,6 +53,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 #: The endings players declare, as the API spells them.
 DECLARABLE = {kind.value: kind for kind in EndingKind if kind.declarable}
 _ADMIN_KEY = "admin"
+_SESSION_KEY = "sid"
 
 
 class AdminInputError(ArbiterError, ValueError):
@@ -65,6 +66,10 @@ def _data_dir() -> str:
 
 def _limiter() -> auth.AttemptLimiter:
     return cast(auth.AttemptLimiter, current_app.extensions["arbiter_limiter"])
+
+
+def _sessions() -> auth.SessionRegistry:
+    return cast(auth.SessionRegistry, current_app.extensions["arbiter_sessions"])
 
 
 def _gate() -> auth.PinGate:
@@ -82,9 +87,20 @@ def _too_many() -> TooManyRequests:
     )
 
 
+def _require_admin_file() -> None:
+    """Abort 503 with the repair hint while admin.json is damaged (no PIN to check)."""
+    problem = auth.admin_problem(_data_dir())
+    if problem is not None:
+        abort(503, description=problem)
+
+
 def _logged_in() -> bool:
+    """True for a live session (not logged out, idle or too old) made with the
+    current PIN and session epoch; each such request restarts the idle time."""
     mark = session.get(_ADMIN_KEY)
-    return isinstance(mark, str) and bool(mark) and mark == auth.pin_fingerprint(_data_dir())
+    if not (isinstance(mark, str) and mark and mark == auth.pin_fingerprint(_data_dir())):
+        return False
+    return _sessions().touch(session.get(_SESSION_KEY))
 
 
 def _pin_accepted(pin: str) -> bool:
@@ -116,8 +132,10 @@ def _pin_accepted(pin: str) -> bool:
 def require_admin_api() -> None:
     """Abort unless the request carries the PIN, or a session and its CSRF token.
 
-    401 when neither is given, 403 for a wrong PIN or token, 429 when rate limited.
+    401 when neither is given, 403 for a wrong PIN or token, 429 when rate
+    limited, 503 while admin.json is damaged.
     """
+    _require_admin_file()
     pin = request.headers.get("X-Admin-PIN")
     if pin is None:
         if _logged_in():
@@ -139,6 +157,7 @@ def admin_page(view: F) -> F:
 
     @functools.wraps(view)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
+        _require_admin_file()
         if not _logged_in():
             if request.method == "POST":
                 abort(403, description="Log in first.")
@@ -234,6 +253,7 @@ def api_enrollment() -> Response:
 
 @bp.route("/admin/login", methods=["GET", "POST"])
 def login() -> ResponseReturnValue:
+    _require_admin_file()
     if request.method == "GET":
         if _logged_in():
             return redirect(url_for("admin.dashboard"))
@@ -246,6 +266,7 @@ def login() -> ResponseReturnValue:
     session.clear()
     session.permanent = True
     session[_ADMIN_KEY] = auth.pin_fingerprint(_data_dir())
+    session[_SESSION_KEY] = _sessions().open()
     auth.csrf_token(session)  # a fresh token for the logged-in session
     return redirect(url_for("admin.dashboard"))
 
@@ -253,6 +274,8 @@ def login() -> ResponseReturnValue:
 @bp.post("/admin/logout")
 @admin_page
 def logout() -> ResponseReturnValue:
+    # Ends the session on the server: a copy of the cookie is refused from now on.
+    _sessions().close(session.get(_SESSION_KEY))
     session.clear()
     return redirect(url_for("public.index"))
 

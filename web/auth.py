@@ -4,6 +4,12 @@
 session secret, both made on first run (never a fixed default). The file is
 written atomically and readable by its owner only; the PIN is read from it
 at each check, so ``gg-arbiter set-pin`` takes effect on a running server.
+
+Admin sessions end server-side: each login is an entry in a
+:class:`SessionRegistry` (logout removes it; idle or too old it lapses), and
+the cookie is bound to the PIN record and the ``session_epoch`` stored beside
+it, which ``set-pin`` raises: a PIN change ends every session, even one made
+by another process.
 """
 
 from __future__ import annotations
@@ -40,6 +46,13 @@ class PinFormatError(AuthError, ValueError):
 
 class AdminFileError(AuthError):
     """admin.json cannot be read or written."""
+
+
+#: What the admin pages and API say while admin.json is damaged.
+REPAIR_HINT = (
+    "the admin file is damaged, so admin access is off; repair it with "
+    "`gg-arbiter set-pin` (the running arbiter takes the new PIN at once)"
+)
 
 
 def validate_pin(pin: str) -> str:
@@ -150,18 +163,46 @@ def ensure_admin(data_dir: str | os.PathLike[str], configured_pin: str | None) -
 def set_pin(data_dir: str | os.PathLike[str], pin: str) -> None:
     """Store a new admin PIN (hashed), keeping the session secret.
 
-    Sessions logged in with the old PIN stop working.
+    Every admin session stops working (the session epoch goes up). A damaged
+    admin.json is set aside as ``admin.json.damaged`` and replaced: this is
+    the repair the admin pages point to.
 
     :raises PinFormatError: not 4 to 12 digits.
-    :raises AdminFileError: admin.json cannot be read or written.
+    :raises AdminFileError: admin.json cannot be written.
     """
     validate_pin(pin)
     with _file_lock:
-        data = _read(data_dir) or {}
+        try:
+            data = _read(data_dir) or {}
+        except AdminFileError:
+            path = _path(data_dir)
+            try:
+                os.replace(path, path.with_name(ADMIN_FILE + ".damaged"))
+            except OSError as exc:
+                raise AdminFileError(f"cannot set {path} aside: {exc}") from None
+            data = {}
         if not isinstance(data.get("secret"), str) or len(data["secret"]) < 32:
             data["secret"] = secrets.token_hex(32)
         data["pin"] = _pin_record(pin)
+        data["session_epoch"] = _epoch(data) + 1
         _write(data_dir, data)
+
+
+def _epoch(data: dict[str, Any]) -> int:
+    value = data.get("session_epoch", 0)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def admin_problem(data_dir: str | os.PathLike[str]) -> str | None:
+    """Why admin access is off (admin.json damaged or without a PIN), else None."""
+    try:
+        data = _read(data_dir)
+    except AdminFileError as exc:
+        return f"{REPAIR_HINT} ({exc})"
+    record = data.get("pin") if data else None
+    if not (isinstance(record, dict) and "hash" in record):
+        return f"{REPAIR_HINT} (no PIN stored)"
+    return None
 
 
 def session_secret(data_dir: str | os.PathLike[str]) -> str:
@@ -188,15 +229,90 @@ def check_pin(data_dir: str | os.PathLike[str], pin: str) -> bool:
 
 
 def pin_fingerprint(data_dir: str | os.PathLike[str]) -> str:
-    """A short value that changes whenever the PIN is set (binds sessions to it)."""
+    """A short value that changes whenever the PIN is set or the session epoch
+    goes up (binds sessions to both); "" when there is no usable PIN record."""
     try:
         data = _read(data_dir)
     except AdminFileError:
         return ""
     record = data.get("pin") if data else None
-    if not isinstance(record, dict):
+    if not isinstance(record, dict) or not data:
         return ""
-    return hashlib.sha256(str(record.get("salt", "")).encode()).hexdigest()[:16]
+    seed = f"{record.get('salt', '')}:{_epoch(data)}"
+    return hashlib.sha256(seed.encode()).hexdigest()[:16]
+
+
+# -- sessions --------------------------------------------------------------
+
+
+class SessionRegistry:
+    """The admin sessions alive on this server, each ending at logout, after
+    ``idle`` seconds without a request, or ``lifetime`` seconds after login.
+
+    The cookie only names an entry here, so a copied cookie dies with its
+    entry; a restart ends every session. At most ``limit`` are kept (the
+    least recently used goes first). ``clock`` is monotonic (tests pass a fake).
+    """
+
+    def __init__(
+        self,
+        idle: float = 20 * 60.0,
+        lifetime: float = 12 * 3600.0,
+        limit: int = 64,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if idle <= 0 or lifetime <= 0 or limit < 1:
+            raise ValueError("session idle time, lifetime and limit must be positive")
+        self.idle = idle
+        self.lifetime = lifetime
+        self.limit = limit
+        self._clock = clock
+        self._sessions: dict[str, tuple[float, float]] = {}  # id -> (opened, last seen)
+        self._lock = threading.Lock()
+
+    def open(self) -> str:
+        """Start a session; returns its id (for the signed cookie)."""
+        sid = secrets.token_urlsafe(32)
+        with self._lock:
+            now = self._clock()
+            self._prune(now)
+            while len(self._sessions) >= self.limit:
+                oldest = min(self._sessions, key=lambda key: self._sessions[key][1])
+                del self._sessions[oldest]
+            self._sessions[sid] = (now, now)
+        return sid
+
+    def touch(self, sid: object) -> bool:
+        """True (and the idle time restarts) while ``sid`` is a live session."""
+        if not isinstance(sid, str):
+            return False
+        with self._lock:
+            now = self._clock()
+            entry = self._sessions.get(sid)
+            if entry is None:
+                return False
+            opened, seen = entry
+            if now - seen >= self.idle or now - opened >= self.lifetime:
+                del self._sessions[sid]
+                return False
+            self._sessions[sid] = (opened, now)
+            return True
+
+    def close(self, sid: object) -> None:
+        """End one session (logout)."""
+        if isinstance(sid, str):
+            with self._lock:
+                self._sessions.pop(sid, None)
+
+    def __len__(self) -> int:
+        with self._lock:
+            self._prune(self._clock())
+            return len(self._sessions)
+
+    def _prune(self, now: float) -> None:
+        for sid, (opened, seen) in list(self._sessions.items()):
+            if now - seen >= self.idle or now - opened >= self.lifetime:
+                del self._sessions[sid]
 
 
 # -- CSRF ------------------------------------------------------------------

@@ -12,12 +12,15 @@ admin's and the API's short requests::
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
 from flask import Flask
 from waitress import wasyncore
+from waitress.channel import HTTPChannel
 from waitress.server import create_server
+from waitress.task import ErrorTask
 
 from arbiter.errors import ArbiterError
 from web.body import MAX_BODY_BYTES
@@ -31,6 +34,33 @@ DEFAULT_THREADS = 48
 
 class WebServerError(ArbiterError):
     """The server could not be started (address in use, bad host)."""
+
+
+class JsonErrorTask(ErrorTask):  # type: ignore[misc]  # waitress has no type hints
+    """Waitress's own refusals (body too large, bad request line, headers too
+    big), which never reach Flask, in the API's documented form: JSON
+    ``{"error": ...}`` with the app's security headers."""
+
+    def execute(self) -> None:
+        from web import SECURITY_HEADERS
+
+        error = self.request.error
+        detail = str(error.body).strip()
+        message = f"{error.reason.lower()}: {detail}" if detail else error.reason.lower()
+        body = json.dumps({"error": message}).encode("utf-8")
+        self.status = f"{error.code} {error.reason}"
+        self.response_headers.append(("Content-Type", "application/json"))
+        self.response_headers.append(("Cache-Control", "no-store"))
+        self.response_headers.extend(SECURITY_HEADERS.items())
+        self.set_close_on_finish()
+        self.content_length = len(body)
+        self.write(body)
+
+
+class JsonErrorChannel(HTTPChannel):  # type: ignore[misc]
+    """A waitress connection whose own error answers are :class:`JsonErrorTask`."""
+
+    error_task_class = JsonErrorTask
 
 
 class WebServer:
@@ -98,8 +128,9 @@ def make_server(
         # stream's thread freed) at the stream's next write, not after several.
         "channel_request_lookahead": 1,
         "clear_untrusted_proxy_headers": True,
-        # Refuse big bodies (413) before reading them; waitress refuses a body
-        # of this size or more, Flask's MAX_CONTENT_LENGTH anything larger.
+        # Refuse big bodies (413) before reading them: waitress refuses a body
+        # of this size or more (answered as JSON by JsonErrorTask); Flask's
+        # MAX_CONTENT_LENGTH is the same limit where no waitress is in front.
         "max_request_body_size": MAX_BODY_BYTES + 1,
     }
     settings.update(adjustments)
@@ -108,6 +139,9 @@ def make_server(
         inner = create_server(app, map=socket_map, host=host, port=port, **settings)
     except OSError as exc:
         raise WebServerError(f"cannot serve on {host}:{port}: {exc}") from None
+    for dispatcher in list(socket_map.values()):  # every listening socket, before any accept
+        if hasattr(dispatcher, "channel_class"):
+            dispatcher.channel_class = JsonErrorChannel
     server = WebServer(app, inner, socket_map)
     log.info("web page on %s", server.url)
     return server

@@ -69,10 +69,14 @@ def serve(
     try:
         try:  # the device works without its page
             from web import create_app
-            from web.auth import ensure_admin
+            from web.auth import AdminFileError, ensure_admin
             from web.serve import make_server
 
-            new_pin = ensure_admin(config.data_dir, config.web.admin_pin)
+            try:
+                new_pin = ensure_admin(config.data_dir, config.web.admin_pin)
+            except AdminFileError as exc:  # the public page works without it
+                new_pin = None
+                out(f"admin access off: {exc}; repair it with gg-arbiter set-pin")
             if new_pin:
                 out(f"Admin PIN (shown once; change it with gg-arbiter set-pin): {new_pin}")
             server = make_server(create_app(arbiter), host, port)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import signal
@@ -215,7 +216,7 @@ def test_commands_pins_without_pwm_is_one_line(tmp_path: Path) -> None:
 
 
 @pytest.mark.timeout(60)
-def test_commands_damaged_admin_file_keeps_device_running(tmp_path: Path) -> None:
+def test_commands_damaged_admin_file_keeps_device_and_page_running(tmp_path: Path) -> None:
     data = tmp_path / "data"
     data.mkdir()
     (data / "admin.json").write_text('{"secret":"x","pin":')
@@ -227,11 +228,26 @@ def test_commands_damaged_admin_file_keeps_device_running(tmp_path: Path) -> Non
         run.expect("simulator: type 'help'")
         run.send("attacker W:SPY", "defender B:5*G")
         run.expect("[state] result")  # the device kept judging
+        status = _http_status(port, "/api/status")  # the public page too
+        admin = _http_status(port, "/admin")
         run.send("quit")
         code, out = run.finish(timeout=30)
     finally:
         run.kill()
     assert code == 0, out
-    assert "status page not started" in out and "admin.json" in out
+    assert status == 200 and admin == 503
+    assert "status page not started" not in out, out
+    assert "admin access off" in out and "admin.json" in out and "set-pin" in out
     assert "[verdict] challenge 1: ATTACKER survives" in out
     assert (data / "admin.json").read_text() == '{"secret":"x","pin":'
+
+
+def _http_status(port: int, path: str) -> int:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("GET", path)
+        response = conn.getresponse()
+        response.read()
+        return response.status
+    finally:
+        conn.close()

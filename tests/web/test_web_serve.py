@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -172,3 +173,60 @@ def test_server_passes_body_at_the_limit_to_the_app(device: Any) -> None:
             assert _read_status(sock) == 400  # read and judged by the app: not a piece
         finally:
             sock.close()
+
+
+def _read_response(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
+    """Status, headers (lower-case names) and body of one answer the server closes after."""
+    data = b""
+    for _ in range(1000):  # bounded: the server closes after an error answer
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    return int(lines[0].split(" ", 2)[1]), headers, body
+
+
+def _assert_documented_json_error(code: int, headers: dict[str, str], body: bytes) -> None:
+    from web import SECURITY_HEADERS
+
+    assert code == 413
+    assert headers["content-type"].startswith("application/json")
+    assert "too large" in json.loads(body)["error"]
+    for name, value in SECURITY_HEADERS.items():
+        assert headers.get(name.lower()) == value, name
+    assert headers.get("cache-control") == "no-store"
+
+
+def test_server_oversize_body_answers_json_with_security_headers(device: Any) -> None:
+    with live_server(build_app(device)) as server:
+        for announced in (MAX_BODY_BYTES + 1, 50 * 1024 * 1024):
+            sock = _raw_put_head(server.port, announced, b"")
+            try:
+                _assert_documented_json_error(*_read_response(sock))
+            finally:
+                sock.close()
+
+
+def test_server_oversize_chunked_body_answers_json(device: Any) -> None:
+    with live_server(build_app(device)) as server:
+        sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+        try:
+            # One chunk just over the limit, and nothing after it: the server has read
+            # everything sent when it refuses, so its answer is not lost to a reset.
+            chunk = b"x" * (MAX_BODY_BYTES + 1)
+            sock.sendall(
+                b"PUT /api/sim/slots/attacker HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + b"%x\r\n" % len(chunk)
+                + chunk
+            )
+            _assert_documented_json_error(*_read_response(sock))
+        finally:
+            sock.close()
+        assert http_get(server, "/api/status")[0] == 200
