@@ -180,14 +180,25 @@ def _choose_sim(args: argparse.Namespace, config: Config) -> bool:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     config = _load_config(args)
+    if args.script:
+        args.sim = True  # a script plays the simulator's slots
     sim = _choose_sim(args, config)
     from arbiter.app.service import serve, stdin_or_none
 
     host = args.host or config.web.host
     port = args.port if args.port is not None else config.web.port
     started = time.monotonic()
-    arbiter = _build(config, sim)
-    return serve(config, arbiter, host=host, port=port, stdin=stdin_or_none(), started=started)
+    if not args.script:
+        arbiter = _build(config, sim)
+        return serve(config, arbiter, host=host, port=port, stdin=stdin_or_none(),
+                     started=started)
+    try:
+        script = open(args.script, encoding="utf-8")  # noqa: SIM115 (closed below)
+    except OSError as exc:
+        raise CliError(f"cannot read the script {args.script}: {exc.strerror}") from None
+    with script:
+        arbiter = _build(config, sim)
+        return serve(config, arbiter, host=host, port=port, stdin=script, started=started)
 
 
 def _cmd_tune(args: argparse.Namespace) -> int:
@@ -398,6 +409,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--sim", action="store_true", help="simulator: no hardware needed")
     run.add_argument("--host", help="address the status page listens on")
     run.add_argument("--port", type=_port, help="port of the status page")
+    run.add_argument("--script", metavar="FILE",
+                     help="play simulator commands from FILE, each once the device has "
+                     "settled, then stop (implies --sim)")
     run.set_defaults(func=_cmd_run)
 
     tune = sub.add_parser("tune", help="play a tune, or render it with --wav FILE")
