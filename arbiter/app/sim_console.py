@@ -241,12 +241,14 @@ def start_console(
         stop.set()
 
     def read() -> None:
-        out("simulator: type 'help' for commands (attacker W:5*G, defender B:SPY, clear, ...)")
+        console.print(
+            "simulator: type 'help' for commands (attacker W:5*G, defender B:SPY, clear, ...)"
+        )
         quit_, count = console.run(stdin, settle=feed is not Feed.TERMINAL)
         if quit_ or feed is Feed.FILE or (feed is Feed.STREAM and count):
             finish()
-        # Else the input ended before a script began (no terminal under systemd,
-        # stdin is /dev/null) or a person pressed Ctrl-D: keep serving.
+        else:  # no script (stdin is /dev/null under systemd), or Ctrl-D at a terminal
+            console.print("simulator: end of input; still serving (stop with Ctrl-C)")
 
     def unfollow() -> None:
         stop.wait()
