@@ -84,7 +84,12 @@ def feed_of(stream: TextIO) -> Feed:
 class SimConsole:
     """Reads commands, calls the device, and prints what it shows."""
 
-    def __init__(self, arbiter: Arbiter, print_fn: Callable[[str], object] = print) -> None:
+    def __init__(
+        self, arbiter: Arbiter, print_fn: Callable[[str], object] = print, *,
+        printer: bool = False,
+    ) -> None:
+        """:param printer: a thread of :func:`start_console` shows the statuses; a
+        script's :meth:`settle` waits for it too."""
         if arbiter.sim is None:
             raise DeviceError("the simulator console needs the simulator (run --sim)")
         self.arbiter = arbiter
@@ -94,6 +99,9 @@ class SimConsole:
         self._last_outputs: tuple[str, ...] | None = None
         self._last_state: tuple[object, ...] | None = None
         self._last_tune: float | None = None
+        self._printer = printer
+        self._shown = threading.Condition()
+        self._shown_seq = 0  # the newest status shown
 
     def print(self, line: str) -> None:
         """Print one whole line (threads never run two lines together)."""
@@ -114,6 +122,14 @@ class SimConsole:
             self.print(f"[tune] {playing['name']}")
 
     def show_status(self, status: JsonDict) -> None:
+        try:
+            self._show_status(status)
+        finally:
+            with self._shown:
+                self._shown_seq = max(self._shown_seq, int(status.get("seq", 0)))
+                self._shown.notify_all()
+
+    def _show_status(self, status: JsonDict) -> None:
         key = (status["state"], status["challenge_count"], status["message"], status["ending"])
         if key == self._last_state:
             return
@@ -204,6 +220,10 @@ class SimConsole:
         except DeviceError as exc:  # shut down, or hung: the script cannot go on
             self.print(f"[error] {exc}")
             return False
+        if self._printer:  # and what it showed is printed before the next command's lines
+            seq = int(self.arbiter.status()["seq"])
+            with self._shown:
+                self._shown.wait_for(lambda: self._shown_seq >= seq, DRAIN_TIMEOUT)
         return True
 
 
@@ -215,7 +235,7 @@ def start_console(
     The device's outputs and statuses go through one queue to one printer
     thread, so lines come out in the order the device showed them.
     """
-    console = SimConsole(arbiter, out)
+    console = SimConsole(arbiter, out, printer=True)
     updates = arbiter.subscribe()
     # The outputs join the status queue: one printer sees both in the order they came.
     arbiter.add_output_listener(lambda outputs: put_dropping_oldest(updates, outputs))
