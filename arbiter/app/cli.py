@@ -16,8 +16,8 @@ from arbiter.device.arbiter import Arbiter
 from arbiter.errors import ArbiterError
 from arbiter.hardware.pins import PinSetupError
 from arbiter.rules.game import EndingError, EndingKind, Game
-from arbiter.rules.pieces import PieceError, parse_rank, parse_side
-from arbiter.rules.ranks import Side
+from arbiter.rules.pieces import Piece, PieceError, parse_rank, parse_side
+from arbiter.rules.ranks import Rank, Side
 from arbiter.rules.verdict import resolve
 from arbiter.storage.journal import (
     CorruptDataError,
@@ -35,17 +35,35 @@ class CliError(ArbiterError):
     """A user error: printed as one line, exit status 2."""
 
 
+class DataInUseError(CliError):
+    """Another gg-arbiter (the running service) holds the data directory."""
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         raise CliError(f"{self.prog}: {message}")
 
 
+def _judged_rank(text: str) -> tuple[Side | None, Rank]:
+    """A rank (``5*g``, ``spy``) or a piece (``W:5*G``, as the README writes them)."""
+    if ":" in text:
+        piece = Piece.parse(text)
+        return piece.side, piece.rank
+    return None, parse_rank(text)
+
+
 def _cmd_judge(args: argparse.Namespace) -> int:
     try:
-        attacker = parse_rank(args.attacker)
-        defender = parse_rank(args.defender)
+        attacker_side, attacker = _judged_rank(args.attacker)
+        defender_side, defender = _judged_rank(args.defender)
     except PieceError as exc:
         raise CliError(str(exc)) from None
+    if attacker_side is not None and attacker_side is defender_side:
+        # The device refuses such a pair (a piece never challenges its own side).
+        raise CliError(
+            f"refused: {args.attacker} and {args.defender} are both {attacker_side.title}; "
+            "a challenge is between a White and a Black piece"
+        )
     verdict = resolve(attacker, defender)
     if args.json:
         print(
@@ -82,13 +100,23 @@ def _port(text: str) -> int:
     return port
 
 
-def _ask_pin(prompt: str) -> str:
+def _ask_pin(prompt: str, hint: str) -> str:
+    """Ask for a PIN at the terminal; with none, fail with ``hint`` (how to give it)."""
     import getpass
+    import warnings
 
+    # getpass falls back to standard input with a GetPassWarning when there is
+    # no terminal (a script, cron, systemd): a PIN must not be read that way.
     try:
-        return getpass.getpass(prompt)
-    except (EOFError, OSError):
-        raise CliError("no PIN given: pass it as an argument or set GG_ARBITER_PIN") from None
+        os.close(os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY))
+    except OSError:
+        raise CliError(f"no PIN given and no terminal to ask for it: {hint}") from None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", getpass.GetPassWarning)
+        try:
+            return getpass.getpass(prompt)
+        except (EOFError, OSError):
+            raise CliError(f"no PIN given: {hint}") from None
 
 
 def _build(config: Config, sim: bool) -> Arbiter:
@@ -99,6 +127,8 @@ def _build(config: Config, sim: bool) -> Arbiter:
         return build_arbiter(config, sim=sim)
     except PinSetupError as exc:
         raise CliError(str(exc)) from None
+    except StoreLockedError as exc:
+        raise DataInUseError(f"cannot start: {exc}") from None
     except (ArbiterError, OSError) as exc:
         raise CliError(f"cannot start: {exc}") from None
 
@@ -180,14 +210,25 @@ def _choose_sim(args: argparse.Namespace, config: Config) -> bool:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     config = _load_config(args)
+    if args.script:
+        args.sim = True  # a script plays the simulator's slots
     sim = _choose_sim(args, config)
     from arbiter.app.service import serve, stdin_or_none
 
     host = args.host or config.web.host
     port = args.port if args.port is not None else config.web.port
     started = time.monotonic()
-    arbiter = _build(config, sim)
-    return serve(config, arbiter, host=host, port=port, stdin=stdin_or_none(), started=started)
+    if not args.script:
+        arbiter = _build(config, sim)
+        return serve(config, arbiter, host=host, port=port, stdin=stdin_or_none(),
+                     started=started)
+    try:
+        script = open(args.script, encoding="utf-8")  # noqa: SIM115 (closed below)
+    except OSError as exc:
+        raise CliError(f"cannot read the script {args.script}: {exc.strerror}") from None
+    with script:
+        arbiter = _build(config, sim)
+        return serve(config, arbiter, host=host, port=port, stdin=script, started=started)
 
 
 def _cmd_tune(args: argparse.Namespace) -> int:
@@ -237,6 +278,14 @@ def _cmd_selftest(args: argparse.Namespace) -> int:
         raise CliError(f"no tune {unknown[0]!r}; tunes: {', '.join(config.tunes)}")
     try:
         arbiter = _build(config, sim)
+    except DataInUseError:
+        # The running arbiter owns the LEDs, buzzer and slots: its page runs the test.
+        raise CliError(
+            f"the arbiter is running (it holds {config.data_dir}): run its self-test on "
+            f"the admin page, http://127.0.0.1:{config.web.port}/admin, 'Run the self-test' "
+            "(between games), or stop it (sudo systemctl stop gg-arbiter) and run "
+            "gg-arbiter selftest again"
+        ) from None
     except CliError as exc:
         print(f"FAIL: {exc}")
         return 1
@@ -323,7 +372,9 @@ def _end_through_service(config: Config, args: argparse.Namespace, winner: Side 
     import urllib.error
     import urllib.request
 
-    pin = args.pin or os.environ.get("GG_ARBITER_PIN") or _ask_pin("Admin PIN: ")
+    pin = args.pin or os.environ.get("GG_ARBITER_PIN") or _ask_pin(
+        "Admin PIN: ", "pass --pin PIN or set GG_ARBITER_PIN"
+    )
     base = f"http://127.0.0.1:{args.port if args.port is not None else config.web.port}"
     try:
         with urllib.request.urlopen(f"{base}/api/status", timeout=5) as reply:
@@ -355,8 +406,9 @@ def _cmd_set_pin(args: argparse.Namespace) -> int:
     config = _load_config(args)
     pin = args.pin
     if pin is None:
-        pin = _ask_pin("New admin PIN (4-12 digits): ")
-        if _ask_pin("Again: ") != pin:
+        hint = "give it as an argument: gg-arbiter set-pin PIN"
+        pin = _ask_pin("New admin PIN (4-12 digits): ", hint)
+        if _ask_pin("Again: ", hint) != pin:
             raise CliError("the two PINs differ; nothing changed")
     try:
         set_pin(config.data_dir, pin)
@@ -375,8 +427,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
 
     judge = sub.add_parser("judge", help="decide one challenge: gg-arbiter judge SPY 5*G")
-    judge.add_argument("attacker", metavar="ATTACKER", help="rank code or name of the challenger")
-    judge.add_argument("defender", metavar="DEFENDER", help="rank code or name of the challenged")
+    judge.add_argument("attacker", metavar="ATTACKER",
+                       help="rank (code or name) or piece (W:SPY) of the challenger")
+    judge.add_argument("defender", metavar="DEFENDER",
+                       help="rank (code or name) or piece (B:5*G) of the challenged")
     judge.add_argument("--json", action="store_true", help="print one JSON object")
     judge.set_defaults(func=_cmd_judge)
 
@@ -398,6 +452,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--sim", action="store_true", help="simulator: no hardware needed")
     run.add_argument("--host", help="address the status page listens on")
     run.add_argument("--port", type=_port, help="port of the status page")
+    run.add_argument("--script", metavar="FILE",
+                     help="play simulator commands from FILE, each once the device has "
+                     "settled, then stop (implies --sim)")
     run.set_defaults(func=_cmd_run)
 
     tune = sub.add_parser("tune", help="play a tune, or render it with --wav FILE")

@@ -128,34 +128,9 @@ def _serve_forever(server: WebServer) -> None:
 def _start_console(
     arbiter: Arbiter, stdin: TextIO, stop: threading.Event, out: Callable[[str], object]
 ) -> None:
-    from arbiter.app.sim_console import SimConsole
+    from arbiter.app.sim_console import start_console
 
-    console = SimConsole(arbiter, out)
-    arbiter.add_output_listener(console.show_outputs)
-    updates = arbiter.subscribe()
-
-    def follow() -> None:
-        while not stop.is_set():
-            status = updates.get()
-            if status is None:
-                return
-            console.show_status(status)
-
-    def read() -> None:
-        out("simulator: type 'help' for commands (attacker W:5*G, defender B:SPY, clear, ...)")
-        for line in stdin:
-            if not console.command(line.strip()):
-                stop.set()
-                break
-        # End of input (a script finished, or no terminal under systemd): keep serving.
-
-    def unfollow() -> None:
-        stop.wait()
-        arbiter.unsubscribe(updates)
-        updates.put_nowait(None)  # type: ignore[arg-type]
-
-    for target in (follow, read, unfollow):
-        threading.Thread(target=target, daemon=True, name=f"console-{target.__name__}").start()
+    start_console(arbiter, stdin, stop, out)  # a finished script sets ``stop``
 
 
 def stdin_or_none() -> TextIO | None:

@@ -12,17 +12,29 @@ Commands, one per line (``help`` lists them)::
     quit                stop the arbiter
 
 It prints what the device would show: ``[leds]``, ``[tune]``, ``[state]``
-and ``[verdict]`` lines. It never prints a rank it was not given.
+and ``[verdict]`` lines, in the order the device showed them. It never prints
+a rank it was not given.
+
+Typed at a terminal, each command goes in at once (a piece may be moved while
+the battle phrase plays, as at the table). A script (``run --script FILE``, or
+lines piped in) plays like a person typing: each command waits until the device
+has settled, and the end of the script ends the run. An input that ends before
+its first line (``/dev/null``, as under systemd) leaves the arbiter serving.
 """
 
 from __future__ import annotations
 
+import enum
 import json
 import logging
+import os
+import stat
 import threading
 from collections.abc import Callable, Iterable
+from typing import TextIO
 
 from arbiter.device.arbiter import Arbiter, DeviceError
+from arbiter.device.status import put_dropping_oldest
 from arbiter.hardware.readers.sim import SimSlots
 from arbiter.rules.game import EndingError, EndingKind
 from arbiter.rules.jsondata import JsonDict
@@ -44,19 +56,57 @@ _ENDINGS = {
 }
 
 
+#: Put on the console's queue to end its printer (compared by identity).
+_END: JsonDict = {}
+#: Seconds to wait for the console's printer to show the last statuses at the end.
+DRAIN_TIMEOUT = 10.0
+
+
+class Feed(enum.Enum):
+    """Where the console's lines come from, which decides how they are played."""
+
+    TERMINAL = "terminal"  # a person types: commands go in at once; end of input keeps serving
+    FILE = "file"  # a script file: each command settles; its end ends the run
+    STREAM = "stream"  # a pipe (or /dev/null): like a file, once a first line came
+
+
+def feed_of(stream: TextIO) -> Feed:
+    """What kind of input ``stream`` is."""
+    try:
+        if stream.isatty():
+            return Feed.TERMINAL
+        mode = os.fstat(stream.fileno()).st_mode
+    except (OSError, ValueError, AttributeError):
+        return Feed.STREAM  # no file descriptor (a test's StringIO): a stream of lines
+    return Feed.FILE if stat.S_ISREG(mode) else Feed.STREAM
+
+
 class SimConsole:
     """Reads commands, calls the device, and prints what it shows."""
 
-    def __init__(self, arbiter: Arbiter, print_fn: Callable[[str], object] = print) -> None:
+    def __init__(
+        self, arbiter: Arbiter, print_fn: Callable[[str], object] = print, *,
+        printer: bool = False,
+    ) -> None:
+        """:param printer: a thread of :func:`start_console` shows the statuses; a
+        script's :meth:`settle` waits for it too."""
         if arbiter.sim is None:
             raise DeviceError("the simulator console needs the simulator (run --sim)")
         self.arbiter = arbiter
         self._sim: SimSlots = arbiter.sim
-        self.print = print_fn
+        self._print = print_fn
+        self._print_lock = threading.Lock()
         self._last_outputs: tuple[str, ...] | None = None
         self._last_state: tuple[object, ...] | None = None
         self._last_tune: float | None = None
-        self._stop = threading.Event()
+        self._printer = printer
+        self._shown = threading.Condition()
+        self._shown_seq = 0  # the newest status shown
+
+    def print(self, line: str) -> None:
+        """Print one whole line (threads never run two lines together)."""
+        with self._print_lock:
+            self._print(line)
 
     # -- what the device shows --------------------------------------------
 
@@ -72,6 +122,14 @@ class SimConsole:
             self.print(f"[tune] {playing['name']}")
 
     def show_status(self, status: JsonDict) -> None:
+        try:
+            self._show_status(status)
+        finally:
+            with self._shown:
+                self._shown_seq = max(self._shown_seq, int(status.get("seq", 0)))
+                self._shown.notify_all()
+
+    def _show_status(self, status: JsonDict) -> None:
         key = (status["state"], status["challenge_count"], status["message"], status["ending"])
         if key == self._last_state:
             return
@@ -90,22 +148,6 @@ class SimConsole:
             winner = {"W": "White", "B": "Black"}.get(ending["winner"] or "", "nobody")
             self.print(f"[game over] {ending['kind']}: {winner} wins"
                        if ending["winner"] else f"[game over] {ending['kind']}")
-
-    def follow(self) -> None:
-        """Print status changes until :meth:`stop` (runs on a thread)."""
-        q = self.arbiter.subscribe()
-        try:
-            while not self._stop.is_set():
-                try:
-                    status = q.get(timeout=0.5)
-                except Exception:
-                    continue
-                self.show_status(status)
-        finally:
-            self.arbiter.unsubscribe(q)
-
-    def stop(self) -> None:
-        self._stop.set()
 
     # -- commands -----------------------------------------------------------
 
@@ -155,8 +197,85 @@ class SimConsole:
         winner = parse_side(args[1]) if len(args) > 1 else None
         self.arbiter.declare_end(kind, winner)
 
-    def run(self, lines: Iterable[str]) -> None:
-        """Carry out lines until ``quit`` or the end of input."""
+    def run(self, lines: Iterable[str], *, settle: bool = False) -> tuple[bool, int]:
+        """Carry out lines until ``quit`` or the end of input.
+
+        :param settle: after each command, wait until the device has handled it
+            (a script: the next line never lands while a battle phrase plays).
+        :returns: whether ``quit`` ended it, and how many lines were read.
+        """
+        count = 0
         for line in lines:
+            count += 1
             if not self.command(line.strip()):
-                break
+                return True, count
+            if settle and not self.settle():
+                return True, count
+        return False, count
+
+    def settle(self) -> bool:
+        """Wait until the device has handled every command so far; False if it shut down."""
+        try:
+            self.arbiter.settle()
+        except DeviceError as exc:  # shut down, or hung: the script cannot go on
+            self.print(f"[error] {exc}")
+            return False
+        if self._printer:  # and what it showed is printed before the next command's lines
+            seq = int(self.arbiter.status()["seq"])
+            with self._shown:
+                self._shown.wait_for(lambda: self._shown_seq >= seq, DRAIN_TIMEOUT)
+        return True
+
+
+def start_console(
+    arbiter: Arbiter, stdin: TextIO, stop: threading.Event, out: Callable[[str], object]
+) -> SimConsole:
+    """Play ``stdin`` on the simulator (threads of its own); ``stop`` ends the run.
+
+    The device's outputs and statuses go through one queue to one printer
+    thread, so lines come out in the order the device showed them.
+    """
+    console = SimConsole(arbiter, out, printer=True)
+    updates = arbiter.subscribe()
+    # The outputs join the status queue: one printer sees both in the order they came.
+    arbiter.add_output_listener(lambda outputs: put_dropping_oldest(updates, outputs))
+    feed = feed_of(stdin)
+
+    def show() -> None:
+        while True:
+            item = updates.get()
+            if item is _END:
+                return
+            if "leds" in item:
+                console.show_outputs(item)
+            else:
+                console.show_status(item)
+
+    printer = threading.Thread(target=show, daemon=True, name="console-printer")
+
+    def finish() -> None:
+        """Let the printer show every status so far, then end the run."""
+        arbiter.unsubscribe(updates)
+        put_dropping_oldest(updates, _END)
+        printer.join(timeout=DRAIN_TIMEOUT)
+        stop.set()
+
+    def read() -> None:
+        console.print(
+            "simulator: type 'help' for commands (attacker W:5*G, defender B:SPY, clear, ...)"
+        )
+        quit_, count = console.run(stdin, settle=feed is not Feed.TERMINAL)
+        if quit_ or feed is Feed.FILE or (feed is Feed.STREAM and count):
+            finish()
+        else:  # no script (stdin is /dev/null under systemd), or Ctrl-D at a terminal
+            console.print("simulator: end of input; still serving (stop with Ctrl-C)")
+
+    def unfollow() -> None:
+        stop.wait()
+        arbiter.unsubscribe(updates)
+        put_dropping_oldest(updates, _END)
+
+    printer.start()
+    for target in (read, unfollow):
+        threading.Thread(target=target, daemon=True, name=f"console-{target.__name__}").start()
+    return console

@@ -300,6 +300,16 @@ class Arbiter:
     def current_game_id(self) -> int:
         return self.store.current.id
 
+    def settle(self, timeout: float = COMMAND_TIMEOUT) -> None:
+        """Wait until every reading and command posted so far has been handled.
+
+        A challenge is handled whole (battle phrase, verdict, Taps), so a script
+        waits here between two commands as a person waits for the LEDs.
+
+        :raises DeviceError: shut down, or still busy after ``timeout`` s.
+        """
+        self._call(lambda: None, timeout)
+
     def game_ids(self) -> list[int]:
         return self.store.game_ids()
 

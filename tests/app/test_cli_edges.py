@@ -1,0 +1,105 @@
+"""Command-line edges a first player meets: pieces in `judge`, PIN prompts with no
+terminal, `selftest` beside a running arbiter, and README's command-line section."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arbiter.app.cli import build_parser, main
+from tests.support.spawn import Session, free_port, gg_arbiter
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def cli_no_terminal(*args: str, env: dict[str, str] | None = None) -> Any:
+    """`gg-arbiter ARGS` as from cron or a script: no controlling terminal, stdin /dev/null."""
+    return subprocess.run(
+        [*gg_arbiter(), *args], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+        timeout=60, start_new_session=True,
+        env={k: v for k, v in (env or os.environ).items() if k != "GG_ARBITER_PIN"},
+    )
+
+
+@pytest.mark.parametrize(
+    ("attacker", "defender", "survivor"),
+    [("W:COL", "B:COL", "none"), ("w:spy", "B:5*g", "attacker"), ("B:PVT", "spy", "attacker"),
+     ("flag", "White:Flag", "attacker")],
+)
+def test_judge_takes_pieces_as_readme_writes_them(
+    attacker: str, defender: str, survivor: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["judge", attacker, defender, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["survivor"] == survivor
+
+
+def test_judge_refuses_two_pieces_of_one_side(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["judge", "W:COL", "w:pvt"]) == 2
+    err = capsys.readouterr().err
+    assert "refused" in err and "both White" in err
+    assert main(["judge", "W:COL", "X:PVT"]) == 2
+    assert "unknown side" in capsys.readouterr().err
+
+
+def test_set_pin_with_no_terminal_gives_the_real_way(tmp_path: Path) -> None:
+    result = cli_no_terminal("set-pin", "--data", str(tmp_path))
+    assert result.returncode == 2, result.stderr
+    assert "GetPassWarning" not in result.stderr and "echoed" not in result.stderr
+    assert "gg-arbiter set-pin PIN" in result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr  # one line
+
+
+@pytest.mark.timeout(120)
+def test_beside_a_running_arbiter_end_and_selftest_say_what_to_do(tmp_path: Path) -> None:
+    port = free_port()
+    config = tmp_path / "c.toml"
+    config.write_text(f'[reader]\nkind = "sim"\n[web]\nport = {port}\nadmin_pin = "4321"\n')
+    common = ["--config", str(config), "--data", str(tmp_path / "data")]
+    run = Session(["run", *common, "--host", "127.0.0.1"])
+    try:
+        run.expect("ready in")
+        selftest = cli_no_terminal("selftest", *common)
+        assert selftest.returncode == 2, selftest.stdout + selftest.stderr
+        assert f"http://127.0.0.1:{port}/admin" in selftest.stderr
+        assert "Run the self-test" in selftest.stderr and "systemctl stop" in selftest.stderr
+        no_pin = cli_no_terminal("end", "--reason", "draw", *common)
+        assert no_pin.returncode == 2, no_pin.stderr
+        assert "GetPassWarning" not in no_pin.stderr
+        assert "--pin PIN" in no_pin.stderr and "GG_ARBITER_PIN" in no_pin.stderr
+        by_env = subprocess.run(
+            [*gg_arbiter(), "end", "--reason", "draw", *common], stdin=subprocess.DEVNULL,
+            capture_output=True, text=True, timeout=60,
+            env=dict(os.environ, GG_ARBITER_PIN="4321"),
+        )
+        assert by_env.returncode == 0 and "ended: draw" in by_env.stdout, by_env.stderr
+        run.proc.send_signal(signal.SIGTERM)
+        code, out = run.finish()
+    finally:
+        run.kill()
+    assert code == 0, out
+
+
+def test_readme_command_line_names_every_option_and_variable() -> None:
+    section = README.read_text().split("## Command line", 1)[1].split("\n## ", 1)[0]
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    missing = []
+    for name, command in sub.choices.items():
+        if f"gg-arbiter {name}" not in section:
+            missing.append(name)
+        for action in command._actions:
+            if action.help == argparse.SUPPRESS or not action.option_strings:
+                continue
+            if not any(option in section for option in action.option_strings):
+                missing.append(f"{name} {action.option_strings[0]}")
+    for variable in ("GG_ARBITER_PIN", "GG_ARBITER_LOG"):
+        if variable not in section:
+            missing.append(variable)
+    assert not missing, f"README's command-line section does not name {missing}"
