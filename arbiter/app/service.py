@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import logging
 import os
-import signal
 import socket
 import sys
 import threading
 import time
 from collections.abc import Callable
-from types import FrameType
 from typing import TYPE_CHECKING, TextIO
 
 from arbiter.app.config import Config
+from arbiter.app.stopping import StopRequests
 from arbiter.device.arbiter import Arbiter
 
 if TYPE_CHECKING:
@@ -60,11 +59,30 @@ def serve(
 ) -> int:
     """Run ``arbiter`` until SIGTERM/SIGINT (or ``quit`` on the simulator console).
 
+    Call it from the main thread (signal handlers are installed there).
+
     Closes the arbiter on the way out. ``started`` is when start-up began
     (``time.monotonic()``), for the ready line.
     """
     t0 = started if started is not None else time.monotonic()
-    stop = threading.Event()
+    with StopRequests() as requests:
+        return _serve(config, arbiter, host=host, port=port, stdin=stdin, out=out,
+                      started=t0, requests=requests)
+
+
+def _serve(
+    config: Config,
+    arbiter: Arbiter,
+    *,
+    host: str,
+    port: int,
+    stdin: TextIO | None,
+    out: Callable[[str], object],
+    started: float,
+    requests: StopRequests,
+) -> int:
+    t0 = started
+    stop = threading.Event()  # set by the main thread only, for the other threads
     server: WebServer | None = None
     try:
         try:  # the device works without its page
@@ -96,14 +114,9 @@ def serve(
             target=watchdog.run, args=(arbiter.is_alive, stop), name="watchdog", daemon=True
         ).start()
 
-        def on_signal(signum: int, frame: FrameType | None) -> None:
-            stop.set()
-
-        signal.signal(signal.SIGTERM, on_signal)
-        signal.signal(signal.SIGINT, on_signal)
         if arbiter.sim is not None and stdin is not None:
-            _start_console(arbiter, stdin, stop, out)
-        stop.wait()
+            _start_console(arbiter, stdin, stop, requests.request, out)
+        requests.wait()  # a stop signal, or `quit` on the console
         out("shutting down")
         watchdog.notify("STOPPING=1")
         return 0
@@ -122,7 +135,11 @@ def _serve_forever(server: WebServer) -> None:
 
 
 def _start_console(
-    arbiter: Arbiter, stdin: TextIO, stop: threading.Event, out: Callable[[str], object]
+    arbiter: Arbiter,
+    stdin: TextIO,
+    stop: threading.Event,
+    request_stop: Callable[[], None],
+    out: Callable[[str], object],
 ) -> None:
     from arbiter.app.sim_console import SimConsole
 
@@ -141,7 +158,7 @@ def _start_console(
         out("simulator: type 'help' for commands (attacker W:5*G, defender B:SPY, clear, ...)")
         for line in stdin:
             if not console.command(line.strip()):
-                stop.set()
+                request_stop()
                 break
         # End of input (a script finished, or no terminal under systemd): keep serving.
 
