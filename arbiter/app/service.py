@@ -8,7 +8,6 @@ never reaches the device's worker thread.
 from __future__ import annotations
 
 import logging
-import os
 import socket
 import sys
 import threading
@@ -18,33 +17,13 @@ from typing import TYPE_CHECKING, TextIO
 
 from arbiter.app.config import Config
 from arbiter.app.stopping import StopRequests
+from arbiter.app.watchdog import Watchdog
 from arbiter.device.arbiter import Arbiter
 
 if TYPE_CHECKING:
     from web.serve import WebServer
 
 log = logging.getLogger(__name__)
-
-
-class _Watchdog:
-    """systemd notifications: READY=1 once serving, WATCHDOG=1 while the worker lives."""
-
-    def __init__(self) -> None:
-        import sdnotify
-
-        self._notifier = sdnotify.SystemdNotifier()
-        usec = int(os.environ.get("WATCHDOG_USEC", "0") or 0)
-        self.interval = usec / 2e6 if usec else 0.0
-
-    def notify(self, message: str) -> None:
-        self._notifier.notify(message)
-
-    def run(self, alive: Callable[[], bool], stop: threading.Event) -> None:
-        if not self.interval:
-            return
-        while not stop.wait(self.interval):
-            if alive():
-                self.notify("WATCHDOG=1")
 
 
 def serve(
@@ -108,10 +87,10 @@ def _serve(
         out(f"gg-arbiter ready in {time.monotonic() - t0:.2f} s "
             f"({'simulator' if arbiter.sim else config.reader.kind}, data in {config.data_dir})")
 
-        watchdog = _Watchdog()
+        watchdog = Watchdog()
         watchdog.notify("READY=1")
         threading.Thread(
-            target=watchdog.run, args=(arbiter.is_alive, stop), name="watchdog", daemon=True
+            target=watchdog.run, args=(arbiter.is_healthy, stop), name="watchdog", daemon=True
         ).start()
 
         if arbiter.sim is not None and stdin is not None:
