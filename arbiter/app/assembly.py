@@ -170,6 +170,7 @@ def build_arbiter(
                 registry=registry,
                 outputs=outputs,
                 new_game_button=button,
+                clock=clock,
             )
         except BaseException:
             for close in reversed(opened):

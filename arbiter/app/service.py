@@ -7,45 +7,26 @@ never reaches the device's worker thread.
 
 from __future__ import annotations
 
+import errno
 import logging
-import os
-import signal
 import socket
 import sys
 import threading
 import time
 from collections.abc import Callable
-from types import FrameType
 from typing import TYPE_CHECKING, TextIO
 
 from arbiter.app.config import Config
+from arbiter.app.stopping import StopRequests
+from arbiter.app.watchdog import Watchdog
 from arbiter.device.arbiter import Arbiter
 
 if TYPE_CHECKING:
+    from flask import Flask
+
     from web.serve import WebServer
 
 log = logging.getLogger(__name__)
-
-
-class _Watchdog:
-    """systemd notifications: READY=1 once serving, WATCHDOG=1 while the worker lives."""
-
-    def __init__(self) -> None:
-        import sdnotify
-
-        self._notifier = sdnotify.SystemdNotifier()
-        usec = int(os.environ.get("WATCHDOG_USEC", "0") or 0)
-        self.interval = usec / 2e6 if usec else 0.0
-
-    def notify(self, message: str) -> None:
-        self._notifier.notify(message)
-
-    def run(self, alive: Callable[[], bool], stop: threading.Event) -> None:
-        if not self.interval:
-            return
-        while not stop.wait(self.interval):
-            if alive():
-                self.notify("WATCHDOG=1")
 
 
 def serve(
@@ -60,17 +41,35 @@ def serve(
 ) -> int:
     """Run ``arbiter`` until SIGTERM/SIGINT (or ``quit`` on the simulator console).
 
+    Call it from the main thread (signal handlers are installed there).
+
     Closes the arbiter on the way out. ``started`` is when start-up began
     (``time.monotonic()``), for the ready line.
     """
     t0 = started if started is not None else time.monotonic()
-    stop = threading.Event()
-    server: WebServer | None = None
+    with StopRequests() as requests:
+        return _serve(config, arbiter, host=host, port=port, stdin=stdin, out=out,
+                      started=t0, requests=requests)
+
+
+def _serve(
+    config: Config,
+    arbiter: Arbiter,
+    *,
+    host: str,
+    port: int,
+    stdin: TextIO | None,
+    out: Callable[[str], object],
+    started: float,
+    requests: StopRequests,
+) -> int:
+    t0 = started
+    stop = threading.Event()  # set by the main thread only, for the other threads
+    page: _Page | None = None
     try:
         try:  # the device works without its page
             from web import create_app
             from web.auth import AdminFileError, ensure_admin
-            from web.serve import make_server
 
             try:
                 new_pin = ensure_admin(config.data_dir, config.web.admin_pin)
@@ -79,58 +78,146 @@ def serve(
                 out(f"admin access off: {exc}; repair it with gg-arbiter set-pin")
             if new_pin:
                 out(f"Admin PIN (shown once; change it with gg-arbiter set-pin): {new_pin}")
-            server = make_server(create_app(arbiter), host, port)
+            app = create_app(arbiter)
         except Exception as exc:
             log.error("status page not started: %s", exc)
             out(f"status page not started: {exc}")
-            server = None
+            app = None
         for problem in arbiter.store.problems:
             out(f"data warning: {problem}")
         arbiter.start()
-        if server is not None:
-            threading.Thread(target=_serve_forever, args=(server,), name="web", daemon=True).start()
-            out(f"Status page: {server.url}  (from a phone on the same network: "
-                f"http://{socket.gethostname()}.local:{server.port}/)")
+        if app is not None:
+            page = _Page(app, host, port, stop, out)
+            page.bind_once()  # the usual case: the page is up before the ready line
+            threading.Thread(target=page.run, name="web", daemon=True).start()
         out(f"gg-arbiter ready in {time.monotonic() - t0:.2f} s "
             f"({'simulator' if arbiter.sim else config.reader.kind}, data in {config.data_dir})")
 
-        watchdog = _Watchdog()
+        watchdog = Watchdog()
         watchdog.notify("READY=1")
         threading.Thread(
-            target=watchdog.run, args=(arbiter.is_alive, stop), name="watchdog", daemon=True
+            target=watchdog.run, args=(arbiter.is_healthy, stop), name="watchdog", daemon=True
         ).start()
 
-        def on_signal(signum: int, frame: FrameType | None) -> None:
-            stop.set()
-
-        signal.signal(signal.SIGTERM, on_signal)
-        signal.signal(signal.SIGINT, on_signal)
         if arbiter.sim is not None and stdin is not None:
-            _start_console(arbiter, stdin, stop, out)
-        stop.wait()
+            _start_console(arbiter, stdin, stop, requests.request, out)
+        requests.wait()  # a stop signal, or `quit` on the console
         out("shutting down")
         watchdog.notify("STOPPING=1")
         return 0
     finally:
         stop.set()
-        if server is not None:
-            server.close()
+        if page is not None:
+            page.close()
         arbiter.close()
 
 
-def _serve_forever(server: WebServer) -> None:
-    try:
-        server.run()
-    except Exception:
-        log.exception("status page stopped")
+#: Seconds between binding attempts while the page's port is in use (then it gives up).
+BIND_RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0)
+
+
+class _Page:
+    """The status page's server: bound (retrying while its port is in use), then served.
+
+    A port in use at start is often a previous arbiter still closing (a quick
+    restart): the page retries with a growing delay, says so once on the
+    console and in the log, and says again only how it ended.
+    """
+
+    def __init__(
+        self,
+        app: Flask,
+        host: str,
+        port: int,
+        stop: threading.Event,
+        out: Callable[[str], object],
+    ) -> None:
+        self._app = app
+        self._host = host
+        self._port = port
+        self._stop = stop
+        self._out = out
+        self._lock = threading.Lock()
+        self._server: WebServer | None = None
+        self._closed = False
+        self._in_use = False  # the port was in use: binding is retried
+
+    def bind_once(self) -> None:
+        """One attempt, now; on a port in use, :meth:`run` retries."""
+        from web.serve import WebServerError, make_server
+
+        try:
+            server = make_server(self._app, self._host, self._port)
+        except WebServerError as exc:
+            if not _address_in_use(exc):
+                log.error("status page not started: %s", exc)
+                self._out(f"status page not started: {exc}")
+                self._closed = True
+                return
+            if not self._in_use:
+                self._in_use = True
+                total = sum(BIND_RETRY_DELAYS)
+                message = (f"status page: port {self._port} is in use (another gg-arbiter, "
+                           f"or another program?); retrying for {total:.0f} s")
+                log.warning("%s", message)
+                self._out(message)
+            return
+        with self._lock:
+            if self._closed:
+                server.close()
+                return
+            self._server = server
+        if self._in_use:
+            log.warning("status page: port %d is free now: serving", self._port)
+        self._out(f"Status page: {server.url}  (from a phone on the same network: "
+                  f"http://{socket.gethostname()}.local:{server.port}/)")
+
+    def run(self) -> None:
+        """Retry binding while the port is in use, then serve until :meth:`close`."""
+        for delay in BIND_RETRY_DELAYS:
+            if self._server is not None or self._closed:
+                break
+            if self._stop.wait(delay):
+                return
+            self.bind_once()
+        server = self._server
+        if server is None:
+            if self._in_use and not self._closed:
+                message = (f"status page not started: port {self._port} is still in use; "
+                           "the device judges without its page (free the port, or choose "
+                           "another with --port or [web] port, and restart)")
+                log.error("%s", message)
+                self._out(message)
+            return
+        try:
+            server.run()
+        except Exception:
+            log.exception("status page stopped")
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            server, self._server = self._server, None
+        if server is not None:
+            server.close()
+
+
+def _address_in_use(exc: BaseException) -> bool:
+    """Whether ``exc`` (or the error it was raised from) is "address already in use"."""
+    cause = exc.__cause__ or exc.__context__
+    return isinstance(cause, OSError) and cause.errno == errno.EADDRINUSE
 
 
 def _start_console(
-    arbiter: Arbiter, stdin: TextIO, stop: threading.Event, out: Callable[[str], object]
+    arbiter: Arbiter,
+    stdin: TextIO,
+    stop: threading.Event,
+    request_stop: Callable[[], None],
+    out: Callable[[str], object],
 ) -> None:
     from arbiter.app.sim_console import start_console
 
-    start_console(arbiter, stdin, stop, out)  # a finished script sets ``stop``
+    start_console(arbiter, stdin, stop, request_stop, out)  # a finished script asks to stop
 
 
 def stdin_or_none() -> TextIO | None:

@@ -228,9 +228,16 @@ class SimConsole:
 
 
 def start_console(
-    arbiter: Arbiter, stdin: TextIO, stop: threading.Event, out: Callable[[str], object]
+    arbiter: Arbiter,
+    stdin: TextIO,
+    stop: threading.Event,
+    request_stop: Callable[[], None],
+    out: Callable[[str], object],
 ) -> SimConsole:
-    """Play ``stdin`` on the simulator (threads of its own); ``stop`` ends the run.
+    """Play ``stdin`` on the simulator (threads of its own).
+
+    ``request_stop`` asks the service to end the run (a finished script, ``quit``);
+    ``stop`` is set by the service once it is ending.
 
     The device's outputs and statuses go through one queue to one printer
     thread, so lines come out in the order the device showed them.
@@ -258,7 +265,7 @@ def start_console(
         arbiter.unsubscribe(updates)
         put_dropping_oldest(updates, _END)
         printer.join(timeout=DRAIN_TIMEOUT)
-        stop.set()
+        request_stop()
 
     def read() -> None:
         console.print(

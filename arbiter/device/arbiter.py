@@ -18,6 +18,7 @@ import contextlib
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
@@ -69,6 +70,7 @@ class Arbiter:
     :param registry: the RFID tag registry, when enrollment is possible.
     :param outputs: the watchers ``signals`` was built to notify (its ``on_change``).
     :param new_game_button: held, it starts a new game; closed with the device.
+    :param clock: monotonic seconds for the worker's heartbeat (tests pass a fake).
     """
 
     def __init__(
@@ -84,6 +86,7 @@ class Arbiter:
         registry: TagRegistry | None = None,
         outputs: OutputWatchers | None = None,
         new_game_button: HeldButton | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         covered = {slot for reader in readers for slot in reader.slots}
         if covered != {Role.ATTACKER, Role.DEFENDER}:
@@ -100,6 +103,8 @@ class Arbiter:
             self._on_reading,
             after_command=self._publish,
             on_error=lambda: self._sequence.report("internal error: see the log"),
+            reading_budget=COMMAND_TIMEOUT,  # a verdict with its battle phrase and Taps
+            clock=clock,
         )
         self._started = False
         self._closed = False
@@ -149,8 +154,15 @@ class Arbiter:
         self.store.close()
 
     def is_alive(self) -> bool:
-        """True while the worker thread runs (the watchdog's health check)."""
+        """True while the worker thread runs."""
         return self._worker.is_alive()
+
+    def is_healthy(self) -> bool:
+        """True while the worker makes progress: the watchdog's health check.
+
+        See :mod:`arbiter.device.worker` for the heartbeat and the budgets.
+        """
+        return self._worker.is_healthy()
 
     # -- commands (any thread) ---------------------------------------------
 

@@ -1,0 +1,72 @@
+"""systemd's watchdog, fed only while the device makes progress."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable
+
+log = logging.getLogger(__name__)
+
+
+def _systemd_notify() -> Callable[[str], object]:
+    import sdnotify
+
+    notifier = sdnotify.SystemdNotifier()
+
+    def notify(message: str) -> object:
+        return notifier.notify(message)
+
+    return notify
+
+
+def _interval_from_env() -> float:
+    """Half of systemd's ``WATCHDOG_USEC`` in seconds; 0 when there is no watchdog."""
+    usec = int(os.environ.get("WATCHDOG_USEC", "0") or 0)
+    return usec / 2e6 if usec else 0.0
+
+
+class Watchdog:
+    """READY=1 once serving; WATCHDOG=1 every ``interval`` s while ``healthy()`` holds.
+
+    ``healthy`` is the device's heartbeat check (:meth:`Arbiter.is_healthy`),
+    not whether its thread exists: a hung worker must let systemd restart it.
+
+    :param notify: sends one notification (default: to systemd's socket).
+    :param interval: seconds between checks (default: from ``WATCHDOG_USEC``;
+        0 turns the watchdog off).
+    """
+
+    def __init__(
+        self,
+        notify: Callable[[str], object] | None = None,
+        interval: float | None = None,
+    ) -> None:
+        self._notify = notify if notify is not None else _systemd_notify()
+        self.interval = interval if interval is not None else _interval_from_env()
+        self._starving = False
+
+    def notify(self, message: str) -> None:
+        self._notify(message)
+
+    def tick(self, healthy: Callable[[], bool]) -> bool:
+        """Feed the watchdog if ``healthy()``; whether it was fed. Says once when it stops."""
+        if healthy():
+            if self._starving:
+                log.warning("the device makes progress again: feeding the watchdog")
+                self._starving = False
+            self.notify("WATCHDOG=1")
+            return True
+        if not self._starving:
+            log.error("the device's worker makes no progress: the watchdog is no longer "
+                      "fed, systemd will restart the arbiter")
+            self._starving = True
+        return False
+
+    def run(self, healthy: Callable[[], bool], stop: threading.Event) -> None:
+        """Check every ``interval`` s until ``stop`` is set (a thread's target)."""
+        if not self.interval:
+            return
+        while not stop.wait(self.interval):
+            self.tick(healthy)
