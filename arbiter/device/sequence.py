@@ -5,7 +5,7 @@ Driven by one thread (the device's worker) with one reading at a time::
     idle -> waiting (one slot seated) -> both valid -> pair checked
          -> deciding (lights flash, battle phrase: the same for every verdict)
          -> verdict made durable -> result (survivor's LED; a split blinks both)
-         -> [a Flag fell: Taps -> game_over] -> both slots emptied -> idle
+         -> [a Flag fell: game_over at once, Taps plays on] -> both slots emptied -> idle
 
 Pieces left seated never count twice: after a verdict the slots must both
 be emptied before the next challenge (the sequence is *armed* again). A
@@ -48,7 +48,8 @@ class DeviceState(enum.Enum):
 class DeviceSignals(Protocol):
     """The signals the sequence gives (:class:`arbiter.hardware.signals.Signals`).
 
-    The tunes block the caller until they end.
+    The tunes block the caller until they end, except :meth:`begin_taps`:
+    Taps plays on while the device answers, and the next tune cuts it short.
     """
 
     def ready(self) -> None: ...
@@ -60,6 +61,8 @@ class DeviceSignals(Protocol):
     def result(self, survivor: Survivor) -> None: ...
 
     def taps(self) -> None: ...
+
+    def begin_taps(self) -> None: ...
 
     def game_over(self) -> None: ...
 
@@ -335,12 +338,13 @@ class ChallengeSequence:
         game = self._store.current
         log.info("game %d challenge %d: %s", game.id, challenge.number, _VERDICT_WORDS[survivor])
         if challenge.verdict.flag_fell:
-            self._on_change()
             assert game.ending is not None and game.ending.winner is not None
             log.info("a Flag fell: game %d over, %s wins", game.id, game.ending.winner.title)
-            self._signals.taps()
+            # Game over shows at once, ending published; Taps (23 s) must not hold the device.
             self._set(DeviceState.GAME_OVER)
             self._signals.game_over()
+            self._on_change()
+            self._signals.begin_taps()
 
     def _moved_while_deciding(self) -> bool:
         """Take in readings that came during the battle phrase; True if a piece moved."""

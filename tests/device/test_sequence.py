@@ -48,6 +48,9 @@ class FakeSignals:
     def taps(self) -> None:
         self.calls.append("taps")
 
+    def begin_taps(self) -> None:
+        self.calls.append("taps")
+
     def game_over(self) -> None:
         self.calls.append("game_over")
 
@@ -237,8 +240,9 @@ def test_sequence_fallen_flag_ends_the_game(rig: Rig) -> None:
     rig.seat(A, "W:PVT")
     mark = len(rig.signals.calls)
     rig.seat(D, "B:FLG")
-    assert rig.signals.since(mark) == ["battle", "result:attacker", "taps", "game_over"]
-    assert rig.changes[-1] is DeviceState.RESULT  # published before Taps plays
+    # Game over at once, published with its ending before Taps begins (issue 8, item 10).
+    assert rig.signals.since(mark) == ["battle", "result:attacker", "game_over", "taps"]
+    assert rig.changes[-1] is DeviceState.GAME_OVER
     assert rig.state() is DeviceState.GAME_OVER
     ending = rig.store.current.ending
     assert ending is not None and ending.kind is EndingKind.FLAG_CAPTURED
