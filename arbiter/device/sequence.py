@@ -33,6 +33,10 @@ from arbiter.storage.journal import GameStore, StoreError
 
 log = logging.getLogger(__name__)
 
+#: The hint while seated pieces are ignored until both slots have been emptied.
+EMPTY_BOTH_SLOTS = "take both pieces out to start again"
+_MOVED = "a piece was moved while deciding: nothing recorded"
+
 
 class DeviceState(enum.Enum):
     """Where the device is in the sequence; its value is the status's ``state``."""
@@ -236,7 +240,8 @@ class ChallengeSequence:
             raise DeviceError(f"the game record cannot be written: {exc}") from None
         log.info("game %d ended: %s", self._store.current.id, ending.kind.value)
         if self._state is not DeviceState.FAULT:
-            self._set(DeviceState.GAME_OVER)
+            # An old refusal ("a piece was moved...") must not show under "Game over".
+            self._set(DeviceState.GAME_OVER, "")
             self._signals.game_over()
 
     # -- the steps -------------------------------------------------------------
@@ -278,10 +283,15 @@ class ChallengeSequence:
             self._refuse("a key is not fully seated or cannot be read")
             return
         if not self._armed:
-            return  # a verdict is showing: wait for both slots to empty
+            # A verdict is showing, or a challenge was aborted: wait for both slots to empty.
+            if self._state in (DeviceState.IDLE, DeviceState.WAITING) and not self._message:
+                self._set(DeviceState.WAITING, EMPTY_BOTH_SLOTS)
+            return
         if sum(r.state is SlotState.PRESENT for r in readings) < 2:
             if self._state is not DeviceState.GAME_OVER:
-                self._set(DeviceState.WAITING)
+                # A piece seated into empty slots begins a new pair: an old refusal is stale.
+                fresh = self._state is DeviceState.IDLE
+                self._set(DeviceState.WAITING, "" if fresh else None)
                 self._signals.waiting()
             return
         self._challenge()
@@ -313,9 +323,14 @@ class ChallengeSequence:
         if self._stopped:
             return  # shut down mid-phrase: no verdict will show, so record nothing
         if self._moved_while_deciding():
-            self._refuse("a piece was moved while deciding: nothing recorded")
             # Start afresh from empty slots, so the moved pair is never judged half-seen.
             self.rearm()
+            if self._armed:
+                self._refuse(_MOVED)
+                self._set(DeviceState.IDLE)  # both slots are empty already
+                self._signals.clear()
+            else:
+                self._refuse(f"{_MOVED}; {EMPTY_BOTH_SLOTS}")
             return
         try:
             challenge = self._judge.record(contenders)
