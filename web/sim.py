@@ -71,6 +71,13 @@ def remove(slot: str) -> Response:
     return jsonify({"slot": role.value, "seated": False})
 
 
+@bp.get("/api/sim/slots")
+def slots() -> Response:
+    """Each slot's reading as the device has it (``empty``, ``present``...), whoever
+    seated the piece (this panel, another browser or the terminal); never which piece."""
+    return jsonify(get_device().status().get("slots", {}))
+
+
 @bp.get("/api/sim/outputs")
 def outputs() -> Response:
     return jsonify(get_device().outputs())

@@ -47,9 +47,28 @@ def serve(
     (``time.monotonic()``), for the ready line.
     """
     t0 = started if started is not None else time.monotonic()
+    quiet_web_server_logs()
     with StopRequests() as requests:
         return _serve(config, arbiter, host=host, port=port, stdin=stdin, out=out,
                       started=t0, requests=requests)
+
+
+#: The web servers' loggers: their INFO lines ("Client disconnected while serving
+#: /api/events" each time a page closes) are noise among the device's lines.
+WEB_SERVER_LOGGERS = ("waitress", "werkzeug")
+
+
+def quiet_web_server_logs() -> None:
+    """Keep the web servers' INFO lines off the console; warnings and errors still show.
+
+    ``GG_ARBITER_LOG=DEBUG`` (the root logger at DEBUG) keeps them all.
+    """
+    if logging.getLogger().getEffectiveLevel() <= logging.DEBUG:
+        return
+    for name in WEB_SERVER_LOGGERS:
+        logger = logging.getLogger(name)
+        if logger.level < logging.WARNING:  # a level set on purpose stays
+            logger.setLevel(logging.WARNING)
 
 
 def _serve(

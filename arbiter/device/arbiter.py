@@ -315,12 +315,17 @@ class Arbiter:
     def settle(self, timeout: float = COMMAND_TIMEOUT) -> None:
         """Wait until every reading and command posted so far has been handled.
 
-        A challenge is handled whole (battle phrase, verdict, Taps), so a script
-        waits here between two commands as a person waits for the LEDs.
+        A challenge is handled whole (battle phrase, verdict, and Taps, which
+        plays on after the device already answers), so a script waits here
+        between two commands as a person waits for the LEDs and the buzzer.
 
         :raises DeviceError: shut down, or still busy after ``timeout`` s.
         """
+        start = time.monotonic()
         self._call(lambda: None, timeout)
+        left = timeout - (time.monotonic() - start)
+        if not self._signals.wait_tunes(max(left, 0.0)):
+            raise DeviceError("the device is busy (a tune): try again")
 
     def game_ids(self) -> list[int]:
         return self.store.game_ids()

@@ -5,7 +5,7 @@ Driven by one thread (the device's worker) with one reading at a time::
     idle -> waiting (one slot seated) -> both valid -> pair checked
          -> deciding (lights flash, battle phrase: the same for every verdict)
          -> verdict made durable -> result (survivor's LED; a split blinks both)
-         -> [a Flag fell: Taps -> game_over] -> both slots emptied -> idle
+         -> [a Flag fell: game_over at once, Taps plays on] -> both slots emptied -> idle
 
 Pieces left seated never count twice: after a verdict the slots must both
 be emptied before the next challenge (the sequence is *armed* again). A
@@ -33,6 +33,10 @@ from arbiter.storage.journal import GameStore, StoreError
 
 log = logging.getLogger(__name__)
 
+#: The hint while seated pieces are ignored until both slots have been emptied.
+EMPTY_BOTH_SLOTS = "take both pieces out to start again"
+_MOVED = "a piece was moved while deciding: nothing recorded"
+
 
 class DeviceState(enum.Enum):
     """Where the device is in the sequence; its value is the status's ``state``."""
@@ -48,7 +52,8 @@ class DeviceState(enum.Enum):
 class DeviceSignals(Protocol):
     """The signals the sequence gives (:class:`arbiter.hardware.signals.Signals`).
 
-    The tunes block the caller until they end.
+    The tunes block the caller until they end, except :meth:`begin_taps`:
+    Taps plays on while the device answers, and the next tune cuts it short.
     """
 
     def ready(self) -> None: ...
@@ -60,6 +65,8 @@ class DeviceSignals(Protocol):
     def result(self, survivor: Survivor) -> None: ...
 
     def taps(self) -> None: ...
+
+    def begin_taps(self) -> None: ...
 
     def game_over(self) -> None: ...
 
@@ -233,7 +240,8 @@ class ChallengeSequence:
             raise DeviceError(f"the game record cannot be written: {exc}") from None
         log.info("game %d ended: %s", self._store.current.id, ending.kind.value)
         if self._state is not DeviceState.FAULT:
-            self._set(DeviceState.GAME_OVER)
+            # An old refusal ("a piece was moved...") must not show under "Game over".
+            self._set(DeviceState.GAME_OVER, "")
             self._signals.game_over()
 
     # -- the steps -------------------------------------------------------------
@@ -275,10 +283,15 @@ class ChallengeSequence:
             self._refuse("a key is not fully seated or cannot be read")
             return
         if not self._armed:
-            return  # a verdict is showing: wait for both slots to empty
+            # A verdict is showing, or a challenge was aborted: wait for both slots to empty.
+            if self._state in (DeviceState.IDLE, DeviceState.WAITING) and not self._message:
+                self._set(DeviceState.WAITING, EMPTY_BOTH_SLOTS)
+            return
         if sum(r.state is SlotState.PRESENT for r in readings) < 2:
             if self._state is not DeviceState.GAME_OVER:
-                self._set(DeviceState.WAITING)
+                # A piece seated into empty slots begins a new pair: an old refusal is stale.
+                fresh = self._state is DeviceState.IDLE
+                self._set(DeviceState.WAITING, "" if fresh else None)
                 self._signals.waiting()
             return
         self._challenge()
@@ -310,9 +323,14 @@ class ChallengeSequence:
         if self._stopped:
             return  # shut down mid-phrase: no verdict will show, so record nothing
         if self._moved_while_deciding():
-            self._refuse("a piece was moved while deciding: nothing recorded")
             # Start afresh from empty slots, so the moved pair is never judged half-seen.
             self.rearm()
+            if self._armed:
+                self._refuse(_MOVED)
+                self._set(DeviceState.IDLE)  # both slots are empty already
+                self._signals.clear()
+            else:
+                self._refuse(f"{_MOVED}; {EMPTY_BOTH_SLOTS}")
             return
         try:
             challenge = self._judge.record(contenders)
@@ -335,12 +353,13 @@ class ChallengeSequence:
         game = self._store.current
         log.info("game %d challenge %d: %s", game.id, challenge.number, _VERDICT_WORDS[survivor])
         if challenge.verdict.flag_fell:
-            self._on_change()
             assert game.ending is not None and game.ending.winner is not None
             log.info("a Flag fell: game %d over, %s wins", game.id, game.ending.winner.title)
-            self._signals.taps()
+            # Game over shows at once, ending published; Taps (23 s) must not hold the device.
             self._set(DeviceState.GAME_OVER)
             self._signals.game_over()
+            self._on_change()
+            self._signals.begin_taps()
 
     def _moved_while_deciding(self) -> bool:
         """Take in readings that came during the battle phrase; True if a piece moved."""

@@ -41,7 +41,7 @@ from arbiter.hardware.outputs import (
     OutputsSnapshot,
     PlayedTune,
 )
-from arbiter.hardware.player import NOTE_GAP_SECONDS, TunePlayer
+from arbiter.hardware.player import NOTE_GAP_SECONDS, Cue, TunePlayer
 from arbiter.rules.verdict import Survivor
 from arbiter.tunes.defaults import REQUIRED_TUNES
 from arbiter.tunes.rtttl import Tune
@@ -130,6 +130,9 @@ class Signals:
         self._winner_target: tuple[LedState, LedState] = (LED_OFF, LED_OFF)
         self._flashing = False
         self._version = 0
+        # A tune playing on its own thread (Taps), cut short by the next tune.
+        self._background: Cue | None = None
+        self._background_thread: threading.Thread | None = None
         self._leds = LedPanel(attacker_led, defender_led, status_led, pin_factory)
         try:
             self._buzzer = open_buzzer(kind, buzzer, pin_factory)
@@ -174,6 +177,39 @@ class Signals:
         """Taps: a Flag fell (blocking)."""
         self._perform("taps")
 
+    def begin_taps(self) -> None:
+        """Taps in a thread of its own: returns once it has begun.
+
+        The device answers while it plays (a game over needs no waiting); the
+        next tune cuts it short, :meth:`off` and :meth:`close` silence it, and
+        :meth:`wait_tunes` waits for its end.
+        """
+        self._check_open()
+        begun = threading.Event()
+
+        def play() -> None:
+            try:
+                self._perform("taps", on_begin=begun.set, background=True)
+            except SignalsClosedError:
+                pass  # closed before it began: nothing to play
+            finally:
+                begun.set()
+
+        thread = threading.Thread(target=play, name="taps", daemon=True)
+        with self._state:
+            self._background_thread = thread
+        thread.start()
+        begun.wait()
+
+    def wait_tunes(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` s for a tune playing in the background; True if none is left."""
+        with self._state:
+            thread = self._background_thread
+        if thread is None:
+            return True
+        thread.join(timeout)
+        return not thread.is_alive()
+
     def game_over(self) -> None:
         """Status LED double-blinks; the winner LEDs keep the last result."""
         self._show(status=LedState(LedMode.BLINK, DOUBLE_BLINK))
@@ -215,7 +251,10 @@ class Signals:
             self._closed = True
             self._leds.close()
             self._buzzer.close()
+            thread = self._background_thread
         self._notify()
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=5)  # silenced above: it ends at once
 
     @property
     def closed(self) -> bool:
@@ -289,14 +328,28 @@ class Signals:
         self._set_winners(LED_OFF, LED_OFF)
         self._set_status(LED_OFF)
 
-    def _perform(self, name: str, *, flash: bool = False) -> None:
+    def _perform(
+        self,
+        name: str,
+        *,
+        flash: bool = False,
+        background: bool = False,
+        on_begin: Callable[[], None] | None = None,
+    ) -> None:
         tune = self._tunes.get(name)
         if tune is None:
             raise UnknownTuneError(f"no tune called {name!r}")
+        if not background:
+            # A tune in the background (Taps) yields to the one the device plays now.
+            with self._state:
+                if self._background is not None and self._player.is_current(self._background):
+                    self._player.stop()
         with self._player.turn:
             with self._state:
                 self._check_open()
                 cue = self._player.begin(name)
+                if background:
+                    self._background = cue
                 self._version += 1
                 if flash:
                     # A new challenge: the last result goes dark while the phrase plays.
@@ -304,10 +357,14 @@ class Signals:
                     self._set_winners(LED_OFF, LED_OFF)
                     self._flashing = True
             self._notify()
+            if on_begin is not None:
+                on_begin()
             try:
                 self._player.sound(tune, cue, self._flash if flash else None)
             finally:
                 with self._state:
+                    if background:
+                        self._background = None
                     if flash:
                         self._flashing = False
                     if self._player.is_current(cue) and not self._closed:

@@ -170,6 +170,7 @@ def test_device_fallen_flag_plays_taps_and_ends_game(rig: Rig) -> None:
     assert status["ending"]["kind"] == "flag_captured"
     assert status["ending"]["winner"] == "W"
     wait_until(lambda: rig.arbiter.state is DeviceState.GAME_OVER)
+    rig.arbiter.settle()  # Taps plays on after game over shows: wait for its end
     sounded = [_pitch(hz) for hz in log if hz is not None]
     assert sounded[-len(TAPS_GROUPS) :] == TAPS_GROUPS
     # a challenge after the game ended is refused
@@ -179,6 +180,29 @@ def test_device_fallen_flag_plays_taps_and_ends_game(rig: Rig) -> None:
     wait_until(lambda: "game is over" in rig.arbiter.status()["message"])
     assert rig.count() == 1
     assert rig.arbiter.state is DeviceState.GAME_OVER
+
+
+def test_device_game_over_shows_at_once_and_answers_while_taps_plays(rig: Rig) -> None:
+    """Issue 8, item 10: a fallen Flag no longer holds the device for Taps's length."""
+    seen: list[tuple[str, str | None]] = []
+    rig.challenge("W:PVT", "B:FLG")
+    wait_until(lambda: rig.arbiter.outputs()["playing"] is not None)
+    status = rig.arbiter.status()
+    assert status["state"] == "game_over"
+    assert status["ending"]["kind"] == "flag_captured"
+
+    def look() -> None:  # runs on the worker: what plays when the device answers
+        playing = rig.arbiter.outputs()["playing"]
+        seen.append((rig.arbiter.state.value, playing["name"] if playing else None))
+
+    rig.arbiter._call(look)
+    assert seen == [("game_over", "taps")]
+    # A new game cuts Taps short and starts at once.
+    assert rig.arbiter.new_game() == 2
+    assert rig.arbiter.outputs()["playing"] is None  # the ready tune played, Taps is cut
+    assert rig.arbiter.outputs()["played"][-2]["name"] == "taps"
+    rig.empty()
+    wait_until(lambda: rig.arbiter.state is DeviceState.IDLE)
 
 
 def test_device_new_game_button_held(rig: Rig) -> None:

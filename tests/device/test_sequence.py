@@ -48,6 +48,9 @@ class FakeSignals:
     def taps(self) -> None:
         self.calls.append("taps")
 
+    def begin_taps(self) -> None:
+        self.calls.append("taps")
+
     def game_over(self) -> None:
         self.calls.append("game_over")
 
@@ -237,8 +240,9 @@ def test_sequence_fallen_flag_ends_the_game(rig: Rig) -> None:
     rig.seat(A, "W:PVT")
     mark = len(rig.signals.calls)
     rig.seat(D, "B:FLG")
-    assert rig.signals.since(mark) == ["battle", "result:attacker", "taps", "game_over"]
-    assert rig.changes[-1] is DeviceState.RESULT  # published before Taps plays
+    # Game over at once, published with its ending before Taps begins (issue 8, item 10).
+    assert rig.signals.since(mark) == ["battle", "result:attacker", "game_over", "taps"]
+    assert rig.changes[-1] is DeviceState.GAME_OVER
     assert rig.state() is DeviceState.GAME_OVER
     ending = rig.store.current.ending
     assert ending is not None and ending.kind is EndingKind.FLAG_CAPTURED
@@ -365,4 +369,54 @@ def test_sequence_noted_readings_are_never_judged(rig: Rig) -> None:
     assert rig.signals.calls == []
     rig.sequence.rearm()  # pieces still seated: wait for both slots to empty
     rig.seat(D, "B:MAJ")
+    assert rig.challenges() == 0
+
+
+def test_sequence_old_refusal_is_not_shown_under_game_over(rig: Rig) -> None:
+    """Issue 8, item 10: "a piece was moved while deciding" stayed under "Game over"."""
+    rig.signals.on_battle = lambda: rig.pending.append(SlotReading(D, SlotState.EMPTY))
+    rig.seat(A, "W:COL")
+    rig.seat(D, "B:MAJ")
+    assert "moved while deciding" in rig.sequence.message
+    rig.signals.on_battle = None
+    rig.sequence.declare_end(EndingKind.RESIGNATION, Side.WHITE, None)
+    assert rig.state() is DeviceState.GAME_OVER
+    assert rig.sequence.message == ""
+
+
+def test_sequence_abort_with_slots_emptied_is_idle_and_next_pair_starts_clean(
+    rig: Rig,
+) -> None:
+    def pull_both() -> None:
+        rig.pending.extend([SlotReading(A, SlotState.EMPTY), SlotReading(D, SlotState.EMPTY)])
+
+    rig.signals.on_battle = pull_both
+    rig.seat(A, "W:COL")
+    rig.seat(D, "B:MAJ")
+    assert rig.state() is DeviceState.IDLE  # both slots are empty: nothing to wait for
+    assert "moved while deciding" in rig.sequence.message
+    rig.signals.on_battle = None
+    rig.seat(A, "W:PVT")  # a new pair begins: the old refusal is stale
+    assert rig.state() is DeviceState.WAITING
+    assert rig.sequence.message == ""
+
+
+def test_sequence_abort_with_both_seated_says_empty_both_slots(rig: Rig) -> None:
+    """Issue 8, item 10: after an aborted challenge with both pieces seated, say what to do."""
+
+    def swap() -> None:
+        rig.pending.extend(
+            [SlotReading(D, SlotState.EMPTY), SlotReading(D, SlotState.PRESENT, token="B:LTC")]
+        )
+
+    rig.signals.on_battle = swap
+    rig.seat(A, "W:COL")
+    rig.seat(D, "B:MAJ")
+    rig.signals.on_battle = None
+    assert rig.state() is DeviceState.WAITING
+    assert "take both pieces out" in rig.sequence.message
+    rig.sequence.report("")  # the message can be lost (shown, then cleared)...
+    rig.seat(A, "W:COL")  # ...the next reading of seated pieces says it again
+    assert rig.state() is DeviceState.WAITING
+    assert "take both pieces out" in rig.sequence.message
     assert rig.challenges() == 0

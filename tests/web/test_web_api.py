@@ -293,6 +293,21 @@ def test_sim_seat_and_remove_change_slots(client: Any) -> None:
     wait_until(lambda: client.get("/api/status").json["slots"]["attacker"] == "empty")
 
 
+def test_sim_panel_shows_pieces_seated_from_the_terminal(client: Any, device: Any) -> None:
+    """Issue 8, item 10: the panel showed its slots empty while the terminal had seated both."""
+    from arbiter.rules.verdict import Role
+
+    device.sim.seat(Role.ATTACKER, "W:SPY")  # as the terminal's `attacker W:SPY` does
+    wait_until(lambda: client.get("/api/status").json["slots"]["attacker"] == "present")
+    assert client.get("/api/sim/slots").json == {"attacker": "present", "defender": "empty"}
+    html = client.get("/sim").get_data(as_text=True)
+    assert 'data-seen="present">seated (present)</p>' in html
+    assert 'data-seen="empty">empty</p>' in html
+    assert "SPY" not in html and "Spy" not in html.split("<select", 1)[0]
+    js = client.get("/static/sim.js").get_data(as_text=True)
+    assert '"/api/sim/slots"' in js and "showSlots" in js  # the panel follows it live
+
+
 def test_sim_seat_response_does_not_echo_piece(client: Any) -> None:
     response = client.put("/api/sim/slots/attacker", json={"piece": "W:SPY"})
     assert "SPY" not in response.get_data(as_text=True)
@@ -378,6 +393,7 @@ def test_sim_page_has_panel(client: Any) -> None:
         ("put", "/api/sim/slots/attacker"),
         ("delete", "/api/sim/slots/defender"),
         ("get", "/api/sim/outputs"),
+        ("get", "/api/sim/slots"),
         ("get", "/api/sim/tunes"),
         ("get", "/api/sim/ranks"),
     ],

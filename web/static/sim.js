@@ -181,12 +181,32 @@
     lastStarted = Math.max(lastStarted, newest);
   }
 
+  // The slots as the device has them: a piece seated from the terminal or another
+  // browser shows here too (never which piece; only this browser's own pick is named).
+  function showSlots(slots) {
+    Array.prototype.forEach.call(panel.querySelectorAll(".sim-slot"), function (form) {
+      var box = form.querySelector('[data-f="picked"]');
+      var seen = slots[form.getAttribute("data-slot")] || "empty";
+      if (seen === box.getAttribute("data-seen")) {
+        return;
+      }
+      var mine = seen === "present" && box.getAttribute("data-mine") === "1";
+      box.setAttribute("data-seen", seen);
+      if (!mine) {
+        box.setAttribute("data-mine", "0");
+        picked(form, seen === "empty" ? "empty" : "seated (" + seen + ")");
+      }
+    });
+  }
+
   function pollOutputs() {
     if (document.hidden) {
       window.setTimeout(pollOutputs, 1000);
       return;
     }
-    request("GET", "/api/sim/outputs")
+    request("GET", "/api/sim/slots")
+      .then(showSlots)
+      .then(function () { return request("GET", "/api/sim/outputs"); })
       .then(showOutputs)
       .catch(function () { /* the arbiter may be restarting */ })
       .then(function () { window.setTimeout(pollOutputs, POLL_MS); });
@@ -205,6 +225,9 @@
     return request("PUT", "/api/sim/slots/" + slot, { piece: side + ":" + rank })
       .then(function () {
         showError("");
+        var box = form.querySelector('[data-f="picked"]');
+        box.setAttribute("data-mine", "1");
+        box.setAttribute("data-seen", "present");
         picked(form, "you seated: " + names.sides[side] + " " + names.ranks[rank]);
       })
       .catch(function (err) { showError(err.message); });
@@ -213,7 +236,13 @@
   function removePiece(form) {
     var slot = form.getAttribute("data-slot");
     return request("DELETE", "/api/sim/slots/" + slot)
-      .then(function () { showError(""); picked(form, "empty"); })
+      .then(function () {
+        showError("");
+        var box = form.querySelector('[data-f="picked"]');
+        box.setAttribute("data-mine", "0");
+        box.setAttribute("data-seen", "empty");
+        picked(form, "empty");
+      })
       .catch(function (err) { showError(err.message); });
   }
 
