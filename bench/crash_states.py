@@ -6,7 +6,8 @@ Needs strace (bash setup.sh --dev installs it). Records N random plans of L step
 power cut could leave after each call (bounded as :mod:`tests.support.crash`
 says), recovers each with ``GameStore(repair=True)`` and checks it. Then does the
 same with the fsync of the journal's append, and of its whole-file rewrite,
-removed: those must fail (each plan stops at its fifth failing state). Prints calls, cut points, states checked and failures.
+removed: those must fail (each plan stops at its fifth failing state).
+Prints calls, cut points, states checked and failures.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.support.crash import Report, explore  # noqa: E402
+from tests.support.crash import Report, explore
 
 
 def _plan(rng: random.Random, length: int) -> str:

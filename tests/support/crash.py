@@ -49,8 +49,7 @@ from arbiter.storage.journal import GameStore, list_game_ids, read_game
 
 CHILD = Path(__file__).with_name("crash_child.py")
 TRACED = (
-    "%file,write,pwrite64,fsync,fdatasync,rename,renameat,renameat2,unlink,"
-    "ftruncate,openat,close"
+    "%file,write,pwrite64,fsync,fdatasync,rename,renameat,renameat2,unlink,ftruncate,openat,close"
 )
 
 _LINE = re.compile(r"^(?:\[pid\s+)?(\d+)\]?\s+(\w+)\((.*)\)\s+=\s+(-?\d+)(?:<([^>]*)>)?")
@@ -65,7 +64,9 @@ def _unhex(text: str) -> str:
 
 def _strings(args: str) -> list[bytes]:
     """The quoted (hex-escaped, ``-xx``) strings among a call's arguments."""
-    return [bytes.fromhex(s.replace("\\x", "")) for s in re.findall(r'"((?:\\x[0-9a-f]{2})*)"', args)]
+    return [
+        bytes.fromhex(s.replace("\\x", "")) for s in re.findall(r'"((?:\\x[0-9a-f]{2})*)"', args)
+    ]
 
 
 def _fd_path(args: str) -> tuple[int, str]:
@@ -78,7 +79,8 @@ def _fd_path(args: str) -> tuple[int, str]:
 # -- the model ------------------------------------------------------------------
 
 DataOp = tuple[str, int, bytes]  # ("write", offset, data) or ("trunc", size, b"")
-EntryOp = tuple[str, str, str, int]  # ("link", name, "", ino) / ("unlink", name, "", 0) / ("rename", old, new, 0)
+# ("link", name, "", inode), ("unlink", name, "", 0) or ("rename", old, new, 0)
+EntryOp = tuple[str, str, str, int]
 
 
 def _apply_data(content: bytes, op: DataOp) -> bytes:
@@ -178,9 +180,9 @@ class Cut:
             combos += [tuple(rng.choice(a) for a in axes) for _ in range(limit - 2)]
         for combo in combos:
             contents = {i: node.durable for i, node in self.inodes.items()}
-            contents.update(zip(inos, combo[: len(inos)]))  # type: ignore[arg-type]
+            contents.update(zip(inos, combo[: len(inos)], strict=True))  # type: ignore[arg-type]
             entries = {d: node.durable for d, node in self.dirs.items()}
-            entries.update(zip(dnames, combo[len(inos) :]))  # type: ignore[arg-type]
+            entries.update(zip(dnames, combo[len(inos) :], strict=True))  # type: ignore[arg-type]
             yield {
                 d: {name: contents[ino] for name, ino in ents.items()}
                 for d, ents in entries.items()
@@ -234,7 +236,7 @@ class _Replay:
                 self.calls += 1
                 yield self._cut()
 
-    def step(self, call: str, args: str, ret: int, ret_path: str) -> bool:  # noqa: C901
+    def step(self, call: str, args: str, ret: int, ret_path: str) -> bool:
         fd, fd_path = _fd_path(args)
         if call == "write" and fd == 1:
             text = b"".join(_strings(args)).decode()
@@ -245,9 +247,10 @@ class _Replay:
             if where is None or where[1] == "" or ret_path.rstrip("/") + "/" == self.root + "/":
                 return False
             d, name = where
-            if os.path.join(d, name) in self.dirs or os.path.normpath(
-                os.path.join(d, name)
-            ) in self.dirs:
+            if (
+                os.path.join(d, name) in self.dirs
+                or os.path.normpath(os.path.join(d, name)) in self.dirs
+            ):
                 return False  # a directory opened to be fsynced
             entries = self.dirs[d].current()
             if name not in entries:
@@ -295,9 +298,9 @@ class _Replay:
             return False
         paths = [_unhex_bytes(s) for s in _strings(args)]
         if call == "truncate" and paths and (where := self._split(paths[0])):
-            ino = self.dirs[where[0]].current().get(where[1])
-            if ino is not None:
-                self.inodes[ino].pending.append(("trunc", int(args.rsplit(",", 1)[1]), b""))
+            target = self.dirs[where[0]].current().get(where[1])
+            if target is not None:
+                self.inodes[target].pending.append(("trunc", int(args.rsplit(",", 1)[1]), b""))
                 return True
         if call in ("unlink", "unlinkat") and paths and (where := self._split(paths[-1])):
             self.dirs[where[0]].pending.append(("unlink", where[1], "", 0))
@@ -345,7 +348,9 @@ def record(data: Path, plan: str, seed: int, mutation: str, trace: Path) -> list
     if strace is None:
         raise RuntimeError("strace is not installed (bash setup.sh --dev installs it)")
     cmd = [strace, "-f", "-o", str(trace), "-e", f"trace={TRACED}", "-y", "-s", "65536", "-xx"]
-    cmd += [sys.executable, str(CHILD), str(data), plan, str(seed)] + ([mutation] if mutation else [])
+    cmd += [sys.executable, str(CHILD), str(data), plan, str(seed)] + (
+        [mutation] if mutation else []
+    )
     subprocess.run(cmd, check=True, timeout=120, capture_output=True)
     return trace.read_text().splitlines()
 
@@ -374,7 +379,7 @@ def check(data: Path, acks: tuple[str, ...], reference: dict[int, Game]) -> list
     """What is wrong with the data directory after recovery (empty: nothing)."""
     try:
         store = GameStore(data, repair=True)
-    except Exception as exc:  # noqa: BLE001 - any exception is a finding
+    except Exception as exc:
         return [f"the store does not open: {type(exc).__name__}: {exc}"]
     wrong: list[str] = []
     try:
@@ -387,8 +392,10 @@ def check(data: Path, acks: tuple[str, ...], reference: dict[int, Game]) -> list
                 wrong.append(f"game {gid}: unreadable challenge(s) {game.unreadable}")
             ref = reference.get(gid)
             for ch in game.challenges:
-                if ref is None or ch.number > len(ref.challenges) or _key(ch) != _key(
-                    ref.challenges[ch.number - 1]
+                if (
+                    ref is None
+                    or ch.number > len(ref.challenges)
+                    or _key(ch) != _key(ref.challenges[ch.number - 1])
                 ):
                     wrong.append(f"game {gid}: challenge {ch.number} was never played")
             if gid != ids[-1] and not game.over:
@@ -403,14 +410,17 @@ def check(data: Path, acks: tuple[str, ...], reference: dict[int, Game]) -> list
             if parts[1] == "c":
                 number = int(parts[3])
                 have = {ch.number: ch for ch in game_or_none.challenges}
-                if number not in have or (str(have[number].attacker), str(have[number].defender)) != (
+                if number not in have or (
+                    str(have[number].attacker),
+                    str(have[number].defender),
+                ) != (
                     parts[4],
                     parts[5],
                 ):
                     wrong.append(f"lost an acknowledged challenge: {ack}")
             elif parts[1] == "r" and not game_or_none.over:
                 wrong.append(f"lost an acknowledged ending: {ack}")
-    except Exception as exc:  # noqa: BLE001 - any exception is a finding
+    except Exception as exc:
         wrong.append(f"reading the recovered store failed: {type(exc).__name__}: {exc}")
     finally:
         store.close()
@@ -455,7 +465,9 @@ def explore(
                 shutil.rmtree(scratch, ignore_errors=True)
                 _materialize(state, scratch)
                 for problem in check(scratch, cut.acks, reference):
-                    report.failures.append(f"cut after call {cut.index} ({len(cut.acks)} acks): {problem}")
+                    report.failures.append(
+                        f"cut after call {cut.index} ({len(cut.acks)} acks): {problem}"
+                    )
                 if stop_after and len(report.failures) >= stop_after:
                     return report
     return report
