@@ -2,11 +2,11 @@
 
 Run: .venv/bin/python bench/crash_states.py [--plans N] [--length L] [--max-per-cut K]
 Needs strace (bash setup.sh --dev installs it). Records N random plans of L steps
-(challenges, NEW GAME, resignations) under strace, builds every crash state a
+(challenges, NEW GAME, resignations, tag enrollments) under strace, builds every crash state a
 power cut could leave after each call (bounded as :mod:`tests.support.crash`
 says), recovers each with ``GameStore(repair=True)`` and checks it. Then does the
-same with the fsync of the journal's append, and of its whole-file rewrite,
-removed: those must fail (each plan stops at its fifth failing state).
+same with the fsync of the journal's append, of its whole-file rewrite, and of
+the tag registry's write removed: those must fail (each plan stops at its fifth failing state).
 Prints calls, cut points, states checked and failures.
 """
 
@@ -25,7 +25,7 @@ from tests.support.crash import Report, explore
 
 
 def _plan(rng: random.Random, length: int) -> str:
-    return "".join(rng.choices("cnr", weights=(8, 2, 1), k=length))
+    return "".join(rng.choices("cnrt", weights=(8, 2, 1, 1), k=length))
 
 
 def _run(
@@ -59,6 +59,7 @@ def main() -> int:
         ("", "journal as shipped"),
         ("append", "without the append's fsync"),
         ("rewrite", "without the rewrite's fsync"),
+        ("registry", "without the registry's fsync"),
     ):
         # A mutated journal fails in most states; the first few per plan prove it.
         stop = 5 if mutation else 0

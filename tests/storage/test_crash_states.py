@@ -1,6 +1,6 @@
 """Power cuts, not only kill -9 (issue 8, item 8): every crash state a power cut
 could leave while challenges are accepted, NEW GAME starts and a game is resigned
-recovers with nothing acknowledged lost and nothing half-made (see
+(and tags are enrolled) recovers with nothing acknowledged lost and nothing half-made (see
 :mod:`tests.support.crash` for how the states are built and bounded)."""
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ import pytest
 
 from tests.support.crash import explore, strace_path
 
-# Challenges, NEW GAME over an open game, a resignation, NEW GAME over a finished one.
-PLAN = "cccnccrncccnc"
+# Enrollments, challenges, NEW GAME over an open game, a resignation, NEW GAME over a
+# finished one.
+PLAN = "ttcccnccrnctccnc"
 
 if strace_path() is None:
     if os.environ.get("CI"):
@@ -39,10 +40,14 @@ def test_every_crash_state_recovers_with_nothing_acknowledged_lost() -> None:
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize(
     ("mutation", "symptom"),
-    [("append", "lost an acknowledged challenge"), ("rewrite", "acknowledged game")],
+    [
+        ("append", "lost an acknowledged challenge"),
+        ("rewrite", "acknowledged game"),
+        ("registry", "tag registry does not open"),
+    ],
 )
 def test_the_explorer_catches_a_missing_fsync(mutation: str, symptom: str) -> None:
-    # The same plan with one os.fsync(fd) removed from the journal's source.
+    # The same plan with one fsync removed from the journal's or the registry's source.
     report = explore(PLAN, seed=8, mutation=mutation)
     assert report.failures, f"no crash state failed without the fsync in {mutation}: {report}"
     assert any(symptom in f for f in report.failures), "\n".join(report.failures[:20])

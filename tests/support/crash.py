@@ -23,7 +23,8 @@ after one call exceeds ``max_per_cut`` a seeded random sample of that size is
 taken (the states with nothing and with everything pending are always kept).
 Identical states (same files, same acknowledgements) are checked once.
 
-Each state is recovered with ``GameStore(repair=True)`` and checked: it opens,
+Each state is recovered with ``GameStore(repair=True)`` (and the tag registry
+is loaded) and checked: both open, every acknowledged enrollment is there,
 every acknowledged challenge, NEW GAME and ending is there, no challenge is
 half-made or unreadable or different from the one played, game numbers run
 without a gap, and every game but the newest is over (so it can be revealed).
@@ -46,6 +47,7 @@ from pathlib import Path
 
 from arbiter.rules.game import Game
 from arbiter.storage.journal import GameStore, list_game_ids, read_game
+from arbiter.storage.registry import TagRegistry
 
 CHILD = Path(__file__).with_name("crash_child.py")
 TRACED = (
@@ -400,8 +402,11 @@ def check(data: Path, acks: tuple[str, ...], reference: dict[int, Game]) -> list
                     wrong.append(f"game {gid}: challenge {ch.number} was never played")
             if gid != ids[-1] and not game.over:
                 wrong.append(f"game {gid} is left open behind game {ids[-1]}: never revealable")
+        wrong += _check_registry(data, [a.split() for a in acks if a.startswith("ACK t ")])
         for ack in acks:
             parts = ack.split()
+            if parts[1] == "t":
+                continue
             gid = int(parts[2])
             game_or_none = games.get(gid)
             if game_or_none is None:
@@ -425,6 +430,19 @@ def check(data: Path, acks: tuple[str, ...], reference: dict[int, Game]) -> list
     finally:
         store.close()
     return wrong
+
+
+def _check_registry(data: Path, enrolled: list[list[str]]) -> list[str]:
+    """The tag registry opens and holds every acknowledged enrollment."""
+    try:
+        registry = TagRegistry.in_directory(data)
+    except Exception as exc:
+        return [f"the tag registry does not open: {type(exc).__name__}: {exc}"]
+    return [
+        f"lost an acknowledged enrollment: {' '.join(parts)}"
+        for parts in enrolled
+        if str(registry.lookup_physical(parts[2])) != parts[3]
+    ]
 
 
 def explore(

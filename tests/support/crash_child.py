@@ -1,13 +1,15 @@
 """Child process traced by :mod:`tests.support.crash`: plays a fixed plan on a store.
 
 Usage: ``python crash_child.py DATA_DIR PLAN SEED [MUTATION]``. PLAN is a string of
-steps: ``c`` accepts a challenge, ``n`` is NEW GAME, ``r`` declares a resignation.
+steps: ``c`` accepts a challenge, ``n`` is NEW GAME, ``r`` declares a resignation,
+``t`` enrolls the next physical piece's tag in the tag registry (``tags.json``).
 After each step returns (is acknowledged) it prints ``ACK ...`` and flushes, so the
 acknowledgement's ``write(1, ...)`` sits in the trace right after the step's calls.
 
 MUTATION (optional) removes one ``os.fsync(fd)`` line from the journal's source,
 to show that the explorer catches a missing fsync: ``append`` (in
-``GameStore._append``) or ``rewrite`` (in ``_write_all_durably``).
+``GameStore._append``), ``rewrite`` (in ``_write_all_durably``) or ``registry``
+(the tag registry's ``_write_atomically``).
 """
 
 from __future__ import annotations
@@ -17,24 +19,30 @@ import random
 import sys
 import textwrap
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
+from arbiter.rules.army import all_physical_pieces
 from arbiter.rules.contenders import Contenders
 from arbiter.rules.game import ChallengeRefusedError, EndingKind
 from arbiter.rules.pieces import Piece
 from arbiter.rules.ranks import Rank, Side
-from arbiter.storage import journal
+from arbiter.storage import journal, registry
 from arbiter.storage.journal import GameStore
+from arbiter.storage.registry import TagRegistry
 
 
-def _without_fsync(func: Callable[..., Any]) -> Callable[..., Any]:
-    """``func`` recompiled in its module without its ``os.fsync(fd)`` line."""
+def _without_fsync(
+    func: Callable[..., Any], module: ModuleType = journal, line: str = "os.fsync(fd)"
+) -> Callable[..., Any]:
+    """``func`` recompiled in its module without its fsync ``line``."""
     source = textwrap.dedent(inspect.getsource(func)).splitlines()
-    kept = [line for line in source if line.strip() != "os.fsync(fd)"]
+    kept = [text for text in source if text.strip() != line]
     if len(kept) != len(source) - 1:
-        raise SystemExit(f"mutation: no single os.fsync(fd) line in {func.__name__}")
+        raise SystemExit(f"mutation: no single {line} line in {func.__name__}")
     namespace: dict[str, Any] = {}
-    exec(compile("\n".join(kept), journal.__file__, "exec"), vars(journal), namespace)
+    assert module.__file__ is not None
+    exec(compile("\n".join(kept), module.__file__, "exec"), vars(module), namespace)
     new: Callable[..., Any] = namespace[func.__name__]
     return new
 
@@ -44,6 +52,10 @@ def mutate(name: str) -> None:
         GameStore._append = _without_fsync(GameStore._append)  # type: ignore[method-assign]
     elif name == "rewrite":
         journal._write_all_durably = _without_fsync(journal._write_all_durably)
+    elif name == "registry":
+        registry._write_atomically = _without_fsync(
+            registry._write_atomically, registry, "os.fsync(handle.fileno())"
+        )
     elif name:
         raise SystemExit(f"unknown mutation {name!r}")
 
@@ -73,6 +85,8 @@ def main(data_dir: str, plan: str, seed: int, mutation: str = "") -> None:
     mutate(mutation)
     rng = random.Random(seed)
     store = GameStore(data_dir, repair=True)
+    tags = TagRegistry.in_directory(data_dir)
+    unenrolled = iter(p for p in all_physical_pieces() if tags.tag_of(p) is None)
     _ack("open", store.current.id)
     for step in plan:
         if step == "c":
@@ -86,6 +100,9 @@ def main(data_dir: str, plan: str, seed: int, mutation: str = "") -> None:
         elif step == "r" and not store.current.over:
             store.declare_end(EndingKind.RESIGNATION, rng.choice(list(Side)))
             _ack("r", store.current.id)
+        elif step == "t" and (piece := next(unenrolled, None)) is not None:
+            tag = f"{rng.getrandbits(40):010X}"
+            _ack("t", tag, tags.enroll(tag, piece))
     store.close()
 
 
