@@ -77,7 +77,8 @@ say "installing the project ($target) into .venv${pins:+ (pinned by constraints-
 if [ $dev -eq 1 ]; then
   # Page tests drive Debian's Chromium through Playwright; Playwright's own
   # browser download is not used.
-  apt_install chromium
+  # strace records the journal's system calls for the power-cut crash-state test.
+  apt_install chromium strace
   [ -x /usr/bin/chromium ] || die "/usr/bin/chromium missing after install"
   say "browser for page tests: $(/usr/bin/chromium --version 2>/dev/null || echo /usr/bin/chromium)"
 fi
