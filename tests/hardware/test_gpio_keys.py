@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,7 +13,8 @@ from arbiter.hardware.readers.base import ReaderError, SlotReading, SlotState
 from arbiter.hardware.readers.gpio_keys import GpioKeyReader, gpio_key_readers
 from arbiter.rules.verdict import Role
 from tests.support.clock import FakeClock
-from tests.support.waiting import WAIT, wait_until
+from tests.support.readings import ReadingRecorder
+from tests.support.waiting import wait_until
 
 ATTACKER_PINS = [5, 6, 13, 19, 26, 16, 20]
 DEFENDER_PINS = [17, 27, 22, 23, 24, 25, 12]
@@ -23,31 +22,11 @@ W_COL = "1011000"  # published code of W:COL: switches 1, 3, 4
 B_FLG = "0010101"  # published code of B:FLG: switches 3, 5, 7
 
 
-class Recorder:
+class Recorder(ReadingRecorder):
     """A report callback that keeps every reading and lets the test wait for one."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self.readings: list[SlotReading] = []
-        self.times: list[float] = []  # the clock at each report
-        self._clock = clock
-        self._cond = threading.Condition()
-
-    def __call__(self, reading: SlotReading) -> None:
-        with self._cond:
-            self.readings.append(reading)
-            self.times.append(self._clock())
-            self._cond.notify_all()
-
-    def wait_for(self, pred: Callable[[list[SlotReading]], bool], timeout: float = WAIT) -> bool:
-        with self._cond:
-            return self._cond.wait_for(lambda: pred(self.readings), timeout)
-
     def wait_count(self, n: int) -> None:
-        assert self.wait_for(lambda rs: len(rs) >= n), f"only {self.readings}"
-
-    def snapshot(self) -> list[SlotReading]:
-        with self._cond:
-            return list(self.readings)
+        assert self.wait_readings(lambda rs: len(rs) >= n), f"only {self.readings}"
 
 
 def _present(slot: Role, token: str) -> SlotReading:
@@ -100,9 +79,9 @@ def test_gpio_key_reader_removed_key_reports_empty(
     rec = Recorder()
     reader.start(rec)
     _seat(mock_factory, ATTACKER_PINS, W_COL)
-    assert rec.wait_for(lambda rs: _present(Role.ATTACKER, W_COL) in rs)
+    assert rec.wait_readings(lambda rs: _present(Role.ATTACKER, W_COL) in rs)
     _seat(mock_factory, ATTACKER_PINS, "0000000")
-    assert rec.wait_for(lambda rs: rs[-1] == _empty(Role.ATTACKER))
+    assert rec.wait_readings(lambda rs: rs[-1] == _empty(Role.ATTACKER))
 
 
 def test_gpio_key_reader_bounce_reports_only_the_final_piece(mock_factory: Any) -> None:
@@ -119,10 +98,10 @@ def test_gpio_key_reader_bounce_reports_only_the_final_piece(mock_factory: Any) 
             for word in chatter:
                 _seat(mock_factory, ATTACKER_PINS, word)
         _seat(mock_factory, ATTACKER_PINS, B_FLG)
-        assert rec.wait_for(lambda rs: _present(Role.ATTACKER, B_FLG) in rs)
+        assert rec.wait_readings(lambda rs: _present(Role.ATTACKER, B_FLG) in rs)
         # Taking the key out is reported after everything the chatter could still cause.
         _seat(mock_factory, ATTACKER_PINS, "0000000")
-        assert rec.wait_for(lambda rs: rs[-1] == _empty(Role.ATTACKER))
+        assert rec.wait_readings(lambda rs: rs[-1] == _empty(Role.ATTACKER))
         presents = [r for r in rec.snapshot() if r.state is SlotState.PRESENT]
         assert presents == [_present(Role.ATTACKER, B_FLG)]
     finally:
@@ -146,12 +125,12 @@ def test_gpio_key_reader_half_seated_key_reports_invalid_after_a_second(
         # (INVALID would come first), then the key settles.
         _seat(mock_factory, ATTACKER_PINS, W_COL)
         clock.advance(0.03)
-        assert rec.wait_for(lambda rs: _present(Role.ATTACKER, W_COL) in rs)
+        assert rec.wait_readings(lambda rs: _present(Role.ATTACKER, W_COL) in rs)
         assert rec.snapshot() == [_empty(Role.ATTACKER), _present(Role.ATTACKER, W_COL)]
         _seat(mock_factory, ATTACKER_PINS, half)  # slides out half way and stays
         pressed_at = clock()
         clock.advance(1.0)
-        assert rec.wait_for(lambda rs: len(rs) >= 3)
+        assert rec.wait_readings(lambda rs: len(rs) >= 3)
         readings = rec.snapshot()
         assert readings[2].state is SlotState.INVALID
         assert readings[2].token is None
@@ -193,7 +172,7 @@ def test_gpio_key_readers_builds_both_slots(mock_factory: Any) -> None:
             r.start(rec)
         rec.wait_count(2)
         _seat(mock_factory, DEFENDER_PINS, B_FLG)
-        assert rec.wait_for(lambda rs: _present(Role.DEFENDER, B_FLG) in rs)
+        assert rec.wait_readings(lambda rs: _present(Role.DEFENDER, B_FLG) in rs)
         assert _present(Role.ATTACKER, B_FLG) not in rec.snapshot()
     finally:
         for r in readers:

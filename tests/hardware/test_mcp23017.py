@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -13,7 +12,8 @@ from arbiter.hardware.readers.base import ReaderError, SlotReading, SlotState
 from arbiter.hardware.readers.mcp23017 import Mcp23017KeyReader, open_bus
 from arbiter.rules.verdict import Role
 from tests.support.clock import FakeClock
-from tests.support.waiting import WAIT, wait_until
+from tests.support.readings import ReadingRecorder
+from tests.support.waiting import wait_until
 
 INT_PIN = 4
 W_COL = "1011000"  # published code of W:COL: switches 1, 3, 4
@@ -97,35 +97,14 @@ class FakeSMBus:
         self.set_levels(levels)
 
 
-class Recorder:
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self.readings: list[SlotReading] = []
-        self.times: list[float] = []  # the clock at each report
-        self._clock = clock
-        self._cond = threading.Condition()
-
-    def __call__(self, reading: SlotReading) -> None:
-        with self._cond:
-            self.readings.append(reading)
-            self.times.append(self._clock())
-            self._cond.notify_all()
-
-    def wait_for(self, pred: Callable[[list[SlotReading]], bool], timeout: float = WAIT) -> bool:
-        with self._cond:
-            return self._cond.wait_for(lambda: pred(self.readings), timeout)
-
+class Recorder(ReadingRecorder):
     def last(self, slot: Role) -> SlotReading | None:
-        with self._cond:
-            mine = [r for r in self.readings if r.slot is slot]
+        mine = [r for r in self.snapshot() if r.slot is slot]
         return mine[-1] if mine else None
 
     def wait_last(self, slot: Role, want: SlotReading) -> None:
-        ok = self.wait_for(lambda rs: [r for r in rs if r.slot is slot][-1:] == [want])
+        ok = self.wait_readings(lambda rs: [r for r in rs if r.slot is slot][-1:] == [want])
         assert ok, f"{slot}: wanted {want}, got {self.readings}"
-
-    def snapshot(self) -> list[SlotReading]:
-        with self._cond:
-            return list(self.readings)
 
 
 ATTACKER = list(range(0, 7))  # GPA0..GPA6
@@ -170,7 +149,7 @@ def make(mock_factory: Any) -> Iterator[Callable[..., Mcp23017KeyReader]]:
 def _started(make: Callable[..., Mcp23017KeyReader], bus: FakeSMBus, **kw: Any) -> Recorder:
     rec = Recorder()
     make(bus, **kw).start(rec)
-    assert rec.wait_for(lambda rs: len(rs) >= 2), rec.snapshot()
+    assert rec.wait_readings(lambda rs: len(rs) >= 2), rec.snapshot()
     return rec
 
 
@@ -259,7 +238,7 @@ def test_mcp23017_half_seated_key_reports_invalid(make: Any, fake: FakeSMBus) ->
     rec = Recorder(clock)
     make(fake, invalid_after=0.3, clock=clock).start(rec)
     clock.advance(0.03)  # the debounce window
-    assert rec.wait_for(lambda rs: len(rs) >= 2), rec.snapshot()
+    assert rec.wait_readings(lambda rs: len(rs) >= 2), rec.snapshot()
     half = "0011000"  # W:COL missing switch 1
 
     def seat_and_read(word: str) -> None:
@@ -279,7 +258,7 @@ def test_mcp23017_half_seated_key_reports_invalid(make: Any, fake: FakeSMBus) ->
     seated_at = clock()
     seat_and_read(half)  # slides out half way and stays
     clock.advance(0.3)
-    assert rec.wait_for(lambda rs: rs[-1].state is SlotState.INVALID)
+    assert rec.wait_readings(lambda rs: rs[-1].state is SlotState.INVALID)
     assert rec.times[-1] - seated_at >= 0.3 - 1e-9  # the fake clock adds in floats
     assert rec.last(Role.ATTACKER) == SlotReading(
         Role.ATTACKER, SlotState.INVALID, None, "key not fully seated or bad code"
@@ -300,7 +279,7 @@ def test_mcp23017_absent_chip_reports_fault_then_recovers(make: Any, fake: FakeS
     fake.fail = True
     rec = Recorder()
     make(fake).start(rec)
-    assert rec.wait_for(lambda rs: len(rs) >= 2)
+    assert rec.wait_readings(lambda rs: len(rs) >= 2)
     assert set(rec.snapshot()) == {_fault(Role.ATTACKER), _fault(Role.DEFENDER)}
     failed = fake.unanswered
     wait_until(lambda: fake.unanswered >= failed + 3)  # a few retries, still failing
@@ -367,7 +346,7 @@ def test_mcp23017_close_is_idempotent_and_stops_reading(make: Any, fake: FakeSMB
     rec = Recorder()
     reader = make(fake)
     reader.start(rec)
-    assert rec.wait_for(lambda rs: len(rs) >= 2)
+    assert rec.wait_readings(lambda rs: len(rs) >= 2)
     reader.close()
     reader.close()
     # close() joined the reader's thread: nothing is left to read the chip.

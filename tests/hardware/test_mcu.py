@@ -27,6 +27,7 @@ from arbiter.hardware.readers.mcu import (
     encode_line,
 )
 from arbiter.rules.verdict import Role
+from tests.support.readings import ReadingRecorder
 from tests.support.waiting import WAIT, wait_until
 
 TAG = "62E3086CED"
@@ -135,21 +136,11 @@ def test_protocol_md_examples_decode() -> None:
 # -- the reader ----------------------------------------------------------------
 
 
-class Recorder:
+class Recorder(ReadingRecorder):
     """A report callback that keeps every reading."""
 
-    def __init__(self) -> None:
-        self.readings: list[SlotReading] = []
-        self._cond = threading.Condition()
-
-    def __call__(self, reading: SlotReading) -> None:
-        with self._cond:
-            self.readings.append(reading)
-            self._cond.notify_all()
-
     def of(self, slot: Role) -> list[tuple[SlotState, str | None]]:
-        with self._cond:
-            return [(r.state, r.token) for r in self.readings if r.slot is slot]
+        return [(r.state, r.token) for r in self.snapshot() if r.slot is slot]
 
     def wait_for(
         self,
@@ -160,20 +151,10 @@ class Recorder:
         after: int = 0,
         timeout: float = WAIT,
     ) -> int:
-        def find() -> int | None:
-            for i in range(after, len(self.readings)):
-                r = self.readings[i]
-                if r.slot is slot and r.state is state and (token is None or r.token == token):
-                    return i
-            return None
-
-        with self._cond:
-            assert self._cond.wait_for(lambda: find() is not None, timeout), (
-                f"no {slot} {state} {token or ''} after #{after}; got {self.readings}"
-            )
-            found = find()
-            assert found is not None
-            return found
+        return self.first_index(
+            lambda r: r.slot is slot and r.state is state and (token is None or r.token == token),
+            after=after, timeout=timeout, what=f"{slot} {state} {token or ''}",
+        )
 
 
 class FakeMcu:

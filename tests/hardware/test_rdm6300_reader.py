@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import random
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -17,50 +16,27 @@ from arbiter.hardware.readers.base import ReaderError, SlotReading, SlotState
 from arbiter.hardware.readers.rdm6300 import Rdm6300Reader, encode_frame
 from arbiter.rules.verdict import Role
 from tests.support.clock import FakeClock
+from tests.support.readings import ReadingRecorder
 from tests.support.waiting import WAIT, wait_until
 
 TAG = "62E3086CED"
 OTHER = "100086F444"
 
 
-class Recorder:
+class Recorder(ReadingRecorder):
     """A report callback that keeps every reading (with its arrival time on ``clock``)."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self.readings: list[SlotReading] = []
-        self.times: list[float] = []
-        self._clock = clock
-        self._cond = threading.Condition()
-
-    def __call__(self, reading: SlotReading) -> None:
-        with self._cond:
-            self.readings.append(reading)
-            self.times.append(self._clock())
-            self._cond.notify_all()
-
     def states(self) -> list[tuple[SlotState, str | None]]:
-        with self._cond:
-            return [(r.state, r.token) for r in self.readings]
+        return [(r.state, r.token) for r in self.snapshot()]
 
     def wait_for(
         self, state: SlotState, token: str | None = None, *, after: int = 0, timeout: float = WAIT
     ) -> int:
         """Index of the first reading at or after ``after`` with this state (and token)."""
-
-        def find() -> int | None:
-            for i in range(after, len(self.readings)):
-                r = self.readings[i]
-                if r.state is state and (token is None or r.token == token):
-                    return i
-            return None
-
-        with self._cond:
-            assert self._cond.wait_for(lambda: find() is not None, timeout), (
-                f"no {state} {token or ''} after #{after}; got {self.states()}"
-            )
-            found = find()
-            assert found is not None
-            return found
+        return self.first_index(
+            lambda r: r.state is state and (token is None or r.token == token),
+            after=after, timeout=timeout, what=f"{state} {token or ''}",
+        )
 
 
 class Pty:
