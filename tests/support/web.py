@@ -249,3 +249,18 @@ def play(
     clear("defender")
     wait_until(lambda: status()["state"] in ("idle", "game_over"))
     return after
+
+
+def csrf_field(html: str) -> str:
+    """The CSRF token of the form in ``html``."""
+    match = re.search(r'name="csrf" value="([^"]+)"', html)
+    assert match, "no CSRF field in the form"
+    return match.group(1)
+
+
+def admin_login(client: Any) -> str:
+    """Log ``client`` in with :data:`PIN`; returns the admin page's CSRF token."""
+    token = csrf_field(client.get("/admin/login").get_data(as_text=True))
+    response = client.post("/admin/login", data={"pin": PIN, "csrf": token})
+    assert response.status_code == 302 and response.headers["Location"].endswith("/admin")
+    return csrf_field(client.get("/admin").get_data(as_text=True))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +14,9 @@ from arbiter.storage.journal import StoreError
 from tests.support.waiting import wait_until
 from tests.support.web import (
     PIN,
+    admin_login,
     build_app,
+    csrf_field,
     http_json,
     live_server,
     running_device,
@@ -24,12 +25,6 @@ from web import auth
 
 ADMIN = {"X-Admin-PIN": PIN}
 END = "/api/games/1/end"
-
-
-@pytest.fixture
-def device(tmp_path: Path) -> Iterator[Any]:
-    with running_device(tmp_path / "data") as dev:
-        yield dev
 
 
 @pytest.fixture
@@ -47,19 +42,6 @@ def app(device: Any) -> Any:
 @pytest.fixture
 def client(app: Any) -> Any:
     return app.test_client()
-
-
-def _csrf(html: str) -> str:
-    match = re.search(r'name="csrf" value="([^"]+)"', html)
-    assert match, "no CSRF field in the form"
-    return match.group(1)
-
-
-def _login(client: Any) -> str:
-    token = _csrf(client.get("/admin/login").get_data(as_text=True))
-    response = client.post("/admin/login", data={"pin": PIN, "csrf": token})
-    assert response.status_code == 302 and response.headers["Location"].endswith("/admin")
-    return _csrf(client.get("/admin").get_data(as_text=True))
 
 
 # -- JSON API: new game ------------------------------------------------------------
@@ -296,7 +278,7 @@ def test_api_new_game_device_busy_503(device: Any, client: Any, monkeypatch: Any
 
 
 def test_api_new_game_during_enrollment_503(rfid_client: Any) -> None:
-    token = _login(rfid_client)
+    token = admin_login(rfid_client)
     rfid_client.post("/admin/enroll/start", data={"csrf": token})
     response = rfid_client.post("/api/games", headers=ADMIN)
     assert response.status_code == 503
@@ -313,7 +295,7 @@ def test_api_end_unknown_game_404(client: Any) -> None:
 
 
 def test_api_session_needs_csrf_header(client: Any) -> None:
-    token = _login(client)
+    token = admin_login(client)
     assert client.post("/api/games").status_code == 403
     assert client.post("/api/games", headers={"X-CSRF-Token": "nope"}).status_code == 403
     assert client.post("/api/games", headers={"X-CSRF-Token": token}).status_code == 201
@@ -340,13 +322,13 @@ def test_login_sets_strict_httponly_cookie(client: Any) -> None:
 
 
 def test_login_right_pin_opens_dashboard(client: Any) -> None:
-    _login(client)
+    admin_login(client)
     html = client.get("/admin").get_data(as_text=True)
     assert "New game" in html and "Declare the ending" in html and "Self-test" in html
 
 
 def test_login_wrong_pin_403(client: Any) -> None:
-    token = _csrf(client.get("/admin/login").get_data(as_text=True))
+    token = csrf_field(client.get("/admin/login").get_data(as_text=True))
     response = client.post("/admin/login", data={"pin": "0000", "csrf": token})
     assert response.status_code == 403 and "Wrong PIN" in response.get_data(as_text=True)
     assert client.get("/admin").status_code == 302
@@ -360,7 +342,7 @@ def test_login_without_csrf_400(client: Any) -> None:
 
 
 def test_login_rate_limited_429(client: Any) -> None:
-    token = _csrf(client.get("/admin/login").get_data(as_text=True))
+    token = csrf_field(client.get("/admin/login").get_data(as_text=True))
     for _ in range(5):
         client.post("/admin/login", data={"pin": "0000", "csrf": token})
     response = client.post("/admin/login", data={"pin": PIN, "csrf": token})
@@ -368,13 +350,13 @@ def test_login_rate_limited_429(client: Any) -> None:
 
 
 def test_session_dropped_when_pin_changes(app: Any, client: Any) -> None:
-    _login(client)
+    admin_login(client)
     auth.set_pin(app.config["DATA_DIR"], "55555")
     assert client.get("/admin").status_code == 302
 
 
 def test_logout_ends_session(client: Any) -> None:
-    token = _login(client)
+    token = admin_login(client)
     assert client.post("/admin/logout", data={"csrf": token}).status_code == 302
     assert client.get("/admin").status_code == 302
 
@@ -383,7 +365,7 @@ def test_logout_ends_session(client: Any) -> None:
 
 
 def test_admin_forms_refuse_missing_csrf(client: Any) -> None:
-    _login(client)
+    admin_login(client)
     assert client.post("/admin/new-game", data={}).status_code == 400
     assert client.get("/api/status").json["game_id"] == 1
 
@@ -394,14 +376,14 @@ def test_admin_forms_refuse_without_login(client: Any) -> None:
 
 
 def test_admin_new_game(client: Any) -> None:
-    token = _login(client)
+    token = admin_login(client)
     response = client.post("/admin/new-game", data={"csrf": token}, follow_redirects=True)
     assert "Game 2 started" in response.get_data(as_text=True)
     assert client.get("/api/status").json["game_id"] == 2
 
 
 def test_admin_declare_resignation(client: Any) -> None:
-    token = _login(client)
+    token = admin_login(client)
     client.post(
         "/admin/end", data={"csrf": token, "game_id": "1", "reason": "resignation", "winner": "B"}
     )
@@ -410,7 +392,7 @@ def test_admin_declare_resignation(client: Any) -> None:
 
 
 def test_admin_declare_bad_ending_flashes_error(client: Any) -> None:
-    token = _login(client)
+    token = admin_login(client)
     response = client.post(
         "/admin/end",
         data={"csrf": token, "game_id": "1", "reason": "resignation", "winner": ""},
@@ -421,14 +403,14 @@ def test_admin_declare_bad_ending_flashes_error(client: Any) -> None:
 
 
 def test_admin_end_form_carries_game_id(client: Any) -> None:
-    _login(client)
+    admin_login(client)
     client.post("/api/games", headers=ADMIN)
     html = client.get("/admin").get_data(as_text=True)
     assert '<input type="hidden" name="game_id" value="2">' in html
 
 
 def test_admin_end_stale_form_does_not_end_new_game(client: Any) -> None:
-    token = _login(client)  # the page was shown for game 1
+    token = admin_login(client)  # the page was shown for game 1
     client.post("/api/games", headers=ADMIN)  # then someone started game 2
     response = client.post(
         "/admin/end",
@@ -442,7 +424,7 @@ def test_admin_end_stale_form_does_not_end_new_game(client: Any) -> None:
 
 @pytest.mark.parametrize("game_id", [None, "", "x", "-1"])
 def test_admin_end_without_game_id_refused(client: Any, game_id: str | None) -> None:
-    token = _login(client)
+    token = admin_login(client)
     data = {"csrf": token, "reason": "draw"}
     if game_id is not None:
         data["game_id"] = game_id
@@ -454,7 +436,7 @@ def test_admin_end_without_game_id_refused(client: Any, game_id: str | None) -> 
 def test_admin_end_unwritable_record_flashes(
     device: Any, client: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    token = _login(client)
+    token = admin_login(client)
 
     def disk_full(*args: Any) -> None:
         raise StoreError("cannot append to the journal: No space left on device")
@@ -470,14 +452,14 @@ def test_admin_end_unwritable_record_flashes(
 
 
 def test_admin_declare_draw_ignores_winner_field(client: Any) -> None:
-    token = _login(client)
+    token = admin_login(client)
     client.post("/admin/end", data={"csrf": token, "game_id": "1", "reason": "draw", "winner": "W"})
     ending = client.get("/api/status").json["ending"]
     assert ending["kind"] == "draw" and ending["winner"] is None
 
 
 def test_admin_enrollment_without_rfid_explains(client: Any) -> None:
-    token = _login(client)
+    token = admin_login(client)
     html = client.get("/admin").get_data(as_text=True)
     assert "needs an RFID reader" in html
     response = client.post("/admin/enroll/start", data={"csrf": token}, follow_redirects=True)
@@ -489,14 +471,14 @@ def test_admin_enrollment_without_rfid_explains(client: Any) -> None:
 
 @pytest.mark.timeout(120)
 def test_admin_selftest_reports_each_part(client: Any) -> None:
-    token = _login(client)
+    token = admin_login(client)
     html = client.post("/admin/selftest", data={"csrf": token}).get_data(as_text=True)
     assert "LED attacker: lit" in html and "tune taps: played" in html
     assert "slot defender: empty" in html
 
 
 def test_admin_selftest_during_game_flashes_refusal(client: Any) -> None:
-    token = _login(client)
+    token = admin_login(client)
     client.put("/api/sim/slots/attacker", json={"piece": "W:SPY"})
     client.put("/api/sim/slots/defender", json={"piece": "B:PVT"})
     wait_until(lambda: client.get("/api/status").json["challenge_count"] == 1)
@@ -510,7 +492,7 @@ def test_admin_selftest_during_game_flashes_refusal(client: Any) -> None:
 def test_admin_enroll_stop_device_error_flashes(
     device: Any, client: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    token = _login(client)
+    token = admin_login(client)
 
     def shut_down() -> None:
         raise DeviceError("the arbiter is shut down")
@@ -525,7 +507,7 @@ def test_admin_enroll_stop_device_error_flashes(
 def test_admin_new_game_device_error_flashes(
     device: Any, client: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    token = _login(client)
+    token = admin_login(client)
 
     def busy() -> int:
         raise DeviceError("the device is busy (a tune or self-test): try again")
@@ -537,7 +519,7 @@ def test_admin_new_game_device_error_flashes(
 
 
 def test_admin_enrollment_walk_start_progress_stop(rfid_client: Any) -> None:
-    token = _login(rfid_client)
+    token = admin_login(rfid_client)
     html = rfid_client.get("/admin").get_data(as_text=True)
     assert "needs an RFID reader" not in html and 'data-active="false"' in html
     rfid_client.post("/admin/enroll/start", data={"csrf": token})
@@ -554,14 +536,14 @@ def test_admin_enrollment_walk_start_progress_stop(rfid_client: Any) -> None:
 
 
 def test_admin_enrollment_only_one_piece(rfid_client: Any) -> None:
-    token = _login(rfid_client)
+    token = admin_login(rfid_client)
     rfid_client.post("/admin/enroll/start", data={"csrf": token, "only": "W:PVT#3"})
     status = rfid_client.get("/api/admin/enrollment").json
     assert status["active"] is True and status["progress"] == [0, 1]
 
 
 def test_admin_enrollment_bad_piece_flashes_error(rfid_client: Any) -> None:
-    token = _login(rfid_client)
+    token = admin_login(rfid_client)
     response = rfid_client.post(
         "/admin/enroll/start", data={"csrf": token, "only": "W:NOPE"}, follow_redirects=True
     )
@@ -571,7 +553,7 @@ def test_admin_enrollment_bad_piece_flashes_error(rfid_client: Any) -> None:
 
 
 def test_admin_enrollment_prompt_never_public(rfid_client: Any) -> None:
-    token = _login(rfid_client)
+    token = admin_login(rfid_client)
     rfid_client.post("/admin/enroll/start", data={"csrf": token})
     prompt = rfid_client.get("/api/admin/enrollment").json["prompt"]
     public = rfid_client.application.test_client()  # no session

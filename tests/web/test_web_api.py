@@ -22,12 +22,6 @@ ADMIN = {"X-Admin-PIN": PIN}
 
 
 @pytest.fixture
-def device(tmp_path: Path) -> Iterator[Any]:
-    with running_device(tmp_path / "data") as dev:
-        yield dev
-
-
-@pytest.fixture
 def hw_device(tmp_path: Path) -> Iterator[Any]:
     """A device that is not the simulator (key readers on mock pins)."""
     with running_device(tmp_path / "hw", kind="keys") as dev:

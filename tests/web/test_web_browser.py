@@ -14,14 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.web import CHROMIUM, CHROMIUM_ARGS, build_app, live_server, running_device
-
-
-@pytest.fixture
-def device(tmp_path: Path) -> Iterator[Any]:
-    with running_device(tmp_path / "data") as dev:
-        yield dev
-
+from tests.support.web import CHROMIUM, CHROMIUM_ARGS, build_app, live_server
 
 pytestmark = [pytest.mark.timeout(120)]
 

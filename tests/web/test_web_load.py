@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,18 +19,11 @@ from tests.support.web import (
     http_get,
     http_json,
     live_server,
-    running_device,
 )
 
 pytestmark = pytest.mark.timeout(120)
 
 VIEWERS = 20
-
-
-@pytest.fixture
-def device(tmp_path: Path) -> Iterator[Any]:
-    with running_device(tmp_path / "data") as dev:
-        yield dev
 
 
 def _verdict_seen(stream: SseClient) -> float | None:

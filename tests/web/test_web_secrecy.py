@@ -11,7 +11,6 @@ reveal must show the ranks.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,6 @@ from tests.support.web import (
     http_json,
     live_server,
     rank_leaks,
-    running_device,
 )
 
 pytestmark = pytest.mark.timeout(120)
@@ -47,12 +45,6 @@ GAME = [
     ("B:2LT", "W:1*G", "defender"),
 ]
 FINAL = ("W:1LT", "B:FLG", "attacker")
-
-
-@pytest.fixture
-def device(tmp_path: Path) -> Iterator[Any]:
-    with running_device(tmp_path / "data") as dev:
-        yield dev
 
 
 def _public_paths(game_id: int) -> list[str]:

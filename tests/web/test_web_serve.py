@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import socket
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,18 +15,11 @@ from tests.support.web import (
     http_get,
     http_json,
     live_server,
-    running_device,
 )
 from web.body import MAX_BODY_BYTES
 from web.serve import DEFAULT_THREADS, WebServerError, make_server
 
 pytestmark = pytest.mark.timeout(60)
-
-
-@pytest.fixture
-def device(tmp_path: Path) -> Iterator[Any]:
-    with running_device(tmp_path / "data") as dev:
-        yield dev
 
 
 def test_make_server_binds_ephemeral_port(device: Any) -> None:

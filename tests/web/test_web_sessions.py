@@ -3,9 +3,7 @@ or the idle timeout opens nothing afterwards, and starts no game."""
 
 from __future__ import annotations
 
-import re
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,17 +11,19 @@ import pytest
 
 from tests.support.clock import FakeClock
 from tests.support.spawn import gg_arbiter
-from tests.support.web import PIN, build_app, http_get, http_json, live_server, running_device
+from tests.support.web import (
+    PIN,
+    admin_login,
+    build_app,
+    http_get,
+    http_json,
+    live_server,
+    running_device,
+)
 from web import auth
 
 COOKIE = "gg_admin"
 IDLE = 600.0
-
-
-@pytest.fixture
-def device(tmp_path: Path) -> Iterator[Any]:
-    with running_device(tmp_path / "data") as dev:
-        yield dev
 
 
 @pytest.fixture
@@ -34,19 +34,6 @@ def clock() -> FakeClock:
 @pytest.fixture
 def app(device: Any, clock: FakeClock) -> Any:
     return build_app(device, ADMIN_IDLE_SECONDS=IDLE, ADMIN_CLOCK=clock)
-
-
-def _csrf(html: str) -> str:
-    match = re.search(r'name="csrf" value="([^"]+)"', html)
-    assert match, "no CSRF field in the form"
-    return match.group(1)
-
-
-def _login(client: Any) -> str:
-    token = _csrf(client.get("/admin/login").get_data(as_text=True))
-    response = client.post("/admin/login", data={"pin": PIN, "csrf": token})
-    assert response.status_code == 302 and response.headers["Location"].endswith("/admin")
-    return _csrf(client.get("/admin").get_data(as_text=True))
 
 
 def _copy(app: Any, client: Any) -> Any:
@@ -73,7 +60,7 @@ def _assert_refused(app: Any, thief: Any, token: str) -> None:
 def test_copied_cookie_works_before_logout(app: Any) -> None:
     """The copy is a working session to begin with (so the refusals below mean something)."""
     client = app.test_client()
-    token = _login(client)
+    token = admin_login(client)
     thief = _copy(app, client)
     assert thief.get("/admin").status_code == 200
     assert thief.post("/api/games", headers={"X-CSRF-Token": token}).status_code == 201
@@ -81,7 +68,7 @@ def test_copied_cookie_works_before_logout(app: Any) -> None:
 
 def test_copied_cookie_refused_after_logout(app: Any) -> None:
     client = app.test_client()
-    token = _login(client)
+    token = admin_login(client)
     thief = _copy(app, client)
     assert client.post("/admin/logout", data={"csrf": token}).status_code == 302
     _assert_refused(app, thief, token)
@@ -89,7 +76,7 @@ def test_copied_cookie_refused_after_logout(app: Any) -> None:
 
 def test_copied_cookie_refused_after_pin_change(app: Any) -> None:
     client = app.test_client()
-    token = _login(client)
+    token = admin_login(client)
     thief = _copy(app, client)
     auth.set_pin(app.config["DATA_DIR"], PIN)  # even the same PIN again ends the sessions
     _assert_refused(app, thief, token)
@@ -98,7 +85,7 @@ def test_copied_cookie_refused_after_pin_change(app: Any) -> None:
 
 def test_copied_cookie_refused_after_idle_timeout(app: Any, clock: FakeClock) -> None:
     client = app.test_client()
-    token = _login(client)
+    token = admin_login(client)
     thief = _copy(app, client)
     clock.advance(IDLE - 1)
     assert client.get("/admin").status_code == 200  # in use: the idle time restarts
@@ -111,7 +98,7 @@ def test_copied_cookie_refused_after_idle_timeout(app: Any, clock: FakeClock) ->
 def test_session_ends_after_its_lifetime_even_in_use(device: Any, clock: FakeClock) -> None:
     app = build_app(device, ADMIN_IDLE_SECONDS=IDLE, ADMIN_CLOCK=clock)
     client = app.test_client()
-    token = _login(client)
+    token = admin_login(client)
     hours = int(app.permanent_session_lifetime.total_seconds() // (IDLE / 2))
     for _ in range(hours):
         clock.advance(IDLE / 2)
@@ -133,7 +120,7 @@ def test_session_registry_limit_drops_least_recent(clock: FakeClock) -> None:
 def test_admin_pages_say_the_network_is_plain_http(app: Any) -> None:
     client = app.test_client()
     assert "plain HTTP" in client.get("/admin/login").get_data(as_text=True)
-    _login(client)
+    admin_login(client)
     assert "plain HTTP" in client.get("/admin").get_data(as_text=True)
 
 
@@ -174,7 +161,7 @@ def test_damaged_admin_file_wrong_pins_not_counted(device: Any) -> None:
 def test_copied_cookie_refused_after_set_pin_command(app: Any) -> None:
     """`gg-arbiter set-pin`, another process, ends the running server's sessions."""
     client = app.test_client()
-    token = _login(client)
+    token = admin_login(client)
     thief = _copy(app, client)
     done = subprocess.run(
         [*gg_arbiter(), "set-pin", "--data", str(app.config["DATA_DIR"]), "86420"],
