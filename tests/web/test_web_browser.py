@@ -107,3 +107,45 @@ def test_browser_sim_panel_seats_pieces_and_pages_update_live(
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5_000
         context.close()
         assert not problems, f"browser console errors: {problems}"
+
+
+def test_browser_sim_panel_keeps_its_own_pick_over_a_stale_slots_answer(
+    device: Any, browser: Any, tmp_path: Path
+) -> None:
+    """A slots poll answered from before this browser seated a piece must not undo it."""
+
+    def slots_poll(request: Any) -> bool:
+        return bool(request.method == "GET" and request.url.endswith("/api/sim/slots"))
+
+    with live_server(build_app(device)) as server:
+        page = browser.new_context().new_page()
+        held: list[Any] = []
+
+        def hold_first_poll(route: Any) -> None:
+            if route.request.method == "GET" and not held:
+                held.append((route, route.fetch()))  # the device's slots at this moment
+            else:
+                route.continue_()
+
+        page.goto(server.url + "sim")
+        page.wait_for_selector(
+            'form[data-slot="attacker"] select[name="rank"] option[value="SPY"]',
+            state="attached",
+            timeout=10_000,
+        )
+        page.route("**/api/sim/slots", hold_first_poll)
+        with page.expect_request(slots_poll, timeout=10_000):
+            pass  # the panel's next poll is now held, its answer says "empty"
+        page.select_option('form[data-slot="attacker"] select[name="side"]', "W")
+        page.select_option('form[data-slot="attacker"] select[name="rank"]', "SPY")
+        page.click('form[data-slot="attacker"] button[data-act="seat"]')
+        page.wait_for_function(
+            "document.querySelector('form[data-slot=\"attacker\"] [data-f=\"picked\"]')"
+            ".textContent.indexOf('Spy') >= 0",
+            timeout=10_000,
+        )
+        route, stale = held[0]
+        # The stale answer arrives now; the poll after it proves the page has handled it.
+        with page.expect_request(slots_poll, timeout=10_000):
+            route.fulfill(response=stale)
+        assert "Spy" in page.inner_text('form[data-slot="attacker"] [data-f="picked"]')

@@ -199,13 +199,22 @@
     });
   }
 
+  // Bumped by every seat or removal made here: a slots answer asked for before
+  // one of them is stale and must not undo what this browser just did.
+  var slotActions = 0;
+
   function pollOutputs() {
     if (document.hidden) {
       window.setTimeout(pollOutputs, 1000);
       return;
     }
+    var asked = slotActions;
     request("GET", "/api/sim/slots")
-      .then(showSlots)
+      .then(function (slots) {
+        if (asked === slotActions) {
+          showSlots(slots);
+        }
+      })
       .then(function () { return request("GET", "/api/sim/outputs"); })
       .then(showOutputs)
       .catch(function () { /* the arbiter may be restarting */ })
@@ -222,8 +231,10 @@
     var slot = form.getAttribute("data-slot");
     var side = form.elements.side.value;
     var rank = form.elements.rank.value;
+    slotActions += 1;
     return request("PUT", "/api/sim/slots/" + slot, { piece: side + ":" + rank })
       .then(function () {
+        slotActions += 1; // a poll asked while the request was on the way is stale too
         showError("");
         var box = form.querySelector('[data-f="picked"]');
         box.setAttribute("data-mine", "1");
@@ -235,8 +246,10 @@
 
   function removePiece(form) {
     var slot = form.getAttribute("data-slot");
+    slotActions += 1;
     return request("DELETE", "/api/sim/slots/" + slot)
       .then(function () {
+        slotActions += 1;
         showError("");
         var box = form.querySelector('[data-f="picked"]');
         box.setAttribute("data-mine", "0");
