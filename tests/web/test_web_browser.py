@@ -139,10 +139,9 @@ def test_browser_sim_panel_keeps_its_own_pick_over_a_stale_slots_answer(
         page.select_option('form[data-slot="attacker"] select[name="side"]', "W")
         page.select_option('form[data-slot="attacker"] select[name="rank"]', "SPY")
         page.click('form[data-slot="attacker"] button[data-act="seat"]')
-        page.wait_for_function(
-            "document.querySelector('form[data-slot=\"attacker\"] [data-f=\"picked\"]')"
-            ".textContent.indexOf('Spy') >= 0",
-            timeout=10_000,
+        # A selector, not wait_for_function: the page's CSP forbids the eval that polls it.
+        page.wait_for_selector(
+            'form[data-slot="attacker"] [data-f="picked"]:has-text("Spy")', timeout=10_000
         )
         route, stale = held[0]
         # The stale answer arrives now; the poll after it proves the page has handled it.
