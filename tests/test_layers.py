@@ -19,7 +19,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 LINT = Path(sys.executable).with_name("lint-imports")
 #: Layers that are standard library only (plus lower arbiter layers).
-PURE_LAYERS = ("rules", "tunes", "storage")
+PURE_LAYERS = ("rules", "tunes", "storage", "tournament")
 #: What each layer may import of the arbiter, besides itself and arbiter.errors.
 BELOW = {
     "rules": set(),
@@ -27,6 +27,7 @@ BELOW = {
     "storage": {"rules"},
     "hardware": {"storage", "rules", "tunes"},
     "device": {"hardware", "storage", "rules", "tunes"},
+    "tournament": set(),
 }
 HARDWARE_LIBRARIES = {"gpiozero", "serial", "smbus2", "flask", "RPi", "lgpio", "waitress", "web"}
 
@@ -69,6 +70,7 @@ def test_layers_contracts_kept() -> None:
         ("arbiter/hardware/identify.py", "import web", "Layers"),
         ("arbiter/storage/registry.py", "import gpiozero", "Rules, tunes, storage"),
         ("arbiter/device/arbiter.py", "import serial", "Device"),
+        ("arbiter/tournament/model.py", "import arbiter.rules.ranks", "Tournament"),
     ],
 )
 def test_layers_contract_breaks_on_a_forbidden_import(
