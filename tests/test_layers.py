@@ -28,6 +28,7 @@ BELOW = {
     "hardware": {"storage", "rules", "tunes"},
     "device": {"hardware", "storage", "rules", "tunes"},
     "tournament": set(),
+    "hub": {"tournament", "rules", "storage"},
 }
 HARDWARE_LIBRARIES = {"gpiozero", "serial", "smbus2", "flask", "RPi", "lgpio", "waitress", "web"}
 
@@ -71,6 +72,7 @@ def test_layers_contracts_kept() -> None:
         ("arbiter/storage/registry.py", "import gpiozero", "Rules, tunes, storage"),
         ("arbiter/device/arbiter.py", "import serial", "Device"),
         ("arbiter/tournament/model.py", "import arbiter.rules.ranks", "Tournament"),
+        ("arbiter/hub/ledger.py", "import arbiter.device.arbiter", "Hub"),
     ],
 )
 def test_layers_contract_breaks_on_a_forbidden_import(
