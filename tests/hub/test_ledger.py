@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -288,3 +289,14 @@ def test_ledger_archive_imports_into_a_new_hub(ledger: Ledger, tmp_path: Path) -
             fresh.import_archive(archive)
     with Ledger(tmp_path / "other.sqlite", "other-event") as other, pytest.raises(ArchiveError):
         other.import_archive(archive)
+
+
+def test_ledger_verify_reports_a_game_that_disagrees_with_its_events(
+    paired: Ledger, tmp_path: Path
+) -> None:
+    paired.record_event("T1", new_game("T1", 1, "g1", assignment(1, 1, "Ana", "Dee")))
+    paired.record_event("T1", challenge("T1", 2, "g1", 1, 0, 1))
+    assert paired.verify() == []
+    with sqlite3.connect(tmp_path / "event.sqlite") as db:
+        db.execute("UPDATE games SET challenges = 5")
+    assert paired.verify() == ["game g1 of table T1 differs from its events"]
