@@ -77,6 +77,9 @@ CREATE TABLE IF NOT EXISTS games (
 CREATE TABLE IF NOT EXISTS corrections (
     id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, who TEXT NOT NULL,
     what TEXT NOT NULL, target TEXT NOT NULL, before TEXT, after TEXT);
+CREATE TABLE IF NOT EXISTS records (
+    table_name TEXT NOT NULL, game TEXT NOT NULL, payload TEXT NOT NULL,
+    received_at TEXT NOT NULL, PRIMARY KEY (table_name, game));
 CREATE TABLE IF NOT EXISTS rejections (
     id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, table_name TEXT NOT NULL,
     seq INTEGER, reason TEXT NOT NULL);
@@ -90,12 +93,14 @@ _ARCHIVE_TABLES = {
     "pairings": ("round", "board", "white", "black", "result", "table_name", "corrected"),
     "tables": ("name", "online", "status", "last_seen"),
     "events": ("table_name", "seq", "game", "type", "payload", "received_at"),
+    "records": ("table_name", "game", "payload", "received_at"),
     "corrections": ("id", "at", "who", "what", "target", "before", "after"),
     "rejections": ("id", "at", "table_name", "seq", "reason"),
 }
 _ORDER = {
     "meta": "key", "players": "registered", "rounds": "number", "pairings": "round, board",
-    "tables": "name", "events": "table_name, seq", "corrections": "id", "rejections": "id",
+    "tables": "name", "events": "table_name, seq", "records": "table_name, game",
+    "corrections": "id", "rejections": "id",
     "games": "table_name, game",
 }
 
@@ -437,7 +442,7 @@ class Ledger:
         try:
             seq, game, kind = _check_event(table, event)
         except MalformedEventError as exc:
-            self._reject(table, _seq_of(event), str(exc))
+            self.note_rejection(table, _seq_of(event), str(exc))
             raise
         text = canonical(event)
         with self._write() as db:
@@ -459,10 +464,11 @@ class Ledger:
         if held[0] == text:
             return False
         reason = f"event {seq} of table {table!r} contradicts the one held"
-        self._reject(table, seq, reason)
+        self.note_rejection(table, seq, reason)
         raise ContradictingEventError(reason)
 
-    def _reject(self, table: str, seq: int | None, reason: str) -> None:
+    def note_rejection(self, table: str, seq: int | None, reason: str) -> None:
+        """Log and keep a note of a refused message (never its payload)."""
         # The payload is not logged: it may hold what a later contract adds.
         log.warning("rejected an event from table %r (seq %s): %s", table, seq, reason)
         with self._write() as db:
@@ -574,6 +580,22 @@ class Ledger:
                 " last_seen=excluded.last_seen",
                 (table, canonical(status), self._now()),
             )
+
+    def set_record(self, table: str, game: str, record: Mapping[str, Any]) -> None:
+        """Keep the full record a table published for a game that is over."""
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO records VALUES (?, ?, ?, ?) ON CONFLICT(table_name, game)"
+                " DO UPDATE SET payload=excluded.payload",
+                (table, game, canonical(record), self._now()),
+            )
+
+    def record(self, table: str, game: str) -> dict[str, Any] | None:
+        """The full record of a game, once its table published it (None before)."""
+        rows = self._read(
+            "SELECT payload FROM records WHERE table_name=? AND game=?", (table, game)
+        )
+        return json.loads(rows[0][0]) if rows else None
 
     def table_state(self, table: str) -> tuple[bool | None, dict[str, Any] | None, str | None]:
         """(online, status, last seen) of a table; None where unknown."""
