@@ -68,18 +68,27 @@ def standings(
     check_unique(players)
     score = {p.name: 0.0 for p in players}
     score.update((n, s) for n, s in scores(games).items() if n in score)
-    decided = [g for g in games if g.result is not None and not g.pairing.is_bye]
+    # Each player's games, indexed once: the tie-breaks read them per player.
+    mine: dict[str, list[Game]] = defaultdict(list)
+    for g in games:
+        for name in (g.pairing.white, g.pairing.black):
+            if name is not None:
+                mine[name].append(g)
+    decided: dict[str, list[Game]] = {
+        n: [g for g in gs if g.result is not None and not g.pairing.is_bye]
+        for n, gs in mine.items()
+    }
 
     def buchholz(name: str, _group: frozenset[str]) -> float:
         return sum(
             score.get(opp, 0.0)
-            for g in decided
+            for g in decided.get(name, ())
             if (opp := g.pairing.opponent_of(name)) is not None
         )
 
     def sonneborn_berger(name: str, _group: frozenset[str]) -> float:
         total = 0.0
-        for g in decided:
+        for g in decided.get(name, ()):
             opp = g.pairing.opponent_of(name)
             points = g.points(name)
             if opp is not None and points is not None:
@@ -88,7 +97,7 @@ def standings(
 
     def direct(name: str, group: frozenset[str]) -> float:
         total = 0.0
-        for g in decided:
+        for g in decided.get(name, ()):
             opp = g.pairing.opponent_of(name)
             points = g.points(name)
             if opp is not None and opp in group and points is not None:
@@ -109,7 +118,7 @@ def standings(
             return v
 
         groups = [part for group in groups for part in _split(group, value)]
-    return _rows(groups, score, games, tiebreaks, values)
+    return _rows(groups, score, mine, tiebreaks, values)
 
 
 def _split(names: list[str], key: Callable[[str, frozenset[str]], float]) -> list[list[str]]:
@@ -131,7 +140,7 @@ def _split(names: list[str], key: Callable[[str, frozenset[str]], float]) -> lis
 def _rows(
     groups: list[list[str]],
     score: dict[str, float],
-    games: Sequence[Game],
+    mine: dict[str, list[Game]],
     tiebreaks: Sequence[TieBreak],
     values: dict[str, dict[TieBreak, float]],
 ) -> list[Standing]:
@@ -139,9 +148,11 @@ def _rows(
     for group in groups:
         rank = len(rows) + 1
         for name in group:
-            mine = [g for g in games if name in (g.pairing.white, g.pairing.black)]
-            byes = sum(1 for g in mine if g.pairing.is_bye)
-            points = [p for g in mine if not g.pairing.is_bye and (p := g.points(name)) is not None]
+            theirs = mine.get(name, [])
+            byes = sum(1 for g in theirs if g.pairing.is_bye)
+            points = [
+                p for g in theirs if not g.pairing.is_bye and (p := g.points(name)) is not None
+            ]
             rows.append(
                 Standing(
                     rank=rank,
