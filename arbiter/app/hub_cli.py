@@ -14,6 +14,7 @@ import logging
 import signal
 import sys
 import threading
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -169,6 +170,14 @@ def _gaps(args: argparse.Namespace) -> int:
     return 1 if any(out.values()) else 0
 
 
+def _silent(args: argparse.Namespace) -> int:
+    with _ledger(args) as ledger:
+        silent = ledger.silent_tables(timedelta(minutes=args.quiet))
+    for table, why in silent:
+        print(f"{table}\t{why}")
+    return 1 if silent else 0
+
+
 def add_hub_parser(sub: Any, parser_class: type[argparse.ArgumentParser]) -> None:
     """Add ``hub`` and its subcommands to the ``gg-arbiter`` subparsers ``sub``."""
     hub = sub.add_parser("hub", help="the tournament hub: serve an event, or script its ledger")
@@ -234,3 +243,9 @@ def add_hub_parser(sub: Any, parser_class: type[argparse.ArgumentParser]) -> Non
 
     cmds.add_parser("audit", help="print the audit log").set_defaults(func=_audit)
     cmds.add_parser("gaps", help="missing table events (exit 1 if any)").set_defaults(func=_gaps)
+    silent = cmds.add_parser(
+        "silent", help="tables of the round offline or quiet with a game on (exit 1 if any)"
+    )
+    silent.add_argument("--quiet", type=float, default=10.0, metavar="MINUTES",
+                        help="no event for this long counts as silent (default 10)")
+    silent.set_defaults(func=_silent)

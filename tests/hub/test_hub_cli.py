@@ -38,6 +38,9 @@ def test_hub_cli_runs_an_event_from_the_command_line(
     # Round 1: top half (Ana, Ben) against bottom half (Cid, Dee); White alternates by board.
     assert "round 1 board 1: Ana - Cid" in out and "round 1 board 2: Dee - Ben" in out
     assert hub(tmp_path, "assign", "1", "1", "T1") == 0
+    capsys.readouterr()
+    assert hub(tmp_path, "silent", "--quiet", "5") == 1
+    assert capsys.readouterr().out == "T1\tno event yet\n"
     assert hub(tmp_path, "result", "1", "1", "0-1", "--who", "chief") == 0
     assert hub(tmp_path, "result", "1", "2", "1-0") == 0
     capsys.readouterr()
@@ -50,6 +53,7 @@ def test_hub_cli_runs_an_event_from_the_command_line(
         "3,Ana,0.0,1,0,0,1,0,0.0,1.0,0.0",
         "3,Ben,0.0,1,0,0,1,0,0.0,1.0,0.0",
     ]
+    assert hub(tmp_path, "silent") == 0  # every game of the round has its result
     assert hub(tmp_path, "audit") == 0
     lines = capsys.readouterr().out.splitlines()
     assert [line.split("\t")[1:] for line in lines] == [
