@@ -12,6 +12,7 @@ import argparse
 import json
 import logging
 import signal
+import sqlite3
 import sys
 import threading
 from datetime import timedelta
@@ -51,8 +52,11 @@ def broker_address(url: str) -> tuple[str, int]:
 
 def _ledger(args: argparse.Namespace) -> Ledger:
     data = Path(args.data) if args.data else default_data_dir() / "hub"
-    data.mkdir(parents=True, exist_ok=True)
-    return Ledger(data / "hub.sqlite", args.event)
+    try:
+        data.mkdir(parents=True, exist_ok=True)
+        return Ledger(data / "hub.sqlite", args.event)
+    except (OSError, sqlite3.Error) as exc:
+        raise HubCliError(f"cannot open the ledger in {data}: {exc}") from None
 
 
 def _print_json(value: Any) -> None:

@@ -312,15 +312,17 @@ class Ledger:
 
     def add_round(self, pairings: Sequence[Pairing], system: str = "manual") -> None:
         """Store the next round's ``pairings`` as given."""
-        number = len(self.rounds()) + 1
         known = {p.name for p in self.players()}
         for p in pairings:
-            if p.round != number:
-                raise PairingError(f"the next round is {number}, not {p.round}")
             for name in (p.white, p.black):
                 if name is not None and name not in known:
                     raise UnknownPlayerError(f"no player named {name!r}")
         with self._write() as db:
+            # Read inside the transaction: two organisers' commands cannot both add round N.
+            (number,) = db.execute("SELECT COALESCE(MAX(number), 0) + 1 FROM rounds").fetchone()
+            wrong = [p.round for p in pairings if p.round != number]
+            if wrong:
+                raise PairingError(f"the next round is {number}, not {wrong[0]}")
             db.execute("INSERT INTO rounds VALUES (?, ?, ?)", (number, system, self._now()))
             db.executemany(
                 "INSERT INTO pairings (round, board, white, black) VALUES (?, ?, ?, ?)",

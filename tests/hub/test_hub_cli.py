@@ -78,6 +78,9 @@ def test_hub_cli_reports_errors_in_one_line(
     assert hub(tmp_path, "--broker", "http://x") == 2
     assert "not a broker URL" in capsys.readouterr().err
     assert hub(tmp_path) == 2  # serving needs a broker
+    (tmp_path / "file").write_text("")
+    assert hub(tmp_path / "file", "players", "list") == 2
+    assert "cannot open the ledger" in capsys.readouterr().err
     assert hub(tmp_path, "pair", "--system", "round-robin") == 2  # one player
     capsys.readouterr()
 
