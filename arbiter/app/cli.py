@@ -12,6 +12,7 @@ from pathlib import Path
 
 from arbiter import __version__
 from arbiter.app.config import Config, ConfigError, load_config
+from arbiter.app.hub_cli import add_hub_parser
 from arbiter.device.arbiter import Arbiter
 from arbiter.errors import ArbiterError
 from arbiter.hardware.pins import PinSetupError
@@ -490,6 +491,8 @@ def build_parser() -> argparse.ArgumentParser:
     common(set_pin)
     set_pin.add_argument("pin", metavar="PIN", nargs="?", help="4 to 12 digits (asked if left out)")
     set_pin.set_defaults(func=_cmd_set_pin)
+
+    add_hub_parser(sub, _Parser)
     return parser
 
 
