@@ -135,6 +135,25 @@ def test_unknown_reader_kind_is_refused(tmp_path: Path) -> None:
     assert not system.path("/opt/gg-arbiter").exists()
 
 
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("--reader", "mcu"), "--reader goes with --service"),
+        (("--uninstall", "--service"), "separate runs"),
+        (("--service", "--reader"), "--reader needs a KIND"),
+        (("--uninstall", "--keep"), "unknown option --keep"),
+    ],
+)
+def test_bad_options_are_refused_before_anything_changes(
+    tmp_path: Path, args: tuple[str, ...], says: str
+) -> None:
+    system = FakeSystem(tmp_path)
+    result = system.run(*args)
+    assert result.returncode == 2
+    assert says in result.output
+    assert result.calls == []
+
+
 def test_service_is_refused_off_a_pi(tmp_path: Path) -> None:
     system = FakeSystem(tmp_path, model="QEMU Virtual Machine")
     result = system.run("--service")
