@@ -98,7 +98,7 @@ install_debian_packages() {
   if apt_has python3-lgpio; then
     apt_install python3-lgpio
   else
-    say "python3-lgpio is not in this system's archives (not Raspberry Pi OS?): pip installs lgpio from PyPI; on a Pi 5 use Raspberry Pi OS, which has it"
+    say "python3-lgpio is not in this system's archives (this is not Raspberry Pi OS): nothing to do, pip installs lgpio from PyPI into the venv instead"
   fi
 }
 
@@ -200,7 +200,7 @@ EOF
 
 install_udev_rules() {
   put_file firmware/udev/99-gg-arbiter.rules "$GG_RULES" 0644
-  if udevadm control --reload; then
+  if udevadm control --reload 2>/dev/null; then
     # Devices already plugged in get their names and groups now, not at next plug-in.
     udevadm trigger --subsystem-match=tty || say "udevadm trigger failed: replug the readers"
   else
