@@ -64,7 +64,9 @@ def test_install_per_reader_kind(tmp_path: Path, kind: str) -> None:
     assert stat.S_IMODE(data.stat().st_mode) == 0o700
     assert result.called("chown", "gg-arbiter:gg-arbiter", str(data))
     config_file = system.path(CONFIG)
-    assert stat.S_IMODE(config_file.stat().st_mode) == 0o640
+    # Readable by the builder's shell (bench commands read the pins), writable by root only.
+    assert stat.S_IMODE(config_file.stat().st_mode) == 0o644
+    assert result.called("chown", "root:root", str(config_file))
     config = load_config(config_file)
     assert config.reader.kind == kind
     assert config.data_dir == Path(DATA)
