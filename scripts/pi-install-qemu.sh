@@ -137,6 +137,11 @@ check "/etc/gg-arbiter/config.toml exists" "test -f /etc/gg-arbiter/config.toml"
 check "unit enabled for boot" "test -L /etc/systemd/system/multi-user.target.wants/gg-arbiter.service"
 check "no root-owned files in the pi home" "[ -z \"\$(find /home/pi -user root -print -quit)\" ]"
 check "the unit verifies" "systemd-analyze verify /etc/systemd/system/gg-arbiter.service"
+# What the unit would start, as its user and in its working directory (the
+# simulator: no pins here), with the installed config and data directory.
+echo status > "$root/tmp/gg-smoke.txt"
+check "the service user runs it with the installed config and data" \
+  "cd /var/lib/gg-arbiter && runuser -u gg-arbiter -- /opt/gg-arbiter/venv/bin/gg-arbiter run --sim --script /tmp/gg-smoke.txt --port 0 && [ \"\$(stat -c %U /var/lib/gg-arbiter/games)\" = gg-arbiter ]"
 step "rerun" "bash setup.sh --service"
 said "the rerun changed nothing" "nothing changed"
 step "another reader" "bash setup.sh --service --reader rdm6300"
