@@ -37,6 +37,12 @@ fi
 if [ $((service + uninstall + dev)) -gt 1 ]; then
   echo "setup.sh: --dev, --service and --uninstall are separate runs" >&2; exit 2
 fi
+if [ $((service + uninstall)) -eq 0 ] && [ "$(id -u)" -eq 0 ] && [ -n "${SUDO_USER:-}" ] \
+  && [ "$SUDO_USER" != root ] && [ -z "${GG_ROOT:-}" ]; then
+  # Through sudo, .venv (in the user's checkout) would become root's.
+  echo "setup.sh: run it without sudo (it asks sudo for Debian packages itself); sudo is for --service and --uninstall" >&2
+  exit 2
+fi
 
 say() { printf '[setup] %s\n' "$*"; }
 die() { printf '[setup] FAILED: %s\n' "$*" >&2; exit 1; }
