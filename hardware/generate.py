@@ -6,7 +6,8 @@
 Sources: ``arbiter/app/default_config.toml`` (through :func:`arbiter.app.config.load_config`)
 for every pin and port, :data:`arbiter.rules.keycode.DEFAULT_KEYCODE` for the key code,
 and :data:`GEOMETRY` below for the printed parts. Outputs: ``pinout.md``,
-``keycodes.md``, ``wiring.svg``, ``gg_params.scad`` and ``keys_all.scad``.
+``keycodes.md``, ``gg_params.scad`` and ``keys_all.scad``; ``wiring.py`` adds the
+wiring pictures and ``wiring.md``, ``keychart.py`` the key chart (SVG and PDF).
 ``key_base.scad``, ``slot_block.scad`` and ``README.md`` are written by hand.
 """
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from xml.sax.saxutils import escape
 
@@ -23,6 +24,11 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 if str(ROOT) not in sys.path:  # run as a script from a checkout without installing
     sys.path.insert(0, str(ROOT))
+if str(HERE) not in sys.path:  # the sibling generators, also when loaded by file path
+    sys.path.insert(0, str(HERE))
+
+import keychart  # noqa: E402
+import wiring  # noqa: E402
 
 from arbiter.app.config import Config, load_config  # noqa: E402
 from arbiter.rules.keycode import DEFAULT_KEYCODE, KeyCode, chart_markdown  # noqa: E402
@@ -250,7 +256,7 @@ def pinout_md(config: Config) -> str:
         "physical position on the 40-pin header (pin 1 is the square pad, nearest the",
         "SD card end; odd pins on the inner row). All logic is 3.3 V: never connect a",
         "GPIO to 5 V. Change a pin in `/etc/gg-arbiter/config.toml`, not here, then",
-        "follow that file. Wiring picture: [wiring.svg](wiring.svg).",
+        "follow that file. Wiring pictures, one per reader kind: [wiring.md](wiring.md).",
         "",
     ]
     for kind in WIRED_KINDS:
@@ -607,24 +613,29 @@ def wiring_svg(config: Config) -> str:
 # --------------------------------------------------------------------------- main
 
 
-def outputs(config: Config | None = None, keycode: KeyCode = DEFAULT_KEYCODE) -> dict[Path, str]:
+def outputs(
+    config: Config | None = None, keycode: KeyCode = DEFAULT_KEYCODE
+) -> dict[Path, str | bytes]:
     """Every generated file (path -> text) for ``config`` (default: the shipped config)."""
     config = config if config is not None else load_config()
     return {
         HERE / "pinout.md": pinout_md(config),
         HERE / "keycodes.md": keycodes_md(keycode),
-        HERE / "wiring.svg": wiring_svg(config),
+        **wiring.outputs(config, HEADER),
+        **keychart.outputs(keycode, geometry()),
         HERE / "gg_params.scad": params_scad(),
         HERE / "keys_all.scad": keys_all_scad(keycode),
     }
 
 
-def stale(files: dict[Path, str]) -> list[Path]:
+def stale(files: Mapping[Path, str | bytes]) -> list[Path]:
     """The files whose contents differ from what would be generated."""
     result = []
     for path, text in files.items():
         try:
-            current = path.read_text(encoding="utf-8")
+            current: str | bytes | None = (
+                path.read_bytes() if isinstance(text, bytes) else path.read_text(encoding="utf-8")
+            )
         except FileNotFoundError:
             current = None
         if current != text:
@@ -644,7 +655,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"stale: {path.relative_to(ROOT)} (run hardware/generate.py)")
         return 1 if old else 0
     for path in old:
-        path.write_text(files[path], encoding="utf-8")
+        content = files[path]
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
         print(f"wrote {path.relative_to(ROOT)}")
     if not old:
         print("all generated files are up to date")
