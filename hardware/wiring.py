@@ -25,7 +25,7 @@ from pathlib import Path
 import schemdraw
 import schemdraw.elements as elm
 
-from arbiter.app.config import Config
+from arbiter.app.config import READER_KINDS, Config
 from arbiter.hardware.readers.mcp23017 import Mcp23017KeyReader
 
 HERE = Path(__file__).resolve().parent
@@ -37,8 +37,8 @@ NOTE = (
     "arbiter/app/default_config.toml; do not edit."
 )
 
-#: The reader kinds a builder wires, each with its picture.
-KINDS = ("keys-gpio", "keys-mcp23017", "rdm6300", "mcu")
+#: The reader kinds a builder wires, each with its picture (the simulator needs none).
+KINDS = tuple(kind for kind in READER_KINDS if kind != "sim")
 
 LED_RESISTOR = "330 Ω"
 #: RDM6300 TX (5 V logic) to a 3.3 V input: TX - 1 kΩ - input - 2 kΩ - GND gives 3.3 V.

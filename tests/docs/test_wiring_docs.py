@@ -11,7 +11,7 @@ from types import ModuleType
 
 import pytest
 
-from arbiter.app.config import load_config
+from arbiter.app.config import READER_KINDS, load_config
 from arbiter.rules.keycode import DEFAULT_KEYCODE
 from arbiter.rules.ranks import Side
 
@@ -85,6 +85,13 @@ def test_stale_compares_bytes_for_the_pdf(generate: ModuleType, tmp_path: Path) 
 
 
 # ------------------------------------------------------------ one per reader
+
+
+def test_every_wired_reader_kind_is_drawn(generate: ModuleType, wiring: ModuleType) -> None:
+    assert set(wiring.KINDS) == set(READER_KINDS) - {"sim"} == set(KINDS)
+    assert tuple(generate.WIRED_KINDS) == wiring.KINDS
+    for kind in KINDS:
+        assert (HARDWARE / f"wiring-{kind}.svg").is_file()
 
 
 @pytest.mark.parametrize("kind", KINDS)
