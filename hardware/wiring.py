@@ -387,12 +387,15 @@ def _draw_run(d: schemdraw.Drawing, ic: elm.Ic, run: Run, gnd_pin: int, x_end: f
         d += elm.Switch().right().label(f"{run.label}  COM–NO", fontsize=10)
     elif run.part == "led":
         d += elm.Resistor().right().label(LED_RESISTOR, fontsize=10)
-        d += elm.LED().right().label(run.label, loc="bottom", ofst=0.3, fontsize=10)
+        d += elm.LED().right()
     elif run.part == "buzzer":
         d += elm.Crystal().right().label("piezo (passive), + to the GPIO", fontsize=10)
     else:
         d += elm.Button().right().label("NEW GAME", fontsize=10)
-    d += elm.Line().right().tox(x_end)
+    line = elm.Line().right().tox(x_end)
+    if run.part == "led":  # beside the LED the light arrows leave no room for it
+        line.label(f"{run.label} cathode", loc="top", fontsize=10)
+    d += line
     _ground(d, f"Pi GND pin {gnd_pin}")
 
 
@@ -510,9 +513,10 @@ def _picture_mcp(config: Config, header: Mapping[int, str]) -> str:
         d += chip.at((_x_end(ic) + 10, _top(ic) - 3 * ROW)).anchor("VDD")
         for name, text in (("VDD", "Pi pin 1 (3V3)"), ("VSS", f"Pi GND pin {mcp_gnd}"),
                            ("SDA", "Pi pin 3 (SDA)"), ("SCL", "Pi pin 5 (SCL)"),
-                           ("INTA", f"Pi pin {inta}"), ("RESET", "Pi pin 1 (3V3)")):
+                           ("INTA", f"Pi pin {inta} (GPIO{r.interrupt_pin})"),
+                           ("RESET", "Pi pin 1 (3V3)")):
             d += elm.Line().left(3.2).at(getattr(chip, name))
-            d += elm.Tag(width=3.8).left().label(text, fontsize=10)
+            d += elm.Tag(width=4.4).left().label(text, fontsize=10)
         cap_x = chip.VDD[0] - 1.6
         d += elm.Dot().at((cap_x, chip.VDD[1]))
         d += elm.Capacitor().down().toy(chip.VSS[1]).label(DECOUPLING, loc="bottom",

@@ -173,7 +173,7 @@ def test_each_led_has_its_resistor_in_the_picture(generate: ModuleType, kind: st
     assert len(leds) == 3
     assert texts.count("330 Ω") == len(leds)
     for role in leds:
-        assert role in texts
+        assert f"{role} cathode" in texts
 
 
 @pytest.mark.parametrize("kind", ["rdm6300", "mcu"])
