@@ -191,7 +191,8 @@ def _draw_key(p: Painter, x: float, y: float, geometry: Mapping[str, float],
     length = key_length(g, len(word))
     count = piece.rank.count
     p.text(x, y + g["key_h"] + 2, f"{piece}  {piece.rank.full_name}", 8.5, bold=True)
-    p.text(x + length, y + g["key_h"] + 2, f"{word}  x{count}", 8, "end")
+    keys = f"{count} key" + ("s" if count > 1 else "")
+    p.text(x + length, y + g["key_h"] + 2, f"{word}  ({keys})", 8, "end")
     p.polygon([(x + px, y + py) for px, py in key_outline(g, word)], "#eeeeee")
     p.rect(x, y + g["notch_h"] + 1, g["rib_w"], g["key_h"] - g["notch_h"] - 2, "#a0a0a0")
     for number, (centre, bit) in enumerate(zip(switch_centres(g, len(word)), word,
