@@ -450,7 +450,10 @@ def _svg(d: schemdraw.Drawing) -> str:
 
 
 def _drawing() -> schemdraw.Drawing:
-    d = schemdraw.Drawing(show=False)
+    # Always schemdraw's own SVG writer with <text> labels: with matplotlib or
+    # ziamath installed its defaults would change (random ids, text as paths).
+    schemdraw.svgconfig.text = "text"
+    d = schemdraw.Drawing(canvas="svg", show=False)
     d.config(fontsize=11, font=FONT, unit=2.2, lw=1.4)
     return d
 
