@@ -463,14 +463,12 @@ def _picture_keys_gpio(config: Config, header: Mapping[int, str]) -> str:
     plan = pi_ground_plan(config, "keys-gpio", header)
     with _drawing() as d:
         ic = _pi_block(d, header, runs, plan)
-        top = ic.absanchors["N"] if "N" in ic.absanchors else ic.get_bbox(transform=True)[3]
         _title(d, (-3, _top(ic) + 3.2), [
             'Wiring: reader.kind = "keys-gpio" (notched keys, switches on the Pi\'s GPIO)',
             "Supply: none (internal pull-ups). Microswitches: COM to the GPIO, NO to ground,"
             " NC free.",
             "Each LED: GPIO → 330 Ω → anode (long leg); cathode to ground. 3.3 V logic only.",
         ])
-        del top
         _ground_legend(d, (-3, _bottom(ic) - 1.0), plan)
     return _svg(d)
 

@@ -293,3 +293,15 @@ def test_key_chart_pdf_has_both_armies_on_a4_pages() -> None:
         count = piece.rank.count
         assert f"({word}  \\({count} key{'s' if count > 1 else ''}\\))".encode() in data
     assert b"CreationDate" not in data or b"D:20000101000000" in data
+
+
+def test_key_chart_pdf_draws_the_keys_full_size(generate: ModuleType) -> None:
+    data = (HARDWARE / "keychart.pdf").read_bytes()
+    g = generate.geometry()
+    length_pt = (2 * g["foot_w"] + DEFAULT_KEYCODE.switches * g["pitch"]) * 72 / 25.4
+    outlines = re.findall(rb"^n ([-\d. ml]+) h$", data, re.M)
+    assert len(outlines) == 30  # one closed outline per key, 15 per army
+    for outline in outlines:
+        numbers = [float(n) for n in re.findall(rb"-?\d+(?:\.\d+)?", outline)]
+        xs = numbers[0::2]
+        assert max(xs) - min(xs) == pytest.approx(length_pt, abs=0.01)
