@@ -83,7 +83,11 @@ def block(parts: dict[str, Any], geom: geo.Geometry) -> list[str]:
         f"holes +{parts['printing']['hole_allowance']:g} mm. Derived: slot floor "
         f"{geom.value('floor_t'):g} mm over a {geom.value('pocket_depth'):g} mm carrier "
         f"pocket, notch {geom.value('notch_h'):g} mm; the stack table is in "
-        "[keycodes.md](keycodes.md).",
+        "[keycodes.md](keycodes.md) and below.",
+        "",
+        "### Worst-case stack (mm above the switch base; N for the magnets)",
+        "",
+        *geo.stack_table(geom),
     ]
     return out
 
