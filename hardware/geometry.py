@@ -182,6 +182,7 @@ def derive(parts: dict[str, Any], switches: int = 7, pressed: int = 3) -> Geomet
         ("key_h", ky["key_h"], "key height"),
         ("notch_h", notch_h, "a notch is cut this high above the feet (derived: FP max)"),
         ("tooth_w", tooth_w, "tooth width along the row"),
+        ("tooth_dip", 0.0, "tooth below the feet: 0, teeth and feet stand in one plane"),
         ("rib_w", ky["rib_w"], "polarising rib on the key's front face, at the switch-1 end"),
         ("rib_d", ky["rib_d"], "how far the rib stands out"),
         ("clear", play, "play between key and slot, per side"),

@@ -10,6 +10,7 @@ key_thick = 10;      // key thickness, front to back
 key_h = 18;          // key height
 notch_h = 2.85;      // a notch is cut this high above the feet (derived: FP max)
 tooth_w = 5;         // tooth width along the row
+tooth_dip = 0;       // tooth below the feet: 0, teeth and feet stand in one plane
 rib_w = 3;           // polarising rib on the key's front face, at the switch-1 end
 rib_d = 1.5;         // how far the rib stands out
 clear = 0.4;         // play between key and slot, per side

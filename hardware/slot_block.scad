@@ -93,6 +93,10 @@ module slot_block() {
     }
 }
 
+// The stack's reference heights as built here (tests/docs/test_hardware_models.py
+// compares them with hardware/geometry.py): switch base = carrier pocket floor.
+echo(gg_tooth_z = floor_z - (skirt_h + carrier_floor), gg_floor_under_z = cav_h - (skirt_h + carrier_floor));
+
 // Opened on its own (base_plate.scad includes this file and sets GG_PART).
 if (is_undef(GG_PART)) {
     slot_block();

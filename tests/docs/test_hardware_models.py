@@ -4,6 +4,8 @@ committed PNG preview in hardware/img/ is what a fresh render gives."""
 from __future__ import annotations
 
 import importlib.util
+import re
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -61,3 +63,19 @@ def test_every_scad_file_has_a_preview_and_the_readme_embeds_them() -> None:
     readme = (HARDWARE / "README.md").read_text(encoding="utf-8")
     for model in models.MODELS:
         assert f"](img/{model.name}.png)" in readme, model.name
+
+
+def test_slot_block_builds_the_heights_the_stack_checks(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location("hardware_geometry", HARDWARE / "geometry.py")
+    assert spec is not None and spec.loader is not None
+    geometry = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = geometry
+    spec.loader.exec_module(geometry)
+    rows = {r.name: r for r in geometry.load().stack}
+    echo = tmp_path / "slot_block.echo"
+    subprocess.run(["openscad", "-o", str(echo), str(HARDWARE / "slot_block.scad")],
+                   capture_output=True, text=True, timeout=120, check=True)
+    built = dict(re.findall(r"(gg_\w+) = ([\d.]+)", echo.read_text(encoding="utf-8")))
+    assert float(built["gg_tooth_z"]) == pytest.approx(rows["tooth presses past OP"].nominal)
+    assert float(built["gg_floor_under_z"]) == pytest.approx(
+        rows["floor clears switch body"].nominal)
