@@ -272,9 +272,10 @@ def key_dimensions(path: Path = PARTS) -> KeyDimensions:
 
 def stack_table(geometry: Geometry) -> list[str]:
     """The stack as Markdown table lines."""
-    lines = ["| Figure | Nominal | Worst | Limit | Margin | Why |", "|---|--:|--:|--:|--:|---|"]
+    lines = ["| Figure | Nominal | Worst | Limit | Margin | Least allowed | Why |",
+             "|---|--:|--:|--:|--:|--:|---|"]
     for r in geometry.stack:
         sense = "≤" if r.sense == "<=" else "≥"
         lines.append(f"| {r.name} | {r.nominal:.2f} | {r.worst:.2f} | {sense} {r.limit:.2f} | "
-                     f"{r.margin:.2f} {r.unit} | {r.why} |")
+                     f"{r.margin:.2f} {r.unit} | {r.required:.2f} {r.unit} | {r.why} |")
     return lines
