@@ -9,8 +9,9 @@
 //
 // The pocket depth IS the stack: gg_params.scad's pocket_depth is the height
 // of the slot floor's underside over the switch base (hardware/geometry.py).
-// Print it top face down, no supports; check the pocket depth with calipers
-// (pocket_depth +- the printing tolerance in parts.toml) before the block.
+// Print it standing on its floor, pockets up (no bridges, no supports);
+// check the pocket depth with calipers (pocket_depth +- the printing
+// tolerance in parts.toml) before printing the block.
 
 include <gg_params.scad>
 use <gg_lib.scad>
