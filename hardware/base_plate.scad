@@ -48,7 +48,7 @@ module base_plate() {
             translate([0, 0, -0.01]) cylinder(d1 = 6.4, d2 = m3_clear, h = 1.6, $fn = 32);
         }
         // cable pass under the block's wiring space
-        translate([block_origin[0] + bw / 2 - 20, block_origin[1] + 8, -1]) cube([40, 14, base_t + 2]);
+        translate([block_origin[0] + bw / 2 - 20, block_origin[1] + 16, -1]) cube([40, 14, base_t + 2]);
     }
     standoffs(pi_holes(), m25_pilot);
     standoffs(perf_holes(), m2_pilot);
