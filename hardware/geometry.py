@@ -145,7 +145,7 @@ def derive(parts: dict[str, Any], switches: int = 7, pressed: int = 3) -> Geomet
 
     coil_pitch = _up(rf["coil_l"] + rf["coil_min_gap"] + 2 * m + 2 * t, 1.0)
 
-    stack = (
+    raw = (
         StackRow("tooth presses past OP", tooth_z, tooth_z + spread, op_min, "<=", m, "mm",
                  "highest tooth vs lowest operating position (OP - tol)"),
         StackRow("tooth short of end stop", tooth_z, tooth_z - spread, ttp, ">=", m, "mm",
@@ -172,7 +172,7 @@ def derive(parts: dict[str, Any], switches: int = 7, pressed: int = 3) -> Geomet
     stack = tuple(
         StackRow(r.name, round(r.nominal, 4), round(r.worst, 4), round(r.limit, 4), r.sense,
                  r.required, r.unit, r.why)
-        for r in stack
+        for r in raw
     )
 
     params: tuple[tuple[str, float, str], ...] = (

@@ -28,7 +28,7 @@ def variant_rows(parts: dict[str, Any], variant: str) -> list[tuple[int, dict[st
 
 def variant_cost(parts: dict[str, Any], variant: str) -> float:
     """Rough cost of one build of ``variant`` (EUR)."""
-    return round(sum(q * p["cost"] for q, p in variant_rows(parts, variant)), 2)
+    return round(sum(float(q * p["cost"]) for q, p in variant_rows(parts, variant)), 2)
 
 
 def _cell(text: str) -> str:
