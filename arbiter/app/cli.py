@@ -9,6 +9,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from arbiter import __version__
 from arbiter.app.config import Config, ConfigError, load_config
@@ -336,6 +337,146 @@ def _cmd_enroll(args: argparse.Namespace) -> int:
     return 0
 
 
+def _hold_data_dir(data_dir: Path) -> int | None:
+    """Take the data directory's lock (as the arbiter does) so no arbiter starts meanwhile.
+
+    :returns: the lock's descriptor (close it to release), or None when the directory
+        does not exist yet.
+    :raises DataInUseError: the running arbiter holds it.
+    :raises CliError: it cannot be opened (another account's, e.g. the service's).
+    """
+    import fcntl
+
+    if not data_dir.is_dir():
+        return None
+    try:
+        fd = os.open(data_dir / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        raise CliError(
+            f"cannot open {data_dir} ({exc.strerror}): it belongs to the service's account; "
+            f"run as that account (sudo -u gg-arbiter ...) or with --data DIR"
+        ) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise DataInUseError(
+            f"data directory {data_dir} is in use by a running gg-arbiter"
+        ) from None
+    return fd
+
+
+def _stop_service_hint(config: Config, what: str) -> str:
+    return (
+        f"the arbiter is running (it holds {config.data_dir} and the slots): {what} needs "
+        "the hardware to itself. Stop it with 'sudo systemctl stop gg-arbiter' (or Ctrl-C "
+        "where 'gg-arbiter run' runs), run the command, then 'sudo systemctl start gg-arbiter'"
+    )
+
+
+def _cmd_monitor(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    config = _load_config(args)
+    if args.kind:
+        config = replace(config, reader=replace(config.reader, kind=args.kind))
+    kind = config.reader.kind
+    if kind == "sim":
+        raise CliError("reader.kind is 'sim': nothing to monitor; use --kind "
+                       "keys-gpio|keys-mcp23017|rdm6300|mcu (with --sim to try it here)")
+    lock: int | None = None
+    if not args.sim:
+        from arbiter.hardware.pins import hardware_available
+
+        if kind.startswith("keys") and not hardware_available():
+            raise CliError("no GPIO hardware here (not a Raspberry Pi): try gg-arbiter "
+                           "monitor --sim, which simulates the switches")
+        try:
+            lock = _hold_data_dir(config.data_dir)
+        except DataInUseError:
+            raise CliError(_stop_service_hint(config, "monitor")) from None
+    try:
+        return _monitor(args, config)
+    finally:
+        if lock is not None:
+            os.close(lock)
+
+
+def _monitor(args: argparse.Namespace, config: Config) -> int:
+    """The monitor's run, once the hardware is free (or simulated)."""
+    from arbiter.app.monitor import Decoder, Monitor, game_on
+    from arbiter.hardware.pins import pin_errors
+    from arbiter.hardware.readers.raw import watch_raw
+    from arbiter.storage.registry import TagRegistry
+
+    kind = config.reader.kind
+    registry = None
+    try:
+        if kind in ("rdm6300", "mcu"):
+            registry = TagRegistry.in_directory(config.data_dir)
+        if args.sim:
+            from arbiter.app.bench_sim import BenchCommandError, BenchSim
+
+            def tag_of(text: str) -> str | None:
+                from arbiter.rules.army import PhysicalPiece
+
+                assert registry is not None
+                return registry.tag_of(PhysicalPiece.parse(text if "#" in text else text + "#1"))
+
+            bench: Any = BenchSim(config, tag_of)
+            readers = bench.readers
+        else:
+            from arbiter.app.assembly import build_readers
+
+            bench = None
+            with pin_errors():
+                readers = build_readers(config, None, sim=False)[0]
+    except (ArbiterError, OSError) as exc:
+        raise CliError(f"cannot start: {exc}") from None
+    monitor = Monitor(Decoder(registry), lambda: game_on(config.data_dir))
+    game = game_on(config.data_dir)
+    print(f"monitor: {kind}{' (simulated)' if bench else ''}; "
+          + ("pieces are named (no game on)" if game is None else
+             "piece names hidden: a game is on (end it or start a new game to see them)"))
+    print("q + Enter (or Ctrl-C) stops" + ("; help lists the bench commands" if bench else ""))
+    settle = max(config.reader.invalid_after_ms, config.reader.removal_timeout_ms) / 1000 + 0.3
+    try:
+        watch_raw(readers, monitor.on_raw)
+        for reader in readers:
+            reader.start(monitor.on_reading)
+        if bench is not None:
+            monitor.wait_quiet(0.15, settle)  # the readers' first report before any command
+        for line in sys.stdin:
+            word = line.strip()
+            if word.lower() in ("q", "quit", "exit"):
+                break
+            if bench is None:
+                if word:
+                    print("the only command is q (quit)")
+                continue
+            try:
+                answer = bench.command(word)
+            except BenchCommandError as exc:
+                print(f"error: {exc}")
+                continue
+            if answer and answer != "ok":
+                print(answer)
+            monitor.wait_quiet(0.15, settle)
+        monitor.wait_quiet(settle, settle * 2)  # let the last change settle before the summary
+    except KeyboardInterrupt:
+        pass
+    finally:
+        watch_raw(readers, None)
+        if bench is not None:
+            bench.close()
+        else:
+            for reader in readers:
+                reader.close()
+    for line in monitor.summary():
+        print(line)
+    return 0
+
+
 _REASONS = {"flag_home": EndingKind.FLAG_HOME, "resignation": EndingKind.RESIGNATION,
             "draw": EndingKind.DRAW}
 
@@ -477,6 +618,16 @@ def build_parser() -> argparse.ArgumentParser:
     enroll.add_argument("--piece", metavar="PIECE",
                         help="re-enroll one piece, e.g. W:PVT#3 or B:5*G")
     enroll.set_defaults(func=_cmd_enroll)
+
+    monitor = sub.add_parser(
+        "monitor", help="live view of each slot's raw switches or tag frames, decoded"
+    )
+    common(monitor)
+    monitor.add_argument("--sim", action="store_true",
+                         help="simulated bench: drive switches or tags with typed commands")
+    monitor.add_argument("--kind", choices=["keys-gpio", "keys-mcp23017", "rdm6300", "mcu"],
+                         help="reader kind (default: reader.kind of the config)")
+    monitor.set_defaults(func=_cmd_monitor)
 
     end = sub.add_parser("end", help="declare an ending the device cannot see")
     common(end)
