@@ -80,6 +80,8 @@ if [ $dev -eq 1 ]; then
   # strace records the journal's system calls for the power-cut crash-state test.
   apt_install chromium strace
   [ -x /usr/bin/chromium ] || die "/usr/bin/chromium missing after install"
+  # The fleet tests start a real Mosquitto broker (and use mosquitto_passwd for its users).
+  apt_install mosquitto mosquitto-clients
   say "browser for page tests: $(/usr/bin/chromium --version 2>/dev/null || echo /usr/bin/chromium)"
 fi
 

@@ -26,9 +26,12 @@ BELOW = {
     "tunes": set(),
     "storage": {"rules"},
     "hardware": {"storage", "rules", "tunes"},
-    "device": {"hardware", "storage", "rules", "tunes"},
+    "fleet": {"storage", "rules"},
+    "device": {"fleet", "hardware", "storage", "rules", "tunes"},
 }
-HARDWARE_LIBRARIES = {"gpiozero", "serial", "smbus2", "flask", "RPi", "lgpio", "waitress", "web"}
+HARDWARE_LIBRARIES = {
+    "gpiozero", "serial", "smbus2", "flask", "RPi", "lgpio", "waitress", "web", "paho",
+}
 
 
 def _lint(root: Path) -> subprocess.CompletedProcess[str]:
@@ -69,6 +72,10 @@ def test_layers_contracts_kept() -> None:
         ("arbiter/hardware/identify.py", "import web", "Layers"),
         ("arbiter/storage/registry.py", "import gpiozero", "Rules, tunes, storage"),
         ("arbiter/device/arbiter.py", "import serial", "Device"),
+        ("arbiter/device/arbiter.py", "import paho.mqtt.client", "Device"),
+        ("arbiter/storage/journal.py", "import paho.mqtt.client", "Rules, tunes, storage"),
+        ("arbiter/fleet/link.py", "import flask", "Fleet"),
+        ("arbiter/fleet/outbox.py", "import arbiter.device.status", "Layers"),
     ],
 )
 def test_layers_contract_breaks_on_a_forbidden_import(
