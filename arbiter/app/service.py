@@ -107,7 +107,7 @@ def _serve(
         for problem in arbiter.store.problems:
             out(f"data warning: {problem}")
         arbiter.start()
-        link = _start_link(config, arbiter, out)
+        link = start_link(config, arbiter, out)
         if app is not None:
             page = _Page(app, host, port, stop, out)
             page.bind_once()  # the usual case: the page is up before the ready line
@@ -136,7 +136,7 @@ def _serve(
         arbiter.close()
 
 
-def _start_link(config: Config, arbiter: Arbiter, out: Callable[[str], object]) -> FleetLink | None:
+def start_link(config: Config, arbiter: Arbiter, out: Callable[[str], object]) -> FleetLink | None:
     """The tournament broker link, when one is configured: started, never waited on."""
     settings = config.tournament
     if settings.broker is None or arbiter.fleet is None:

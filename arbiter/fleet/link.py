@@ -70,9 +70,11 @@ class FleetLink:
         self._lock = threading.Lock()
         self._status: JsonDict | None = None
         self._status_dirty = False
+        self._acked: set[int] = set()  # message ids the broker acknowledged (PUBACK)
         self._thread: threading.Thread | None = None
         self._client: mqtt.Client | None = None
         self._reported = ""
+        self._refused = False
 
     # -- the device's side (cheap, any thread) --------------------------------
 
@@ -141,8 +143,10 @@ class FleetLink:
     def _on_connect(self, client: mqtt.Client, _userdata: object, _flags: object,
                     reason: ReasonCode, _properties: object) -> None:
         if reason.is_failure:
+            self._refused = True  # the disconnect that follows says nothing new
             self._report(f"the broker {self.broker} refused the table: {reason}")
             return
+        self._refused = False
         client.publish(self.prefix + "online", ONLINE, qos=1, retain=True)
         client.subscribe(self.prefix + "assignment", qos=1)
         self.state.set_broker(BrokerState.CONNECTED)
@@ -157,12 +161,14 @@ class FleetLink:
 
     def _on_disconnect(self, _client: mqtt.Client, _userdata: object, _flags: object,
                        reason: ReasonCode, _properties: object) -> None:
-        if self._stop.is_set():
+        if self._stop.is_set() or self._refused:
             return
         self._report(f"lost the broker {self.broker} ({reason}): reconnecting")
 
-    def _on_publish(self, _client: mqtt.Client, _userdata: object, _mid: int,
+    def _on_publish(self, _client: mqtt.Client, _userdata: object, mid: int,
                     _reason: ReasonCode, _properties: object) -> None:
+        with self._lock:
+            self._acked.add(mid)
         self._wake.set()
 
     def _on_message(self, _client: mqtt.Client, _userdata: object,
@@ -223,8 +229,11 @@ class FleetLink:
     ) -> Cursor:
         """Move the durable cursor over the acknowledged head of ``inflight``."""
         moved = cursor
-        while inflight and inflight[0][0].is_published():
-            moved = inflight.popleft()[1].after
+        with self._lock:
+            while inflight and inflight[0][0].mid in self._acked:
+                info, pending = inflight.popleft()
+                self._acked.discard(info.mid)
+                moved = pending.after
         if moved != cursor:
             try:
                 self._cursor_file.save(moved)
