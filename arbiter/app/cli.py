@@ -231,6 +231,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
     sim = _choose_sim(args, config)
     from arbiter.app.service import serve, stdin_or_none
 
+    if args.broker is not None or args.event is not None or args.table is not None:
+        from dataclasses import replace
+
+        from arbiter.fleet.settings import SettingsError
+
+        try:
+            tournament = config.tournament.override(
+                broker=args.broker, event=args.event, table=args.table)
+        except SettingsError as exc:
+            raise CliError(str(exc)) from None
+        config = replace(config, tournament=tournament)
     host = args.host or config.web.host
     port = args.port if args.port is not None else config.web.port
     started = time.monotonic()
@@ -745,6 +756,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--script", metavar="FILE",
                      help="play simulator commands from FILE, each once the device has "
                      "settled, then stop (implies --sim)")
+    run.add_argument("--broker", metavar="URL",
+                     help="tournament broker: mqtt://[user[:password]@]host[:port] (docs/mqtt.md)")
+    run.add_argument("--event", metavar="SLUG", help="tournament event (topic gg/SLUG/...)")
+    run.add_argument("--table", metavar="NAME", help="this table's name in the tournament")
     run.set_defaults(func=_cmd_run)
 
     tune = sub.add_parser("tune", help="play a tune, or render it with --wav FILE")
