@@ -9,6 +9,7 @@ The ledger is ``DIR/hub.sqlite`` (``--data DIR``).
 from __future__ import annotations
 
 import argparse
+import getpass
 import json
 import logging
 import signal
@@ -24,13 +25,18 @@ from arbiter.errors import ArbiterError
 from arbiter.hub.exports import KINDS, export
 from arbiter.hub.ingest import Ingest, publish_once
 from arbiter.hub.ledger import Ledger
+from arbiter.hubweb import create_hub_app
+from arbiter.hubweb.feed import VenueFeed
 from arbiter.storage.paths import default_data_dir
 from arbiter.tournament.model import Result
 from arbiter.tournament.standings import TieBreak
+from web.auth import AuthError, set_pin
+from web.serve import WebServerError, make_server
 
 log = logging.getLogger(__name__)
 
 DEFAULT_MQTT_PORT = 1883
+DEFAULT_WEB_PORT = 8088
 RESULTS = {r.value: r for r in Result} | {"none": None}
 
 
@@ -71,9 +77,19 @@ def _serve(args: argparse.Namespace) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     with _ledger(args) as ledger:
-        ingest = Ingest(ledger, args.event, host, port)
+        feed = VenueFeed(ledger, timedelta(minutes=args.silent_after))
+        ingest = Ingest(ledger, args.event, host, port, on_change=feed.changed)
+        app = create_hub_app(ledger, feed, ledger.path.parent,
+                             publish=ingest.publish_assignment)
+        try:
+            server = make_server(app, args.host, args.port)
+        except WebServerError as exc:
+            raise HubCliError(str(exc)) from None
+        web_thread = threading.Thread(target=server.run, name="hub-web", daemon=True)
         ingest.start(timeout=args.connect_timeout)
         try:
+            feed.start()
+            web_thread.start()
             rounds = ledger.rounds()
             if rounds:
                 ingest.publish_round(rounds[-1][0])
@@ -82,9 +98,23 @@ def _serve(args: argparse.Namespace) -> int:
                     log.warning("table %s: events %d to %d missing", table, first, last)
             print(f"hub serving event {args.event} from {host}:{port} into {ledger.path}",
                   flush=True)
+            print(f"hub web on {server.url}", flush=True)
             stop.wait()
         finally:
+            server.close()
+            feed.stop()
             ingest.stop()
+    return 0
+
+
+def _set_pin(args: argparse.Namespace) -> int:
+    data = Path(args.data) if args.data else default_data_dir() / "hub"
+    pin = args.pin if args.pin is not None else getpass.getpass("new organiser PIN: ")
+    try:
+        set_pin(data, pin)
+    except AuthError as exc:
+        raise HubCliError(str(exc)) from None
+    print("organiser PIN set; every organiser session has ended")
     return 0
 
 
@@ -189,6 +219,11 @@ def add_hub_parser(sub: Any, parser_class: type[argparse.ArgumentParser]) -> Non
     hub.add_argument("--data", metavar="DIR", help="directory of the ledger (hub.sqlite)")
     hub.add_argument("--broker", metavar="URL", help="MQTT broker, mqtt://HOST:PORT")
     hub.add_argument("--connect-timeout", type=float, default=10.0, help=argparse.SUPPRESS)
+    hub.add_argument("--host", default="0.0.0.0", help="web address to serve on (default all)")
+    hub.add_argument("--port", type=int, default=DEFAULT_WEB_PORT,
+                     help=f"web port (default {DEFAULT_WEB_PORT}; 0 picks a free one)")
+    hub.add_argument("--silent-after", type=float, default=10.0, metavar="MINUTES",
+                     help="flag a table of the round with no event for this long (default 10)")
     hub.set_defaults(func=_serve)
     cmds = hub.add_subparsers(dest="hub_command", metavar="SUBCOMMAND", parser_class=parser_class)
 
@@ -244,6 +279,10 @@ def add_hub_parser(sub: Any, parser_class: type[argparse.ArgumentParser]) -> Non
     archive.add_argument("action", choices=("export", "import"))
     archive.add_argument("file")
     archive.set_defaults(func=_archive)
+
+    pin = cmds.add_parser("set-pin", help="set the organiser PIN of the hub's web pages")
+    pin.add_argument("pin", nargs="?", help="4 to 12 digits (asked for when left out)")
+    pin.set_defaults(func=_set_pin)
 
     cmds.add_parser("audit", help="print the audit log").set_defaults(func=_audit)
     cmds.add_parser("gaps", help="missing table events (exit 1 if any)").set_defaults(func=_gaps)

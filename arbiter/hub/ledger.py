@@ -527,12 +527,15 @@ class Ledger:
              None if row.result is None else row.result.value, int(scored)),
         )
 
-    def games(self) -> list[GameRow]:
-        """Every game seen at a table, by table and game."""
-        rows = self._read(
-            "SELECT table_name, game, round, board, white, black, challenges, lost_w, lost_b,"
-            " ending, winner, result, scored FROM games ORDER BY table_name, game"
-        )
+    def games(self, table: str | None = None) -> list[GameRow]:
+        """Every game seen at a table (or at ``table`` only), by table and game."""
+        sql = ("SELECT table_name, game, round, board, white, black, challenges, lost_w, lost_b,"
+               " ending, winner, result, scored FROM games")
+        args: tuple[object, ...] = ()
+        if table is not None:
+            sql += " WHERE table_name=?"
+            args = (table,)
+        rows = self._read(sql + " ORDER BY table_name, game", args)
         out: list[GameRow] = []
         for t, g, rnd, board, white, black, ch, lw, lb, ending, winner, result, scored in rows:
             out.append(GameRow(t, g, rnd, board, white, black, ch, lw, lb, ending, winner,

@@ -1,0 +1,142 @@
+"""The hub's web app: the venue's public pages, the organiser's pages, and their JSON API.
+
+``create_hub_app(ledger, feed, publish)`` builds it; :func:`web.serve.make_server`
+serves it with waitress, as on a table. Views read the ledger (through
+:mod:`arbiter.hubweb.views`); only the organiser's actions, behind the PIN,
+change it. ``publish(table, payload)`` sends a table its assignment (the
+serving hub's MQTT client); without it, assignments are stored and published
+at the hub's next start. The PIN, sessions, CSRF and the attempt limiter are
+the table's own (:mod:`web.auth`), with ``admin.json`` in the hub's data
+directory.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import sys
+import time
+from collections.abc import Callable, Mapping
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, Response, jsonify, render_template, request
+from flask.typing import ResponseReturnValue
+from werkzeug.exceptions import HTTPException
+
+from arbiter.hub.ledger import Ledger
+from arbiter.hubweb.feed import VenueFeed
+from web import SECURITY_HEADERS, auth
+from web.body import MAX_BODY_BYTES
+from web.events import KEEPALIVE_SECONDS, STREAM_CAPACITY, StreamHub
+
+log = logging.getLogger(__name__)
+
+Publish = Callable[[str, Mapping[str, Any] | None], None]
+
+
+def create_hub_app(
+    ledger: Ledger,
+    feed: VenueFeed,
+    data_dir: str | Path,
+    *,
+    publish: Publish | None = None,
+    test_config: Mapping[str, Any] | None = None,
+) -> Flask:
+    """The hub's Flask app over ``ledger``; ``feed`` drives ``/api/events``.
+
+    ``test_config`` overrides settings: ``ADMIN_PIN`` (else the stored one, or
+    one generated and printed once), ``SSE_KEEPALIVE``, ``STREAM_CAPACITY``,
+    ``PIN_MAX_FAILURES`` per ``PIN_WINDOW_SECONDS``, ``ADMIN_IDLE_SECONDS``,
+    ``ADMIN_CLOCK``, ``TESTING``.
+    """
+    app = Flask(__name__)
+    app.config.from_mapping(
+        DATA_DIR=str(data_dir),
+        ADMIN_PIN=None,
+        SSE_KEEPALIVE=KEEPALIVE_SECONDS,
+        STREAM_CAPACITY=STREAM_CAPACITY,
+        PIN_MAX_FAILURES=5,
+        PIN_WINDOW_SECONDS=300,
+        PIN_CHECK_LIMIT=2,
+        PIN_CHECK_WAIT=10.0,
+        SESSION_COOKIE_NAME="gg_organiser",
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Strict",
+        PERMANENT_SESSION_LIFETIME=timedelta(hours=12),
+        ADMIN_IDLE_SECONDS=60 * 60,
+        ADMIN_CLOCK=time.monotonic,
+        MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
+    )
+    if test_config:
+        app.config.update(test_config)
+    secret: str | None = None
+    new_pin: str | None = None
+    try:
+        new_pin = auth.ensure_admin(app.config["DATA_DIR"], app.config["ADMIN_PIN"])
+        secret = auth.session_secret(app.config["DATA_DIR"])
+    except auth.AdminFileError as exc:
+        log.error("organiser access off: %s; repair with `gg-arbiter hub set-pin`", exc)
+    app.config["NEW_ADMIN_PIN"] = new_pin
+    if new_pin and not app.config.get("TESTING"):
+        print(f"gg-arbiter hub: organiser PIN (shown once): {new_pin}", file=sys.stderr)
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = secret or secrets.token_hex(32)
+
+    app.extensions["hub_ledger"] = ledger
+    app.extensions["hub_feed"] = feed
+    app.extensions["hub_publish"] = publish
+    # The key web.serve.make_server looks for: it sizes and stops the streams.
+    app.extensions["arbiter_streams"] = StreamHub(
+        feed, float(app.config["SSE_KEEPALIVE"]), int(app.config["STREAM_CAPACITY"])
+    )
+    app.extensions["arbiter_limiter"] = auth.AttemptLimiter(
+        int(app.config["PIN_MAX_FAILURES"]), float(app.config["PIN_WINDOW_SECONDS"])
+    )
+    app.extensions["arbiter_sessions"] = auth.SessionRegistry(
+        idle=float(app.config["ADMIN_IDLE_SECONDS"]),
+        lifetime=app.permanent_session_lifetime.total_seconds(),
+        clock=app.config["ADMIN_CLOCK"],
+    )
+    app.extensions["arbiter_pin_gate"] = auth.PinGate(
+        int(app.config["PIN_CHECK_LIMIT"]), float(app.config["PIN_CHECK_WAIT"])
+    )
+
+    from arbiter.hubweb.organiser import bp as organiser_bp
+    from arbiter.hubweb.public import bp as public_bp
+
+    app.register_blueprint(public_bp)
+    app.register_blueprint(organiser_bp)
+    _install_hooks(app)
+    return app
+
+
+def _install_hooks(app: Flask) -> None:
+    @app.after_request
+    def security_headers(response: Response) -> Response:
+        for name, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
+        if request.path.startswith(("/api/", "/organiser")):
+            response.headers.setdefault("Cache-Control", "no-store")
+        return response
+
+    @app.errorhandler(HTTPException)
+    def http_error(error: HTTPException) -> ResponseReturnValue:
+        code = error.code or 500
+        message = error.description or error.name
+        extra = [(k, v) for k, v in error.get_headers() if k.lower() != "content-type"]
+        if request.path.startswith("/api/"):
+            response = jsonify({"error": message})
+            response.status_code = code
+            response.headers.extend(extra)
+            return response
+        return render_template("hub_error.html", code=code, title=error.name,
+                               message=message), code, extra
+
+    @app.context_processor
+    def page_globals() -> dict[str, Any]:
+        from flask import session
+
+        return {"csrf_token": lambda: auth.csrf_token(session),
+                "event": app.extensions["hub_ledger"].event}

@@ -1,0 +1,394 @@
+"""The organiser's pages and JSON API, behind the PIN: players, rounds, tables, results.
+
+Same access design as the table's admin (:mod:`web.admin`): pages use a login
+session (HttpOnly, SameSite=Strict, ended server-side at logout) and a CSRF
+token in every form; API calls send the PIN in ``X-Admin-PIN``, or use a
+logged-in session plus ``X-CSRF-Token``. Wrong PINs are counted per client
+address and answer 429 past the limit. Every action is one ledger method, so
+it is audited where the ledger audits it (withdrawals, re-assignments,
+results, tie-breaks), and the pages are told to refresh.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
+
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    flash,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+from flask.typing import ResponseReturnValue
+from werkzeug.exceptions import ServiceUnavailable, TooManyRequests
+
+from arbiter.errors import ArbiterError
+from arbiter.hub.exports import KINDS, export
+from arbiter.hub.ledger import SYSTEMS
+from arbiter.hubweb import views
+from arbiter.hubweb.public import feed, ledger
+from arbiter.tournament.model import Result
+from arbiter.tournament.standings import TieBreak
+from web import auth
+from web.body import json_object
+
+log = logging.getLogger(__name__)
+
+bp = Blueprint("organiser", __name__)
+
+F = TypeVar("F", bound=Callable[..., Any])
+_MARK_KEY = "organiser"
+_SESSION_KEY = "sid"
+RESULTS = {r.value: r for r in Result} | {"none": None}
+
+
+class OrganiserInputError(ArbiterError, ValueError):
+    """A form or API body that does not name what the action needs."""
+
+
+# --- access -------------------------------------------------------------------
+
+
+def _data_dir() -> str:
+    return str(current_app.config["DATA_DIR"])
+
+
+def _limiter() -> auth.AttemptLimiter:
+    return cast(auth.AttemptLimiter, current_app.extensions["arbiter_limiter"])
+
+
+def _sessions() -> auth.SessionRegistry:
+    return cast(auth.SessionRegistry, current_app.extensions["arbiter_sessions"])
+
+
+def _client() -> str:
+    return request.remote_addr or "unknown"
+
+
+def _require_admin_file() -> None:
+    problem = auth.admin_problem(_data_dir())
+    if problem is not None:
+        abort(503, description=problem.replace("gg-arbiter set-pin", "gg-arbiter hub set-pin"))
+
+
+def _logged_in() -> bool:
+    mark = session.get(_MARK_KEY)
+    if not (isinstance(mark, str) and mark and mark == auth.pin_fingerprint(_data_dir())):
+        return False
+    return _sessions().touch(session.get(_SESSION_KEY))
+
+
+def _pin_accepted(pin: str) -> bool:
+    """Check a PIN within the client's budget (taken before the slow hash runs)."""
+    limiter, client = _limiter(), _client()
+    if not limiter.reserve(client):
+        retry = limiter.retry_after(client)
+        raise TooManyRequests(
+            description=f"too many wrong PINs: try again in {retry} s", retry_after=retry
+        )
+    outcome: bool | None = None
+    try:
+        gate = cast(auth.PinGate, current_app.extensions["arbiter_pin_gate"])
+        outcome = gate.check(_data_dir(), pin)
+    finally:
+        limiter.settle(client, outcome)
+    if outcome is None:
+        raise ServiceUnavailable(description="too many PIN checks at once: try again shortly")
+    if not outcome:
+        log.warning("wrong organiser PIN from %s", client)
+    return outcome
+
+
+def _require_api() -> None:
+    """401 without PIN or session, 403 for a wrong PIN or CSRF token, 429 when limited."""
+    _require_admin_file()
+    pin = request.headers.get("X-Admin-PIN")
+    if pin is None:
+        if _logged_in():
+            if request.method in ("GET", "HEAD") or auth.csrf_ok(
+                session, request.headers.get("X-CSRF-Token")
+            ):
+                return
+            abort(403, description="missing or wrong X-CSRF-Token for this session")
+        abort(401, description="organiser PIN required (header X-Admin-PIN)",
+              www_authenticate='PIN realm="gg-arbiter hub"')
+    if not _pin_accepted(pin.strip()):
+        abort(403, description="wrong organiser PIN")
+
+
+def organiser_page(view: F) -> F:
+    """Pages: log in first; every POST carries the session's CSRF token."""
+
+    @functools.wraps(view)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        _require_admin_file()
+        if not _logged_in():
+            if request.method == "POST":
+                abort(403, description="Log in first.")
+            return redirect(url_for("organiser.login"))
+        if request.method == "POST" and not auth.csrf_ok(session, request.form.get("csrf")):
+            abort(400, description="The form has expired: reload the page and try again.")
+        return view(*args, **kwargs)
+
+    return cast(F, wrapped)
+
+
+@bp.route("/organiser/login", methods=["GET", "POST"])
+def login() -> ResponseReturnValue:
+    _require_admin_file()
+    error = None
+    if request.method == "POST":
+        if not auth.csrf_ok(session, request.form.get("csrf")):
+            abort(400, description="The form has expired: reload the page and try again.")
+        if _pin_accepted(request.form.get("pin", "").strip()):
+            session.clear()
+            session.permanent = True
+            session[_MARK_KEY] = auth.pin_fingerprint(_data_dir())
+            session[_SESSION_KEY] = _sessions().open()
+            return redirect(url_for("organiser.dashboard"))
+        error = "Wrong PIN."
+    return render_template("hub_login.html", error=error), 403 if error else 200
+
+
+@bp.post("/organiser/logout")
+def logout() -> ResponseReturnValue:
+    if auth.csrf_ok(session, request.form.get("csrf")):
+        _sessions().close(session.get(_SESSION_KEY))
+        session.clear()
+    return redirect(url_for("public.venue"))
+
+
+# --- the actions (one ledger method each) --------------------------------------
+
+
+def _text(body: dict[str, Any], key: str, limit: int = 64) -> str:
+    value = body.get(key)
+    if not isinstance(value, str) or not value.strip() or len(value) > limit:
+        raise OrganiserInputError(f"{key!r} must be text of 1 to {limit} characters")
+    return value.strip()
+
+
+def _number(body: dict[str, Any], key: str) -> int:
+    value = body.get(key)
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise OrganiserInputError(f"{key!r} must be a whole number")
+    return value
+
+
+def _who(body: dict[str, Any]) -> str:
+    who = body.get("who")
+    return who.strip()[:64] if isinstance(who, str) and who.strip() else "organiser"
+
+
+def add_player(body: dict[str, Any]) -> str:
+    name = _text(body, "name")
+    rating = _number(body, "rating") if body.get("rating") not in (None, "") else 0
+    ledger().add_player(name, rating)
+    return f"{name} added"
+
+
+def import_players(body: dict[str, Any]) -> str:
+    text = body.get("csv")
+    if not isinstance(text, str) or not text.strip():
+        raise OrganiserInputError("'csv' must be the CSV text (a header line with name)")
+    return f"{len(ledger().import_players_csv(text))} player(s) added"
+
+
+def withdraw(body: dict[str, Any]) -> str:
+    name = _text(body, "name")
+    ledger().withdraw(name, _who(body))
+    return f"{name} withdrawn"
+
+
+def pair(body: dict[str, Any]) -> str:
+    system = body.get("system", "swiss")
+    if system not in SYSTEMS or system == "manual":
+        raise OrganiserInputError("'system' must be swiss or round-robin")
+    pairings = ledger().pair_round(str(system))
+    return f"round {pairings[0].round} paired: {len(pairings)} board(s)" if pairings else "paired"
+
+
+def assign(body: dict[str, Any]) -> str:
+    round_number, board = _number(body, "round"), _number(body, "board")
+    table = _text(body, "table", 32)
+    if "/" in table or "+" in table or "#" in table:
+        raise OrganiserInputError("a table name cannot hold / + or #")
+    payload = ledger().assign_table(round_number, board, table, _who(body))
+    publish = current_app.extensions["hub_publish"]
+    if publish is None:
+        return f"round {round_number} board {board} -> table {table} (published at next start)"
+    publish(table, payload)
+    return f"round {round_number} board {board} -> table {table}, sent"
+
+
+def correct(body: dict[str, Any]) -> str:
+    round_number, board = _number(body, "round"), _number(body, "board")
+    text = body.get("result")
+    if text not in RESULTS:
+        raise OrganiserInputError(f"'result' must be one of {', '.join(sorted(RESULTS))}")
+    ledger().correct_result(round_number, board, RESULTS[str(text)], _who(body))
+    return f"round {round_number} board {board}: {text}"
+
+
+def tiebreaks(body: dict[str, Any]) -> str:
+    names = body.get("tiebreaks")
+    if isinstance(names, str):
+        names = names.split()
+    known = [t.value for t in TieBreak]
+    if not isinstance(names, list) or not names or any(n not in known for n in names):
+        raise OrganiserInputError(f"'tiebreaks' must list some of {', '.join(known)}")
+    ledger().set_tiebreaks([TieBreak(n) for n in names], _who(body))
+    return "tie-breaks: " + ", ".join(names)
+
+
+ACTIONS: dict[str, Callable[[dict[str, Any]], str]] = {
+    "players": add_player,
+    "import": import_players,
+    "withdraw": withdraw,
+    "pair": pair,
+    "assign": assign,
+    "result": correct,
+    "tiebreaks": tiebreaks,
+}
+
+
+def _run(action: str, body: dict[str, Any]) -> str:
+    """Do one action; the pages are told to refresh. ArbiterError: refused as asked."""
+    done = ACTIONS[action](body)
+    log.info("organiser: %s", done)
+    feed().refresh()
+    return done
+
+
+# --- pages ----------------------------------------------------------------------
+
+
+@bp.get("/organiser")
+@organiser_page
+def dashboard() -> str:
+    led = ledger()
+    return render_template(
+        "hub_organiser.html",
+        players=led.seeded(),
+        rounds=list(reversed(views.rounds(led))),
+        venue=views.venue(led, feed().silent()),
+        audit=list(reversed(led.audit())),
+        rejections=list(reversed(led.rejections()))[:50],
+        gaps={t: g for t in led.tables() if (g := led.gaps(t))},
+        tiebreaks=[t.value for t in led.tiebreaks()],
+        all_tiebreaks=[t.value for t in TieBreak],
+        results=sorted(RESULTS),
+        kinds=KINDS,
+    )
+
+
+@bp.post("/organiser/<action>")
+@organiser_page
+def act(action: str) -> ResponseReturnValue:
+    if action not in ACTIONS:
+        abort(404)
+    body: dict[str, Any] = dict(request.form)
+    if action == "tiebreaks":
+        body["tiebreaks"] = request.form.getlist("tiebreaks")
+    try:
+        flash(_run(action, body), "ok")
+    except ArbiterError as exc:
+        flash(str(exc), "error")
+    return redirect(url_for("organiser.dashboard"))
+
+
+@bp.get("/organiser/export/<kind>.<fmt>")
+@organiser_page
+def download(kind: str, fmt: str) -> Response:
+    return _export(kind, fmt)
+
+
+def _export(kind: str, fmt: str) -> Response:
+    if kind == "archive" and fmt == "json":
+        response = jsonify(ledger().export_archive())
+    elif kind in KINDS and fmt in ("csv", "json"):
+        response = Response(export(ledger(), kind, fmt),
+                            mimetype="text/csv" if fmt == "csv" else "application/json")
+    else:
+        abort(404, description="exports: standings, pairings, games as csv or json; archive.json")
+    name = f"{ledger().event}-{kind}.{fmt}"
+    response.headers["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+# --- JSON API ---------------------------------------------------------------------
+
+_API_ACTIONS = {
+    "/api/organiser/players": "players",
+    "/api/organiser/players/import": "import",
+    "/api/organiser/players/withdraw": "withdraw",
+    "/api/organiser/rounds": "pair",
+    "/api/organiser/assign": "assign",
+    "/api/organiser/result": "result",
+    "/api/organiser/tiebreaks": "tiebreaks",
+}
+
+
+def _api_action() -> tuple[Response, int]:
+    _require_api()
+    action = _API_ACTIONS[str(request.url_rule)]
+    body = json_object("a JSON object")
+    try:
+        return jsonify({"ok": True, "done": _run(action, body)}), 200
+    except OrganiserInputError as exc:
+        return jsonify({"error": str(exc)}), 400
+    except ArbiterError as exc:  # refused by the ledger: a conflict with what it holds
+        return jsonify({"error": str(exc)}), 409
+
+
+for _path in _API_ACTIONS:
+    bp.add_url_rule(_path, endpoint=_path.replace("/", "_"), view_func=_api_action,
+                    methods=["POST"])
+
+
+@bp.get("/api/organiser/audit")
+def api_audit() -> Response:
+    _require_api()
+    return jsonify([
+        {"id": c.id, "at": c.at, "who": c.who, "what": c.what, "target": c.target,
+         "before": c.before, "after": c.after}
+        for c in ledger().audit()
+    ])
+
+
+@bp.get("/api/organiser/tables")
+def api_tables() -> Response:
+    """Silent tables, sequence gaps and refused messages: what needs the organiser."""
+    _require_api()
+    led = ledger()
+    return jsonify({
+        "silent": feed().silent(),
+        "gaps": {t: g for t in led.tables() if (g := led.gaps(t))},
+        "rejections": [{"at": a, "table": t, "seq": s, "reason": r}
+                       for a, t, s, r in led.rejections()],
+    })
+
+
+@bp.get("/api/organiser/players")
+def api_players() -> Response:
+    _require_api()
+    return jsonify([{"name": p.name, "rating": p.rating, "withdrawn": p.withdrawn}
+                    for p in ledger().seeded()])
+
+
+@bp.get("/api/organiser/exports/<kind>.<fmt>")
+def api_export(kind: str, fmt: str) -> Response:
+    _require_api()
+    return _export(kind, fmt)
