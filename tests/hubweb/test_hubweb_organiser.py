@@ -1,0 +1,157 @@
+"""The organiser's pages and API: PIN (wrong, rate-limited), CSRF, logout, and the
+actions (players, pairing, assignment, corrections with their audit, exports)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from typing import Any
+
+import pytest
+
+from tests.hubweb.conftest import Hub
+from tests.support.web import PIN
+
+pytestmark = pytest.mark.timeout(60)
+
+API = {"X-Admin-PIN": PIN}
+
+
+def _csrf(html: str) -> str:
+    match = re.search(r'name="csrf" value="([^"]+)"', html)
+    assert match, "no CSRF field"
+    return match.group(1)
+
+
+def _login(client: Any) -> str:
+    token = _csrf(client.get("/organiser/login").get_data(as_text=True))
+    response = client.post("/organiser/login", data={"pin": PIN, "csrf": token})
+    assert response.status_code == 302 and response.headers["Location"].endswith("/organiser")
+    return _csrf(client.get("/organiser").get_data(as_text=True))
+
+
+def test_organiser_wrong_pin_is_refused_then_rate_limited(hub: Hub) -> None:
+    client = hub.app.test_client()
+    token = _csrf(client.get("/organiser/login").get_data(as_text=True))
+    for _ in range(5):
+        wrong = client.post("/organiser/login", data={"pin": "0000", "csrf": token})
+        assert wrong.status_code == 403
+        assert "Wrong PIN" in wrong.get_data(as_text=True)
+    assert client.get("/organiser").status_code == 302  # still not logged in
+    # The sixth try is refused before the PIN is even checked, the right one too.
+    limited = client.post("/organiser/login", data={"pin": PIN, "csrf": token})
+    assert limited.status_code == 429
+    assert client.post("/api/organiser/players", json={"name": "Ana"},
+                       headers=API).status_code == 429
+    assert hub.ledger.players() == []
+
+
+def test_organiser_api_needs_the_pin(hub: Hub) -> None:
+    client = hub.app.test_client()
+    assert client.post("/api/organiser/players", json={"name": "Ana"}).status_code == 401
+    wrong = client.post("/api/organiser/players", json={"name": "Ana"},
+                        headers={"X-Admin-PIN": "1357"})
+    assert wrong.status_code == 403
+    assert client.get("/api/organiser/audit").status_code == 401
+    assert client.get("/api/organiser/exports/standings.csv").status_code == 401
+    assert hub.ledger.players() == []
+    ok = client.post("/api/organiser/players", json={"name": "Ana", "rating": 1500},
+                     headers=API)
+    assert ok.status_code == 200, ok.get_json()
+    assert [(p.name, p.rating) for p in hub.ledger.players()] == [("Ana", 1500)]
+
+
+def test_organiser_forms_need_the_session_csrf_token(hub: Hub) -> None:
+    client = hub.app.test_client()
+    token = _login(client)
+    refused = client.post("/organiser/players", data={"name": "Ana"})
+    assert refused.status_code == 400
+    forged = client.post("/organiser/players", data={"name": "Ana", "csrf": "x" * 43})
+    assert forged.status_code == 400
+    # The API with a session (no PIN) wants the token in a header.
+    api = client.post("/api/organiser/players", json={"name": "Ana"})
+    assert api.status_code == 403
+    assert hub.ledger.players() == []
+    done = client.post("/organiser/players", data={"name": "Ana", "csrf": token})
+    assert done.status_code == 302
+    api = client.post("/api/organiser/players", json={"name": "Ben"},
+                      headers={"X-CSRF-Token": token})
+    assert api.status_code == 200
+    assert [p.name for p in hub.ledger.players()] == ["Ana", "Ben"]
+
+
+def test_organiser_logout_ends_the_session_even_for_a_copied_cookie(hub: Hub) -> None:
+    client = hub.app.test_client()
+    token = _login(client)
+    cookie = client.get_cookie("gg_organiser")
+    assert cookie is not None
+    assert client.post("/organiser/logout", data={"csrf": token}).status_code == 302
+    assert client.get("/organiser").status_code == 302
+    thief = hub.app.test_client()
+    thief.set_cookie("gg_organiser", cookie.value)
+    assert thief.get("/organiser").status_code == 302
+    assert thief.post("/organiser/players", data={"name": "Eve", "csrf": token}).status_code == 403
+    assert hub.ledger.players() == []
+
+
+def test_organiser_runs_a_round_and_corrections_are_audited(hub: Hub) -> None:
+    client = hub.app.test_client()
+    roster = "name,rating\nAna,1900\nBen,1800\nCy,1700\nDi,1600\n"
+    assert client.post("/api/organiser/players/import", json={"csv": roster},
+                       headers=API).status_code == 200
+    paired = client.post("/api/organiser/rounds", json={"system": "round-robin"}, headers=API)
+    assert paired.status_code == 200, paired.get_json()
+    boards = hub.ledger.pairings(1)
+    assert len(boards) == 2
+    for b in boards:
+        r = client.post("/api/organiser/assign", headers=API,
+                        json={"round": 1, "board": b.pairing.board, "table": str(b.pairing.board)})
+        assert r.status_code == 200, r.get_json()
+    # Without a broker the assignment is stored, to be published when the hub serves.
+    assert set(hub.ledger.assignments(1)) == {"1", "2"}
+    again = client.post("/api/organiser/assign", headers=API,
+                        json={"round": 1, "board": 2, "table": "1"})
+    assert again.status_code == 409  # table 1 already has board 1
+    # Swiss refuses to pair while round 1 has no results.
+    assert client.post("/api/organiser/rounds", json={"system": "swiss"},
+                       headers=API).status_code == 409
+    fixed = client.post("/api/organiser/result", headers=API,
+                        json={"round": 1, "board": 1, "result": "1/2-1/2", "who": "chief"})
+    assert fixed.status_code == 200
+    assert client.post("/api/organiser/players/withdraw", json={"name": "Di"},
+                       headers=API).status_code == 200
+    audit = client.get("/api/organiser/audit", headers=API).get_json()
+    assert [(a["who"], a["what"], a["before"], a["after"]) for a in audit] == [
+        ("chief", "result", None, "1/2-1/2"), ("organiser", "withdraw", "active", "withdrawn")]
+    page = client.get("/organiser")
+    assert page.status_code == 302
+    _login(client)
+    html = client.get("/organiser").get_data(as_text=True)
+    assert "chief" in html and "1/2-1/2" in html and "withdrawn" in html
+    # Exports: the standings as CSV, with the draw counted.
+    text = client.get("/api/organiser/exports/standings.csv", headers=API).get_data(as_text=True)
+    rows = {r["name"]: r for r in csv.DictReader(io.StringIO(text))}
+    white, black = boards[0].pairing.white, boards[0].pairing.black
+    assert assert_half(rows[white]) and assert_half(rows[str(black)])
+    archive = client.get("/organiser/export/archive.json")
+    assert archive.status_code == 200 and archive.get_json()["event"] == hub.ledger.event
+
+
+def assert_half(row: dict[str, str]) -> bool:
+    return float(row["score"]) == 0.5 and row["draws"] == "1"
+
+
+def test_organiser_bad_input_is_a_400_not_a_change(hub: Hub) -> None:
+    client = hub.app.test_client()
+    for path, body in [
+        ("/api/organiser/players", {"name": ""}),
+        ("/api/organiser/players", {"name": "Ana", "rating": "high"}),
+        ("/api/organiser/rounds", {"system": "knockout"}),
+        ("/api/organiser/result", {"round": 1, "board": 1, "result": "2-0"}),
+        ("/api/organiser/assign", {"round": 1, "board": 1, "table": "a/b"}),
+        ("/api/organiser/tiebreaks", {"tiebreaks": ["coin-toss"]}),
+    ]:
+        r = client.post(path, json=body, headers=API)
+        assert r.status_code == 400, (path, r.get_json())
+    assert hub.ledger.players() == [] and hub.ledger.audit() == []
