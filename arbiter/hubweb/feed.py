@@ -104,6 +104,12 @@ class VenueFeed:
 
     def changed(self, table: str, kind: str = "") -> None:
         """A table's message was taken by the ledger (called from the ingest thread)."""
+        with self._lock:
+            flagged = table in self._silent
+        if kind == "online" or flagged:
+            # A last will flags the table now, and a flagged table that speaks again is
+            # cleared now, not at the next tick.
+            self.look_for_silence(notify=False)
         _number, by_table = views.current_pairings(self.ledger)
         row = views.table_row(self.ledger, table, by_table.get(table), self.silent())
         results = False
