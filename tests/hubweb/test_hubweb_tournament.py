@@ -6,6 +6,7 @@ carry no rank; once it is over, the hub shows its reveal."""
 
 from __future__ import annotations
 
+import functools
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -129,6 +130,10 @@ class Game:
             self.table.call("POST", f"/api/games/{self.id}/end", {"reason": "draw"}, pin=True)
 
 
+def _reveal(hub: Node, path: str) -> Any:
+    return hub.call("GET", path)["reveal"]
+
+
 def _hub_has(hub: Node, games: list[Game]) -> bool:
     rows = {r["table"]: r for r in hub.call("GET", "/api/venue")["tables"]}
     return all(g.name in rows and rows[g.name]["game"] == str(g.id)
@@ -139,7 +144,7 @@ def test_round_robin_of_four_on_two_tables_gives_the_standings(
     venue: tuple[Node, dict[str, Node]],
 ) -> None:
     hub, tables = venue
-    sse = SseClient(hub.web.port)  # type: ignore[arg-type]
+    sse = SseClient(hub.web.port)
     try:
         roster = "name,rating\n" + "".join(f"{n},{2000 - 100 * i}\n"
                                            for i, n in enumerate(STRENGTH))
@@ -158,7 +163,7 @@ def test_round_robin_of_four_on_two_tables_gives_the_standings(
             for g in games:
                 g.start()
             # Both games of the round are on: no rank anywhere on the hub.
-            wait_until(lambda games=games: _hub_has(hub, games), what="the hub has both")
+            wait_until(functools.partial(_hub_has, hub, games), what="the hub has both")
             crawl(hub.web, [(g.name, str(g.id)) for g in games], f"round {number} on")
             assert not leaks(sse.text()), leaks(sse.text())
             for g in games:
@@ -180,9 +185,10 @@ def test_round_robin_of_four_on_two_tables_gives_the_standings(
         assert [s["tiebreaks"][1] for s in standings] == [3.0, 4.5, 4.5, 6.0]
         # Every game is over now: the reveals show the pieces.
         for name, game in played:
-            wait_until(lambda n=name, g=game: hub.call("GET", f"/api/games/{n}/{g}")["reveal"],
+            wait_until(functools.partial(_reveal, hub, f"/api/games/{name}/{game}"),
                        what=f"the reveal of table {name} game {game}")
-        _s, _h, page = http_get(hub.web, f"/games/{played[0][0]}/{played[0][1]}")  # type: ignore[arg-type]
+        first = f"/games/{played[0][0]}/{played[0][1]}"
+        _s, _h, page = http_get(hub.web, first)  # type: ignore[arg-type]
         assert "General" in page and "Spy" in page
         assert not leaks(sse.text())  # the stream never carries a rank
     finally:
