@@ -1,0 +1,317 @@
+"""Benchmark the hub at venue scale: 200 tables publishing, 200 viewers on its event stream.
+
+Run: .venv/bin/python bench/bench_hub_venue.py [--tables 200] [--viewers 200] [--seconds 60]
+
+A real Mosquitto and a real ``gg-arbiter hub`` process (its own ledger, a
+round-robin round of 2 x tables players, each board assigned to a table).
+One process here plays every table: one paho client per table speaking the
+table contract (online with a last will, retained status, QoS 1 events), a
+challenge every 2 to 4 s per table (and its status). ``--viewers`` raw sockets
+hold ``/api/events`` open; ``--measured`` of them are parsed, and the time from
+publishing a challenge to its table row arriving on a viewer is the latency
+(the rest are drained, so the hub writes to every one). Prints the hub's CPU
+(share of one core) and memory over the run, latency p50/p99/max, and then
+the time to replay the whole round (every table's events and game over) into
+a freshly started hub with an empty ledger until every board has its result.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import selectors
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import paho.mqtt.client as mqtt  # noqa: E402
+from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
+
+from arbiter.hub.ledger import Ledger  # noqa: E402
+from tests.support.mqtt import Mosquitto  # noqa: E402
+from tests.support.spawn import free_port  # noqa: E402
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+def prepare(data: Path, event: str, tables: int) -> dict[str, dict[str, Any]]:
+    """A ledger with 2 x tables players, round 1 paired and each board on table T<board>."""
+    data.mkdir(parents=True)
+    with Ledger(data / "hub.sqlite", event) as ledger:
+        ledger.import_players_csv(
+            "name,rating\n" + "".join(f"P{i:03d},{3000 - i}\n" for i in range(2 * tables))
+        )
+        ledger.pair_round("round-robin")
+        return {f"T{p.pairing.board}": ledger.assign_table(1, p.pairing.board,
+                                                             f"T{p.pairing.board}", "bench")
+                for p in ledger.pairings(1)}
+
+
+class HubProcess:
+    def __init__(self, data: Path, event: str, broker: int) -> None:
+        self.port = free_port()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "arbiter.app.cli", "hub", "--event", event, "--data",
+             str(data), "--broker", f"mqtt://127.0.0.1:{broker}", "--host", "127.0.0.1",
+             "--port", str(self.port)],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )
+        assert self.proc.stdout is not None
+        deadline = time.monotonic() + 30
+        for line in self.proc.stdout:
+            if "hub web on" in line:
+                break
+            if time.monotonic() > deadline:
+                raise SystemExit("the hub did not start")
+        threading.Thread(target=lambda: [None for _ in self.proc.stdout or []],
+                         daemon=True).start()
+
+    def cpu_seconds(self) -> float:
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / TICKS
+
+    def memory_mb(self) -> tuple[float, float]:
+        """(RSS, peak RSS) in MB."""
+        status = dict(line.split(":", 1) for line in
+                      Path(f"/proc/{self.proc.pid}/status").read_text().splitlines() if ":" in line)
+        return int(status["VmRSS"].split()[0]) / 1024, int(status["VmHWM"].split()[0]) / 1024
+
+    def get(self, path: str) -> Any:
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=30) as r:
+            return json.loads(r.read())
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+class Tables:
+    """Every table's paho client, and when each challenge was published."""
+
+    def __init__(self, broker: int, event: str, assignments: dict[str, dict[str, Any]]) -> None:
+        self.slug = event
+        self.assignments = assignments
+        self.clients: dict[str, mqtt.Client] = {}
+        self.seq = dict.fromkeys(assignments, 0)
+        self.challenges = dict.fromkeys(assignments, 0)
+        self.sent: dict[tuple[str, int], float] = {}
+        self.log: dict[str, list[dict[str, Any]]] = {t: [] for t in assignments}
+        for name in assignments:
+            c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"bench-{event}-{name}")
+            c.max_inflight_messages_set(100)
+            c.will_set(self.topic(name, "online"), b"false", qos=1, retain=True)
+            c.connect("127.0.0.1", broker)
+            c.loop_start()
+            self.clients[name] = c
+
+    def topic(self, table: str, kind: str) -> str:
+        return f"gg/{self.slug}/table/{table}/{kind}"
+
+    def publish(self, table: str, kind: str, body: Any, retain: bool = False) -> None:
+        raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+        self.clients[table].publish(self.topic(table, kind), raw, qos=1, retain=retain)
+
+    def event(self, table: str, body: dict[str, Any]) -> None:
+        self.seq[table] += 1
+        payload = {"format": 1, "table": table, "seq": self.seq[table], "game": 1, **body}
+        self.log[table].append(payload)
+        self.publish(table, "events", payload)
+
+    def start_games(self) -> None:
+        for table, a in self.assignments.items():
+            self.publish(table, "online", b"true", retain=True)
+            self.event(table, {"type": "new_game", "at": time.time(),
+                               "assignment": {k: a[k] for k in ("round", "board", "white",
+                                                                 "black")}})
+
+    def challenge(self, table: str) -> None:
+        self.challenges[table] += 1
+        n = self.challenges[table]
+        self.sent[(table, n)] = time.perf_counter()
+        self.event(table, {"type": "challenge", "number": n, "attacker_side": "W",
+                           "result": "attacker", "eliminated": {"W": n // 2, "B": (n + 1) // 2},
+                           "at": time.time()})
+        self.publish(table, "status", {"format": 1, "table": table, "state": "result",
+                                       "game_id": 1, "challenge_count": n}, retain=True)
+
+    def close(self) -> None:
+        for c in self.clients.values():
+            c.disconnect()
+            c.loop_stop()
+
+
+class Viewers:
+    """``count`` open event streams read by one thread; ``measured`` of them parsed."""
+
+    def __init__(self, port: int, count: int, measured: int, sent: dict[tuple[str, int], float]):
+        self.sent = sent
+        self.latencies: list[float] = []
+        self.bytes = 0
+        self.hellos = 0
+        self._sel = selectors.DefaultSelector()
+        self._stop = threading.Event()
+        for i in range(count):
+            s = socket.create_connection(("127.0.0.1", port), timeout=30)
+            s.sendall(b"GET /api/events HTTP/1.1\r\nHost: hub\r\nAccept: text/event-stream\r\n\r\n")
+            s.setblocking(False)
+            self._sel.register(s, selectors.EVENT_READ, {"parse": i < measured, "buf": b"",
+                                                          "seen": set()})
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            for key, _mask in self._sel.select(0.2):
+                try:
+                    chunk = key.fileobj.recv(1 << 16)  # type: ignore[union-attr]
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    self._sel.unregister(key.fileobj)
+                    continue
+                now = time.perf_counter()
+                self.bytes += len(chunk)
+                if b'"hello"' in chunk:
+                    self.hellos += 1
+                if not key.data["parse"]:
+                    continue
+                buf = key.data["buf"] + chunk
+                *messages, key.data["buf"] = buf.split(b"\n\n")
+                for m in messages:
+                    for line in m.split(b"\n"):
+                        if line.startswith(b"data: "):
+                            self._take(json.loads(line[6:]), now, key.data["seen"])
+
+    def _take(self, msg: dict[str, Any], now: float, seen: set[tuple[str, int]]) -> None:
+        """The first row showing a challenge on this viewer: its latency."""
+        if msg.get("type") != "table":
+            return
+        row = msg["table"]
+        mark = (row["table"], row["challenges"])
+        at = self.sent.get(mark)
+        if at is not None and mark not in seen:
+            seen.add(mark)
+            self.latencies.append((now - at) * 1000)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(5)
+        for key in list(self._sel.get_map().values()):
+            key.fileobj.close()  # type: ignore[union-attr]
+
+
+def run(args: argparse.Namespace, work: Path) -> None:
+    broker = Mosquitto(work / "broker").start()
+    try:
+        assignments = prepare(work / "hub", "venue", args.tables)
+        hub = HubProcess(work / "hub", "venue", broker.port)
+        tables = Tables(broker.port, "venue", assignments)
+        try:
+            tables.start_games()
+            viewers = Viewers(hub.port, args.viewers, args.measured, tables.sent)
+            deadline = time.monotonic() + 30
+            while viewers.hellos < args.viewers and time.monotonic() < deadline:
+                time.sleep(0.1)
+            print(f"{args.tables} tables, {viewers.hellos}/{args.viewers} viewers streaming")
+            rng = random.Random(7)
+            due = {t: time.monotonic() + rng.uniform(0, 3) for t in assignments}
+            cpu0, t0 = hub.cpu_seconds(), time.monotonic()
+            peak_rss = 0.0
+            end = t0 + args.seconds
+            while (now := time.monotonic()) < end:
+                for table, when in due.items():
+                    if when <= now:
+                        tables.challenge(table)
+                        due[table] = now + rng.uniform(2, 4)
+                peak_rss = max(peak_rss, hub.memory_mb()[0])
+                time.sleep(0.01)
+            cpu = (hub.cpu_seconds() - cpu0) / (time.monotonic() - t0)
+            time.sleep(2)  # the last messages reach the viewers
+            rss, hwm = hub.memory_mb()
+            sent = sum(tables.challenges.values())
+            lat = viewers.latencies
+            viewers.close()
+            print(f"challenges published: {sent} in {args.seconds:.0f} s "
+                  f"({sent / args.seconds:.0f}/s, each with a status: "
+                  f"{2 * sent / args.seconds:.0f} messages/s into the hub)")
+            print(f"hub CPU: {100 * cpu:.0f} % of one core; RSS {rss:.0f} MB (peak {hwm:.0f} MB)")
+            print(f"event to viewer ({args.measured} viewers parsed, {len(lat)} samples): "
+                  f"p50 {percentile(lat, 0.5):.0f} ms, p99 {percentile(lat, 0.99):.0f} ms, "
+                  f"max {max(lat, default=float('nan')):.0f} ms; "
+                  f"{viewers.bytes / 1e6:.0f} MB sent to viewers")
+        finally:
+            tables.close()
+            hub.stop()
+        replay(broker.port, work, args.tables, tables.log)
+    finally:
+        broker.stop()
+
+
+def replay(broker: int, work: Path, count: int, log: dict[str, list[dict[str, Any]]]) -> None:
+    """Every table's events of the round plus its game over, into a fresh hub."""
+    assignments = prepare(work / "fresh", "replay", count)
+    hub = HubProcess(work / "fresh", "replay", broker)
+    tables = Tables(broker, "replay", assignments)
+    events = 0
+    try:
+        t0 = time.perf_counter()
+        for table, held in log.items():
+            for e in held:
+                tables.event(table, {k: v for k, v in e.items()
+                                     if k not in ("format", "table", "seq", "game")})
+            tables.event(table, {"type": "game_over",
+                                 "ending": {"kind": "flag_captured", "winner": "W",
+                                            "at": time.time()}})
+            events += len(held) + 1
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            boards = hub.get("/api/rounds")[0]["boards"]
+            if all(b["result"] for b in boards):
+                break
+            time.sleep(0.1)
+        else:
+            print("replay: not every result arrived in 120 s")
+            return
+        took = time.perf_counter() - t0
+        print(f"replay of a {count}-table round ({events} events) into a fresh hub: "
+              f"{took:.1f} s ({events / took:.0f} events/s), every board's result in")
+    finally:
+        tables.close()
+        hub.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, default=200)
+    parser.add_argument("--viewers", type=int, default=200)
+    parser.add_argument("--measured", type=int, default=25,
+                        help="viewers whose messages are parsed for the latency")
+    parser.add_argument("--seconds", type=float, default=60.0)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-hub-venue-") as tmp:
+        run(args, Path(tmp))
+
+
+if __name__ == "__main__":
+    main()
