@@ -205,14 +205,14 @@ class Viewers:
 
     def _take(self, msg: dict[str, Any], now: float, seen: set[tuple[str, int]]) -> None:
         """The first row showing a challenge on this viewer: its latency."""
-        if msg.get("type") != "table":
+        if msg.get("type") != "tables":
             return
-        row = msg["table"]
-        mark = (row["table"], row["challenges"])
-        at = self.sent.get(mark)
-        if at is not None and mark not in seen:
-            seen.add(mark)
-            self.latencies.append((now - at) * 1000)
+        for row in msg["tables"]:
+            mark = (row["table"], row["challenges"])
+            at = self.sent.get(mark)
+            if at is not None and mark not in seen:
+                seen.add(mark)
+                self.latencies.append((now - at) * 1000)
 
     def close(self) -> None:
         self._stop.set()

@@ -26,10 +26,10 @@ from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException
 
 from arbiter.hub.ledger import Ledger
-from arbiter.hubweb.feed import VenueFeed
+from arbiter.hubweb.feed import HubStreams, VenueFeed
 from web import SECURITY_HEADERS, auth
 from web.body import MAX_BODY_BYTES
-from web.events import KEEPALIVE_SECONDS, STREAM_CAPACITY, StreamHub
+from web.events import KEEPALIVE_SECONDS, STREAM_CAPACITY
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +88,7 @@ def create_hub_app(
     app.extensions["hub_feed"] = feed
     app.extensions["hub_publish"] = publish
     # The key web.serve.make_server looks for: it sizes and stops the streams.
-    app.extensions["arbiter_streams"] = StreamHub(
+    app.extensions["arbiter_streams"] = HubStreams(
         feed, float(app.config["SSE_KEEPALIVE"]), int(app.config["STREAM_CAPACITY"])
     )
     app.extensions["arbiter_limiter"] = auth.AttemptLimiter(

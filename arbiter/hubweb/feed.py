@@ -1,26 +1,31 @@
 """The hub's live feed: what changed at the venue, for every open page's event stream.
 
 The ingest calls :meth:`VenueFeed.changed` after the ledger took a table's
-message; the feed reads that one table's row again and sends it to every
-subscriber queue (small messages, not the whole venue, so 200 tables and 200
-viewers stay cheap). A page that missed a message (its ``seq`` jumped) or
-sees ``refresh`` fetches the JSON views again. A ticker notices tables that
-went silent (no message means no call to ``changed``).
+message; that only marks the table. A sender thread gathers the marked tables
+for ``batch`` seconds, reads their rows again and sends them as one message
+to every page, encoded once (200 tables each publishing every few seconds,
+times 200 pages, stay cheap this way, and the ingest never waits on a page).
+A page that missed a message (its ``seq`` jumped) or sees ``refresh`` fetches
+the JSON views again. The same thread notices tables that went silent.
 
-It offers what :class:`web.events.StreamHub` needs of a status source:
-``status()``, ``subscribe()`` and ``unsubscribe()``.
+:class:`HubStreams` is the table's :class:`web.events.StreamHub` (same
+admission limit, stopped with the server) sending this feed's encoded text.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import queue
 import threading
+import time
+from collections.abc import Generator
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
 from arbiter.hub.ledger import Ledger
 from arbiter.hubweb import views
+from web.events import RETRY_MILLISECONDS, StatusSource, StreamHub
 
 log = logging.getLogger(__name__)
 
@@ -28,10 +33,14 @@ log = logging.getLogger(__name__)
 QUEUE_SIZE = 256
 #: Seconds between two looks for silent tables.
 TICK_SECONDS = 5.0
+#: Seconds the sender gathers changes before it sends them as one message.
+BATCH_SECONDS = 0.05
+
+Item = tuple[int, str]  # (seq, the message's SSE text)
 
 
-def _put_dropping_oldest(q: queue.Queue[dict[str, Any]], item: dict[str, Any]) -> None:
-    """Queue ``item``; a slow page loses its oldest message, never blocks the ingest."""
+def _put_dropping_oldest(q: queue.Queue[Any], item: Any) -> None:
+    """Queue ``item``; a slow page loses its oldest message, never blocks the sender."""
     while True:
         try:
             q.put_nowait(item)
@@ -43,8 +52,15 @@ def _put_dropping_oldest(q: queue.Queue[dict[str, Any]], item: dict[str, Any]) -
                 continue
 
 
+def _encode(message: dict[str, Any]) -> str:
+    return f"id: {message['seq']}\ndata: {json.dumps(message, separators=(',', ':'))}\n\n"
+
+
 class VenueFeed:
-    """Live changes of one event's venue. Thread-safe."""
+    """Live changes of one event's venue. Thread-safe.
+
+    Until :meth:`start`, each change is sent at once from the caller's thread.
+    """
 
     def __init__(
         self,
@@ -53,33 +69,43 @@ class VenueFeed:
         *,
         queue_size: int = QUEUE_SIZE,
         tick: float = TICK_SECONDS,
+        batch: float = BATCH_SECONDS,
     ) -> None:
         self.ledger = ledger
         self.quiet = quiet
         self.tick = tick
+        self.batch = batch
         self._queue_size = queue_size
         self._lock = threading.Lock()
         self._seq = 0
-        self._subscribers: list[queue.Queue[dict[str, Any]]] = []
+        self._subscribers: list[queue.Queue[Any]] = []
         self._silent: dict[str, str] = {}
-        self._results: dict[str, str | None] = {}
+        self._results: dict[str, str] = {}
+        self._dirty: set[str] = set()
+        self._recheck_silence = False
+        self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    # --- the StatusSource of web.events.StreamHub --------------------------------
+    # --- what HubStreams needs -------------------------------------------------------
+
+    def opening(self) -> Item:
+        """The opening message of a stream: the page fetches the views on it."""
+        with self._lock:
+            seq = self._seq
+        return seq, _encode({"seq": seq, "type": "hello", "event": self.ledger.event})
 
     def status(self) -> dict[str, Any]:
-        """The opening message of a stream: the page fetches the views on it."""
         with self._lock:
             return {"seq": self._seq, "type": "hello", "event": self.ledger.event}
 
-    def subscribe(self) -> queue.Queue[dict[str, Any]]:
-        q: queue.Queue[dict[str, Any]] = queue.Queue(self._queue_size)
+    def subscribe(self) -> queue.Queue[Any]:
+        q: queue.Queue[Any] = queue.Queue(self._queue_size)
         with self._lock:
             self._subscribers.append(q)
         return q
 
-    def unsubscribe(self, q: queue.Queue[dict[str, Any]]) -> None:
+    def unsubscribe(self, q: queue.Queue[Any]) -> None:
         with self._lock:
             self._subscribers.remove(q)
 
@@ -99,60 +125,131 @@ class VenueFeed:
         with self._lock:
             self._seq += 1
             message = {"seq": self._seq, **message}
+            item: Item = (self._seq, _encode(message))
             for q in self._subscribers:
-                _put_dropping_oldest(q, message)
+                _put_dropping_oldest(q, item)
 
     def changed(self, table: str, kind: str = "") -> None:
         """A table's message was taken by the ledger (called from the ingest thread)."""
         with self._lock:
-            flagged = table in self._silent
-        if kind == "online" or flagged:
-            # A last will flags the table now, and a flagged table that speaks again is
-            # cleared now, not at the next tick.
-            self.look_for_silence(notify=False)
+            self._dirty.add(table)
+            # A last will flags the table at once; a flagged table that speaks is cleared.
+            if kind == "online" or table in self._silent:
+                self._recheck_silence = True
+        if self._thread is None:
+            self.flush()
+        else:
+            self._wake.set()
+
+    def flush(self) -> None:
+        """Send the rows of every table changed since the last flush, as one message."""
+        with self._lock:
+            tables, self._dirty = self._dirty, set()
+            recheck, self._recheck_silence = self._recheck_silence, False
+        if recheck:
+            self._look(notify=False)
+        if not tables:
+            return
         _number, by_table = views.current_pairings(self.ledger)
-        row = views.table_row(self.ledger, table, by_table.get(table), self.silent())
+        silent = self.silent()
+        rows = [views.table_row(self.ledger, t, by_table.get(t), silent) for t in sorted(tables)]
         results = False
         with self._lock:
-            key = f"{row['round']}/{row['board']}:{row['game']}"
-            mark = f"{key}={row['result']}:{row['over']}"
-            if self._results.get(table) != mark:
-                results = table in self._results or row["over"] or row["result"] is not None
-                self._results[table] = mark
-        self._send({"type": "table", "table": row, "results": results})
+            for row in rows:
+                mark = f"{row['round']}/{row['board']}:{row['game']}={row['result']}:{row['over']}"
+                before = self._results.get(row["table"])
+                if before != mark:
+                    results = results or before is not None or row["over"] or bool(row["result"])
+                    self._results[row["table"]] = mark
+        self._send({"type": "tables", "tables": rows, "results": results})
 
     def refresh(self) -> None:
         """Something the organiser did (pairing, result, players): pages fetch everything."""
-        self.look_for_silence(notify=False)
+        self._look(notify=False)
         self._send({"type": "refresh"})
 
-    def look_for_silence(self, *, notify: bool = True) -> None:
-        """Flag the tables gone silent (or back); their rows are sent when ``notify``."""
+    def look_for_silence(self) -> None:
+        """Flag the tables gone silent (or back), and send their rows."""
+        self._look(notify=True)
+        if self._thread is None:
+            self.flush()
+
+    def _look(self, *, notify: bool) -> None:
         try:
             now = dict(self.ledger.silent_tables(self.quiet))
-        except Exception:  # a ticker must not die of one bad read; it is logged
+        except Exception:  # the sender must not die of one bad read; it is logged
             log.exception("could not look for silent tables")
             return
         with self._lock:
-            moved = set(now.items()) ^ set(self._silent.items())
+            moved = {t for t, _why in set(now.items()) ^ set(self._silent.items())}
             self._silent = now
-        if notify:
-            for table in sorted({t for t, _why in moved}):
-                self.changed(table, "silence")
+            if notify:
+                self._dirty |= moved
 
-    # --- the ticker --------------------------------------------------------------
+    # --- the sender thread --------------------------------------------------------
 
     def start(self) -> None:
-        """Look for silent tables every ``tick`` seconds until :meth:`stop`."""
-        self.look_for_silence(notify=False)
-        self._thread = threading.Thread(target=self._run, name="hub-silence", daemon=True)
+        """Send changes from a thread of its own (batched), and look for silence every
+        ``tick`` seconds, until :meth:`stop`."""
+        self._look(notify=False)
+        self._thread = threading.Thread(target=self._run, name="hub-feed", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
-        while not self._stop.wait(self.tick):
-            self.look_for_silence()
+        next_look = time.monotonic() + self.tick
+        while not self._stop.is_set():
+            woke = self._wake.wait(max(0.0, next_look - time.monotonic()))
+            if self._stop.is_set():
+                return
+            if woke:
+                self._stop.wait(self.batch)  # gather what comes with it
+                self._wake.clear()
+            if time.monotonic() >= next_look:
+                self._look(notify=True)
+                next_look = time.monotonic() + self.tick
+            try:
+                self.flush()
+            except Exception:  # logged; the next change tries again
+                log.exception("could not send the venue's changes")
 
     def stop(self) -> None:
         self._stop.set()
+        self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
+
+
+class HubStreams(StreamHub):
+    """The table's stream admission and shutdown, sending a :class:`VenueFeed`'s text."""
+
+    def __init__(self, feed: VenueFeed, keepalive: float, capacity: int) -> None:
+        super().__init__(cast(StatusSource, feed), keepalive, capacity)
+        self.feed = feed
+
+    def _text(self) -> Generator[str, None, None]:
+        q = self.feed.subscribe()
+        with self._lock:
+            self._open.add(q)
+        try:
+            if self._stopping.is_set():
+                return
+            yield f": gg-arbiter hub stream\nretry: {RETRY_MILLISECONDS}\n\n"
+            last, text = self.feed.opening()
+            yield text
+            while not self._stopping.is_set():
+                try:
+                    item = q.get(timeout=self.keepalive)
+                except queue.Empty:
+                    yield ": keep-alive\n\n"
+                    continue
+                if not isinstance(item, tuple):  # StreamHub.stop's sentinel
+                    break
+                seq, text = item
+                if seq <= last:
+                    continue  # already sent with the opening
+                last = seq
+                yield text
+        finally:
+            with self._lock:
+                self._open.discard(q)
+            self.feed.unsubscribe(q)

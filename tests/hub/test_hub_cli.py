@@ -108,7 +108,7 @@ class Serve:
         env = {k: v for k, v in os.environ.items() if k != "GPIOZERO_PIN_FACTORY"}
         self.proc = subprocess.Popen(
             [*gg_arbiter(), "hub", "--event", EVENT, "--data", str(data),
-             "--broker", f"mqtt://127.0.0.1:{port}"],
+             "--broker", f"mqtt://127.0.0.1:{port}", "--host", "127.0.0.1", "--port", "0"],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
         )
         self.lines: list[str] = []

@@ -66,11 +66,13 @@ def broker_hub(tmp_path: Path) -> Iterator[Hub]:
             feed = VenueFeed(ledger, timedelta(minutes=10))
             ingest = Ingest(ledger, EVENT, "127.0.0.1", broker.port, on_change=feed.changed)
             ingest.start()
+            feed.start()  # batched from its own thread, as gg-arbiter hub runs it
             try:
                 app = _app(ledger, feed, data, publish=ingest.publish_assignment)
                 with live_server(app, streams=8) as server:
                     yield Hub(ledger, feed, app, server, data, ingest, broker)
             finally:
+                feed.stop()
                 ingest.stop()
     finally:
         broker.stop()

@@ -78,8 +78,8 @@ def _pair_one_board(hub: Hub) -> tuple[str, str]:
 
 
 def _row(sse: SseClient, **want: Any) -> bool:
-    return any(e.get("type") == "table" and all(e["table"].get(k) == v for k, v in want.items())
-               for e in sse.events)
+    return any(all(row.get(k) == v for k, v in want.items())
+               for e in sse.events if e.get("type") == "tables" for row in e["tables"])
 
 
 def test_venue_live_secret_until_over_then_revealed(broker_hub: Hub) -> None:
@@ -113,7 +113,7 @@ def test_venue_live_secret_until_over_then_revealed(broker_hub: Hub) -> None:
         table.event({"game": 1, "type": "game_over",
                      "ending": {"kind": "flag_captured", "winner": "W", "at": AT + 5}})
         assert sse.wait(lambda s: _row(s, over=True, result="1-0")), sse.text()
-        assert any(e.get("results") for e in sse.events if e.get("type") == "table")
+        assert any(e.get("results") for e in sse.events if e.get("type") == "tables")
         status, _h, page = http_get(hub.server, "/games/1/1")
         assert status == 200
         assert "Flag" in page and "Spy" in page and "Flag captured: White wins" in page

@@ -1,5 +1,5 @@
-// The hub's live pages: one event stream, small per-table messages.
-// A table message updates its card on the venue screen; a result, an
+// The hub's live pages: one event stream; each message holds the rows of the
+// tables that changed. A row updates its card on the venue screen; a result, an
 // organiser's action, a reconnection or a missed message reloads the
 // page's main part (fetched again, never a full page reload).
 (function () {
@@ -70,8 +70,8 @@
     var missed = lastSeq !== null && msg.seq !== lastSeq + 1;
     lastSeq = msg.seq;
     if (msg.type === "hello" || msg.type === "refresh" || missed) { reloadMain(); return; }
-    if (msg.type !== "table") { return; }
-    if (page === "venue") { updateCard(msg.table); }
+    if (msg.type !== "tables") { return; }
+    if (page === "venue") { msg.tables.forEach(updateCard); }
     else if (msg.results) { reloadMain(); }
   }
 
