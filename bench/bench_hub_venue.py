@@ -172,6 +172,7 @@ def viewers_main(port: int, count: int, measured: int, conn: Any) -> None:
         sel.register(s, selectors.EVENT_READ, {"parse": i < measured, "buf": b"", "seen": set()})
     arrivals: list[tuple[str, int, float]] = []
     total = hellos = 0
+    told = False
     while not conn.poll():
         for key, _mask in sel.select(0.2):
             try:
@@ -199,9 +200,9 @@ def viewers_main(port: int, count: int, measured: int, conn: Any) -> None:
                         if mark not in key.data["seen"]:
                             key.data["seen"].add(mark)
                             arrivals.append((*mark, now))
-        if hellos >= count and not arrivals:
+        if hellos >= count and not told:
             conn.send(("ready", hellos))
-            hellos = count + 1  # said once
+            told = True
     conn.recv()
     conn.send(("done", arrivals, total))
 
