@@ -23,7 +23,7 @@
     setText(card, "white", row.white || "\u2014");
     setText(card, "black", row.black || "\u2014");
     setText(card, "where", row.round ? "Round " + row.round + " \u00b7 board " + row.board : "not assigned");
-    setText(card, "state", row.state || "\u2014");
+    setText(card, "state", (row.state || "\u2014").replace(/_/g, " "));
     setText(card, "challenges", String(row.challenges));
     setText(card, "lostW", String(row.lost.W));
     setText(card, "lostB", String(row.lost.B));
