@@ -110,6 +110,7 @@ class Tables:
 
     def __init__(self, broker: int, event: str, assignments: dict[str, dict[str, Any]]) -> None:
         self.slug = event
+        self.with_status = True
         self.assignments = assignments
         self.clients: dict[str, mqtt.Client] = {}
         self.seq = dict.fromkeys(assignments, 0)
@@ -151,8 +152,9 @@ class Tables:
         self.event(table, {"type": "challenge", "number": n, "attacker_side": "W",
                            "result": "attacker", "eliminated": {"W": n // 2, "B": (n + 1) // 2},
                            "at": time.time()})
-        self.publish(table, "status", {"format": 1, "table": table, "state": "result",
-                                       "game_id": 1, "challenge_count": n}, retain=True)
+        if self.with_status:
+            self.publish(table, "status", {"format": 1, "table": table, "state": "result",
+                                           "game_id": 1, "challenge_count": n}, retain=True)
 
     def close(self) -> None:
         for c in self.clients.values():
@@ -204,7 +206,7 @@ def viewers_main(port: int, count: int, measured: int, conn: Any) -> None:
             conn.send(("ready", hellos))
             told = True
     conn.recv()
-    conn.send(("done", arrivals, total))
+    conn.send(("done", arrivals, total, time.process_time()))
 
 
 class Viewers:
@@ -219,11 +221,12 @@ class Viewers:
     def ready(self, timeout: float) -> bool:
         return bool(self.conn.poll(timeout)) and self.conn.recv()[0] == "ready"
 
-    def finish(self) -> tuple[list[tuple[str, int, float]], int]:
+    def finish(self) -> tuple[list[tuple[str, int, float]], int, float]:
+        """(arrivals, bytes read, CPU seconds the viewers' process used)."""
         self.conn.send("stop")
-        _tag, arrivals, total = self.conn.recv()
+        _tag, arrivals, total, cpu = self.conn.recv()
         self.proc.join(10)
-        return arrivals, total
+        return arrivals, total, cpu
 
 
 def run(args: argparse.Namespace, work: Path) -> None:
@@ -234,6 +237,7 @@ def run(args: argparse.Namespace, work: Path) -> None:
         assignments = prepare(work / "hub", "venue", args.tables)
         hub = HubProcess(work / "hub", "venue", broker.port)
         tables = Tables(broker.port, "venue", assignments)
+        tables.with_status = not args.no_status
         try:
             tables.start_games()
             viewers = Viewers(hub.port, args.viewers, args.measured)
@@ -255,7 +259,7 @@ def run(args: argparse.Namespace, work: Path) -> None:
             time.sleep(2)  # the last messages reach the viewers
             rss, hwm = hub.memory_mb()
             sent = sum(tables.challenges.values())
-            arrivals, total = viewers.finish()
+            arrivals, total, viewer_cpu = viewers.finish()
             lat = [(at - tables.sent[(t, n)]) * 1000 for t, n, at in arrivals
                    if (t, n) in tables.sent]
             print(f"challenges published: {sent} in {args.seconds:.0f} s "
@@ -266,7 +270,8 @@ def run(args: argparse.Namespace, work: Path) -> None:
             print(f"event to viewer ({args.measured} viewers parsed, {len(lat)} samples of "
                   f"{sent * args.measured}): p50 {percentile(lat, 0.5):.0f} ms, "
                   f"p99 {percentile(lat, 0.99):.0f} ms, max {max(lat, default=float('nan')):.0f}"
-                  f" ms; {total / 1e6:.0f} MB read by the viewers")
+                  f" ms; {total / 1e6:.0f} MB read by the viewers, whose one reading thread"
+                  f" used {100 * viewer_cpu / (time.monotonic() - t0):.0f} % of a core")
         finally:
             tables.close()
             hub.stop()
@@ -315,6 +320,8 @@ def main() -> None:
     parser.add_argument("--measured", type=int, default=25,
                         help="viewers whose messages are parsed for the latency")
     parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--no-status", action="store_true",
+                        help="tables publish events only (no retained status per challenge)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-hub-venue-") as tmp:
         run(args, Path(tmp))

@@ -82,7 +82,10 @@ def _serve(args: argparse.Namespace) -> int:
         app = create_hub_app(ledger, feed, ledger.path.parent,
                              publish=ingest.publish_assignment)
         try:
-            server = make_server(app, args.host, args.port)
+            # A stream whose page reads slowly keeps at most 64 KB of its backlog in
+            # memory (waitress spills the rest to a temporary file), so 200 viewers
+            # of a busy venue cost tens of MB, not one MB each.
+            server = make_server(app, args.host, args.port, outbuf_overflow=64 * 1024)
         except WebServerError as exc:
             raise HubCliError(str(exc)) from None
         web_thread = threading.Thread(target=server.run, name="hub-web", daemon=True)

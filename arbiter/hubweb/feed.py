@@ -34,9 +34,9 @@ QUEUE_SIZE = 256
 #: Seconds between two looks for silent tables.
 TICK_SECONDS = 5.0
 #: Seconds the sender gathers changes before it sends them as one message.
-BATCH_SECONDS = 0.05
+BATCH_SECONDS = 0.15
 
-Item = tuple[int, str]  # (seq, the message's SSE text)
+Item = tuple[int, bytes]  # (seq, the message's SSE text, encoded once for every stream)
 
 
 def _put_dropping_oldest(q: queue.Queue[Any], item: Any) -> None:
@@ -52,8 +52,9 @@ def _put_dropping_oldest(q: queue.Queue[Any], item: Any) -> None:
                 continue
 
 
-def _encode(message: dict[str, Any]) -> str:
-    return f"id: {message['seq']}\ndata: {json.dumps(message, separators=(',', ':'))}\n\n"
+def _encode(message: dict[str, Any]) -> bytes:
+    body = json.dumps(message, separators=(",", ":"))
+    return f"id: {message['seq']}\ndata: {body}\n\n".encode()
 
 
 class VenueFeed:
@@ -226,21 +227,21 @@ class HubStreams(StreamHub):
         super().__init__(cast(StatusSource, feed), keepalive, capacity)
         self.feed = feed
 
-    def _text(self) -> Generator[str, None, None]:
+    def _text(self) -> Generator[bytes, None, None]:  # type: ignore[override]
         q = self.feed.subscribe()
         with self._lock:
             self._open.add(q)
         try:
             if self._stopping.is_set():
                 return
-            yield f": gg-arbiter hub stream\nretry: {RETRY_MILLISECONDS}\n\n"
+            yield f": gg-arbiter hub stream\nretry: {RETRY_MILLISECONDS}\n\n".encode()
             last, text = self.feed.opening()
             yield text
             while not self._stopping.is_set():
                 try:
                     item = q.get(timeout=self.keepalive)
                 except queue.Empty:
-                    yield ": keep-alive\n\n"
+                    yield b": keep-alive\n\n"
                     continue
                 if not isinstance(item, tuple):  # StreamHub.stop's sentinel
                     break
