@@ -82,10 +82,14 @@ def _serve(args: argparse.Namespace) -> int:
         app = create_hub_app(ledger, feed, ledger.path.parent,
                              publish=ingest.publish_assignment)
         try:
-            # A stream whose page reads slowly keeps at most 64 KB of its backlog in
-            # memory (waitress spills the rest to a temporary file), so 200 viewers
-            # of a busy venue cost tens of MB, not one MB each.
-            server = make_server(app, args.host, args.port, outbuf_overflow=64 * 1024)
+            # Waitress keeps everything a response has sent in its current output
+            # buffer (it never prunes a buffer that has once been partly sent) until
+            # the buffer reaches outbuf_high_watermark, 16 MB by default: a venue
+            # stream sends about 1 MB a minute, so 200 viewers would grow the hub by
+            # 200 MB a minute. A 256 KB watermark starts a new buffer (and frees the
+            # old) that often; a backlog past 64 KB goes to a temporary file.
+            server = make_server(app, args.host, args.port, outbuf_overflow=64 * 1024,
+                                 outbuf_high_watermark=256 * 1024)
         except WebServerError as exc:
             raise HubCliError(str(exc)) from None
         web_thread = threading.Thread(target=server.run, name="hub-web", daemon=True)
