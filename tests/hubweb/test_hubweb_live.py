@@ -11,62 +11,12 @@ from typing import Any
 
 import pytest
 
-from arbiter.hubweb import public
 from tests.hubweb.conftest import Hub, Table
+from tests.support.hub_secrecy import AT, RECORD, crawl
 from tests.support.waiting import wait_until
 from tests.support.web import CHROMIUM, CHROMIUM_ARGS, SseClient, http_get, rank_leaks
 
 pytestmark = pytest.mark.timeout(90)
-
-STATIC = Path(public.__file__).parent / "static"
-AT = 1_790_000_000.0
-#: A finished game's full record, as a table publishes it on record/<game>.
-RECORD = {
-    "id": 1, "started_at": AT, "assignment": None,
-    "challenges": [
-        {"number": 1, "attacker": "W:SPY", "defender": "B:5*G", "survivor": "attacker", "at": AT},
-        {"number": 2, "attacker": "W:PVT", "defender": "B:FLG", "survivor": "attacker",
-         "fallen_flag": True, "at": AT + 5},
-    ],
-    "survivors": {"W": ["W:SPY", "W:PVT", "W:FLG"], "B": ["B:PVT"]},
-    "fallen": {"W": [], "B": ["B:5*G", "B:FLG"]},
-    "ending": {"kind": "flag_captured", "winner": "W", "at": AT + 5},
-}
-
-
-def public_paths(tables_games: list[tuple[str, str]]) -> list[str]:
-    paths = ["/", "/rounds", "/standings", "/games", "/api/venue", "/api/rounds",
-             "/api/standings", "/api/games", "/organiser/login", "/organiser"]
-    for table, game in tables_games:
-        paths += [f"/games/{table}/{game}", f"/api/games/{table}/{game}"]
-    return paths + [f"/static/{p.name}" for p in sorted(STATIC.iterdir())]
-
-
-#: How the pages name the ending of a game that is over: they name no piece of it.
-ENDING_WORDS = ("Flag captured", "Flag home")
-
-
-def leaks(text: str) -> list[str]:
-    """The rank tokens in ``text``, the ending words of games already over left out."""
-    for words in ENDING_WORDS:
-        text = text.replace(words, "")
-    return rank_leaks(text)
-
-
-def crawl(server: Any, tables_games: list[tuple[str, str]], step: str) -> int:
-    """Fetch every public route of the hub; no rank anywhere (the endings of games
-    already over are allowed). Returns how many routes were fetched."""
-    count = 0
-    for path in public_paths(tables_games):
-        status, headers, body = http_get(server, path)
-        for words in ENDING_WORDS:
-            body = body.replace(words, "")
-        assert status < 500, f"{path}: {status} ({step})"
-        leaks = rank_leaks(body) + rank_leaks(" ".join(f"{k}: {v}" for k, v in headers.items()))
-        assert not leaks, f"{path} shows {leaks} while a game is on ({step})"
-        count += 1
-    return count
-
 
 def _pair_one_board(hub: Hub) -> tuple[str, str]:
     for name in ("Ana", "Ben"):

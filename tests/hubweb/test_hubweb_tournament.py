@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.hubweb.test_hubweb_live import crawl, leaks
+from tests.support.hub_secrecy import crawl, leaks
 from tests.support.mqtt import MOSQUITTO, Mosquitto
 from tests.support.spawn import Session, free_port, gg_arbiter
 from tests.support.waiting import WAIT, wait_until
