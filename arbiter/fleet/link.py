@@ -249,6 +249,9 @@ class FleetLink:
                 info, pending = inflight.popleft()
                 self._acked.discard(info.mid)
                 moved = pending.after
+            # Every outbox message sent is in ``inflight`` by now: other ids acknowledged
+            # (status, online) are dropped, so no stale id can match a later message's.
+            self._acked &= {info.mid for info, _ in inflight}
         if moved != cursor:
             try:
                 self._cursor_file.save(moved)
