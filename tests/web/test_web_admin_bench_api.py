@@ -133,7 +133,7 @@ def test_bench_api_enrollment_without_rfid_is_409(
 
 
 def test_bench_api_enrollment_start_skip_stop(rfid: tuple[Any, Any]) -> None:
-    device, client = rfid
+    _device, client = rfid
     response = client.post("/api/admin/enrollment", json={}, headers=ADMIN)
     assert response.status_code == 201
     first = response.json
