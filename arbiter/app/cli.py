@@ -418,10 +418,9 @@ def _cmd_monitor(args: argparse.Namespace) -> int:
         if kind.startswith("keys") and not hardware_available():
             raise CliError("no GPIO hardware here (not a Raspberry Pi): try gg-arbiter "
                            "monitor --sim, which simulates the switches")
-        try:
-            lock = _hold_data_dir(config.data_dir)
-        except DataInUseError:
-            raise CliError(_stop_service_hint(config, "monitor")) from None
+        running, lock = _service_running(config, args)
+        if running:
+            raise CliError(_stop_service_hint(config, "monitor"))
     try:
         return _monitor(args, config)
     finally:
