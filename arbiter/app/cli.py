@@ -13,6 +13,7 @@ from typing import Any
 
 from arbiter import __version__
 from arbiter.app.config import Config, ConfigError, load_config
+from arbiter.app.hub_cli import add_hub_parser
 from arbiter.device.arbiter import Arbiter
 from arbiter.errors import ArbiterError
 from arbiter.hardware.pins import PinSetupError
@@ -230,6 +231,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
     sim = _choose_sim(args, config)
     from arbiter.app.service import serve, stdin_or_none
 
+    if args.broker is not None or args.event is not None or args.table is not None:
+        from dataclasses import replace
+
+        from arbiter.fleet.settings import SettingsError
+
+        try:
+            tournament = config.tournament.override(
+                broker=args.broker, event=args.event, table=args.table)
+        except SettingsError as exc:
+            raise CliError(str(exc)) from None
+        config = replace(config, tournament=tournament)
     host = args.host or config.web.host
     port = args.port if args.port is not None else config.web.port
     started = time.monotonic()
@@ -367,21 +379,23 @@ def _enroll_here(config: Config, args: argparse.Namespace) -> int:
 def _hold_data_dir(data_dir: Path) -> int | None:
     """Take the data directory's lock (as the arbiter does) so no arbiter starts meanwhile.
 
-    :returns: the lock's descriptor (close it to release), or None when the directory
-        does not exist yet.
+    :returns: the lock's descriptor (close it to release), or None when no arbiter
+        has used the directory yet (no lock file).
     :raises DataInUseError: the running arbiter holds it.
     :raises CliError: it cannot be opened (another account's, e.g. the service's).
     """
     import fcntl
 
-    if not data_dir.is_dir():
-        return None
     try:
-        fd = os.open(data_dir / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+        # Never created here: a lock file made by root (sudo) would keep the
+        # service's own account out. No lock file: no arbiter has used the directory.
+        fd = os.open(data_dir / ".lock", os.O_RDWR)
+    except FileNotFoundError:
+        return None
     except OSError as exc:
         raise CliError(
-            f"cannot open {data_dir} ({exc.strerror}): it belongs to the service's account; "
-            f"run as that account (sudo -u gg-arbiter ...) or with --data DIR"
+            f"cannot open {data_dir} ({exc.strerror}): if it is the service's, run as its "
+            "account (sudo -u gg-arbiter gg-arbiter ...) or give --data DIR"
         ) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -743,6 +757,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--script", metavar="FILE",
                      help="play simulator commands from FILE, each once the device has "
                      "settled, then stop (implies --sim)")
+    run.add_argument("--broker", metavar="URL",
+                     help="tournament broker: mqtt://[user[:password]@]host[:port] (docs/mqtt.md)")
+    run.add_argument("--event", metavar="SLUG", help="tournament event (topic gg/SLUG/...)")
+    run.add_argument("--table", metavar="NAME", help="this table's name in the tournament")
     run.set_defaults(func=_cmd_run)
 
     tune = sub.add_parser("tune", help="play a tune, or render it with --wav FILE")
@@ -789,6 +807,8 @@ def build_parser() -> argparse.ArgumentParser:
     common(set_pin)
     set_pin.add_argument("pin", metavar="PIN", nargs="?", help="4 to 12 digits (asked if left out)")
     set_pin.set_defaults(func=_cmd_set_pin)
+
+    add_hub_parser(sub, _Parser)
     return parser
 
 
