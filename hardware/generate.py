@@ -6,9 +6,10 @@
 Sources: ``arbiter/app/default_config.toml`` (through :func:`arbiter.app.config.load_config`)
 for every pin and port, :data:`arbiter.rules.keycode.DEFAULT_KEYCODE` for the key code,
 and ``parts.toml`` (through ``geometry.py``) for the printed parts. Outputs: ``pinout.md``,
-``keycodes.md``, ``wiring.svg``, ``gg_params.scad``, ``keys_all.scad`` and the
-parts-list block of ``README.md`` (``partslist.py``). The other ``.scad`` files
-and the rest of ``README.md`` are written by hand.
+``keycodes.md``, ``gg_params.scad``, ``keys_all.scad`` and the parts-list block of
+``README.md`` (``partslist.py``); ``wiring.py`` adds the wiring pictures and ``wiring.md``,
+``keychart.py`` the key chart (SVG and PDF). The other ``.scad`` files and the rest of
+``README.md`` are written by hand.
 An impossible geometry (a stack figure below its margin) exits 2 naming the figure.
 """
 
@@ -17,14 +18,18 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from xml.sax.saxutils import escape
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 if str(ROOT) not in sys.path:  # run as a script from a checkout without installing
     sys.path.insert(0, str(ROOT))
+if str(HERE) not in sys.path:  # the sibling generators, also when loaded by file path
+    sys.path.insert(0, str(HERE))
+
+import keychart  # noqa: E402
+import wiring  # noqa: E402
 
 from arbiter.app.config import Config, load_config  # noqa: E402
 from arbiter.rules.keycode import DEFAULT_KEYCODE, KeyCode, chart_markdown  # noqa: E402
@@ -225,7 +230,7 @@ def pinout_md(config: Config) -> str:
         "physical position on the 40-pin header (pin 1 is the square pad, nearest the",
         "SD card end; odd pins on the inner row). All logic is 3.3 V: never connect a",
         "GPIO to 5 V. Change a pin in `/etc/gg-arbiter/config.toml`, not here, then",
-        "follow that file. Wiring picture: [wiring.svg](wiring.svg).",
+        "follow that file. Wiring pictures, one per reader kind: [wiring.md](wiring.md).",
         "",
     ]
     for kind in WIRED_KINDS:
@@ -417,185 +422,11 @@ def keys_all_scad(keycode: KeyCode, geom: geo.Geometry) -> str:
     ])
 
 
-# ---------------------------------------------------------------------- wiring.svg
-
-W, H = 1200, 900
-ROW0, ROW_STEP = 130, 36
-PIN_L, PIN_R = 540, 660  # x of the odd and even pin columns
-PIN_R_RADIUS = 9
-
-COLOURS = {
-    "attacker": "#c0392b",
-    "defender": "#1f6fb2",
-    "led": "#1e8449",
-    "buzzer": "#8e44ad",
-    "button": "#d35400",
-}
-
-
-def _group(role: str) -> str:
-    if role.endswith(" LED"):
-        return "led"
-    if role.startswith("attacker"):
-        return "attacker"
-    if role.startswith("defender"):
-        return "defender"
-    if role == "buzzer":
-        return "buzzer"
-    return "button"
-
-
-def _title(role: str) -> str:
-    if role.startswith(("attacker", "defender")):
-        first, _, rest = role.partition(" ")
-        return f"{first.upper()} {rest}"
-    return {"buzzer": "piezo buzzer", "status LED": "status LED"}.get(role, role)
-
-
-class _Svg:
-    def __init__(self) -> None:
-        self.parts: list[str] = []
-
-    def add(self, text: str) -> None:
-        self.parts.append(text)
-
-    def line(self, x1: float, y1: float, x2: float, y2: float, colour: str = "#333",
-             width: float = 2) -> None:
-        self.add(f'<line x1="{x1:g}" y1="{y1:g}" x2="{x2:g}" y2="{y2:g}" '
-                 f'stroke="{colour}" stroke-width="{width:g}"/>')
-
-    def circle(self, x: float, y: float, r: float, fill: str, stroke: str = "#333") -> None:
-        self.add(f'<circle cx="{x:g}" cy="{y:g}" r="{r:g}" fill="{fill}" '
-                 f'stroke="{stroke}" stroke-width="1.5"/>')
-
-    def rect(self, x: float, y: float, w: float, h: float, fill: str, stroke: str = "#333",
-             rx: float = 0) -> None:
-        self.add(f'<rect x="{x:g}" y="{y:g}" width="{w:g}" height="{h:g}" rx="{rx:g}" '
-                 f'fill="{fill}" stroke="{stroke}" stroke-width="1.5"/>')
-
-    def polygon(self, points: Sequence[tuple[float, float]], fill: str) -> None:
-        pts = " ".join(f"{x:g},{y:g}" for x, y in points)
-        self.add(f'<polygon points="{pts}" fill="{fill}" stroke="#333" stroke-width="1.5"/>')
-
-    def text(self, x: float, y: float, text: str, size: float = 13, anchor: str = "start",
-             weight: str = "normal", fill: str = "#111") -> None:
-        self.add(f'<text x="{x:g}" y="{y:g}" font-size="{size:g}" text-anchor="{anchor}" '
-                 f'font-weight="{weight}" fill="{fill}">{escape(text)}</text>')
-
-
-def _symbol(svg: _Svg, group: str, y: float, fx: Callable[[float], float]) -> None:
-    """Ground, then the part, in local x 25..120 (fx maps to the drawing's side)."""
-    line = svg.line
-    # ground: three bars across the wire, longest at the wire's end
-    for dx, half in ((40, 8), (35, 5.5), (30, 3)):
-        line(fx(dx), y - half, fx(dx), y + half, "#333", 2)
-    if group in ("attacker", "defender", "button"):
-        line(fx(40), y, fx(62), y)
-        svg.circle(fx(64), y, 2.5, "white")
-        svg.circle(fx(96), y, 2.5, "white")
-        if group == "button":
-            line(fx(60), y - 8, fx(100), y - 8)
-            line(fx(80), y - 8, fx(80), y - 16)
-            line(fx(74), y - 16, fx(86), y - 16)
-        else:
-            line(fx(66), y - 1, fx(94), y - 12)  # lever, open
-        line(fx(98), y, fx(120), y)
-    elif group == "led":
-        line(fx(40), y, fx(52), y)
-        line(fx(52), y - 7, fx(52), y + 7)  # cathode bar, towards GND
-        svg.polygon([(fx(66), y - 7), (fx(66), y + 7), (fx(52), y)], COLOURS["led"])
-        for dx in (56, 62):  # light
-            line(fx(dx), y - 9, fx(dx - 5), y - 16, "#333", 1.2)
-        line(fx(66), y, fx(76), y)
-        svg.rect(min(fx(76), fx(106)), y - 5, 30, 10, "white")
-        svg.text((fx(76) + fx(106)) / 2, y + 18, "330 Ω", 10, "middle")
-        line(fx(106), y, fx(120), y)
-    else:  # passive piezo
-        line(fx(40), y, fx(62), y)
-        line(fx(62), y - 9, fx(62), y + 9)
-        svg.rect(min(fx(65), fx(79)), y - 6, 14, 12, "#ead8f3")
-        line(fx(82), y - 9, fx(82), y + 9)
-        line(fx(82), y, fx(120), y)
-
-
-def wiring_svg(config: Config) -> str:
-    pins = config.gpio_pins()
-    by_bcm = {bcm: role for role, bcm in pins.items()}
-    r = config.reader
-    svg = _Svg()
-    svg.rect(0, 0, W, H, "white", "white")
-    svg.text(W / 2, 34, f"Salpakan Arbiter wiring: reader.kind = \"{r.kind}\" (default config)",
-             21, "middle", "bold")
-    svg.text(W / 2, 58, "Labels: role, BCM GPIO number, physical header pin. Switches: COM and"
-             " NO terminals; the Pi's internal pull-ups, no resistors.", 13, "middle")
-    gnd = ", ".join(str(p) for p in GND_PINS)
-    svg.text(W / 2, 78, f"Every ground symbol goes to any GND pin ({gnd}). 3.3 V logic:"
-             " never wire a GPIO to 5 V.", 13, "middle")
-
-    top, bottom = ROW0 - 22, ROW0 + 19 * ROW_STEP + 22
-    svg.text(W / 2, top - 8, "Raspberry Pi 40-pin header (pin 1 top left)", 13, "middle",
-             "bold")
-    svg.rect(PIN_L - 20, top, PIN_R - PIN_L + 40, bottom - top, "#f4f4f4", "#333", 6)
-    for pin, name in HEADER.items():
-        row, odd = (pin - 1) // 2, pin % 2 == 1
-        x, y = (PIN_L if odd else PIN_R), ROW0 + row * ROW_STEP
-        bcm = int(name[4:]) if name.startswith("GPIO") else None
-        fill, number_colour = "white", "#111"
-        if name == "GND":
-            fill, number_colour = "#222", "white"
-        elif name == "3V3":
-            fill = "#f5b7b1"
-        elif name == "5V":
-            fill = "#f8c471"
-        elif bcm in by_bcm:
-            fill, number_colour = COLOURS[_group(by_bcm[bcm])], "white"
-        svg.circle(x, y, PIN_R_RADIUS, fill)
-        svg.text(x, y + 3.5, str(pin), 9.5, "middle", "bold", number_colour)
-        svg.text(x + 16 if odd else x - 16, y + 4, name, 10.5, "start" if odd else "end")
-
-    for role, bcm in pins.items():
-        pin = header_pin(bcm)
-        row, odd = (pin - 1) // 2, pin % 2 == 1
-        y = ROW0 + row * ROW_STEP
-        group = _group(role)
-        colour = COLOURS[group]
-
-        def fx(x: float, odd: bool = odd) -> float:
-            return x if odd else W - x
-
-        _symbol(svg, group, y, fx)
-        pin_edge = PIN_L - PIN_R_RADIUS if odd else PIN_R + PIN_R_RADIUS
-        svg.line(fx(120), y, pin_edge, y, colour, 2.4)
-        label = f"{_title(role)}: GPIO{bcm}, pin {pin}"
-        svg.text(fx(130), y - 7, label, 12.5, "start" if odd else "end", "bold", colour)
-
-    y = H - 40
-    x = 40
-    for group, name in (("attacker", "ATTACKER slot switches"),
-                        ("defender", "DEFENDER slot switches"), ("led", "LEDs (+ 330 Ω)"),
-                        ("buzzer", "passive piezo"), ("button", "NEW GAME button")):
-        svg.rect(x, y - 10, 14, 14, COLOURS[group], COLOURS[group])
-        svg.text(x + 20, y + 2, name, 12.5)
-        x += 40 + 8 * len(name)
-    svg.text(40, H - 14, f"Other readers (see pinout.md): MCP23017 SDA GPIO2 (pin 3), SCL GPIO3"
-             f" (pin 5), INTA GPIO{r.interrupt_pin} (pin {header_pin(r.interrupt_pin)});"
-             f" RDM6300 on {r.attacker_port} and {r.defender_port}; Pico on {r.mcu_port}.",
-             12.5)
-    body = "\n".join(f"  {p}" for p in svg.parts)
-    return (
-        '<?xml version="1.0" encoding="UTF-8"?>\n'
-        f"<!-- {CONFIG_NOTE} -->\n"
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" '
-        f'viewBox="0 0 {W} {H}" font-family="DejaVu Sans, Arial, sans-serif">\n'
-        f"{body}\n</svg>\n"
-    )
-
-
 # --------------------------------------------------------------------------- main
 
 
 def outputs(config: Config | None = None, keycode: KeyCode = DEFAULT_KEYCODE,
-            parts: Path = geo.PARTS) -> dict[Path, str]:
+            parts: Path = geo.PARTS) -> dict[Path, str | bytes]:
     """Every generated file (path -> text) for ``config`` (default: the shipped config).
 
     Raises :class:`geometry.GeometryError` if the parts make an impossible geometry.
@@ -606,19 +437,22 @@ def outputs(config: Config | None = None, keycode: KeyCode = DEFAULT_KEYCODE,
     return {
         HERE / "pinout.md": pinout_md(config),
         HERE / "keycodes.md": keycodes_md(keycode, geom),
-        HERE / "wiring.svg": wiring_svg(config),
+        **wiring.outputs(config, HEADER),
+        **keychart.outputs(keycode, {name: value for name, value, _ in geom.params}),
         HERE / "gg_params.scad": params_scad(geom),
         HERE / "keys_all.scad": keys_all_scad(keycode, geom),
         readme: partslist.fill(readme.read_text(encoding="utf-8"), geo.load_parts(parts), geom),
     }
 
 
-def stale(files: dict[Path, str]) -> list[Path]:
+def stale(files: Mapping[Path, str | bytes]) -> list[Path]:
     """The files whose contents differ from what would be generated."""
     result = []
     for path, text in files.items():
         try:
-            current = path.read_text(encoding="utf-8")
+            current: str | bytes | None = (
+                path.read_bytes() if isinstance(text, bytes) else path.read_text(encoding="utf-8")
+            )
         except FileNotFoundError:
             current = None
         if current != text:
@@ -644,7 +478,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"stale: {path.relative_to(ROOT)} (run hardware/generate.py)")
         return 1 if old else 0
     for path in old:
-        path.write_text(files[path], encoding="utf-8")
+        content = files[path]
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
         print(f"wrote {path.relative_to(ROOT)}")
     if not old:
         print("all generated files are up to date")
