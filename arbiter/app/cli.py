@@ -714,6 +714,21 @@ def _cmd_set_pin(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_broker_config(args: argparse.Namespace) -> int:
+    from arbiter.fleet.brokerconf import BrokerConfigError, write_broker_config
+
+    try:
+        files = write_broker_config(Path(args.out), event=args.event, tables=args.tables,
+                                    port=args.listen_port, force=args.force)
+    except BrokerConfigError as exc:
+        raise CliError(str(exc)) from None
+    print(f"wrote {files.conf}, {files.passwd.name}, {files.acl.name} "
+          f"({len(files.users) - 1} tables and the hub)")
+    print(f"passwords, one file per user (give each table its own): {files.secrets}/")
+    print(f"start the broker: mosquitto -c {files.conf}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="gg-arbiter", description="Salpakan Arbiter: a Game of the Generals arbiter"
@@ -802,6 +817,18 @@ def build_parser() -> argparse.ArgumentParser:
     end.add_argument("--winner", metavar="SIDE", help="W or B (not for a draw)")
     service_options(end)
     end.set_defaults(func=_cmd_end)
+
+    broker = sub.add_parser(
+        "broker-config", help="write a locked-down Mosquitto config for a venue of N tables")
+    broker.add_argument("--tables", type=int, required=True, metavar="N",
+                        help="tables 1..N")
+    broker.add_argument("--event", required=True, metavar="SLUG", help="the event's name")
+    broker.add_argument("--out", required=True, metavar="DIR", help="where to write the files")
+    broker.add_argument("--listen-port", type=_port, default=1883, metavar="PORT",
+                        help="the broker's port (default 1883)")
+    broker.add_argument("--force", action="store_true",
+                        help="replace existing files (every password changes)")
+    broker.set_defaults(func=_cmd_broker_config)
 
     set_pin = sub.add_parser("set-pin", help="set the admin PIN of the status page")
     common(set_pin)

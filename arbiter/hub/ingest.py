@@ -75,6 +75,8 @@ class Ingest:
             protocol=mqtt.MQTTv311,
             manual_ack=True,
         )
+        # A venue's broker restart should cost seconds, not paho's default 2 minutes.
+        self.client.reconnect_delay_set(min_delay=1, max_delay=5)
         self.client.on_connect = self._connected
         self.client.on_disconnect = self._disconnected
         self.client.on_subscribe = self._subscribed
