@@ -61,8 +61,10 @@ def firmware() -> Iterator[types.ModuleType]:
     machine = types.ModuleType("machine")
     machine.UART = FakeUart  # type: ignore[attr-defined]
     machine.Pin = FakePin  # type: ignore[attr-defined]
+    machine.SPI = FakeUart  # type: ignore[attr-defined]  # unused: READER is rdm6300
     saved = sys.modules.get("machine")
     sys.modules["machine"] = machine
+    sys.path.insert(0, str(MAIN.parent))  # main.py imports mfrc522 from beside it
     try:
         spec = importlib.util.spec_from_file_location("gg_slots_firmware", MAIN)
         assert spec is not None and spec.loader is not None
@@ -70,6 +72,8 @@ def firmware() -> Iterator[types.ModuleType]:
         spec.loader.exec_module(module)
         yield module
     finally:
+        sys.path.remove(str(MAIN.parent))
+        sys.modules.pop("mfrc522", None)
         if saved is None:
             sys.modules.pop("machine", None)
         else:
@@ -129,8 +133,8 @@ def test_firmware_crc8_matches_arbiter(firmware: types.ModuleType) -> None:
 
 
 def test_firmware_state_lines_decode_on_the_pi(firmware: types.ModuleType) -> None:
-    a = firmware.Slot("A", FakeUart())
-    d = firmware.Slot("D", FakeUart())
+    a = firmware.UartSlot("A", FakeUart())
+    d = firmware.UartSlot("D", FakeUart())
     d.tag = "100086F444"
     lines = firmware.state_lines([a, d])
     assert [line[-1] for line in lines] == ["\n"] * 3
@@ -153,7 +157,7 @@ def test_firmware_slot_reports_tag_once_then_empty_after_timeout(
     firmware: types.ModuleType,
 ) -> None:
     uart = FakeUart()
-    slot = firmware.Slot("A", uart)
+    slot = firmware.UartSlot("A", uart)
     assert slot.update(0) is False
     uart.pending += encode_frame("62E3086CED")
     assert slot.update(10) is True
@@ -171,7 +175,7 @@ def test_firmware_slot_reports_tag_once_then_empty_after_timeout(
 
 def test_firmware_slot_reports_a_replacing_tag(firmware: types.ModuleType) -> None:
     uart = FakeUart()
-    slot = firmware.Slot("D", uart)
+    slot = firmware.UartSlot("D", uart)
     uart.pending += encode_frame("62E3086CED")
     assert slot.update(0) is True
     uart.pending += encode_frame("100086F444")
@@ -181,7 +185,7 @@ def test_firmware_slot_reports_a_replacing_tag(firmware: types.ModuleType) -> No
 
 def test_firmware_slot_ignores_bad_frames(firmware: types.ModuleType) -> None:
     uart = FakeUart()
-    slot = firmware.Slot("A", uart)
+    slot = firmware.UartSlot("A", uart)
     uart.pending += b"\x0262E3086CED09\x03" + b"\xff" * 20
     assert slot.update(0) is False
     assert slot.tag is None
