@@ -172,7 +172,7 @@ class SlotState:
 class UartSlot(SlotState):
     """One slot read by an RDM6300 on a UART: its frames' checksums are checked."""
 
-    def __init__(self, letter, uart):
+    def __init__(self, letter: str, uart: UART) -> None:
         super().__init__(letter)
         self.uart = uart
         self.parser = FrameParser()
@@ -197,7 +197,7 @@ class Rc522Slot(SlotState):
     sighting: the slot keeps its state until REMOVAL_MS passes without a good read.
     """
 
-    def __init__(self, letter, reader):
+    def __init__(self, letter: str, reader: mfrc522.MFRC522) -> None:
         super().__init__(letter)
         self.reader = reader
         self.polled_ms = None

@@ -12,13 +12,8 @@ CRC_A is computed here in software rather than by the chip's CRC coprocessor: on
 round trip less per frame, and the same function checks the tag's answers.
 """
 
-try:
-    from micropython import const
-except ImportError:  # CPython, for the tests that import main.py there
-
-    def const(expr):
-        return expr
-
+from machine import SPI, Pin
+from micropython import const
 
 # Registers (MFRC522 datasheet, section 9).
 _COMMAND = const(0x01)
@@ -114,7 +109,7 @@ class MFRC522:
     :param cs: the chip-select machine.Pin (output; idle high).
     """
 
-    def __init__(self, spi, cs):
+    def __init__(self, spi: SPI, cs: Pin) -> None:
         self.spi = spi
         self.cs = cs
         self.cs.init(cs.OUT, value=1)

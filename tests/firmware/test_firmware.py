@@ -1,4 +1,5 @@
-"""The MicroPython slot firmware, imported under CPython with a stub ``machine`` module."""
+"""The MicroPython slot firmware, imported under CPython with stub ``machine`` and
+``micropython`` modules (tests/firmware/test_micropython.py runs it under MicroPython)."""
 
 from __future__ import annotations
 
@@ -62,8 +63,11 @@ def firmware() -> Iterator[types.ModuleType]:
     machine.UART = FakeUart  # type: ignore[attr-defined]
     machine.Pin = FakePin  # type: ignore[attr-defined]
     machine.SPI = FakeUart  # type: ignore[attr-defined]  # unused: READER is rdm6300
+    micropython = types.ModuleType("micropython")
+    micropython.const = lambda expr: expr  # type: ignore[attr-defined]
     saved = sys.modules.get("machine")
     sys.modules["machine"] = machine
+    sys.modules["micropython"] = micropython
     sys.path.insert(0, str(MAIN.parent))  # main.py imports mfrc522 from beside it
     try:
         spec = importlib.util.spec_from_file_location("gg_slots_firmware", MAIN)
@@ -74,6 +78,7 @@ def firmware() -> Iterator[types.ModuleType]:
     finally:
         sys.path.remove(str(MAIN.parent))
         sys.modules.pop("mfrc522", None)
+        sys.modules.pop("micropython", None)
         if saved is None:
             sys.modules.pop("machine", None)
         else:
