@@ -42,6 +42,7 @@ VERSION = 1
 REMOVAL_MS = 300  # no valid frame (RDM6300) or answer (RC522) for this long: the tag has left
 RC522_POLL_MS = 50  # how often each RC522 looks for a tag
 LOOP_SLEEP_MS = 5
+MAX_INPUT = 64  # bytes read from the Pi per loop
 STX = 0x02
 ETX = 0x03
 
@@ -291,7 +292,9 @@ def main():
     while True:
         try:
             incoming = ""
-            while poller.poll(0):
+            for _ in range(MAX_INPUT):  # bounded: a closed stdin polls readable forever
+                if not poller.poll(0):
+                    break
                 incoming += sys.stdin.read(1)
             led.value(firmware.step(ticks_ms(), incoming))
             time.sleep_ms(LOOP_SLEEP_MS)

@@ -11,8 +11,10 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import re
+import selectors
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -197,3 +199,72 @@ def test_the_stub_check_catches_wrong_api_calls(tmp_path: Path) -> None:
     assert '"sleep_ms" has incompatible type "str"' in done.stdout
     assert 'Too few arguments for "write_readinto" of "SPI"' in done.stdout
     assert "Found 3 errors" in done.stdout
+
+
+class _Lines:
+    """Lines a process writes, read with a deadline (the firmware never ends by itself)."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        assert proc.stdout is not None
+        self.fd = proc.stdout.fileno()
+        self.data = b""
+
+    def next(self, count: int) -> list[str]:
+        """The next `count` lines, within TIMEOUT seconds."""
+        deadline = time.monotonic() + TIMEOUT
+        with selectors.DefaultSelector() as selector:
+            selector.register(self.fd, selectors.EVENT_READ)
+            while self.data.count(b"\n") < count:
+                left = deadline - time.monotonic()
+                assert left > 0, f"only these lines came: {self.data!r}"
+                if selector.select(left):
+                    chunk = os.read(self.fd, 4096)
+                    assert chunk, f"the firmware ended: {self.data!r}"
+                    self.data += chunk
+        lines = self.data.split(b"\n")
+        self.data = b"\n".join(lines[count:])
+        return [line.decode() for line in lines[:count]]
+
+
+@pytest.mark.parametrize("reader", ["rdm6300", "rc522"])
+def test_main_loop_runs_under_micropython(reader: str) -> None:
+    """main.main() itself (select on stdin, sys.stdout, the LED) in the unix port."""
+    env = {
+        **os.environ,
+        "MICROPYPATH": os.pathsep.join(
+            str(p) for p in (HERE / "mpy_fakes", FIRMWARE, HERE / "mpy_checks")
+        ),
+    }
+    proc = subprocess.Popen(
+        [str(_tool("micropython")), str(HERE / "mpy_checks" / "run_main.py"), reader],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    try:
+        assert proc.stdin is not None
+        out = _Lines(proc)
+        boot = out.next(3)
+        assert [decode_line(line.encode()) for line in boot] == [
+            HelloMessage("gg-slots", 1),
+            SlotMessage(Role.ATTACKER, None),
+            SlotMessage(Role.DEFENDER, None),
+        ]
+        tag = "04A1B2C3D48E80"
+        if reader == "rc522":  # the simulated tag on the DEFENDER board is found
+            assert decode_line(out.next(1)[0].encode()) == SlotMessage(
+                Role.DEFENDER, tag
+            )
+        proc.stdin.write(b"?\n")
+        proc.stdin.flush()
+        state = [decode_line(line.encode()) for line in out.next(3)]
+        assert state[0] == HelloMessage("gg-slots", 1)
+        assert state[2] == SlotMessage(Role.DEFENDER, tag if reader == "rc522" else None)
+        assert out.data == b""  # nothing else: a present tag is not repeated
+    finally:
+        proc.kill()
+        proc.wait(timeout=TIMEOUT)
+        if proc.stdin is not None:
+            proc.stdin.close()
+        if proc.stdout is not None:
+            proc.stdout.close()
