@@ -4,18 +4,14 @@ slots to the arbiter over USB serial (protocol: firmware/PROTOCOL.md).
 READER below chooses the readers; the line protocol is the same either way:
   "rdm6300": two RDM6300 125 kHz modules (EM4100 tags) on UART0 / UART1
   "rc522":   two RC522 (MFRC522) 13.56 MHz boards (NTAG / MIFARE tags) on SPI0
-Wiring (details in README.md beside this file, tested against the pins below):
-  RDM6300: ATTACKER TX -> divider (1k over 2k to GND) -> GP1 (UART0 RX)
-           DEFENDER TX -> divider (1k over 2k to GND) -> GP5 (UART1 RX)
-           both modules: VCC -> VBUS (5 V, pin 40), GND -> GND
-           The modules' TX is 5 V logic; RP2040 pins are not 5 V tolerant: keep the dividers.
-  RC522:   SCK GP18, MOSI GP19, MISO GP16 shared; SDA (chip select) GP17 ATTACKER,
-           GP20 DEFENDER; RST GP21 shared; 3V3 (pin 36) only, never 5 V.
+Wiring: the tables in README.md beside this file, tested against the pin constants
+below (the one place pins are set). RDM6300 TX is 5 V logic and RP2040 pins are not
+5 V tolerant: keep the dividers. The RC522 is a 3.3 V part: power it from 3V3, never 5 V.
 
 MicroPython code: it also imports under CPython (with a stub `machine`
 module) so that tests can check the parser, the line format and the slot
-logic; tests/firmware also runs it under the MicroPython unix port with fake
-hardware. The main loop only runs on the board.
+logic; tests/firmware/test_micropython.py runs all of it, main() included, under the
+MicroPython unix port with fake hardware.
 """
 
 import sys
