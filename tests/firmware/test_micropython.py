@@ -39,10 +39,10 @@ def _tool(name: str) -> Path:
     return path
 
 
-def _run_check(module: str) -> subprocess.CompletedProcess[str]:
+def _run_check(module: str, firmware: Path = FIRMWARE) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ)
     env["MICROPYPATH"] = os.pathsep.join(
-        str(p) for p in (HERE / "mpy_fakes", FIRMWARE, HERE / "mpy_checks")
+        str(p) for p in (HERE / "mpy_fakes", firmware, HERE / "mpy_checks")
     )
     return subprocess.run(
         [str(_tool("micropython")), str(HERE / "mpy_checks" / f"{module}.py")],
@@ -106,6 +106,31 @@ def test_a_failing_check_is_reported(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "FAIL check_fails" in done.stdout
     assert "RESULT 0 1" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "failing"),
+    [
+        ("crc = 0x6363", "crc = 0x6364", "check_reads_4_byte_uid"),  # wrong CRC_A preset
+        ("WUPA = const(0x52)", "WUPA = const(0x26)", "check_halts_the_card_and_wakes_it"),
+        ("bcc(part[:4]) != part[4]", "False", "check_bad_bcc_is_refused_then_recovers"),
+        ("if part[0] != CASCADE_TAG:", "if False:", "check_cascade_without_cascade_tag"),
+        ("uid.extend(part[1:4])", "uid.extend(part[0:4])", "check_reads_7_byte_uid"),
+    ],
+)
+def test_driver_checks_catch_a_broken_driver(
+    tmp_path: Path, old: str, new: str, failing: str
+) -> None:
+    """Mutate the driver: the MicroPython checks must notice."""
+    for source in FIRMWARE_FILES:
+        text = source.read_text()
+        if source.name == "mfrc522.py":
+            assert text.count(old) == 1, old
+            text = text.replace(old, new)
+        (tmp_path / source.name).write_text(text)
+    done = _run_check("check_mfrc522", tmp_path)
+    assert done.returncode == 1
+    assert f"FAIL {failing}" in done.stdout, done.stdout
 
 
 @pytest.mark.parametrize("source", FIRMWARE_FILES, ids=lambda p: p.name)

@@ -111,6 +111,13 @@ def check_bad_sak_crc_is_refused():
     assert card.selects == 1
 
 
+def check_cascade_without_cascade_tag_is_refused():
+    chip, driver = reader()
+    card = chip.add(Card(UID7))
+    card.cascade_byte = 0x04  # SAK says "more levels" but CL1 lacks the 0x88 tag
+    raises(mfrc522.CheckError, driver.read_uid)
+
+
 def check_antenna_off_means_no_card():
     chip, driver = reader()
     chip.add(Card(UID4))

@@ -51,16 +51,18 @@ class Card:
         self.level = 0
         self.bad_bcc = 0  # answer this many anticollisions with a wrong BCC
         self.bad_crc = 0  # answer this many SELECTs with a wrong CRC_A
+        self.cascade_byte = 0x88  # a broken tag may send another byte in its place
         self.selects = 0
 
     def levels(self):
         """UID CLn per cascade level, cascade tag 0x88 first where more follow."""
         u = self.uid
+        ct = bytes((self.cascade_byte,))
         if len(u) == 4:
             return [u]
         if len(u) == 7:
-            return [b"\x88" + u[:3], u[3:]]
-        return [b"\x88" + u[:3], b"\x88" + u[3:6], u[6:]]
+            return [ct + u[:3], u[3:]]
+        return [ct + u[:3], ct + u[3:6], u[6:]]
 
     def atqa(self):
         return bytes(({4: 0x04, 7: 0x44, 10: 0x84}[len(self.uid)], 0x00))
