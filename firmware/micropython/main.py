@@ -147,6 +147,7 @@ class SlotState:
         self.letter = letter
         self.tag = None
         self.seen_ms = 0
+        self.fault = None  # found at start-up; sent as an ERR line with the full state
 
     def saw(self, tag, now_ms):
         """Note one sighting (a tag id, or None for none); True if the state changed."""
@@ -202,6 +203,8 @@ class Rc522Slot(SlotState):
 
     def update(self, now_ms):
         """Poll the reader if due; True if the slot's state changed."""
+        if self.fault:  # no board: polling would only wait for its timeouts
+            return False
         if self.polled_ms is not None and ticks_diff(now_ms, self.polled_ms) < RC522_POLL_MS:
             return False
         self.polled_ms = now_ms
@@ -237,16 +240,22 @@ def make_slots(reader):
         slots = []
         for letter in sorted(readers):
             readers[letter].init()
-            slots.append(Rc522Slot(letter, readers[letter]))
+            slot = Rc522Slot(letter, readers[letter])
+            if not readers[letter].present():
+                slot.fault = "RC522 %s not answering on SPI: check its wiring" % letter
+            slots.append(slot)
         return slots
     raise ValueError("READER must be 'rdm6300' or 'rc522', not %r" % (reader,))
 
 
 def state_lines(slots):
-    """The full-state answer: HELLO, then one line per slot."""
+    """The full-state answer: HELLO, one line per slot, then an ERR line per faulty slot."""
     lines = [encode("HELLO %s %d" % (PROTOCOL, VERSION))]
     for slot in slots:
         lines.append(encode(slot.body()))
+    for slot in slots:
+        if slot.fault:
+            lines.append(encode("ERR " + printable(slot.fault)))
     return lines
 
 

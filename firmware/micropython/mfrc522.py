@@ -37,6 +37,7 @@ VERSION_REG = const(0x37)
 _IDLE = const(0x00)
 _TRANSCEIVE = const(0x0C)
 _SOFT_RESET = const(0x0F)
+_POWER_DOWN = const(0x10)  # CommandReg bit
 
 # ISO/IEC 14443-3 type A.
 REQA = const(0x26)
@@ -139,6 +140,9 @@ class MFRC522:
     def init(self):
         """Soft-reset the chip, set its timeout and 100 % ASK, and turn the antenna on."""
         self._write(_COMMAND, _SOFT_RESET)
+        for _ in range(_MAX_POLLS):  # PowerDown stays set until the reset is done
+            if not self._read(_COMMAND) & _POWER_DOWN:
+                break
         self._write(_T_MODE, 0x80)  # timer starts at the end of each transmission
         self._write(_T_PRESCALER, 0xA9)  # 13.56 MHz / (2 * 0xA9 + 1): about 40 kHz
         self._write(_T_RELOAD_H, 0x03)  # 1000 ticks: 25 ms
@@ -148,8 +152,12 @@ class MFRC522:
         self._set_bits(_TX_CONTROL, 0x03)  # antenna drivers TX1 and TX2 on
 
     def version(self):
-        """VersionReg: 0x91 or 0x92 for a genuine MFRC522, 0x88 or 0xB2 for clones."""
+        """VersionReg: 0x91 or 0x92 for a genuine MFRC522, other values for clones."""
         return self._read(VERSION_REG)
+
+    def present(self):
+        """False if no chip answers on the bus (MISO stuck low or high)."""
+        return self.version() not in (0x00, 0xFF)
 
     def transceive(self, data, tx_last_bits=0):
         """Send a frame (its last byte `tx_last_bits` long, 0 = 8) and return the answer.

@@ -113,6 +113,27 @@ def check_rc522_one_bad_read_does_not_empty_the_slot():
     assert slots[0].errors >= 2
 
 
+def check_rc522_missing_board_is_reported():
+    machine.SPI.devices.clear()
+    machine.Pin.pins.clear()
+    machine.SPI.attach(main.RC522_CS["A"], FakeMfrc522(main.RC522_CS["A"]))
+    # nothing on the DEFENDER chip select: MISO floats high
+    absent = FakeMfrc522(main.RC522_CS["D"], version=0xFF)
+    machine.SPI.attach(main.RC522_CS["D"], absent)
+    wire = Wire()
+    fw = main.Firmware(main.make_slots("rc522"), wire)
+    fw.start()
+    assert wire.bodies() == [
+        "HELLO gg-slots 1",
+        "A EMPTY",
+        "D EMPTY",
+        "ERR RC522 D not answering on SPI: check its wiring",
+    ]
+    for now in range(0, 200, 5):
+        fw.step(now)
+    assert absent.frames == []  # not polled
+
+
 def check_rdm6300_firmware_reports_tag():
     machine.UART.uarts.clear()
     slots = main.make_slots("rdm6300")
