@@ -37,6 +37,12 @@ fi
 if [ $((service + uninstall + dev)) -gt 1 ]; then
   echo "setup.sh: --dev, --service and --uninstall are separate runs" >&2; exit 2
 fi
+if [ $((service + uninstall)) -eq 0 ] && [ "$(id -u)" -eq 0 ] && [ -n "${SUDO_USER:-}" ] \
+  && [ "$SUDO_USER" != root ] && [ -z "${GG_ROOT:-}" ]; then
+  # Through sudo, .venv (in the user's checkout) would become root's.
+  echo "setup.sh: run it without sudo (it asks sudo for Debian packages itself); sudo is for --service and --uninstall" >&2
+  exit 2
+fi
 
 say() { printf '[setup] %s\n' "$*"; }
 die() { printf '[setup] FAILED: %s\n' "$*" >&2; exit 1; }
@@ -127,6 +133,8 @@ if [ $dev -eq 1 ]; then
   [ -x /usr/bin/chromium ] || die "/usr/bin/chromium missing after install"
   # The fleet tests start a real Mosquitto broker (and use mosquitto_passwd for its users).
   apt_install mosquitto mosquitto-clients
+  # The hardware tests render every OpenSCAD model to a PNG (hardware/models.py).
+  apt_install openscad xvfb xauth
   say "browser for page tests: $(/usr/bin/chromium --version 2>/dev/null || echo /usr/bin/chromium)"
 fi
 

@@ -6,7 +6,7 @@
 #   /opt/gg-arbiter/src        a copy of this project (the checkout can then go)
 #   /opt/gg-arbiter/venv       its virtual environment (Pi pin libraries included)
 #   /usr/local/bin/gg-arbiter  a link to the venv's command
-#   /etc/gg-arbiter/config.toml    data_dir, reader kind, web port (root:gg-arbiter 0640)
+#   /etc/gg-arbiter/config.toml    data_dir, reader kind, web port (0644)
 #   /var/lib/gg-arbiter        games, tags, admin PIN (gg-arbiter, 0700)
 #   /etc/systemd/system/gg-arbiter.service, /etc/udev/rules.d/99-gg-arbiter.rules
 # The service runs as the system user gg-arbiter, in those of the groups gpio,
@@ -98,7 +98,7 @@ install_debian_packages() {
   if apt_has python3-lgpio; then
     apt_install python3-lgpio
   else
-    say "python3-lgpio is not in this system's archives (not Raspberry Pi OS?): pip installs lgpio from PyPI; on a Pi 5 use Raspberry Pi OS, which has it"
+    say "python3-lgpio is not in this system's archives (this is not Raspberry Pi OS): nothing to do, pip installs lgpio from PyPI into the venv instead"
   fi
 }
 
@@ -174,6 +174,8 @@ write_config() {
 # Salpakan Arbiter: this device's settings (written by setup.sh --service).
 # Every other key and its default: $GG_PREFIX/src/arbiter/app/default_config.toml
 # After a change: sudo systemctl restart gg-arbiter
+# Every account can read this file: leave web.admin_pin out (gg-arbiter set-pin
+# keeps the PIN in the private data directory instead).
 data_dir = "$GG_DATA"
 
 [reader]
@@ -184,7 +186,7 @@ kind = "$kind"
 [web]
 port = $GG_PORT
 EOF
-    install -m 0640 "$tmp" "$conf"
+    install -m 0644 "$tmp" "$conf"
     rm -f "$tmp"
     say "wrote $GG_CONF_DIR/config.toml (reader $kind): edit it for your pins"
     changed=1
@@ -193,14 +195,15 @@ EOF
     say "reader kind in $GG_CONF_DIR/config.toml set to $kind"
     changed=1
   fi
-  # It may hold the admin PIN: readable by the service, not by everyone.
-  chown "root:$GG_USER" "$conf" || die "cannot give $GG_CONF_DIR/config.toml to $GG_USER"
-  chmod 0640 "$conf"
+  # Readable by all: the bench commands (selftest, enroll) run from a login
+  # shell read the reader and pins from it. Secrets live in the data dir.
+  chown root:root "$conf" || die "cannot give $GG_CONF_DIR/config.toml to root"
+  chmod 0644 "$conf"
 }
 
 install_udev_rules() {
   put_file firmware/udev/99-gg-arbiter.rules "$GG_RULES" 0644
-  if udevadm control --reload; then
+  if udevadm control --reload 2>/dev/null; then
     # Devices already plugged in get their names and groups now, not at next plug-in.
     udevadm trigger --subsystem-match=tty || say "udevadm trigger failed: replug the readers"
   else

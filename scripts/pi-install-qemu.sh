@@ -14,7 +14,8 @@
 # password-less sudo is made (as on Raspberry Pi OS), and the script runs, as
 # sudo would from pi's shell (root, SUDO_USER=pi),
 #   bash setup.sh --service      twice (the second run must change nothing)
-#   bash setup.sh --uninstall    with --uninstall-too
+#   bash setup.sh --service --reader rdm6300     (groups, unit and UART follow)
+#   bash setup.sh --uninstall, then --uninstall --purge     with --uninstall-too
 # with GG_MODEL_FILE pointing at a fake /proc/device-tree/model. systemd does
 # not run in a chroot: setup.sh enables the unit for the next boot instead of
 # starting it. Exit status: 0 when every step passed.
@@ -108,33 +109,54 @@ as_sudo_pi() {
 }
 
 failed=0
+last_output="$(mktemp)"
 step() {
   # step NAME COMMAND: run COMMAND as pi would with sudo, log its output, note the result.
   local name="$1"
   say "=== $name: sudo $2"
-  if as_sudo_pi "$2" 2>&1 | sed 's/^/    /'; then say "=== $name: ok"; else say "=== $name: FAILED"; failed=1; fi
+  if as_sudo_pi "$2" 2>&1 | tee "$last_output" | sed 's/^/    /'; then say "=== $name: ok"; else say "=== $name: FAILED"; failed=1; fi
 }
 check() {
   # check WHAT COMMAND: a fact about the root after the install (run as root in it).
   if chroot "$root" bash -c "$2" >/dev/null 2>&1; then say "check ok: $1"; else say "check FAILED: $1"; failed=1; fi
 }
+said() {
+  # said WHAT TEXT: the last step printed TEXT.
+  if grep -qF "$2" "$last_output"; then say "check ok: $1"; else say "check FAILED: $1"; failed=1; fi
+}
 
 step "install" "bash setup.sh --service"
+said "the one-line python3-lgpio hint" "python3-lgpio is not in this system's archives"
 check "gg-arbiter runs from /opt/gg-arbiter/venv" "/usr/local/bin/gg-arbiter --version"
-check "RPi.GPIO was built and imports" "/opt/gg-arbiter/venv/bin/python -c 'import RPi.GPIO' 2>&1 | grep -q 'only run on a Raspberry Pi' || /opt/gg-arbiter/venv/bin/python -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec(\"RPi\") is None)'"
+check "RPi.GPIO was built from source (gcc)" "ls /opt/gg-arbiter/venv/lib/python3*/site-packages/RPi/_GPIO*.so"
+check "lgpio is in the venv" "/opt/gg-arbiter/venv/bin/python -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec(\"lgpio\") is None)'"
+check "gpiozero imports" "/opt/gg-arbiter/venv/bin/python -c 'import gpiozero'"
 check "user gg-arbiter exists" "id gg-arbiter"
 check "/var/lib/gg-arbiter is 0700 gg-arbiter" "[ \"\$(stat -c '%a %U' /var/lib/gg-arbiter)\" = '700 gg-arbiter' ]"
 check "/etc/gg-arbiter/config.toml exists" "test -f /etc/gg-arbiter/config.toml"
 check "unit enabled for boot" "test -L /etc/systemd/system/multi-user.target.wants/gg-arbiter.service"
 check "no root-owned files in the pi home" "[ -z \"\$(find /home/pi -user root -print -quit)\" ]"
 check "the unit verifies" "systemd-analyze verify /etc/systemd/system/gg-arbiter.service"
+# What the unit would start, as its user and in its working directory (the
+# simulator: no pins here), with the installed config and data directory.
+echo status > "$root/tmp/gg-smoke.txt"
+check "the service user runs it with the installed config and data" \
+  "cd /var/lib/gg-arbiter && runuser -u gg-arbiter -- /opt/gg-arbiter/venv/bin/gg-arbiter run --sim --script /tmp/gg-smoke.txt --port 0 && [ \"\$(stat -c %U /var/lib/gg-arbiter/games)\" = gg-arbiter ]"
 step "rerun" "bash setup.sh --service"
+said "the rerun changed nothing" "nothing changed"
+step "another reader" "bash setup.sh --service --reader rdm6300"
+check "gg-arbiter is in dialout" "id -nG gg-arbiter | grep -qw dialout"
+check "the unit names dialout" "grep -qx 'SupplementaryGroups=dialout' /etc/systemd/system/gg-arbiter.service"
+said "the config.txt line for the UART (no raspi-config here)" "enable_uart=1"
 if [ $uninstall_too -eq 1 ]; then
   step "uninstall" "bash setup.sh --uninstall"
   check "unit removed" "test ! -e /etc/systemd/system/gg-arbiter.service"
   check "/opt/gg-arbiter removed" "test ! -e /opt/gg-arbiter"
-  check "data kept" "test -d /var/lib/gg-arbiter"
+  check "data, config and user kept" "test -d /var/lib/gg-arbiter && test -f /etc/gg-arbiter/config.toml && id gg-arbiter"
+  step "purge" "bash setup.sh --uninstall --purge"
+  check "data, config and user gone" "test ! -e /var/lib/gg-arbiter && test ! -e /etc/gg-arbiter && ! id gg-arbiter"
 fi
 
+rm -f "$last_output"
 if [ $failed -eq 0 ]; then say "RESULT: all steps passed"; else say "RESULT: some steps FAILED (see above)"; fi
 exit $failed

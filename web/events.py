@@ -14,7 +14,7 @@ import json
 import logging
 import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import Any, Protocol
 
 from arbiter.device.status import put_dropping_oldest
@@ -59,7 +59,7 @@ class Stream:
     always calls), also for a stream whose client left before its first line.
     """
 
-    def __init__(self, hub: StreamHub, text: Iterator[str]) -> None:
+    def __init__(self, hub: StreamHub, text: Generator[str, None, None]) -> None:
         self._hub = hub
         self._text = text
         self._closed = False
@@ -76,9 +76,7 @@ class Stream:
             return
         self._closed = True
         try:
-            close = getattr(self._text, "close", None)
-            if close is not None:
-                close()
+            self._text.close()
         finally:
             self._hub._release()
 
@@ -142,7 +140,7 @@ class StreamHub:
         with self._lock:
             self._admitted -= 1
 
-    def _text(self) -> Iterator[str]:
+    def _text(self) -> Generator[str, None, None]:
         """Yield the text of one client's event stream until it goes away."""
         q = self.device.subscribe()
         with self._lock:

@@ -5,7 +5,9 @@ long as the page is open. So that a crowd cannot take the page down:
 
 - the pool has ``streams`` threads for streams plus :data:`SPARE_THREADS` that
   no stream may take, and the app's stream hub admits only ``streams`` streams
-  (one more gets a quick 503 and the page polls ``/api/status`` instead);
+  (one more gets a quick 503 and the page polls ``/api/status`` instead); it
+  starts with the spare threads only and grows as requests find none idle,
+  so start-up does not wait for 200 threads nobody may need;
 - a connection that has not sent a whole request within ``request_timeout``
   seconds (an idle keep-alive, a client that trickles its request or sends
   nothing) is closed, so idle and slow clients never fill the server;
@@ -31,7 +33,7 @@ from flask import Flask
 from waitress import wasyncore
 from waitress.channel import HTTPChannel
 from waitress.server import create_server
-from waitress.task import ErrorTask
+from waitress.task import ErrorTask, ThreadedTaskDispatcher
 
 from arbiter.errors import ArbiterError
 from web.body import MAX_BODY_BYTES
@@ -80,6 +82,35 @@ class JsonErrorChannel(HTTPChannel):  # type: ignore[misc]
     """A waitress connection whose own error answers are :class:`JsonErrorTask`."""
 
     error_task_class = JsonErrorTask
+
+
+class GrowingDispatcher(ThreadedTaskDispatcher):  # type: ignore[misc]
+    """Waitress's worker pool, started with ``initial`` threads and grown to ``limit``.
+
+    A task that finds no idle thread starts one more (up to ``limit``), so it
+    never waits behind open streams; threads are kept once started.
+    """
+
+    def __init__(self, initial: int, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+        self.set_thread_count(min(initial, limit))
+
+    def add_task(self, task: Any) -> None:
+        with self.lock:
+            running = len(self.threads) - self.stop_count
+            idle = running - self.active_count
+            if len(self.queue) >= idle and running < self.limit:
+                # Under the lock (as set_thread_count does it), so two tasks
+                # arriving together from two threads each get their thread.
+                thread_no = 0
+                while thread_no in self.threads:
+                    thread_no += 1
+                self.threads.add(thread_no)
+                self.start_new_thread(self.handler_thread, thread_no)
+                self.active_count += 1  # it counts itself idle when it first waits
+            self.queue.append(task)
+            self.queue_cv.notify()
 
 
 class TimedChannel(JsonErrorChannel):
@@ -215,10 +246,18 @@ def make_server(
     }
     settings.update(adjustments)
     socket_map: dict[int, Any] = {}
+    # _dispatcher is waitress's hook for its own tests; it is how a pool is supplied.
+    dispatcher = GrowingDispatcher(SPARE_THREADS, int(settings["threads"]))
     try:
-        inner = create_server(app, map=socket_map, host=host, port=port, **settings)
+        inner = create_server(
+            app, map=socket_map, _dispatcher=dispatcher, host=host, port=port, **settings
+        )
     except OSError as exc:
+        dispatcher.shutdown(timeout=5)  # its threads would outlive a server never made
         raise WebServerError(f"cannot serve on {host}:{port}: {exc}") from None
+    except BaseException:
+        dispatcher.shutdown(timeout=5)
+        raise
     for dispatcher in list(socket_map.values()):  # every listening socket, before any accept
         if hasattr(dispatcher, "channel_class"):
             dispatcher.channel_class = channel_class

@@ -17,6 +17,7 @@ from arbiter.app.config import Config
 from arbiter.device.arbiter import Arbiter
 from arbiter.device.protocol import HeldButton
 from arbiter.device.status import OutputWatchers
+from arbiter.fleet.state import BrokerState, FleetState
 from arbiter.hardware.identify import KeyIdentifier, PieceIdentifier, TagIdentifier, TextIdentifier
 from arbiter.hardware.outputs import OutputsSnapshot
 from arbiter.hardware.pins import mock_pin_factory, pin_errors
@@ -125,6 +126,13 @@ def _new_game_button(config: Config, pin_factory: object) -> HeldButton:
     return button
 
 
+def fleet_state(config: Config) -> FleetState | None:
+    """What the page shows of the tournament link; None when no broker is configured."""
+    if not config.tournament.configured:
+        return None
+    return FleetState(BrokerState.RECONNECTING)
+
+
 def build_arbiter(
     config: Config,
     *,
@@ -171,6 +179,7 @@ def build_arbiter(
                 outputs=outputs,
                 new_game_button=button,
                 clock=clock,
+                fleet=fleet_state(config),
             )
         except BaseException:
             for close in reversed(opened):

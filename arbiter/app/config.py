@@ -8,12 +8,13 @@ user file only needs the keys it changes. Every error names the file and key.
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from arbiter.errors import ArbiterError
+from arbiter.fleet.settings import SettingsError, TournamentSettings
 from arbiter.storage.paths import default_data_dir
 from arbiter.tunes.defaults import REQUIRED_TUNES, load_tunes
 from arbiter.tunes.rtttl import RtttlError
@@ -83,6 +84,7 @@ class Config:
     web: WebConfig
     tunes: dict[str, str]
     source: Path | None
+    tournament: TournamentSettings = field(default_factory=TournamentSettings)
 
     def gpio_pins(self) -> dict[str, int]:
         """Every Pi GPIO the configuration uses, by role (for the pinout and clash checks)."""
@@ -241,6 +243,16 @@ def load_config(path: str | Path | None = None, *, data_dir: str | Path | None =
     if missing:  # only possible if the shipped file lost one
         raise ConfigError(f"{name}: 'tunes' lacks {', '.join(missing)}")
 
+    t = _Checker(raw["tournament"], "tournament", name)
+    try:
+        tournament = TournamentSettings.build(
+            t.text("broker"), t.text("event"), t.text("table"),
+            password_file=t.text("password_file"), ca_file=t.text("ca_file"),
+            keepalive=t.integer("keepalive", 5, 3600),
+        )
+    except SettingsError as exc:
+        raise ConfigError(f"{name}: 'tournament': {exc}") from None
+
     top = _Checker(raw, "", name)
     configured_dir = top.text("data_dir")
     chosen = Path(data_dir) if data_dir else Path(configured_dir) if configured_dir else None
@@ -252,6 +264,7 @@ def load_config(path: str | Path | None = None, *, data_dir: str | Path | None =
         web=web,
         tunes=tunes,
         source=Path(path) if path else None,
+        tournament=tournament,
     )
     _check_clashes(config, name)
     return config

@@ -24,6 +24,7 @@ from arbiter.device.arbiter import Arbiter
 if TYPE_CHECKING:
     from flask import Flask
 
+    from arbiter.fleet.link import FleetLink
     from web.serve import WebServer
 
 log = logging.getLogger(__name__)
@@ -85,6 +86,7 @@ def _serve(
     t0 = started
     stop = threading.Event()  # set by the main thread only, for the other threads
     page: _Page | None = None
+    link: FleetLink | None = None
     try:
         try:  # the device works without its page
             from web import create_app
@@ -105,6 +107,7 @@ def _serve(
         for problem in arbiter.store.problems:
             out(f"data warning: {problem}")
         arbiter.start()
+        link = start_link(config, arbiter, out)
         if app is not None:
             page = _Page(app, host, port, stop, out, config)
             page.bind_once()  # the usual case: the page is up before the ready line
@@ -128,7 +131,24 @@ def _serve(
         stop.set()
         if page is not None:
             page.close()
+        if link is not None:
+            link.close()
         arbiter.close()
+
+
+def start_link(config: Config, arbiter: Arbiter, out: Callable[[str], object]) -> FleetLink | None:
+    """The tournament broker link, when one is configured: started, never waited on."""
+    settings = config.tournament
+    if settings.broker is None or arbiter.fleet is None:
+        return None
+    from arbiter.fleet.link import FleetLink
+
+    link = FleetLink(settings, config.data_dir, arbiter.fleet)
+    arbiter.add_status_listener(link.status_changed)
+    link.status_changed(arbiter.status())
+    link.start()
+    out(f"tournament: table {settings.table} of {settings.event} on {settings.broker}")
+    return link
 
 
 #: Seconds between binding attempts while the page's port is in use (then it gives up).

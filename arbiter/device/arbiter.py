@@ -31,6 +31,7 @@ from arbiter.device.sequence import ChallengeSequence, DeviceState
 from arbiter.device.status import OutputWatchers, StatusFacts, StatusHub
 from arbiter.device.worker import Worker
 from arbiter.errors import ArbiterError
+from arbiter.fleet.state import FleetState
 from arbiter.hardware.identify import PieceIdentifier
 from arbiter.hardware.readers.base import SlotReader, SlotReading
 from arbiter.hardware.readers.sim import SimSlots
@@ -71,6 +72,7 @@ class Arbiter:
     :param outputs: the watchers ``signals`` was built to notify (its ``on_change``).
     :param new_game_button: held, it starts a new game; closed with the device.
     :param clock: monotonic seconds for the worker's heartbeat (tests pass a fake).
+    :param fleet: the tournament link's state (broker, assignment); None: no tournament.
     """
 
     def __init__(
@@ -87,6 +89,7 @@ class Arbiter:
         outputs: OutputWatchers | None = None,
         new_game_button: HeldButton | None = None,
         clock: Callable[[], float] = time.monotonic,
+        fleet: FleetState | None = None,
     ) -> None:
         covered = {slot for reader in readers for slot in reader.slots}
         if covered != {Role.ATTACKER, Role.DEFENDER}:
@@ -117,7 +120,10 @@ class Arbiter:
         )
         self._enrollment = EnrollmentMode(registry, signals)
         self._selftest = SelfTest(signals, self._tunes)
-        self._status_hub = StatusHub("sim" if sim is not None else "hardware")
+        self.fleet = fleet  # the app's broker link keeps it up to date
+        self._status_hub = StatusHub("sim" if sim is not None else "hardware", fleet=fleet)
+        if fleet is not None:
+            fleet.add_listener(self._status_hub.refresh)
         self._button = new_game_button
         if new_game_button is not None:
             new_game_button.when_held = self._new_game_held
@@ -183,7 +189,8 @@ class Arbiter:
     def _do_new_game(self) -> int:
         if self._enrollment.active:
             raise DeviceError("finish or stop enrollment first")
-        return self._sequence.new_game()
+        assignment = self.fleet.assignment if self.fleet is not None else None
+        return self._sequence.new_game(assignment.to_dict() if assignment else None)
 
     def _new_game_held(self) -> None:
         def press() -> None:
@@ -224,6 +231,14 @@ class Arbiter:
             self._sequence.rearm()
 
         self._call(stop)
+
+    def skip_enrollment(self) -> JsonDict:
+        """Leave the piece asked for without a tag and go on to the next.
+
+        :raises DeviceError: if enrollment is not on.
+        """
+        self._call(self._enrollment.skip)
+        return self.enrollment_status()
 
     def enrollment_status(self) -> JsonDict:
         """Admin only: prompts name pieces."""
@@ -272,6 +287,10 @@ class Arbiter:
 
     def unsubscribe(self, q: queue.Queue[JsonDict]) -> None:
         self._status_hub.unsubscribe(q)
+
+    def add_status_listener(self, listener: Callable[[JsonDict], None]) -> None:
+        """Hand each new status to ``listener``, which must not wait (the broker link)."""
+        self._status_hub.add_listener(listener)
 
     def add_output_listener(self, listener: Callable[[JsonDict], None]) -> None:
         """Call ``listener`` with :meth:`outputs` after every change of LEDs or buzzer."""

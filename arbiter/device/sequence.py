@@ -27,6 +27,7 @@ from arbiter.device.judge import Judge
 from arbiter.hardware.identify import PieceIdentifier, UnknownPieceError
 from arbiter.hardware.readers.base import SlotReading, SlotState
 from arbiter.rules.game import ChallengeRefusedError, EndingKind, WrongGameError
+from arbiter.rules.jsondata import JsonDict
 from arbiter.rules.ranks import Side
 from arbiter.rules.verdict import Role, Survivor
 from arbiter.storage.journal import GameStore, StoreError
@@ -201,13 +202,13 @@ class ChallengeSequence:
             if state is DeviceState.GAME_OVER:
                 self._signals.game_over()
 
-    def new_game(self) -> int:
+    def new_game(self, assignment: JsonDict | None = None) -> int:
         """Start a new game (one still on is recorded as abandoned); returns its id.
 
         :raises DeviceError: the record cannot be written.
         """
         try:
-            game = self._store.new_game()
+            game = self._store.new_game(assignment)
         except StoreError as exc:
             log.error("could not start a new game: %s", exc)
             raise DeviceError(f"the game record cannot be written: {exc}") from None

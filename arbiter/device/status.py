@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from arbiter.device.sequence import DeviceState
+from arbiter.fleet.state import BrokerState, FleetState
 from arbiter.hardware.readers.base import SlotReading, SlotState
 from arbiter.hardware.signals import OutputsSnapshot
 from arbiter.rules.game import Game
@@ -56,7 +57,21 @@ class StatusFacts:
     enrolling: bool
 
 
-def build_status(facts: StatusFacts, *, mode: str, seq: int) -> JsonDict:
+def fleet_status(fleet: FleetState | None) -> JsonDict:
+    """The tournament part of the status: the broker link and the table's assignment."""
+    if fleet is None:
+        return {"broker": {"state": BrokerState.NOT_CONFIGURED.value, "detail": ""},
+                "assignment": None}
+    assignment = fleet.assignment
+    return {
+        "broker": {"state": fleet.broker.value, "detail": fleet.detail},
+        "assignment": {**assignment.to_dict(), "text": assignment.text} if assignment else None,
+    }
+
+
+def build_status(
+    facts: StatusFacts, *, mode: str, seq: int, fleet: FleetState | None = None
+) -> JsonDict:
     """The public status: never a rank or a tag."""
     view = facts.game.public_view()
     readings = facts.readings
@@ -77,6 +92,7 @@ def build_status(facts: StatusFacts, *, mode: str, seq: int) -> JsonDict:
         "message": facts.message,
         "mode": mode,
         "enrolling": facts.enrolling,
+        **fleet_status(fleet),
         "seq": seq,
     }
 
@@ -86,10 +102,16 @@ class StatusHub:
 
     :param mode: ``sim`` or ``hardware``, as the status says.
     :param queue_size: how far a subscriber may fall behind.
+    :param fleet: the tournament link's state, shown in the status (None: no tournament).
     """
 
-    def __init__(self, mode: str, *, queue_size: int = SUBSCRIBER_QUEUE) -> None:
+    def __init__(
+        self, mode: str, *, queue_size: int = SUBSCRIBER_QUEUE, fleet: FleetState | None = None
+    ) -> None:
         self._mode = mode
+        self._fleet = fleet
+        self._facts: StatusFacts | None = None
+        self._listeners: list[Callable[[JsonDict], None]] = []
         self._queue_size = queue_size
         self._lock = threading.Lock()
         self._seq = 0
@@ -99,10 +121,26 @@ class StatusHub:
     def publish(self, facts: StatusFacts) -> None:
         """Make a new status (its ``seq`` one higher) and send it to every subscriber."""
         with self._lock:
+            self._facts = facts
             self._seq += 1
-            self._status = build_status(facts, mode=self._mode, seq=self._seq)
+            self._status = build_status(facts, mode=self._mode, seq=self._seq, fleet=self._fleet)
             for q in self._subscribers:
                 put_dropping_oldest(q, self._status)
+            for listener in self._listeners:
+                listener(self._status)
+
+    def refresh(self) -> None:
+        """Publish the last status again (the broker link or the assignment changed)."""
+        with self._lock:
+            facts = self._facts
+        if facts is not None:
+            self.publish(facts)
+
+    def add_listener(self, listener: Callable[[JsonDict], None]) -> None:
+        """Call ``listener`` with each new status, in order, under the hub's lock: it must
+        only hand the status over (the tournament link), never wait."""
+        with self._lock:
+            self._listeners.append(listener)
 
     def status(self) -> JsonDict:
         """The latest status (a copy)."""

@@ -75,6 +75,8 @@ class Ingest:
             protocol=mqtt.MQTTv311,
             manual_ack=True,
         )
+        # A venue's broker restart should cost seconds, not paho's default 2 minutes.
+        self.client.reconnect_delay_set(min_delay=1, max_delay=5)
         self.client.on_connect = self._connected
         self.client.on_disconnect = self._disconnected
         self.client.on_subscribe = self._subscribed
@@ -192,11 +194,9 @@ class Ingest:
 
     def publish_assignment(self, table: str, assignment: Mapping[str, Any] | None) -> None:
         """Set (or with None clear) a table's retained ``assignment``; waits for the broker."""
-        payload = b"" if assignment is None else json.dumps(
-            {**assignment, "format": FORMAT}, separators=(",", ":")
-        ).encode()
         info = self.client.publish(
-            table_prefix(self.event, table) + "assignment", payload, qos=1, retain=True
+            table_prefix(self.event, table) + "assignment", _assignment_bytes(assignment),
+            qos=1, retain=True,
         )
         try:
             info.wait_for_publish(PUBLISH_TIMEOUT)
@@ -209,3 +209,37 @@ class Ingest:
         """Publish every assignment of a round to its table."""
         for table, payload in self.ledger.assignments(round_number).items():
             self.publish_assignment(table, payload)
+
+
+def publish_once(
+    host: str, port: int, event: str, assignments: Mapping[str, Mapping[str, Any] | None]
+) -> None:
+    """Publish retained assignments (None clears) from a short-lived client, then disconnect.
+
+    For the command line while ``gg-arbiter hub`` serves: a client id of its own,
+    so the serving hub's persistent session is left alone.
+    """
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="", clean_session=True)
+    try:
+        client.connect(host, port, keepalive=30)
+    except OSError as exc:
+        raise IngestError(f"no connection to the broker at {host}:{port}: {exc}") from None
+    client.loop_start()
+    try:
+        for table, assignment in assignments.items():
+            info = client.publish(
+                table_prefix(event, table) + "assignment", _assignment_bytes(assignment),
+                qos=1, retain=True,
+            )
+            info.wait_for_publish(PUBLISH_TIMEOUT)
+            if not info.is_published():
+                raise IngestError(f"assignment for {table!r} not taken by the broker in time")
+    finally:
+        client.disconnect()
+        client.loop_stop()
+
+
+def _assignment_bytes(assignment: Mapping[str, Any] | None) -> bytes:
+    if assignment is None:
+        return b""
+    return json.dumps({**assignment, "format": FORMAT}, separators=(",", ":")).encode()

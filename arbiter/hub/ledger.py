@@ -24,7 +24,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -286,6 +286,13 @@ class Ledger:
         """Pair the next round by ``system`` ("swiss" or "round-robin") and store it."""
         number = len(self.rounds()) + 1
         if system == "swiss":
+            unfinished = [r for r in self.pairings() if r.result is None and not r.pairing.is_bye]
+            if unfinished:
+                first = unfinished[0].pairing
+                raise PairingError(
+                    f"round {first.round} board {first.board} has no result yet: Swiss pairs"
+                    " on the scores, so every game must be over first"
+                )
             pairings = swiss_round(self.seeded(), self.games_for_pairing(), number)
         elif system == "round-robin":
             raw = self._meta("round_robin_order")
@@ -305,15 +312,17 @@ class Ledger:
 
     def add_round(self, pairings: Sequence[Pairing], system: str = "manual") -> None:
         """Store the next round's ``pairings`` as given."""
-        number = len(self.rounds()) + 1
         known = {p.name for p in self.players()}
         for p in pairings:
-            if p.round != number:
-                raise PairingError(f"the next round is {number}, not {p.round}")
             for name in (p.white, p.black):
                 if name is not None and name not in known:
                     raise UnknownPlayerError(f"no player named {name!r}")
         with self._write() as db:
+            # Read inside the transaction: two organisers' commands cannot both add round N.
+            (number,) = db.execute("SELECT COALESCE(MAX(number), 0) + 1 FROM rounds").fetchone()
+            wrong = [p.round for p in pairings if p.round != number]
+            if wrong:
+                raise PairingError(f"the next round is {number}, not {wrong[0]}")
             db.execute("INSERT INTO rounds VALUES (?, ?, ?)", (number, system, self._now()))
             db.executemany(
                 "INSERT INTO pairings (round, board, white, black) VALUES (?, ?, ?, ?)",
@@ -605,6 +614,29 @@ class Ledger:
         online, status, seen = rows[0]
         return (None if online is None else bool(online),
                 None if status is None else json.loads(status), seen)
+
+    def silent_tables(self, quiet: timedelta) -> list[tuple[str, str]]:
+        """(table, why) for each table of the latest round with a game still to finish
+        that is offline, or has sent no event for ``quiet``."""
+        rounds = self.rounds()
+        if not rounds:
+            return []
+        now = self._clock()
+        silent: list[tuple[str, str]] = []
+        for row in self.pairings(rounds[-1][0]):
+            if row.table is None or row.result is not None:
+                continue
+            online, _status, _seen = self.table_state(row.table)
+            ((last,),) = self._read(
+                "SELECT MAX(received_at) FROM events WHERE table_name=?", (row.table,)
+            )
+            if online is False:
+                silent.append((row.table, "offline"))
+            elif last is None:
+                silent.append((row.table, "no event yet"))
+            elif now - datetime.fromisoformat(last) > quiet:
+                silent.append((row.table, f"no event since {last}"))
+        return silent
 
     # --- checking and archives --------------------------------------------------
 

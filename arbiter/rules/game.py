@@ -156,6 +156,9 @@ class Game:
     #: Numbers of challenges that happened but whose record could not be read
     #: back (a damaged journal line): counted, but their pieces are unknown.
     unreadable: list[int] = field(default_factory=list)
+    #: The tournament's assignment this game was started with (round, board and
+    #: the players' names, as the hub sent it), or None: names, never ranks.
+    assignment: JsonDict | None = None
 
     @property
     def over(self) -> bool:
@@ -252,6 +255,7 @@ class Game:
                 for c in self.challenges
             ],
             "ending": self.ending.to_dict() if self.ending else None,
+            "assignment": self.assignment,
         }
 
     def full_record(self) -> JsonDict:

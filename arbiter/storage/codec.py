@@ -74,7 +74,12 @@ def decode(line: bytes) -> JsonDict:
 
 
 def header_record(game: Game) -> JsonDict:
-    return {"t": "game", "format": FORMAT_VERSION, "id": game.id, "started_at": game.started_at}
+    record: JsonDict = {
+        "t": "game", "format": FORMAT_VERSION, "id": game.id, "started_at": game.started_at
+    }
+    if game.assignment is not None:  # a tournament game: the players' names
+        record["assignment"] = game.assignment
+    return record
 
 
 def challenge_record(c: Challenge) -> JsonDict:
@@ -184,7 +189,12 @@ class _Reader:
                 raise ValueError("a second game header")
             if record.get("format") != FORMAT_VERSION:
                 raise ValueError(f"unknown format {record.get('format')!r}")
-            self.game = Game(id=int(record["id"]), started_at=float(record["started_at"]))
+            assignment = record.get("assignment")
+            self.game = Game(
+                id=int(record["id"]),
+                started_at=float(record["started_at"]),
+                assignment=assignment if isinstance(assignment, dict) else None,
+            )
             self.pending = 0
             return
         if kind not in ("challenge", "unreadable", "end"):

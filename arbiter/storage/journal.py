@@ -27,6 +27,7 @@ from pathlib import Path
 
 from arbiter.rules.contenders import Contenders
 from arbiter.rules.game import Challenge, Ending, EndingError, EndingKind, Game
+from arbiter.rules.jsondata import JsonDict
 from arbiter.rules.ranks import Side
 from arbiter.storage.codec import (
     FORMAT_VERSION,
@@ -288,9 +289,9 @@ class GameStore:
         log.error(message)
         self.problems.append(message)
 
-    def _create(self, game_id: int) -> Game:
+    def _create(self, game_id: int, assignment: JsonDict | None = None) -> Game:
         # Header written to a temp file and renamed: a crash never leaves an empty journal.
-        game = Game(id=game_id, started_at=time.time())
+        game = Game(id=game_id, started_at=time.time(), assignment=assignment)
         path = self._path(game_id)
         try:
             _write_all_durably(path, encode(header_record(game)))
@@ -360,8 +361,11 @@ class GameStore:
         game.end(ending)
         return ending
 
-    def new_game(self) -> Game:
+    def new_game(self, assignment: JsonDict | None = None) -> Game:
         """Start the next game; one still on is recorded as abandoned.
+
+        :param assignment: a tournament's round, board and players, kept in
+            the new game's header (so its record carries the names).
 
         The next game's file is made first, so a full disk leaves the old game
         open and current, never no game at all.
@@ -372,7 +376,7 @@ class GameStore:
             old_game, old_fd = self._current, self._fd
             self._fd = None  # _create must not close the old journal yet
             try:
-                game = self._create(self._next_id())
+                game = self._create(self._next_id(), assignment)
             except StoreError:
                 self._fd = old_fd
                 raise

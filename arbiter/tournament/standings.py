@@ -81,9 +81,12 @@ def standings(
 
     def buchholz(name: str, _group: frozenset[str]) -> float:
         return sum(
-            score.get(opp, 0.0)
-            for g in decided.get(name, ())
-            if (opp := g.pairing.opponent_of(name)) is not None
+            (
+                score.get(opp, 0.0)
+                for g in decided.get(name, ())
+                if (opp := g.pairing.opponent_of(name)) is not None
+            ),
+            0.0,
         )
 
     def sonneborn_berger(name: str, _group: frozenset[str]) -> float:

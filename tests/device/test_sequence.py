@@ -344,7 +344,7 @@ def test_sequence_declared_ending_checks_the_game(rig: Rig) -> None:
 def test_sequence_new_game_on_unwritable_record_keeps_the_game(
     rig: Rig, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def disk_full() -> None:
+    def disk_full(assignment: object = None) -> None:
         raise StoreError("disk full")
 
     monkeypatch.setattr(rig.store, "new_game", disk_full)

@@ -27,6 +27,7 @@ from arbiter.storage.journal import GameStore
 STATUS_KEYS = {
     "state", "game_id", "challenge_count", "started_at", "eliminated", "last_verdict",
     "verdicts", "slots", "readers", "ending", "message", "mode", "enrolling", "seq",
+    "broker", "assignment",
 }
 
 

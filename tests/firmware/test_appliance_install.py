@@ -64,7 +64,9 @@ def test_install_per_reader_kind(tmp_path: Path, kind: str) -> None:
     assert stat.S_IMODE(data.stat().st_mode) == 0o700
     assert result.called("chown", "gg-arbiter:gg-arbiter", str(data))
     config_file = system.path(CONFIG)
-    assert stat.S_IMODE(config_file.stat().st_mode) == 0o640
+    # Readable by the builder's shell (bench commands read the pins), writable by root only.
+    assert stat.S_IMODE(config_file.stat().st_mode) == 0o644
+    assert result.called("chown", "root:root", str(config_file))
     config = load_config(config_file)
     assert config.reader.kind == kind
     assert config.data_dir == Path(DATA)
@@ -133,6 +135,25 @@ def test_unknown_reader_kind_is_refused(tmp_path: Path) -> None:
     assert result.returncode != 0
     assert "unknown reader kind nfc" in result.output
     assert not system.path("/opt/gg-arbiter").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("--reader", "mcu"), "--reader goes with --service"),
+        (("--uninstall", "--service"), "separate runs"),
+        (("--service", "--reader"), "--reader needs a KIND"),
+        (("--uninstall", "--keep"), "unknown option --keep"),
+    ],
+)
+def test_bad_options_are_refused_before_anything_changes(
+    tmp_path: Path, args: tuple[str, ...], says: str
+) -> None:
+    system = FakeSystem(tmp_path)
+    result = system.run(*args)
+    assert result.returncode == 2
+    assert says in result.output
+    assert result.calls == []
 
 
 def test_service_is_refused_off_a_pi(tmp_path: Path) -> None:

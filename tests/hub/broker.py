@@ -23,26 +23,47 @@ def _accepts(port: int) -> bool:
         return False
 
 
+class Broker:
+    """Mosquitto (persistent, anonymous, 127.0.0.1 only) that can be stopped and started
+    again on the same port and persistence file."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        workdir.mkdir(parents=True, exist_ok=True)
+        self.port = free_port()
+        self.conf = workdir / "mosquitto.conf"
+        self.conf.write_text(
+            f"listener {self.port} 127.0.0.1\n"
+            "allow_anonymous true\n"
+            "persistence true\n"
+            f"persistence_location {workdir}/\n"
+            "max_queued_messages 100000\n"
+        )
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        with (self.workdir / "mosquitto.log").open("a") as log:
+            self.proc = subprocess.Popen(
+                [MOSQUITTO, "-c", str(self.conf)], stdout=log, stderr=subprocess.STDOUT
+            )
+        proc = self.proc
+        wait_until(lambda: _accepts(self.port) or proc.poll() is not None,
+                   what="mosquitto listening")
+        assert proc.poll() is None, (self.workdir / "mosquitto.log").read_text()
+
+    def stop(self) -> None:
+        """Stop it cleanly (SIGTERM: it saves its persistence file first)."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=10)
+
+
 @contextmanager
 def mosquitto(workdir: Path) -> Iterator[int]:
-    """Run Mosquitto (persistent, anonymous, 127.0.0.1 only) for the block; yields its port."""
-    workdir.mkdir(parents=True, exist_ok=True)
-    port = free_port()
-    conf = workdir / "mosquitto.conf"
-    conf.write_text(
-        f"listener {port} 127.0.0.1\n"
-        "allow_anonymous true\n"
-        "persistence true\n"
-        f"persistence_location {workdir}/\n"
-        "max_queued_messages 100000\n"
-    )
-    log = (workdir / "mosquitto.log").open("w")
-    proc = subprocess.Popen([MOSQUITTO, "-c", str(conf)], stdout=log, stderr=subprocess.STDOUT)
+    """Run Mosquitto for the block; yields its port."""
+    broker = Broker(workdir)
+    broker.start()
     try:
-        wait_until(lambda: _accepts(port) or proc.poll() is not None, what="mosquitto listening")
-        assert proc.poll() is None, (workdir / "mosquitto.log").read_text()
-        yield port
+        yield broker.port
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-        log.close()
+        broker.stop()

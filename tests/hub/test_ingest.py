@@ -15,7 +15,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from arbiter.hub.ingest import Ingest, table_prefix
 from arbiter.hub.ledger import Ledger
 from arbiter.tournament.model import Player, Result
-from tests.hub.broker import mosquitto
+from tests.hub.broker import Broker, mosquitto
 from tests.hub.contract import assignment, challenge, game_over, new_game
 from tests.support.waiting import wait_until
 
@@ -165,3 +165,28 @@ def test_ingest_publishes_retained_assignments(
         assert table.received[topic] == b""
     finally:
         hub.stop()
+
+
+def test_ingest_carries_on_after_a_broker_restart(tmp_path: Path, ledger: Ledger) -> None:
+    broker = Broker(tmp_path / "restarting")
+    broker.start()
+    hub = Ingest(ledger, EVENT, "127.0.0.1", broker.port)
+    hub.start()
+    try:
+        table = Table(broker.port, "T1")
+        table.publish("events", _game("T1")[0])
+        wait_until(lambda: ledger.last_seq("T1") == 1)
+        table.close()
+        broker.stop()
+        wait_until(lambda: not hub.connected.is_set())
+        broker.start()
+        assert hub.connected.wait(30), "the hub did not reconnect"
+        table = Table(broker.port, "T1")
+        for event in _game("T1")[1:]:
+            table.publish("events", event)
+        wait_until(lambda: ledger.last_seq("T1") == 4)
+        table.close()
+        assert ledger.gaps("T1") == [] and ledger.pairings(1)[0].result is Result.BLACK_WIN
+    finally:
+        hub.stop()
+        broker.stop()

@@ -23,7 +23,7 @@ from arbiter.hub.errors import (
 )
 from arbiter.hub.exports import export
 from arbiter.hub.ledger import Ledger
-from arbiter.tournament.errors import DuplicatePlayerError, UnknownPlayerError
+from arbiter.tournament.errors import DuplicatePlayerError, PairingError, UnknownPlayerError
 from arbiter.tournament.model import Pairing, Player, Result
 from arbiter.tournament.standings import TieBreak
 from tests.hub.contract import assignment, challenge, game_over, new_game
@@ -300,3 +300,25 @@ def test_ledger_verify_reports_a_game_that_disagrees_with_its_events(
     with sqlite3.connect(tmp_path / "event.sqlite") as db:
         db.execute("UPDATE games SET challenges = 5")
     assert paired.verify() == ["game g1 of table T1 differs from its events"]
+
+
+def test_ledger_swiss_waits_for_every_result(ledger: Ledger) -> None:
+    ledger.add_players([Player("Ana"), Player("Ben"), Player("Cid"), Player("Dee")])
+    ledger.pair_round("swiss")
+    ledger.correct_result(1, 1, Result.WHITE_WIN, who="org")
+    with pytest.raises(PairingError, match="round 1 board 2"):
+        ledger.pair_round("swiss")
+    ledger.correct_result(1, 2, Result.DRAW, who="org")
+    assert len(ledger.pair_round("swiss")) == 2
+
+
+def test_ledger_flags_silent_tables_of_the_round(paired: Ledger, clock: Clock) -> None:
+    quiet = timedelta(minutes=5)
+    assert paired.silent_tables(quiet) == [("T1", "no event yet"), ("T2", "no event yet")]
+    paired.record_event("T1", new_game("T1", 1, "g1", assignment(1, 1, "Ana", "Dee")))
+    paired.record_event("T2", new_game("T2", 1, "g1", assignment(1, 2, "Ben", "Cid")))
+    paired.set_online("T2", False)  # its last will
+    assert paired.silent_tables(quiet) == [("T2", "offline")]
+    clock.now += timedelta(minutes=6)
+    paired.record_event("T2", game_over("T2", 2, "g1", "draw", None))  # T2's game is over
+    assert paired.silent_tables(quiet) == [("T1", "no event since 2026-11-23T20:00:00.000+00:00")]

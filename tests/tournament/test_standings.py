@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-import pytest
+import itertools
 
-from arbiter.tournament.errors import DuplicatePlayerError
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arbiter.tournament.errors import DuplicatePlayerError, PairingError
 from arbiter.tournament.model import Game, Pairing, Player, Result
 from arbiter.tournament.standings import Standing, TieBreak, standings
+from arbiter.tournament.swiss import swiss_round
 
 W, B, D = Result.WHITE_WIN, Result.BLACK_WIN, Result.DRAW
 
@@ -113,3 +118,31 @@ def test_standings_bye_and_draw_and_unplayed() -> None:
 def test_standings_refuse_duplicate_names() -> None:
     with pytest.raises(DuplicatePlayerError):
         standings([Player("A"), Player("A")], [])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from([W, B, D, None]), min_size=0, max_size=30), st.data())
+def test_standings_invariants_hold_for_any_swiss_results(
+    outcomes: list[Result | None], data: st.DataObject
+) -> None:
+    """Points add up (1 a decided game, 1 a bye); ranks follow the scores."""
+    players = [Player(f"P{i}") for i in range(data.draw(st.integers(2, 9)))]
+    games: list[Game] = []
+    results = iter(outcomes)
+    for number in range(1, 4):
+        try:
+            pairings = swiss_round(players, games, number)
+        except PairingError:
+            break
+        games += [Game(p, None if p.is_bye else next(results, None)) for p in pairings]
+    rows = standings(players, games)
+    decided = sum(1 for g in games if g.result is not None and not g.pairing.is_bye)
+    byes = sum(1 for g in games if g.pairing.is_bye)
+    assert sum(r.score for r in rows) == decided + byes
+    assert sorted(r.name for r in rows) == sorted(p.name for p in players)
+    for above, below in itertools.pairwise(rows):
+        assert above.score >= below.score
+        assert above.rank <= below.rank
+        assert (above.rank == below.rank) == (
+            (above.score, above.tiebreaks) == (below.score, below.tiebreaks)
+        )

@@ -29,7 +29,7 @@ from tests.support.waiting import wait_until
 from tests.support.web import SseClient, build_app, live_server
 from web import SECURITY_HEADERS
 from web.events import StreamHub, StreamsFullError
-from web.serve import SLOW_CONNECTIONS, SPARE_THREADS, make_server
+from web.serve import SLOW_CONNECTIONS, SPARE_THREADS, WebServerError, make_server
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -186,6 +186,7 @@ def test_make_server_sizes_pool_limit_and_hub_from_streams(device: Any) -> None:
     try:
         adj = server._inner.adj
         assert adj.threads == 7 + SPARE_THREADS
+        assert server._inner.task_dispatcher.limit == 7 + SPARE_THREADS
         assert adj.connection_limit == 7 + SPARE_THREADS + SLOW_CONNECTIONS
         assert app.extensions["arbiter_streams"].capacity == 7
         channel = server._inner.channel_class
@@ -195,6 +196,38 @@ def test_make_server_sizes_pool_limit_and_hub_from_streams(device: Any) -> None:
     for bad in ({"streams": 0}, {"request_timeout": 0.0}):
         with pytest.raises(ValueError):
             make_server(app, "127.0.0.1", 0, **bad)
+
+
+def test_pool_starts_with_spare_threads_and_grows_with_streams_to_its_limit(
+    device: Any,
+) -> None:
+    streams = 20
+    app = build_app(device, SSE_KEEPALIVE=0.5)
+    with live_server(app, streams=streams) as server:
+        pool = server._inner.task_dispatcher
+        assert len(pool.threads) == SPARE_THREADS  # none started for streams yet
+        held = hold_streams(server.port, streams)
+        try:
+            assert streams <= len(pool.threads) <= streams + SPARE_THREADS
+            # every stream holds a thread, and the spare ones still answer at once
+            answers = [timed_get(server.port, "/api/status") for _ in range(SPARE_THREADS)]
+            assert all(a.status == 200 for a in answers)
+            assert timed_get(server.port, "/api/events").status == 503
+            assert len(pool.threads) <= streams + SPARE_THREADS
+        finally:
+            close_all(held)
+
+
+def test_make_server_port_in_use_leaves_no_thread_behind(device: Any) -> None:
+    app = build_app(device)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        before = threading.active_count()
+        for _ in range(3):
+            with pytest.raises(WebServerError):
+                make_server(app, "127.0.0.1", taken.getsockname()[1])
+        wait_until(lambda: threading.active_count() == before, what="the pools' threads ended")
 
 
 def test_run_serves_the_page_with_the_configured_capacity(device: Any, tmp_path: Path) -> None:

@@ -159,6 +159,10 @@
       "reader problem: " + ((s.readers && s.readers.detail) || "unknown"));
     setText("mode", s.mode === "sim" ? "simulator" : "");
     field("enrolling").hidden = !s.enrolling;
+    // Tournament: the hub's assignment, and the link to its broker.
+    field("assignment").hidden = !s.assignment;
+    setText("assignment", s.assignment ? s.assignment.text : "");
+    setText("broker", "broker: " + ((s.broker && s.broker.state) || "not configured"));
   }
 
   function setConnection(state, words) {

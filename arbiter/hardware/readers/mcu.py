@@ -30,6 +30,7 @@ import serial
 
 from arbiter.errors import ArbiterError
 from arbiter.hardware.readers.base import Clock, ReaderError, SlotState
+from arbiter.hardware.readers.raw import RawCallback, RawKind, RawSample, emit, printable
 from arbiter.hardware.readers.serialline import SerialFactory, SerialSlotReader
 from arbiter.rules.verdict import Role
 
@@ -177,6 +178,11 @@ class McuReader(SerialSlotReader):
         self.garbled_lines = 0
         self.error_lines = 0
         self.last_error = ""
+        self._raw: RawCallback | None = None
+
+    def watch_raw(self, callback: RawCallback | None) -> None:
+        """Show every line from the microcontroller: valid ones and garbled ones."""
+        self._raw = callback
 
     def _on_connect(self, port: serial.SerialBase, now: float) -> None:
         self._buffer.clear()
@@ -223,6 +229,8 @@ class McuReader(SerialSlotReader):
             self._buffer.clear()
             if not self._discarding:
                 self.garbled_lines += 1
+                emit(self._raw, RawSample(RawKind.LINE, None, "(line too long)", False,
+                                          "garbled", now))
             self._discarding = True
 
     def _handle_line(self, line: bytes, now: float) -> None:
@@ -233,9 +241,13 @@ class McuReader(SerialSlotReader):
         except McuLineError as exc:
             message = None
             log.debug("%s: %s", self._label, exc)
+        text = printable(line)
         if message is None:
             self.garbled_lines += 1
+            emit(self._raw, RawSample(RawKind.LINE, None, text, False, "garbled", now))
             return
+        slot = message.slot if isinstance(message, SlotMessage) else None
+        emit(self._raw, RawSample(RawKind.LINE, slot, text, True, "", now))
         self._asked_at = None
         if self._silent:
             # Back after a silence: ask for the whole state, not just this line.

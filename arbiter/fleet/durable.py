@@ -1,0 +1,47 @@
+"""Small files replaced atomically and durably (temp file, fsync, rename, fsync dir)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+from arbiter.storage.paths import PRIVATE_FILE_MODE
+
+
+def write_durably(path: Path, payload: bytes) -> None:
+    """Replace ``path`` with ``payload``: after a crash it holds the old bytes or the new.
+
+    :raises OSError: the write failed; ``path`` is unchanged.
+    """
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE_MODE)
+        try:
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def remove_durably(path: Path) -> None:
+    """Remove ``path`` (if there) and make the removal durable."""
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)

@@ -1,0 +1,275 @@
+"""The table's link to the tournament broker: a paho-mqtt client and a publisher thread.
+
+Nothing here is on the verdict path. The device only hands over its latest
+status (a reference and an event set: no JSON, no network); the publisher
+thread derives the outbox from the journals, hands messages to paho (which
+queues them while the broker is away and sends them again after a
+reconnect) and moves the durable cursor once the broker has acknowledged
+them (PUBACK), in order. A broker that is down, slow or refusing the table
+is a state on the page and a log line, never an error of the device.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import logging
+import ssl
+import threading
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.reasoncodes import ReasonCode
+
+from arbiter.fleet.assignment import Assignment, AssignmentError, AssignmentFile
+from arbiter.fleet.outbox import Cursor, CursorError, CursorFile, Outbox, Pending
+from arbiter.fleet.payloads import (
+    OFFLINE,
+    ONLINE,
+    encode,
+    event_payload,
+    prefix,
+    record_payload,
+    status_payload,
+)
+from arbiter.fleet.settings import SettingsError, TournamentSettings
+from arbiter.fleet.state import BrokerState, FleetState
+from arbiter.rules.jsondata import JsonDict
+
+log = logging.getLogger(__name__)
+
+#: Messages handed to paho and not yet acknowledged, at most (bounds memory while away).
+WINDOW = 100
+#: The publisher looks at the journals at least this often (seconds), status or not.
+POLL = 1.0
+#: Seconds the publisher lets the device finish what it is doing before it works: a
+#: challenge is a burst (a reading, the verdict, the LEDs, a status or two) and the
+#: publisher's work, done during it, would compete with the verdict for the interpreter.
+SETTLE = 0.02
+#: Seconds between reconnection attempts: the first, and the longest.
+RECONNECT_MIN, RECONNECT_MAX = 1, 8
+
+
+class FleetLink:
+    """Publishes one table's game to the broker of ``settings``; reads its assignment.
+
+    :param settings: a configured tournament (``settings.configured``).
+    :param data_dir: the table's data directory (journals, cursor, assignment).
+    :param state: what the page shows; the link keeps it up to date.
+    """
+
+    def __init__(self, settings: TournamentSettings, data_dir: Path, state: FleetState) -> None:
+        if settings.broker is None:
+            raise ValueError("no broker configured")
+        self.settings = settings
+        self.broker = settings.broker
+        self.prefix = prefix(settings.event, settings.table)
+        self.state = state
+        self._assignments = AssignmentFile(data_dir)
+        self._cursor_file = CursorFile(data_dir)
+        self._outbox = Outbox(data_dir)
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._status: JsonDict | None = None
+        self._status_dirty = False
+        self._acked: set[int] = set()  # message ids the broker acknowledged (PUBACK)
+        self._drained = threading.Event()  # a pass found nothing left to send or to ack
+        self._thread: threading.Thread | None = None
+        self._client: mqtt.Client | None = None
+        self._reported = ""
+        self._refused = False
+
+    # -- the device's side (cheap, any thread) --------------------------------
+
+    def status_changed(self, status: JsonDict) -> None:
+        """The device's new status: kept, and the publisher woken (never waits)."""
+        with self._lock:
+            self._status = status
+            self._status_dirty = True
+        self._wake.set()
+
+    # -- lifecycle -------------------------------------------------------------
+
+    def start(self) -> None:
+        """Connect in the background; a broker that is away is retried, never raised."""
+        self.state.set_assignment(self._assignments.load())
+        client = mqtt.Client(
+            CallbackAPIVersion.VERSION2,
+            client_id=f"gg-{self.settings.event}-{self.settings.table}",
+            protocol=mqtt.MQTTv311,
+            clean_session=True,
+        )
+        try:
+            password = self.settings.password()
+        except SettingsError as exc:
+            self._report(str(exc), error=True)
+            password = None
+        if self.broker.username:
+            client.username_pw_set(self.broker.username, password)
+        if self.broker.tls:
+            ca = str(self.settings.ca_file) if self.settings.ca_file else None
+            client.tls_set(ca_certs=ca, cert_reqs=ssl.CERT_REQUIRED)
+        client.will_set(self.prefix + "online", OFFLINE, qos=1, retain=True)
+        client.reconnect_delay_set(RECONNECT_MIN, RECONNECT_MAX)
+        client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
+        client.on_publish = self._on_publish
+        client.on_message = self._on_message
+        self._client = client
+        self.state.set_broker(BrokerState.RECONNECTING, f"connecting to {self.broker}")
+        try:
+            client.connect_async(self.broker.host, self.broker.port, self.settings.keepalive)
+        except (OSError, ValueError) as exc:
+            self._report(f"cannot connect to {self.broker}: {exc}", error=True)
+        client.loop_start()
+        self._thread = threading.Thread(target=self._run, name="fleet-publisher", daemon=True)
+        self._thread.start()
+
+    def close(self, timeout: float = 2.0) -> None:
+        """Send what is left (for up to ``timeout`` s, if connected), say offline,
+        disconnect and stop the threads. Safe twice; what is not acknowledged by
+        then goes out after the next start."""
+        client = self._client
+        if client is not None and client.is_connected() and not self._stop.is_set():
+            self._drained.clear()
+            self._wake.set()
+            self._drained.wait(timeout)
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        client, self._client = self._client, None
+        if client is None:
+            return
+        if client.is_connected():
+            info = client.publish(self.prefix + "online", OFFLINE, qos=1, retain=True)
+            with contextlib.suppress(RuntimeError, ValueError):
+                info.wait_for_publish(timeout)
+            client.disconnect()
+        client.loop_stop()
+
+    # -- paho's callbacks (its network thread) ----------------------------------
+
+    def _on_connect(self, client: mqtt.Client, _userdata: object, _flags: object,
+                    reason: ReasonCode, _properties: object) -> None:
+        if reason.is_failure:
+            self._refused = True  # the disconnect that follows says nothing new
+            self._report(f"the broker {self.broker} refused the table: {reason}")
+            return
+        self._refused = False
+        client.publish(self.prefix + "online", ONLINE, qos=1, retain=True)
+        client.subscribe(self.prefix + "assignment", qos=1)
+        self.state.set_broker(BrokerState.CONNECTED)
+        if self._reported:
+            log.warning("broker: connected to %s again", self.broker)
+        else:
+            log.info("broker: connected to %s", self.broker)
+        self._reported = ""
+        with self._lock:
+            self._status_dirty = True  # the retained status is made fresh at once
+        self._wake.set()
+
+    def _on_disconnect(self, _client: mqtt.Client, _userdata: object, _flags: object,
+                       reason: ReasonCode, _properties: object) -> None:
+        if self._stop.is_set() or self._refused:
+            return
+        self._report(f"lost the broker {self.broker} ({reason}): reconnecting")
+
+    def _on_publish(self, _client: mqtt.Client, _userdata: object, mid: int,
+                    _reason: ReasonCode, _properties: object) -> None:
+        with self._lock:
+            self._acked.add(mid)
+        self._wake.set()
+
+    def _on_message(self, _client: mqtt.Client, _userdata: object,
+                    message: mqtt.MQTTMessage) -> None:
+        if message.topic != self.prefix + "assignment":
+            return
+        try:
+            assignment = Assignment.from_payload(message.payload)
+        except AssignmentError as exc:
+            log.warning("broker: ignoring an assignment that cannot be used: %s", exc)
+            return
+        try:
+            self._assignments.save(assignment)
+        except OSError as exc:
+            log.error("broker: cannot keep the assignment in %s: %s", self._assignments.path, exc)
+        self.state.set_assignment(assignment)
+        log.info("broker: assignment %s", assignment.text if assignment else "cleared")
+
+    def _report(self, detail: str, *, error: bool = False) -> None:
+        """One log line per new problem; the page shows the state and the detail."""
+        self.state.set_broker(BrokerState.RECONNECTING, detail)
+        if detail != self._reported:
+            self._reported = detail
+            (log.error if error else log.warning)("broker: %s", detail)
+
+    # -- the publisher thread -----------------------------------------------------
+
+    def _run(self) -> None:
+        try:
+            cursor = self._cursor_file.load()
+        except CursorError as exc:
+            log.error("broker: %s; events are not published", exc)
+            self.state.set_broker(BrokerState.RECONNECTING, str(exc))
+            cursor = None
+        sent = cursor
+        inflight: collections.deque[tuple[mqtt.MQTTMessageInfo, Pending]] = collections.deque()
+        while not self._stop.is_set():
+            if self._wake.wait(POLL):
+                self._stop.wait(SETTLE)  # everything that comes meanwhile is taken at once
+            self._wake.clear()
+            client = self._client
+            if client is None or self._stop.is_set():
+                return
+            try:
+                self._publish_status(client)
+                if cursor is None or sent is None:
+                    continue
+                cursor = self._acknowledged(inflight, cursor)
+                if len(inflight) < WINDOW:
+                    for pending in self._outbox.pending(sent, WINDOW - len(inflight)):
+                        inflight.append((self._send(client, pending), pending))
+                        sent = pending.after
+                if not inflight:
+                    self._drained.set()
+            except Exception:  # the link must outlive any surprise; the device is not affected
+                log.exception("broker: publisher error")
+                self._stop.wait(POLL)
+
+    def _acknowledged(
+        self, inflight: collections.deque[tuple[mqtt.MQTTMessageInfo, Pending]], cursor: Cursor
+    ) -> Cursor:
+        """Move the durable cursor over the acknowledged head of ``inflight``."""
+        moved = cursor
+        with self._lock:
+            while inflight and inflight[0][0].mid in self._acked:
+                info, pending = inflight.popleft()
+                self._acked.discard(info.mid)
+                moved = pending.after
+        if moved != cursor:
+            try:
+                self._cursor_file.save(moved)
+            except OSError as exc:  # sent again after a restart: the same seq, harmless
+                log.warning("broker: cannot save %s: %s", self._cursor_file.path, exc)
+        return moved
+
+    def _send(self, client: mqtt.Client, pending: Pending) -> mqtt.MQTTMessageInfo:
+        item, table = pending.item, self.settings.table
+        if pending.seq is None:
+            topic = f"{self.prefix}record/{item.game}"
+            return client.publish(topic, encode(record_payload(item, table=table)),
+                                  qos=1, retain=True)
+        payload = encode(event_payload(item, table=table, seq=pending.seq))
+        return client.publish(self.prefix + "events", payload, qos=1)
+
+    def _publish_status(self, client: mqtt.Client) -> None:
+        with self._lock:
+            status, dirty = self._status, self._status_dirty
+            if not dirty or status is None or not client.is_connected():
+                return
+            self._status_dirty = False
+        payload = encode(status_payload(status, table=self.settings.table))
+        client.publish(self.prefix + "status", payload, qos=1, retain=True)

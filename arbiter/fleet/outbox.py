@@ -1,0 +1,144 @@
+"""The outbox: messages derived from the game journals, and the durable cursor.
+
+The journals are the outbox: nothing is queued beside them, so a message
+can be lost only with the game itself. Each event gets the next sequence
+number of the table; the cursor (``DATA/broker-cursor.json``) holds the last
+position the broker acknowledged and the sequence number used up to there.
+Everything after the cursor is derived again the same way after a restart,
+so an event sent but not acknowledged before a crash goes out again with the
+same sequence number, and an acknowledged one never goes out again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from arbiter.fleet.durable import write_durably
+from arbiter.fleet.payloads import OutboxItem, game_items
+from arbiter.rules.game import Game
+from arbiter.storage.journal import (
+    CorruptDataError,
+    StoreError,
+    UnknownGameError,
+    list_game_ids,
+    read_game,
+)
+
+log = logging.getLogger(__name__)
+
+CURSOR_FILE = "broker-cursor.json"
+
+
+class CursorError(StoreError):
+    """The cursor file is damaged: the table will not guess its sequence numbers."""
+
+
+@dataclass(frozen=True)
+class Cursor:
+    """Items of games before ``game``, and of ``game`` before ``index``, are acknowledged;
+    ``seq`` is the sequence number of the last acknowledged event (0: none yet)."""
+
+    game: int = 0
+    index: int = 0
+    seq: int = 0
+
+    def to_json(self) -> bytes:
+        return json.dumps({"format": 1, "game": self.game, "index": self.index,
+                           "seq": self.seq}).encode()
+
+
+@dataclass(frozen=True)
+class Pending:
+    """An item to publish, its sequence number (None for a record) and the cursor after it."""
+
+    item: OutboxItem
+    seq: int | None
+    after: Cursor
+
+
+class CursorFile:
+    """``DATA/broker-cursor.json``, replaced atomically and fsynced."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.path = Path(data_dir) / CURSOR_FILE
+
+    def load(self) -> Cursor:
+        """:raises CursorError: the file is there but damaged."""
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            return Cursor(int(data["game"]), int(data["index"]), int(data["seq"]))
+        except FileNotFoundError:
+            return Cursor()
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise CursorError(f"{self.path} is damaged ({exc}): move it aside to "
+                              "publish every game again from sequence 1") from None
+
+    def save(self, cursor: Cursor) -> None:
+        """:raises OSError: not written (the old cursor stays)."""
+        write_durably(self.path, cursor.to_json())
+
+
+class Outbox:
+    """Reads the journals of ``data_dir`` (beside the running store) into items.
+
+    A game's items are cached while its file is unchanged: each journal is
+    parsed again only when it has grown, and a game has at most a few dozen lines.
+    """
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = Path(data_dir)
+        self._cache: dict[int, tuple[tuple[int, int], list[OutboxItem]]] = {}
+        self._reported: set[int] = set()
+
+    def _items(self, game_id: int) -> list[OutboxItem] | None:
+        path = self.data_dir / "games" / f"{game_id:06d}.jsonl"
+        try:
+            stat = path.stat()
+        except OSError:
+            return None
+        key = (stat.st_size, stat.st_mtime_ns)
+        cached = self._cache.get(game_id)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        game: Game | None
+        try:
+            game = read_game(self.data_dir, game_id)
+        except CorruptDataError as exc:
+            game = exc.valid
+            if game_id not in self._reported:
+                self._reported.add(game_id)
+                log.error("broker: game %d's record is damaged; publishing its intact part: %s",
+                          game_id, exc)
+        except (UnknownGameError, OSError) as exc:
+            log.warning("broker: cannot read game %d: %s", game_id, exc)
+            return None
+        if game is None:
+            return None
+        items = game_items(game)
+        self._cache = {k: v for k, v in self._cache.items() if k >= game_id}
+        self._cache[game_id] = (key, items)
+        return items
+
+    def pending(self, after: Cursor, limit: int) -> list[Pending]:
+        """Up to ``limit`` items after ``after``, in order, each with its sequence number."""
+        out: list[Pending] = []
+        seq = after.seq
+        for game_id in list_game_ids(self.data_dir):
+            if game_id < after.game:
+                continue
+            items = self._items(game_id)
+            if items is None:
+                continue
+            start = after.index if game_id == after.game else 0
+            for item in items[start:]:
+                if len(out) >= limit:
+                    return out
+                number: int | None = None
+                if item.is_event:
+                    seq += 1
+                    number = seq
+                out.append(Pending(item, number, Cursor(game_id, item.index + 1, seq)))
+        return out

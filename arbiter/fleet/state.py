@@ -1,0 +1,82 @@
+"""What the device shows of the tournament link: broker state and the assignment.
+
+Thread-safe; the link writes it, the device reads it when it builds its
+status and at NEW GAME. Listeners hear every change (the device republishes
+its status).
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import threading
+from collections.abc import Callable
+
+from arbiter.fleet.assignment import Assignment
+
+log = logging.getLogger(__name__)
+
+
+class BrokerState(enum.Enum):
+    """The connection to the tournament's broker, as the page footer shows it."""
+
+    NOT_CONFIGURED = "not configured"
+    CONNECTED = "connected"
+    RECONNECTING = "reconnecting"
+
+
+class FleetState:
+    """The broker state (with a detail: why it is not connected) and the assignment."""
+
+    def __init__(
+        self, state: BrokerState = BrokerState.NOT_CONFIGURED,
+        assignment: Assignment | None = None,
+    ) -> None:
+        self._lock = threading.Lock()
+        self._state = state
+        self._detail = ""
+        self._assignment = assignment
+        self._listeners: list[Callable[[], None]] = []
+
+    @property
+    def broker(self) -> BrokerState:
+        with self._lock:
+            return self._state
+
+    @property
+    def detail(self) -> str:
+        with self._lock:
+            return self._detail
+
+    @property
+    def assignment(self) -> Assignment | None:
+        with self._lock:
+            return self._assignment
+
+    def add_listener(self, listener: Callable[[], None]) -> None:
+        """Call ``listener`` (on the changing thread) after every change."""
+        with self._lock:
+            self._listeners.append(listener)
+
+    def set_broker(self, state: BrokerState, detail: str = "") -> None:
+        with self._lock:
+            if (state, detail) == (self._state, self._detail):
+                return
+            self._state, self._detail = state, detail
+        self._changed()
+
+    def set_assignment(self, assignment: Assignment | None) -> None:
+        with self._lock:
+            if assignment == self._assignment:
+                return
+            self._assignment = assignment
+        self._changed()
+
+    def _changed(self) -> None:
+        with self._lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            try:
+                listener()
+            except Exception:  # a broken listener must not stop the link
+                log.exception("fleet state listener failed")

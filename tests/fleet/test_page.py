@@ -1,0 +1,70 @@
+"""The status page shows the tournament: the assignment and the broker link, live."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arbiter.app.assembly import build_arbiter
+from arbiter.app.config import load_config
+from arbiter.fleet.assignment import Assignment
+from arbiter.fleet.state import BrokerState
+from tests.support.web import CHROMIUM, CHROMIUM_ARGS, build_app, live_server
+
+pytestmark = [pytest.mark.timeout(120)]
+
+
+@pytest.fixture
+def tournament_device(tmp_path: Path) -> Iterator[Any]:
+    """A simulator device configured for a tournament (its link is not started here)."""
+    path = tmp_path / "c.toml"
+    path.write_text('[tournament]\nbroker = "mqtt://127.0.0.1:1"\nevent = "demo"\ntable = "7"\n')
+    device = build_arbiter(load_config(path), data_dir=tmp_path / "data", sim=True)
+    device.start()
+    try:
+        yield device
+    finally:
+        device.close()
+
+
+def test_page_shows_assignment_and_broker_state_live(tournament_device: Any) -> None:
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} is not installed (bash setup.sh --dev installs it)")
+    import playwright.sync_api as sync_api
+
+    fleet = tournament_device.fleet
+    with live_server(build_app(tournament_device)) as server, \
+            sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            problems: list[str] = []
+            page.on("pageerror", lambda e: problems.append(str(e)))
+            page.goto(server.url)
+            page.wait_for_selector('[data-f="connection"][data-conn="live"]', timeout=10_000)
+            assert page.text_content('[data-f="broker"]') == "broker: reconnecting"
+            assert page.is_hidden('[data-f="assignment"]')
+
+            fleet.set_assignment(Assignment(3, 5, "Ana", "Ben"))
+            fleet.set_broker(BrokerState.CONNECTED)
+            page.wait_for_selector('[data-f="broker"]:text-is("broker: connected")',
+                                   timeout=10_000)
+            page.wait_for_selector(
+                '[data-f="assignment"]:text-is("Round 3 · Ana (White) vs Ben (Black)")',
+                timeout=10_000)
+            assert problems == []
+        finally:
+            browser.close()
+
+
+def test_page_without_a_tournament_says_not_configured(tmp_path: Path) -> None:
+    device = build_arbiter(load_config(), data_dir=tmp_path / "data", sim=True)
+    try:
+        html = build_app(device).test_client().get("/").get_data(as_text=True)
+    finally:
+        device.close()
+    assert "broker: not configured" in html

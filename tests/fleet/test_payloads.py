@@ -1,0 +1,134 @@
+"""Pure tests: payloads from a game, the outbox's numbering, assignments, settings."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from arbiter.fleet.assignment import Assignment, AssignmentError, AssignmentFile
+from arbiter.fleet.outbox import Cursor, CursorError, CursorFile, Outbox
+from arbiter.fleet.payloads import event_payload, game_items, prefix, status_payload
+from arbiter.fleet.settings import BrokerAddress, SettingsError, TournamentSettings
+from arbiter.rules.contenders import Contenders
+from arbiter.rules.game import EndingKind
+from arbiter.rules.pieces import Piece
+from arbiter.rules.ranks import Side
+from arbiter.storage.journal import GameStore
+from tests.fleet.conftest import GAME
+from tests.support.web import rank_leaks
+
+
+def _pair(attacker: str, defender: str) -> Contenders:
+    return Contenders.untagged(Piece.parse(attacker), Piece.parse(defender))
+
+
+def test_items_of_a_game_on_hold_no_rank_and_no_record(tmp_path: Path) -> None:
+    with GameStore(tmp_path) as store:
+        for attacker, defender in GAME[:-1]:
+            store.accept(_pair(attacker, defender))
+        items = game_items(store.current)
+    assert [i.kind for i in items] == ["new_game", *["challenge"] * (len(GAME) - 1)]
+    assert [i.index for i in items] == list(range(len(items)))
+    text = json.dumps([event_payload(i, table="7", seq=n) for n, i in enumerate(items, 1)])
+    assert rank_leaks(text) == []
+    assert "record" not in [i.kind for i in items]
+
+
+def test_items_of_an_ended_game_end_with_game_over_then_the_record(tmp_path: Path) -> None:
+    with GameStore(tmp_path) as store:
+        store.accept(_pair("W:SPY", "B:5*G"))
+        store.declare_end(EndingKind.RESIGNATION, Side.BLACK)
+        game = store.current
+        items = game_items(game)
+    assert [i.kind for i in items] == ["new_game", "challenge", "game_over", "record"]
+    assert items[2].body["ending"] == {"kind": "resignation", "winner": "B",
+                                       "at": game.ending.at if game.ending else None}
+    assert items[3].body["record"] == game.full_record()
+    assert items[1].body["eliminated"] == {"W": 0, "B": 1}
+
+
+def test_event_and_status_payloads_carry_format_and_table() -> None:
+    status = {"state": "idle", "seq": 4}
+    assert status_payload(status, table="7") == {"state": "idle", "seq": 4,
+                                                 "format": 1, "table": "7"}
+    assert prefix("demo", "7") == "gg/demo/table/7/"
+
+
+def test_outbox_numbers_events_after_the_cursor_and_again_the_same(tmp_path: Path) -> None:
+    with GameStore(tmp_path) as store:
+        store.accept(_pair("W:SPY", "B:5*G"))
+        outbox = Outbox(tmp_path)
+        first = outbox.pending(Cursor(), 100)
+        assert [p.seq for p in first] == [1, 2]
+        # Acknowledged up to the first event: the rest keeps its number.
+        again = Outbox(tmp_path).pending(first[0].after, 100)
+        assert [(p.seq, p.item.kind) for p in again] == [(2, "challenge")]
+        store.accept(_pair("W:PVT", "B:FLG"))  # the Flag falls
+        store.new_game()
+        later = outbox.pending(first[1].after, 100)
+    assert [(p.seq, p.item.game, p.item.kind) for p in later] == [
+        (3, 1, "challenge"), (4, 1, "game_over"), (None, 1, "record"), (5, 2, "new_game"),
+    ]
+    assert later[-1].after == Cursor(2, 1, 5)
+    assert len(outbox.pending(first[1].after, 2)) == 2
+
+
+def test_cursor_file_round_trip_and_damage(tmp_path: Path) -> None:
+    cursor_file = CursorFile(tmp_path)
+    assert cursor_file.load() == Cursor()
+    cursor_file.save(Cursor(3, 4, 17))
+    assert cursor_file.load() == Cursor(3, 4, 17)
+    cursor_file.path.write_text("{not json")
+    with pytest.raises(CursorError, match="damaged"):
+        cursor_file.load()
+
+
+def test_assignment_payloads() -> None:
+    body = b'{"format":1,"round":3,"board":5,"white":"Ana","black":"Ben"}'
+    assignment = Assignment.from_payload(body)
+    assert assignment == Assignment(3, 5, "Ana", "Ben")
+    assert assignment.text == "Round 3 · Ana (White) vs Ben (Black)"
+    assert Assignment.from_payload(b"") is None
+    for bad in (b"[1]", b"{", b'{"format":2,"round":1,"board":1,"white":"a","black":"b"}',
+                b'{"format":1,"round":"3","board":5,"white":"Ana","black":"Ben"}',
+                b'{"format":1,"round":3,"board":5,"white":"","black":"Ben"}'):
+        with pytest.raises(AssignmentError):
+            Assignment.from_payload(bad)
+
+
+def test_assignment_file_keeps_and_clears(tmp_path: Path) -> None:
+    f = AssignmentFile(tmp_path)
+    assert f.load() is None
+    f.save(Assignment(1, 2, "Ana", "Ben"))
+    assert AssignmentFile(tmp_path).load() == Assignment(1, 2, "Ana", "Ben")
+    f.save(None)
+    assert f.load() is None and not f.path.exists()
+
+
+def test_broker_urls() -> None:
+    a = BrokerAddress.parse("mqtt://table-7:s3cret@venue.local")
+    assert (a.host, a.port, a.tls, a.username, a.password) == (
+        "venue.local", 1883, False, "table-7", "s3cret")
+    assert "s3cret" not in str(a) and "s3cret" not in repr(a)
+    assert BrokerAddress.parse("mqtts://h:9000").port == 9000
+    assert BrokerAddress.parse("mqtts://h").port == 8883
+    for bad in ("http://h", "mqtt://", "mqtt://h:99999", "mqtt://h/path"):
+        with pytest.raises(SettingsError):
+            BrokerAddress.parse(bad)
+
+
+def test_tournament_settings_names_and_overrides(tmp_path: Path) -> None:
+    assert not TournamentSettings.build("", "", "").configured
+    with pytest.raises(SettingsError, match="table"):
+        TournamentSettings.build("mqtt://h", "demo", "a/b")
+    with pytest.raises(SettingsError, match="event"):
+        TournamentSettings.build("mqtt://h", "#", "7")
+    secret = tmp_path / "pw"
+    secret.write_text("from-file\n")
+    s = TournamentSettings.build("mqtt://u:url@h", "demo", "7", password_file=str(secret))
+    assert s.password() == "from-file"
+    moved = s.override(table="8")
+    assert (moved.table, moved.event, moved.password()) == ("8", "demo", "from-file")
+    assert TournamentSettings.build("mqtt://u:url@h", "demo", "7").password() == "url"
