@@ -2,33 +2,65 @@
 # Install Salpakan Arbiter into ./.venv. Safe to run again.
 #   bash setup.sh          the arbiter (on a Raspberry Pi: with the Pi pin libraries)
 #   bash setup.sh --dev    also the test tools and the browser the page tests drive
-#   bash setup.sh --service   (Raspberry Pi) also start it at boot: systemd unit + udev rules
+#   sudo bash setup.sh --service [--reader KIND]   (Raspberry Pi) the appliance: installs to
+#        /opt/gg-arbiter, runs at boot as user gg-arbiter (firmware/appliance.sh; no .venv here)
+#   sudo bash setup.sh --uninstall [--purge]   removes it (--purge: data and config too)
 set -euo pipefail
 cd "$(dirname "$0")"
 
+all_args="$*"
 dev=0
 service=0
-for arg in "$@"; do
-  case "$arg" in
+uninstall=0
+purge=0
+reader=""
+while [ $# -gt 0 ]; do
+  case "$1" in
     --dev) dev=1 ;;
     --service) service=1 ;;
-    -h|--help) sed -n 2,5p "$0"; exit 0 ;;
-    *) echo "setup.sh: unknown option $arg (try --dev)" >&2; exit 2 ;;
+    --reader) [ $# -ge 2 ] || { echo "setup.sh: --reader needs a KIND" >&2; exit 2; }
+      reader="$2"; shift ;;
+    --reader=*) reader="${1#--reader=}" ;;
+    --uninstall) uninstall=1 ;;
+    --purge) purge=1 ;;
+    -h|--help) sed -n 2,8p "$0"; exit 0 ;;
+    *) echo "setup.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
   esac
+  shift
 done
+if [ -n "$reader" ] && [ $service -eq 0 ]; then
+  echo "setup.sh: --reader goes with --service" >&2; exit 2
+fi
+if [ $purge -eq 1 ] && [ $uninstall -eq 0 ]; then
+  echo "setup.sh: --purge goes with --uninstall" >&2; exit 2
+fi
+if [ $((service + uninstall + dev)) -gt 1 ]; then
+  echo "setup.sh: --dev, --service and --uninstall are separate runs" >&2; exit 2
+fi
+if [ $((service + uninstall)) -eq 0 ] && [ "$(id -u)" -eq 0 ] && [ -n "${SUDO_USER:-}" ] \
+  && [ "$SUDO_USER" != root ] && [ -z "${GG_ROOT:-}" ]; then
+  # Through sudo, .venv (in the user's checkout) would become root's.
+  echo "setup.sh: run it without sudo (it asks sudo for Debian packages itself); sudo is for --service and --uninstall" >&2
+  exit 2
+fi
 
 say() { printf '[setup] %s\n' "$*"; }
 die() { printf '[setup] FAILED: %s\n' "$*" >&2; exit 1; }
 
+# GG_MODEL_FILE and GG_ROOT let tests run the appliance install in a disposable root.
+model_file="${GG_MODEL_FILE:-/proc/device-tree/model}"
 on_pi=0
-if [ -r /proc/device-tree/model ] && grep -qa "Raspberry Pi" /proc/device-tree/model; then
+if [ -r "$model_file" ] && grep -qa "Raspberry Pi" "$model_file"; then
   on_pi=1
-  say "Raspberry Pi detected: $(tr -d '\0' < /proc/device-tree/model)"
-else
+  say "Raspberry Pi detected: $(tr -d '\0' < "$model_file")"
+elif [ $uninstall -eq 0 ]; then
   say "not a Raspberry Pi: installing for simulation and tests"
 fi
 
-as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else return 1; fi; }
+as_root() {
+  if [ "$(id -u)" -eq 0 ] || [ -n "${GG_ROOT:-}" ]; then "$@"
+  elif command -v sudo >/dev/null; then sudo "$@"; else return 1; fi
+}
 
 apt_install() {
   # Install Debian packages that are missing; say which.
@@ -47,8 +79,25 @@ command -v "$python" >/dev/null || die "python3 not found"
 "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
   || die "Python 3.11 or later is needed (found $("$python" --version 2>&1))"
 
+# The appliance install (and the Pi packages both installs need).
+# shellcheck source=firmware/appliance.sh
+. firmware/appliance.sh
+
+if [ $service -eq 1 ] || [ $uninstall -eq 1 ]; then
+  # The appliance has its own root-owned venv under /opt: run as root, so
+  # nothing here (no .venv) is touched and nothing in a home becomes root's.
+  [ "$(id -u)" -eq 0 ] || [ -n "${GG_ROOT:-}" ] || die "run it as root: sudo bash setup.sh $all_args"
+  if [ $uninstall -eq 1 ]; then
+    appliance_uninstall "$purge"
+  else
+    [ $on_pi -eq 1 ] || die "--service is for a Raspberry Pi ($model_file does not name one); without it: bash setup.sh"
+    appliance_install "$(pwd)" "$reader"
+  fi
+  exit 0
+fi
+
 if [ $on_pi -eq 1 ]; then
-  apt_install python3-venv python3-dev python3-lgpio
+  install_debian_packages
   venv_flags=(--system-site-packages)   # reuse Raspberry Pi OS's lgpio
 else
   "$python" -c 'import venv, ensurepip' 2>/dev/null || apt_install python3-venv
@@ -79,30 +128,14 @@ if [ $dev -eq 1 ]; then
   # browser download is not used.
   # strace records the journal's system calls for the power-cut crash-state test.
   apt_install chromium strace
+  # systemd-analyze verifies the unit the appliance install renders.
+  apt_install systemd
   [ -x /usr/bin/chromium ] || die "/usr/bin/chromium missing after install"
   # The fleet tests start a real Mosquitto broker (and use mosquitto_passwd for its users).
   apt_install mosquitto mosquitto-clients
+  # The hardware tests render every OpenSCAD model to a PNG (hardware/models.py).
+  apt_install openscad xvfb xauth
   say "browser for page tests: $(/usr/bin/chromium --version 2>/dev/null || echo /usr/bin/chromium)"
-fi
-
-if [ $service -eq 1 ]; then
-  command -v systemctl >/dev/null || die "--service needs systemd"
-  venv="$(pwd)/.venv"
-  user="${SUDO_USER:-$(id -un)}"
-  say "installing the systemd unit (user $user, $venv) and the udev rules"
-  sed -e "s|@VENV@|$venv|g" -e "s|@USER@|$user|g" firmware/systemd/gg-arbiter.service \
-    | as_root tee /etc/systemd/system/gg-arbiter.service >/dev/null || die "cannot write the unit"
-  as_root install -m 0644 firmware/udev/99-gg-arbiter.rules /etc/udev/rules.d/ \
-    || die "cannot install the udev rules"
-  as_root mkdir -p /etc/gg-arbiter
-  if [ ! -e /etc/gg-arbiter/config.toml ]; then
-    as_root install -m 0644 arbiter/app/default_config.toml /etc/gg-arbiter/config.toml
-    say "wrote /etc/gg-arbiter/config.toml: edit it for your reader and pins"
-  fi
-  as_root udevadm control --reload-rules || true
-  as_root systemctl daemon-reload || die "systemctl daemon-reload failed"
-  as_root systemctl enable --now gg-arbiter.service || die "could not start gg-arbiter.service"
-  say "gg-arbiter.service is running: journalctl -u gg-arbiter -f shows its log"
 fi
 
 say "done: $(.venv/bin/gg-arbiter --version)"

@@ -9,11 +9,16 @@
 //        covers (so it never shows a rank during a game).
 //
 // Axes: x along the switch row (switch 1 at x = 0 end), y front (0) to back,
-// z up; the key stands on its two feet at z = 0. The polarising rib is on
-// the front face at the switch-1 end, so a key turned round does not fit.
-// All 30 keys on a plate: keys_all.scad. Dimensions: gg_params.scad.
+// z up. Feet and teeth are one plane at z = 0: the key stands on them on the
+// slot floor, and a tooth pushes its switch's plunger down to the floor's top.
+// Each foot holds a 5 x 2 mm magnet (glue it in, all the same pole down);
+// the slot floor's magnets hold the key against the switches' springs.
+// The polarising rib is on the front face at the switch-1 end, so a key
+// turned round does not fit. All keys on a plate: keys_all.scad.
+// Dimensions (derived from parts.toml): gg_params.scad.
 
 include <gg_params.scad>
+use <gg_lib.scad>
 
 function key_length(n = n_switches) = 2 * foot_w + n * pitch;
 // Centre of switch position i (0-based) from the switch-1 end of the key.
@@ -25,8 +30,6 @@ module key_base(code = "1011000", label = "") {
     assert(n == n_switches, str("code must have ", n_switches, " digits: ", code));
     assert(len([for (i = [0 : n - 1]) if (code[i] == "1") i]) == n_pressed,
            str("code must have exactly ", n_pressed, " teeth: ", code));
-    tip_w = window_w - 1;  // only used when tooth_dip > 0
-    tip_l = window_l - 1;
     difference() {
         union() {
             // bar above the notches
@@ -35,17 +38,16 @@ module key_base(code = "1011000", label = "") {
             cube([foot_w, key_thick, notch_h + 0.01]);
             translate([L - foot_w, 0, 0]) cube([foot_w, key_thick, notch_h + 0.01]);
             // teeth
-            for (i = [0 : n - 1]) if (code[i] == "1") {
+            for (i = [0 : n - 1]) if (code[i] == "1")
                 translate([tooth_x(i) - tooth_w / 2, 0, 0])
                     cube([tooth_w, key_thick, notch_h + 0.01]);
-                if (tooth_dip > 0)
-                    translate([tooth_x(i) - tip_w / 2, (key_thick - tip_l) / 2, -tooth_dip])
-                        cube([tip_w, tip_l, tooth_dip + 0.01]);
-            }
             // polarising rib, full height, on the front face at the switch-1 end
             translate([foot_w / 2 - rib_w / 2, -rib_d, 0])
                 cube([rib_w, rib_d + 0.01, key_h]);
         }
+        // magnet pockets, open at the bottom of each foot
+        for (x = [foot_w / 2, L - foot_w / 2])
+            translate([x, key_thick / 2, -1]) bore(mag_d, mag_depth + 1);
         if (label != "")
             translate([L / 2, key_thick / 2, key_h - 0.6])
                 linear_extrude(1)

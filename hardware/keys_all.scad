@@ -8,8 +8,8 @@
 GG_LIBRARY = true;
 include <key_base.scad>
 
-// Which keys: "W" or "B" (one army per plate, 206 x 150 mm),
-// or "both" (a 206 x 304 mm bed, or preview).
+// Which keys: "W" or "B" (one army per plate, 218 x 150 mm),
+// or "both" (a 218 x 304 mm bed, or preview).
 army = "W";
 plate_cols = 3;
 gap = 4;
@@ -61,16 +61,16 @@ KEYS = [
 ];
 
 SELECTED = [for (k = KEYS) if (army == "both" || k[0][0] == army) k];
-step_x = 66 + gap;  // key length + gap
-step_y = key_h + tooth_dip + gap;
+step_x = 70 + gap;  // key length + gap
+step_y = key_h + gap;
 
 for (i = [0 : len(SELECTED) - 1]) {
     translate([(i % plate_cols) * step_x,
-               floor(i / plate_cols) * step_y + tooth_dip, 0]) {
+               floor(i / plate_cols) * step_y, 0]) {
         // back face down, front face (and rib) up
         translate([0, 0, key_thick]) rotate([-90, 0, 0])
             key_base(code = SELECTED[i][1], label = SELECTED[i][0]);
-        %translate([33, key_h / 2, key_thick + rib_d + 1])
+        %translate([35, key_h / 2, key_thick + rib_d + 1])
             linear_extrude(0.4)
                 text(str(SELECTED[i][0], "  ", SELECTED[i][1]), size = 4,
                      halign = "center", valign = "center");

@@ -19,7 +19,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 LINT = Path(sys.executable).with_name("lint-imports")
 #: Layers that are standard library only (plus lower arbiter layers).
-PURE_LAYERS = ("rules", "tunes", "storage")
+PURE_LAYERS = ("rules", "tunes", "storage", "tournament")
 #: What each layer may import of the arbiter, besides itself and arbiter.errors.
 BELOW = {
     "rules": set(),
@@ -28,6 +28,8 @@ BELOW = {
     "hardware": {"storage", "rules", "tunes"},
     "fleet": {"storage", "rules"},
     "device": {"fleet", "hardware", "storage", "rules", "tunes"},
+    "tournament": set(),
+    "hub": {"tournament", "rules", "storage"},
 }
 HARDWARE_LIBRARIES = {
     "gpiozero", "serial", "smbus2", "flask", "RPi", "lgpio", "waitress", "web", "paho",
@@ -72,6 +74,8 @@ def test_layers_contracts_kept() -> None:
         ("arbiter/hardware/identify.py", "import web", "Layers"),
         ("arbiter/storage/registry.py", "import gpiozero", "Rules, tunes, storage"),
         ("arbiter/device/arbiter.py", "import serial", "Device"),
+        ("arbiter/tournament/model.py", "import arbiter.rules.ranks", "Tournament"),
+        ("arbiter/hub/ledger.py", "import arbiter.device.arbiter", "Hub"),
         ("arbiter/device/arbiter.py", "import paho.mqtt.client", "Device"),
         ("arbiter/storage/journal.py", "import paho.mqtt.client", "Rules, tunes, storage"),
         ("arbiter/fleet/link.py", "import flask", "Fleet"),

@@ -24,7 +24,7 @@ from werkzeug.exceptions import HTTPException, InternalServerError
 from arbiter.device.protocol import DeviceView
 from web import auth
 from web.body import MAX_BODY_BYTES
-from web.events import KEEPALIVE_SECONDS, StreamHub
+from web.events import KEEPALIVE_SECONDS, STREAM_CAPACITY, StreamHub
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +60,10 @@ def create_app(device: DeviceView, test_config: dict[str, Any] | None = None) ->
 
     ``test_config`` overrides settings: ``ADMIN_PIN`` (else the config file's
     ``web.admin_pin``), ``DATA_DIR`` (else the device's), ``SSE_KEEPALIVE``
-    seconds, ``PIN_MAX_FAILURES`` per ``PIN_WINDOW_SECONDS``, ``PIN_CHECK_LIMIT``
+    seconds, ``STREAM_CAPACITY`` event streams open at once (more get 503;
+    :func:`web.serve.make_server` sets it to its ``streams``), ``STREAM_RETRY_SECONDS``
+    before a refused page tries its stream again (it polls meanwhile),
+    ``PIN_MAX_FAILURES`` per ``PIN_WINDOW_SECONDS``, ``PIN_CHECK_LIMIT``
     PIN hash checks at once (callers over it wait up to ``PIN_CHECK_WAIT``
     seconds, then get 503), ``ADMIN_IDLE_SECONDS`` without a request that end
     an admin session (``PERMANENT_SESSION_LIFETIME`` ends it in any case),
@@ -78,6 +81,8 @@ def create_app(device: DeviceView, test_config: dict[str, Any] | None = None) ->
         DATA_DIR=str(device.data_dir),
         ADMIN_PIN=device.admin_pin,
         SSE_KEEPALIVE=KEEPALIVE_SECONDS,
+        STREAM_CAPACITY=STREAM_CAPACITY,
+        STREAM_RETRY_SECONDS=30,
         PIN_MAX_FAILURES=5,
         PIN_WINDOW_SECONDS=300,
         PIN_CHECK_LIMIT=2,
@@ -110,7 +115,9 @@ def create_app(device: DeviceView, test_config: dict[str, Any] | None = None) ->
         app.config["SECRET_KEY"] = secret or secrets.token_hex(32)
 
     app.extensions["arbiter"] = device
-    app.extensions["arbiter_streams"] = StreamHub(device, float(app.config["SSE_KEEPALIVE"]))
+    app.extensions["arbiter_streams"] = StreamHub(
+        device, float(app.config["SSE_KEEPALIVE"]), int(app.config["STREAM_CAPACITY"])
+    )
     app.extensions["arbiter_limiter"] = auth.AttemptLimiter(
         int(app.config["PIN_MAX_FAILURES"]), float(app.config["PIN_WINDOW_SECONDS"])
     )
@@ -183,4 +190,5 @@ def _install_hooks(app: Flask) -> None:
             "csrf_token": lambda: auth.csrf_token(session),
             "sim_mode": device.is_simulator,
             "server_now": time.time(),
+            "stream_retry": app.config["STREAM_RETRY_SECONDS"],
         }

@@ -35,7 +35,7 @@ from flask import (
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import ServiceUnavailable, TooManyRequests
 
-from arbiter.device.errors import DeviceError
+from arbiter.device.errors import DeviceError, GameInProgressError, UnknownTuneError
 from arbiter.errors import ArbiterError
 from arbiter.rules.game import EndingError, EndingKind, WrongGameError
 from arbiter.rules.pieces import PieceError, parse_side
@@ -246,6 +246,88 @@ def api_end_game(game_id: int) -> Response | tuple[Response, int]:
 def api_enrollment() -> Response:
     require_admin_api()
     return jsonify(get_device().enrollment_status())
+
+
+# Enrollment and the self-test for `gg-arbiter enroll` / `selftest` while the arbiter
+# runs: it holds the readers, LEDs and buzzer, so the command asks it over this API.
+
+
+def _no_rfid() -> tuple[Response, int]:
+    return jsonify({"error": "enrollment needs an RFID reader (reader.kind rdm6300 or mcu)"}), 409
+
+
+@bp.post("/api/admin/enrollment")
+def api_enrollment_start() -> tuple[Response, int]:
+    """Start enrollment: ``{"only": "W:PVT#3"}`` re-enrolls one piece, else every missing one."""
+    require_admin_api()
+    body = json_object('{"only": "W:PVT#3" or null}')
+    only = body.get("only")
+    if only is not None and not (isinstance(only, str) and 0 < len(only.strip()) <= 16):
+        abort(400, description='only must be a piece such as "W:PVT#3", or null')
+    device = get_device()
+    if not device.can_enroll:
+        return _no_rfid()
+    try:
+        status = device.start_enrollment(only.strip() if only else None)
+    except PieceError as exc:
+        abort(400, description=str(exc))
+    except DeviceError as exc:
+        return _device_failed(exc)
+    return jsonify(status), 201
+
+
+@bp.delete("/api/admin/enrollment")
+def api_enrollment_stop() -> Response | tuple[Response, int]:
+    require_admin_api()
+    device = get_device()
+    if not device.can_enroll:
+        return _no_rfid()
+    try:
+        device.stop_enrollment()
+    except DeviceError as exc:
+        return _device_failed(exc)
+    return jsonify(device.enrollment_status())
+
+
+@bp.post("/api/admin/enrollment/skip")
+def api_enrollment_skip() -> Response | tuple[Response, int]:
+    require_admin_api()
+    device = get_device()
+    if not device.can_enroll:
+        return _no_rfid()
+    if not device.enrollment_status().get("active"):
+        return jsonify({"error": "enrollment is not on"}), 409
+    try:
+        return jsonify(device.skip_enrollment())
+    except DeviceError as exc:
+        return _device_failed(exc)
+
+
+@bp.post("/api/admin/selftest")
+def api_selftest() -> Response | tuple[Response, int]:
+    """Run the self-test: ``{"tunes": ["ready"]}`` plays only those (all when absent).
+
+    Refused (409) once a game has begun: it would flash and play Taps at the table.
+    The report names slot states, never a piece.
+    """
+    require_admin_api()
+    body = json_object('{"tunes": ["ready", ...] or null}')
+    tunes = body.get("tunes")
+    if tunes is not None and not (
+        isinstance(tunes, list) and all(isinstance(t, str) for t in tunes) and len(tunes) <= 16
+    ):
+        abort(400, description='tunes must be a list of tune names, or null')
+    device = get_device()
+    try:
+        lines = device.selftest(tunes=tunes)
+    except UnknownTuneError as exc:
+        abort(400, description=str(exc))
+    except GameInProgressError as exc:
+        return jsonify({"error": str(exc)}), 409
+    except DeviceError as exc:
+        return _device_failed(exc)
+    faults = device.reader_faults()
+    return jsonify({"lines": lines, "faults": faults, "passed": not faults})
 
 
 # -- pages -------------------------------------------------------------------

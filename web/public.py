@@ -16,7 +16,7 @@ from arbiter.device.protocol import DeviceView
 from arbiter.rules.game import Game, GameInProgressError
 from arbiter.storage.journal import CorruptDataError, StoreError, UnknownGameError
 from web import present
-from web.events import StreamHub
+from web.events import StreamHub, StreamsFullError
 
 log = logging.getLogger(__name__)
 
@@ -81,8 +81,19 @@ def api_status() -> Response:
 @bp.get("/api/events")
 def api_events() -> Response:
     hub: StreamHub = current_app.extensions["arbiter_streams"]
+    try:
+        stream = hub.open()
+    except StreamsFullError as exc:
+        # A quick refusal, never a wait for a thread: the page polls /api/status
+        # and tries the stream again after Retry-After.
+        log.debug("event stream refused: %s", exc)
+        retry = int(current_app.config["STREAM_RETRY_SECONDS"])
+        response = jsonify({"error": f"{exc}; poll /api/status, or retry after {retry} s"})
+        response.status_code = 503
+        response.headers["Retry-After"] = str(retry)
+        return response
     return Response(
-        hub.stream(),
+        stream,
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )

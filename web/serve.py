@@ -1,8 +1,20 @@
-"""Serving the app with waitress, sized for open status pages.
+"""Serving the app with waitress, with a bounded pool of event streams.
 
 Every open Server-Sent Events stream holds one waitress worker thread for as
-long as the page is open, so the pool is sized for the viewers plus the
-admin's and the API's short requests::
+long as the page is open. So that a crowd cannot take the page down:
+
+- the pool has ``streams`` threads for streams plus :data:`SPARE_THREADS` that
+  no stream may take, and the app's stream hub admits only ``streams`` streams
+  (one more gets a quick 503 and the page polls ``/api/status`` instead); it
+  starts with the spare threads only and grows as requests find none idle,
+  so start-up does not wait for 200 threads nobody may need;
+- a connection that has not sent a whole request within ``request_timeout``
+  seconds (an idle keep-alive, a client that trickles its request or sends
+  nothing) is closed, so idle and slow clients never fill the server;
+- the connection limit leaves room for :data:`SLOW_CONNECTIONS` such clients
+  beside the streams and the ordinary requests.
+
+::
 
     server = make_server(app, "0.0.0.0", 8080)
     threading.Thread(target=server.run, daemon=True).start()
@@ -14,22 +26,31 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from typing import Any
 
 from flask import Flask
 from waitress import wasyncore
 from waitress.channel import HTTPChannel
 from waitress.server import create_server
-from waitress.task import ErrorTask
+from waitress.task import ErrorTask, ThreadedTaskDispatcher
 
 from arbiter.errors import ArbiterError
 from web.body import MAX_BODY_BYTES
-from web.events import StreamHub
+from web.events import STREAM_CAPACITY, StreamHub
 
 log = logging.getLogger(__name__)
 
-#: 20 status pages (the product's target) twice over, plus admin and API requests.
-DEFAULT_THREADS = 48
+#: Event streams open at once: 200 viewers, ten times the product's target of 20.
+DEFAULT_STREAMS = STREAM_CAPACITY
+#: Threads no stream may take: the status API, pages, admin and simulator requests.
+SPARE_THREADS = 16
+#: Connections beyond the streams and the spare threads' requests, room for idle
+#: and slow clients until ``request_timeout`` closes them.
+SLOW_CONNECTIONS = 250
+#: Seconds a connection may take to send a whole request (or stay idle between two).
+REQUEST_TIMEOUT = 10.0
+DEFAULT_THREADS = DEFAULT_STREAMS + SPARE_THREADS
 
 
 class WebServerError(ArbiterError):
@@ -63,6 +84,77 @@ class JsonErrorChannel(HTTPChannel):  # type: ignore[misc]
     error_task_class = JsonErrorTask
 
 
+class GrowingDispatcher(ThreadedTaskDispatcher):  # type: ignore[misc]
+    """Waitress's worker pool, started with ``initial`` threads and grown to ``limit``.
+
+    A task that finds no idle thread starts one more (up to ``limit``), so it
+    never waits behind open streams; threads are kept once started.
+    """
+
+    def __init__(self, initial: int, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+        self.set_thread_count(min(initial, limit))
+
+    def add_task(self, task: Any) -> None:
+        with self.lock:
+            running = len(self.threads) - self.stop_count
+            idle = running - self.active_count
+            if len(self.queue) >= idle and running < self.limit:
+                # Under the lock (as set_thread_count does it), so two tasks
+                # arriving together from two threads each get their thread.
+                thread_no = 0
+                while thread_no in self.threads:
+                    thread_no += 1
+                self.threads.add(thread_no)
+                self.start_new_thread(self.handler_thread, thread_no)
+                self.active_count += 1  # it counts itself idle when it first waits
+            self.queue.append(task)
+            self.queue_cv.notify()
+
+
+class TimedChannel(JsonErrorChannel):
+    """A connection closed when it has not sent a whole request in ``request_timeout``.
+
+    The clock runs while the connection has no request being served: from
+    its opening, and again after each answer. A trickling or silent client
+    thus holds only a socket, for a bounded time, never a worker thread; an
+    open event stream is a request being served and is never timed out.
+    (Waitress's own ``channel_timeout`` counts from the last byte received,
+    so a client sending one byte a second is never closed by it.)
+    """
+
+    request_timeout = REQUEST_TIMEOUT
+    will_close: bool  # waitress's flag (no type hints there): close once flushed
+    requests: list[Any]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._waiting_since: float | None = time.monotonic()
+
+    def readable(self) -> bool:
+        # The server's loop asks every channel this at least once a second
+        # (asyncore_loop_timeout), which makes it the place to check the clock.
+        if self.requests:
+            self._waiting_since = None
+        elif self._waiting_since is None:
+            self._waiting_since = time.monotonic()
+        elif time.monotonic() - self._waiting_since > self.request_timeout:
+            if not self.will_close:
+                log.debug("closing %s: no whole request in %.1f s", self.addr,
+                          self.request_timeout)
+            # writable() is now true, and handle_write closes the connection
+            self.will_close = True
+        return bool(super().readable())
+
+
+def timed_channel(request_timeout: float) -> type[TimedChannel]:
+    """A :class:`TimedChannel` class with ``request_timeout`` seconds."""
+    if request_timeout <= 0:
+        raise ValueError(f"request_timeout must be positive, not {request_timeout}")
+    return type("TimedChannel", (TimedChannel,), {"request_timeout": request_timeout})
+
+
 class WebServer:
     """A waitress server whose :meth:`close` also ends the open event streams."""
 
@@ -86,6 +178,11 @@ class WebServer:
         if ":" in host:
             host = f"[{host}]"
         return f"http://{host}:{self.port}/"
+
+    @property
+    def connections(self) -> int:
+        """Client connections open now (streams, requests, idle and slow ones)."""
+        return sum(1 for each in list(self._map.values()) if isinstance(each, HTTPChannel))
 
     def run(self) -> None:
         """Serve until :meth:`close` (blocks; run it in a thread)."""
@@ -111,18 +208,32 @@ def make_server(
     app: Flask,
     host: str,
     port: int,
-    threads: int = DEFAULT_THREADS,
+    *,
+    streams: int = DEFAULT_STREAMS,
+    request_timeout: float = REQUEST_TIMEOUT,
     **adjustments: Any,
 ) -> WebServer:
     """Bind a waitress server for ``app`` on ``host``:``port`` (0 = any free port).
 
+    ``streams`` event streams may be open at once (the app's stream hub is set
+    to admit that many); ``request_timeout`` seconds is what a connection may
+    take to send a whole request. ``adjustments`` are waitress settings.
+
     :raises WebServerError: the address cannot be bound.
+    :raises ValueError: ``streams`` below 1 or ``request_timeout`` not positive.
     """
+    if streams < 1:
+        raise ValueError(f"streams must be at least 1, not {streams}")
+    channel_class = timed_channel(request_timeout)
+    threads = streams + SPARE_THREADS
     settings: dict[str, Any] = {
         "threads": threads,
-        "connection_limit": max(100, threads * 2),
-        "channel_timeout": 60,  # idle keep-alive connections; a stream is never idle
+        "connection_limit": threads + SLOW_CONNECTIONS,
+        "channel_timeout": 60,  # waitress's own idle limit; TimedChannel's is shorter
         "cleanup_interval": 15,
+        # poll(), not select(): select() fails on a descriptor numbered past 1024,
+        # which hundreds of connections (and a test's own sockets) can reach.
+        "asyncore_use_poll": True,
         "ident": "gg-arbiter",
         # Keep reading while a request runs, so a closed page is noticed (and its
         # stream's thread freed) at the stream's next write, not after several.
@@ -135,13 +246,24 @@ def make_server(
     }
     settings.update(adjustments)
     socket_map: dict[int, Any] = {}
+    # _dispatcher is waitress's hook for its own tests; it is how a pool is supplied.
+    dispatcher = GrowingDispatcher(SPARE_THREADS, int(settings["threads"]))
     try:
-        inner = create_server(app, map=socket_map, host=host, port=port, **settings)
+        inner = create_server(
+            app, map=socket_map, _dispatcher=dispatcher, host=host, port=port, **settings
+        )
     except OSError as exc:
+        dispatcher.shutdown(timeout=5)  # its threads would outlive a server never made
         raise WebServerError(f"cannot serve on {host}:{port}: {exc}") from None
+    except BaseException:
+        dispatcher.shutdown(timeout=5)
+        raise
     for dispatcher in list(socket_map.values()):  # every listening socket, before any accept
         if hasattr(dispatcher, "channel_class"):
-            dispatcher.channel_class = JsonErrorChannel
+            dispatcher.channel_class = channel_class
+    hub = app.extensions.get("arbiter_streams")
+    if isinstance(hub, StreamHub):
+        hub.capacity = streams  # never more streams than threads to hold them
     server = WebServer(app, inner, socket_map)
     log.info("web page on %s", server.url)
     return server

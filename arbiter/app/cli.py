@@ -9,9 +9,11 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from arbiter import __version__
 from arbiter.app.config import Config, ConfigError, load_config
+from arbiter.app.hub_cli import add_hub_parser
 from arbiter.device.arbiter import Arbiter
 from arbiter.errors import ArbiterError
 from arbiter.hardware.pins import PinSetupError
@@ -27,7 +29,7 @@ from arbiter.storage.journal import (
     list_game_ids,
     read_game,
 )
-from arbiter.storage.paths import default_config_path, default_data_dir
+from arbiter.storage.paths import DATA_ENV, default_config_path, default_data_dir
 from arbiter.tunes.defaults import load_tunes
 
 
@@ -136,13 +138,7 @@ def _build(config: Config, sim: bool) -> Arbiter:
 def _data_dir(args: argparse.Namespace) -> Path:
     if args.data:
         return Path(args.data)
-    path = default_config_path()
-    if path is None:
-        return default_data_dir()
-    try:
-        return load_config(path).data_dir
-    except ConfigError as exc:
-        raise CliError(str(exc)) from None
+    return _load_config(args).data_dir
 
 
 def _describe(game: Game) -> str:
@@ -188,12 +184,32 @@ def _cmd_record(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load_config(args: argparse.Namespace) -> Config:
+#: Where the installed service keeps its data (the systemd unit's GG_ARBITER_DATA).
+SERVICE_DATA_DIR = Path("/var/lib/gg-arbiter")
+
+
+def _load_config(args: argparse.Namespace, *, follow_service: bool = True) -> Config:
+    """The config; with ``follow_service``, the service's data directory when nothing
+    else names one (so a command never works on a second, empty ~/.local/share copy)."""
     path = getattr(args, "config", None) or default_config_path()
     try:
-        return load_config(path, data_dir=getattr(args, "data", None))
+        config = load_config(path, data_dir=getattr(args, "data", None))
     except ConfigError as exc:
         raise CliError(str(exc)) from None
+    if (
+        follow_service
+        and not getattr(args, "data", None)
+        and not os.environ.get(DATA_ENV)
+        and config.data_dir == default_data_dir()
+        and config.data_dir != SERVICE_DATA_DIR
+        and SERVICE_DATA_DIR.is_dir()
+    ):
+        from dataclasses import replace
+
+        print(f"using the service's data directory {SERVICE_DATA_DIR} "
+              "(--data DIR for another)", file=sys.stderr)
+        config = replace(config, data_dir=SERVICE_DATA_DIR)
+    return config
 
 
 def _choose_sim(args: argparse.Namespace, config: Config) -> bool:
@@ -209,7 +225,7 @@ def _choose_sim(args: argparse.Namespace, config: Config) -> bool:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    config = _load_config(args)
+    config = _load_config(args, follow_service=False)
     if args.script:
         args.sim = True  # a script plays the simulator's slots
     sim = _choose_sim(args, config)
@@ -287,16 +303,16 @@ def _cmd_selftest(args: argparse.Namespace) -> int:
     unknown = [name for name in args.tune or () if name not in config.tunes]
     if unknown:
         raise CliError(f"no tune {unknown[0]!r}; tunes: {', '.join(config.tunes)}")
+    running, lock = _service_running(config, args)
+    if running:
+        # The running arbiter owns the LEDs, buzzer and slots: it runs the test.
+        return _selftest_through_service(config, args)
+    if lock is not None:
+        os.close(lock)  # the arbiter built below takes it
     try:
         arbiter = _build(config, sim)
     except DataInUseError:
-        # The running arbiter owns the LEDs, buzzer and slots: its page runs the test.
-        raise CliError(
-            f"the arbiter is running (it holds {config.data_dir}): run its self-test on "
-            f"the admin page, http://127.0.0.1:{config.web.port}/admin, 'Run the self-test' "
-            "(between games), or stop it (sudo systemctl stop gg-arbiter) and run "
-            "gg-arbiter selftest again"
-        ) from None
+        raise CliError(_stop_service_hint(config, "the self-test")) from None
     except CliError as exc:
         print(f"FAIL: {exc}")
         return 1
@@ -326,6 +342,19 @@ def _cmd_enroll(args: argparse.Namespace) -> int:
             f"enrollment is for RFID readers; reader.kind is {config.reader.kind!r}"
             " (set it to rdm6300 or mcu)"
         )
+
+    running, lock = _service_running(config, args)
+    if running:
+        return _enroll_through_service(config, args)
+    try:
+        return _enroll_here(config, args)
+    finally:
+        if lock is not None:
+            os.close(lock)
+
+
+def _enroll_here(config: Config, args: argparse.Namespace) -> int:
+    """No arbiter runs: open the reader here (holding the data directory meanwhile)."""
     from arbiter.app.assembly import build_readers
     from arbiter.app.enroll_console import run_enrollment_console
     from arbiter.device.enrollment import EnrollmentSession
@@ -344,6 +373,147 @@ def _cmd_enroll(args: argparse.Namespace) -> int:
             other.close()
     done, total = run_enrollment_console(session, reader)
     print(f"enrolled {done} of {total} pieces; tags in {registry.path}")
+    return 0
+
+
+def _hold_data_dir(data_dir: Path) -> int | None:
+    """Take the data directory's lock (as the arbiter does) so no arbiter starts meanwhile.
+
+    :returns: the lock's descriptor (close it to release), or None when no arbiter
+        has used the directory yet (no lock file).
+    :raises DataInUseError: the running arbiter holds it.
+    :raises CliError: it cannot be opened (another account's, e.g. the service's).
+    """
+    import fcntl
+
+    try:
+        # Never created here: a lock file made by root (sudo) would keep the
+        # service's own account out. No lock file: no arbiter has used the directory.
+        fd = os.open(data_dir / ".lock", os.O_RDWR)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise CliError(
+            f"cannot open {data_dir} ({exc.strerror}): if it is the service's, run as its "
+            "account (sudo -u gg-arbiter gg-arbiter ...) or give --data DIR"
+        ) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise DataInUseError(
+            f"data directory {data_dir} is in use by a running gg-arbiter"
+        ) from None
+    return fd
+
+
+def _stop_service_hint(config: Config, what: str) -> str:
+    return (
+        f"the arbiter is running (it holds {config.data_dir} and the slots): {what} needs "
+        "the hardware to itself. Stop it with 'sudo systemctl stop gg-arbiter' (or Ctrl-C "
+        "where 'gg-arbiter run' runs), run the command, then 'sudo systemctl start gg-arbiter'"
+    )
+
+
+def _cmd_monitor(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    config = _load_config(args)
+    if args.kind:
+        config = replace(config, reader=replace(config.reader, kind=args.kind))
+    kind = config.reader.kind
+    if kind == "sim":
+        raise CliError("reader.kind is 'sim': nothing to monitor; use --kind "
+                       "keys-gpio|keys-mcp23017|rdm6300|mcu (with --sim to try it here)")
+    lock: int | None = None
+    if not args.sim:
+        from arbiter.hardware.pins import hardware_available
+
+        if kind.startswith("keys") and not hardware_available():
+            raise CliError("no GPIO hardware here (not a Raspberry Pi): try gg-arbiter "
+                           "monitor --sim, which simulates the switches")
+        running, lock = _service_running(config, args)
+        if running:
+            raise CliError(_stop_service_hint(config, "monitor"))
+    try:
+        return _monitor(args, config)
+    finally:
+        if lock is not None:
+            os.close(lock)
+
+
+def _monitor(args: argparse.Namespace, config: Config) -> int:
+    """The monitor's run, once the hardware is free (or simulated)."""
+    from arbiter.app.monitor import Decoder, Monitor, game_on
+    from arbiter.hardware.pins import pin_errors
+    from arbiter.hardware.readers.raw import watch_raw
+    from arbiter.storage.registry import TagRegistry
+
+    kind = config.reader.kind
+    registry = None
+    try:
+        if kind in ("rdm6300", "mcu"):
+            registry = TagRegistry.in_directory(config.data_dir)
+        if args.sim:
+            from arbiter.app.bench_sim import BenchCommandError, BenchSim
+
+            def tag_of(text: str) -> str | None:
+                from arbiter.rules.army import PhysicalPiece
+
+                assert registry is not None
+                return registry.tag_of(PhysicalPiece.parse(text if "#" in text else text + "#1"))
+
+            bench: Any = BenchSim(config, tag_of)
+            readers = bench.readers
+        else:
+            from arbiter.app.assembly import build_readers
+
+            bench = None
+            with pin_errors():
+                readers = build_readers(config, None, sim=False)[0]
+    except (ArbiterError, OSError) as exc:
+        raise CliError(f"cannot start: {exc}") from None
+    monitor = Monitor(Decoder(registry), lambda: game_on(config.data_dir))
+    game = game_on(config.data_dir)
+    print(f"monitor: {kind}{' (simulated)' if bench else ''}; "
+          + ("pieces are named (no game on)" if game is None else
+             "piece names hidden: a game is on (end it or start a new game to see them)"))
+    print("q + Enter (or Ctrl-C) stops" + ("; help lists the bench commands" if bench else ""))
+    settle = max(config.reader.invalid_after_ms, config.reader.removal_timeout_ms) / 1000 + 0.3
+    try:
+        watch_raw(readers, monitor.on_raw)
+        for reader in readers:
+            reader.start(monitor.on_reading)
+        if bench is not None:
+            monitor.wait_quiet(0.15, settle)  # the readers' first report before any command
+        for line in sys.stdin:
+            word = line.strip()
+            if word.lower() in ("q", "quit", "exit"):
+                break
+            if bench is None:
+                if word:
+                    print("the only command is q (quit)")
+                continue
+            try:
+                answer = bench.command(word)
+            except BenchCommandError as exc:
+                print(f"error: {exc}")
+                continue
+            if answer and answer != "ok":
+                print(answer)
+            monitor.wait_quiet(0.15, settle)
+        monitor.wait_quiet(settle, settle * 2)  # let the last change settle before the summary
+    except KeyboardInterrupt:
+        pass
+    finally:
+        watch_raw(readers, None)
+        if bench is not None:
+            bench.close()
+        else:
+            for reader in readers:
+                reader.close()
+    for line in monitor.summary():
+        print(line)
     return 0
 
 
@@ -378,36 +548,151 @@ def _cmd_end(args: argparse.Namespace) -> int:
     return 0
 
 
+class _ServiceApi:
+    """The running arbiter's local JSON API, with the admin PIN (``X-Admin-PIN``).
+
+    Used when the arbiter holds the data directory and the hardware: the command
+    asks it instead of opening them a second time.
+    """
+
+    def __init__(self, port: int, pin: str) -> None:
+        self.base = f"http://127.0.0.1:{port}"
+        self._pin = pin
+
+    @staticmethod
+    def answers(port: int) -> bool:
+        """True when an arbiter's status page answers on ``port`` of this machine."""
+        import urllib.request
+
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=3) as r:
+                return "game_id" in json.load(r)
+        except (OSError, ValueError):
+            return False
+
+    def call(self, method: str, path: str, body: object = None, timeout: float = 15) -> Any:
+        """One request; the answer's JSON.
+
+        :raises CliError: refused (with the arbiter's own reason) or no answer.
+        """
+        import urllib.error
+        import urllib.request
+
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(
+            f"{self.base}{path}", data=data, method=method,
+            headers={"Content-Type": "application/json", "X-Admin-PIN": self._pin},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as reply:
+                return json.load(reply)
+        except urllib.error.HTTPError as exc:
+            try:
+                detail = json.loads(exc.read()).get("error", exc.reason)
+            except ValueError:
+                detail = exc.reason
+            raise CliError(f"the running arbiter refused: {detail}") from None
+        except (OSError, ValueError) as exc:
+            raise CliError(
+                f"the arbiter is running but its page does not answer at {self.base}: {exc}"
+            ) from None
+
+
+def _service_api(config: Config, args: argparse.Namespace) -> _ServiceApi:
+    pin = getattr(args, "pin", None) or os.environ.get("GG_ARBITER_PIN") or _ask_pin(
+        "Admin PIN of the running arbiter: ", "pass --pin PIN or set GG_ARBITER_PIN"
+    )
+    port = args.port if getattr(args, "port", None) is not None else config.web.port
+    return _ServiceApi(port, pin)
+
+
+def _service_running(config: Config, args: argparse.Namespace) -> tuple[bool, int | None]:
+    """Whether the arbiter runs (holds the data directory); if not, the lock, held.
+
+    :raises CliError: the data directory cannot be opened and no arbiter answers.
+    """
+    try:
+        return False, _hold_data_dir(config.data_dir)
+    except DataInUseError:
+        return True, None
+    except CliError:
+        port = args.port if getattr(args, "port", None) is not None else config.web.port
+        if _ServiceApi.answers(port):  # the service's own account owns the directory
+            return True, None
+        raise
+
+
 def _end_through_service(config: Config, args: argparse.Namespace, winner: Side | None) -> int:
     """The arbiter is running: ask it over its local API (it holds the record)."""
-    import urllib.error
-    import urllib.request
-
-    pin = args.pin or os.environ.get("GG_ARBITER_PIN") or _ask_pin(
-        "Admin PIN: ", "pass --pin PIN or set GG_ARBITER_PIN"
-    )
-    base = f"http://127.0.0.1:{args.port if args.port is not None else config.web.port}"
-    try:
-        with urllib.request.urlopen(f"{base}/api/status", timeout=5) as reply:
-            game_id = json.load(reply)["game_id"]
-        body = json.dumps(
-            {"reason": args.reason, "winner": winner.letter if winner else None}
-        )
-        request = urllib.request.Request(
-            f"{base}/api/games/{game_id}/end", data=body.encode(), method="POST",
-            headers={"Content-Type": "application/json", "X-Admin-PIN": pin},
-        )
-        with urllib.request.urlopen(request, timeout=10):
-            pass
-    except urllib.error.HTTPError as exc:
-        try:
-            detail = json.loads(exc.read()).get("error", exc.reason)
-        except ValueError:
-            detail = exc.reason
-        raise CliError(f"the running arbiter refused: {detail}") from None
-    except (OSError, ValueError, KeyError) as exc:
-        raise CliError(f"the arbiter is running but its page does not answer: {exc}") from None
+    api = _service_api(config, args)
+    game_id = api.call("GET", "/api/status")["game_id"]
+    api.call("POST", f"/api/games/{game_id}/end",
+             {"reason": args.reason, "winner": winner.letter if winner else None})
     print(f"game {game_id} ended: {args.reason}" + (f", {winner.title} wins" if winner else ""))
+    return 0
+
+
+def _selftest_through_service(config: Config, args: argparse.Namespace) -> int:
+    """The arbiter runs and holds the outputs: it runs the test and sends the report."""
+    api = _service_api(config, args)
+    print(f"self-test (through the running arbiter at {api.base}):")
+    # The arbiter waits up to 180 s for its worker (every tune, Taps included).
+    report = api.call("POST", "/api/admin/selftest", {"tunes": args.tune}, timeout=200)
+    for line in report["lines"]:
+        print(f"  {line}")
+    for fault in report["faults"]:
+        print(f"FAIL: reader {fault}")
+    print("PASS" if report["passed"] else "FAIL")
+    return 0 if report["passed"] else 1
+
+
+def _enroll_through_service(config: Config, args: argparse.Namespace) -> int:
+    """The arbiter runs and holds the readers: it enrolls; this shows its prompts.
+
+    Typed commands as in the terminal walk: s + Enter skips a piece, q + Enter stops.
+    """
+    import queue
+    import threading
+
+    api = _service_api(config, args)
+    status = api.call("POST", "/api/admin/enrollment", {"only": args.piece})
+    print(f"Enrolling through the running arbiter at {api.base}: "
+          "s + Enter skips a piece, q + Enter stops.")
+    typed: queue.Queue[str] = queue.Queue()
+
+    def read_commands() -> None:
+        for line in sys.stdin:
+            typed.put(line.strip().lower())
+        typed.put("eof")
+
+    threading.Thread(target=read_commands, name="enroll input", daemon=True).start()
+    shown = ("", "")
+    try:
+        while status.get("active"):
+            now = (status.get("prompt", ""), status.get("last", ""))
+            if now != shown:
+                if now[1] and now[1] != shown[1]:
+                    print(now[1])
+                done, total = status.get("progress", [0, 0])
+                print(f"[{done}/{total}] {now[0]}")
+                shown = now
+            try:
+                # Also the pace of asking: each ask checks the PIN (a slow hash).
+                command = typed.get(timeout=0.5)
+            except queue.Empty:
+                command = ""
+            if command in ("q", "quit"):
+                status = api.call("DELETE", "/api/admin/enrollment")
+                break
+            if command in ("s", "skip"):
+                status = api.call("POST", "/api/admin/enrollment/skip")
+                continue
+            status = api.call("GET", "/api/admin/enrollment")
+    except KeyboardInterrupt:
+        status = api.call("DELETE", "/api/admin/enrollment")
+    if status.get("last") and status.get("last") != shown[1]:
+        print(status["last"])
+    print("Enrollment ended; the arbiter judges again.")
     return 0
 
 
@@ -473,6 +758,12 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--config", metavar="FILE", help="config file (TOML)")
         p.add_argument("--data", metavar="DIR", help="data directory (games, tags, PIN)")
 
+    def service_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--pin", help="admin PIN, when the arbiter is running "
+                       "(else $GG_ARBITER_PIN, else asked)")
+        p.add_argument("--port", type=_port,
+                       help="the running arbiter's port (default: web.port of the config)")
+
     run = sub.add_parser("run", help="run the arbiter (the simulator where there is no Pi)")
     common(run)
     run.add_argument("--sim", action="store_true", help="simulator: no hardware needed")
@@ -500,20 +791,31 @@ def build_parser() -> argparse.ArgumentParser:
     selftest.add_argument("--tune", action="append", metavar="NAME",
                           help="play only this tune (repeatable)")
     selftest.add_argument("--settle", type=float, default=1.5, help=argparse.SUPPRESS)
+    service_options(selftest)
     selftest.set_defaults(func=_cmd_selftest)
 
     enroll = sub.add_parser("enroll", help="enroll RFID tags: a guided walk through 42 pieces")
     common(enroll)
     enroll.add_argument("--piece", metavar="PIECE",
                         help="re-enroll one piece, e.g. W:PVT#3 or B:5*G")
+    service_options(enroll)
     enroll.set_defaults(func=_cmd_enroll)
+
+    monitor = sub.add_parser(
+        "monitor", help="live view of each slot's raw switches or tag frames, decoded"
+    )
+    common(monitor)
+    monitor.add_argument("--sim", action="store_true",
+                         help="simulated bench: drive switches or tags with typed commands")
+    monitor.add_argument("--kind", choices=["keys-gpio", "keys-mcp23017", "rdm6300", "mcu"],
+                         help="reader kind (default: reader.kind of the config)")
+    monitor.set_defaults(func=_cmd_monitor)
 
     end = sub.add_parser("end", help="declare an ending the device cannot see")
     common(end)
     end.add_argument("--reason", required=True, choices=sorted(_REASONS))
     end.add_argument("--winner", metavar="SIDE", help="W or B (not for a draw)")
-    end.add_argument("--pin", help="admin PIN, when the arbiter is running")
-    end.add_argument("--port", type=_port, help="the running arbiter's port (default: config)")
+    service_options(end)
     end.set_defaults(func=_cmd_end)
 
     broker = sub.add_parser(
@@ -532,6 +834,8 @@ def build_parser() -> argparse.ArgumentParser:
     common(set_pin)
     set_pin.add_argument("pin", metavar="PIN", nargs="?", help="4 to 12 digits (asked if left out)")
     set_pin.set_defaults(func=_cmd_set_pin)
+
+    add_hub_parser(sub, _Parser)
     return parser
 
 

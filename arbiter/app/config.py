@@ -69,6 +69,8 @@ class WebConfig:
     host: str
     port: int
     admin_pin: str | None
+    stream_capacity: int = 200
+    request_timeout: float = 10.0
 
 
 @dataclass(frozen=True)
@@ -220,7 +222,13 @@ def load_config(path: str | Path | None = None, *, data_dir: str | Path | None =
     pin = w.text("admin_pin")
     if pin and (not pin.isdigit() or not 4 <= len(pin) <= 12):
         raise ConfigError(f"{name}: 'web.admin_pin' must be 4 to 12 digits")
-    web = WebConfig(host=w.text("host"), port=w.integer("port", 1, 65535), admin_pin=pin or None)
+    web = WebConfig(
+        host=w.text("host"),
+        port=w.integer("port", 1, 65535),
+        admin_pin=pin or None,
+        stream_capacity=w.integer("stream_capacity", 1, 2000),
+        request_timeout=w.number("request_timeout", 1.0, 300.0),
+    )
 
     tunes: dict[str, str] = {}
     for key, text in raw["tunes"].items():

@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from arbiter.app.config import Config
 from arbiter.app.stopping import StopRequests
@@ -109,7 +109,7 @@ def _serve(
         arbiter.start()
         link = start_link(config, arbiter, out)
         if app is not None:
-            page = _Page(app, host, port, stop, out)
+            page = _Page(app, host, port, stop, out, config)
             page.bind_once()  # the usual case: the page is up before the ready line
             threading.Thread(target=page.run, name="web", daemon=True).start()
         out(f"gg-arbiter ready in {time.monotonic() - t0:.2f} s "
@@ -170,8 +170,14 @@ class _Page:
         port: int,
         stop: threading.Event,
         out: Callable[[str], object],
+        config: Config | None = None,
     ) -> None:
         self._app = app
+        # The page's capacity ([web] stream_capacity, request_timeout); else serve's defaults.
+        self._limits: dict[str, Any] = {}
+        if config is not None:
+            self._limits = {"streams": config.web.stream_capacity,
+                            "request_timeout": config.web.request_timeout}
         self._host = host
         self._port = port
         self._stop = stop
@@ -186,7 +192,7 @@ class _Page:
         from web.serve import WebServerError, make_server
 
         try:
-            server = make_server(self._app, self._host, self._port)
+            server = make_server(self._app, self._host, self._port, **self._limits)
         except WebServerError as exc:
             if not _address_in_use(exc):
                 log.error("status page not started: %s", exc)

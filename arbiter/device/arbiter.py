@@ -232,6 +232,14 @@ class Arbiter:
 
         self._call(stop)
 
+    def skip_enrollment(self) -> JsonDict:
+        """Leave the piece asked for without a tag and go on to the next.
+
+        :raises DeviceError: if enrollment is not on.
+        """
+        self._call(self._enrollment.skip)
+        return self.enrollment_status()
+
     def enrollment_status(self) -> JsonDict:
         """Admin only: prompts name pieces."""
         return self._enrollment.status()

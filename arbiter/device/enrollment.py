@@ -218,6 +218,20 @@ class EnrollmentMode:
     def end(self) -> None:
         self._session = None
 
+    def skip(self) -> None:
+        """Leave the current piece without a tag and move on (the mode ends after the last).
+
+        :raises DeviceError: if enrollment is not on.
+        """
+        session = self._session
+        if session is None:
+            raise DeviceError("enrollment is not on")
+        piece = session.skip()
+        if piece is not None:
+            self._last = f"skipped {piece}"
+        if session.done:
+            self._session = None
+
     def _needs_registry(self) -> TagRegistry:
         if self._registry is None:
             raise DeviceError("enrollment needs an RFID reader (reader.kind rdm6300 or mcu)")

@@ -7,3 +7,11 @@ from arbiter.errors import ArbiterError
 
 class DeviceError(ArbiterError):
     """A device command that cannot be carried out (closed, busy, record unwritable)."""
+
+
+class GameInProgressError(DeviceError):
+    """Refused because a game has begun (the self-test would flash and play at the table)."""
+
+
+class UnknownTuneError(DeviceError, LookupError):
+    """A tune name the config does not have."""

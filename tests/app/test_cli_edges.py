@@ -57,7 +57,7 @@ def test_set_pin_with_no_terminal_gives_the_real_way(tmp_path: Path) -> None:
 
 
 @pytest.mark.timeout(120)
-def test_beside_a_running_arbiter_end_and_selftest_say_what_to_do(tmp_path: Path) -> None:
+def test_beside_a_running_arbiter_end_and_selftest_go_through_it(tmp_path: Path) -> None:
     port = free_port()
     config = tmp_path / "c.toml"
     config.write_text(f'[reader]\nkind = "sim"\n[web]\nport = {port}\nadmin_pin = "4321"\n')
@@ -65,10 +65,13 @@ def test_beside_a_running_arbiter_end_and_selftest_say_what_to_do(tmp_path: Path
     run = Session(["run", *common, "--host", "127.0.0.1"])
     try:
         run.expect("ready in")
-        selftest = cli_no_terminal("selftest", *common)
+        selftest = cli_no_terminal("selftest", "--tune", "ready", *common)
         assert selftest.returncode == 2, selftest.stdout + selftest.stderr
-        assert f"http://127.0.0.1:{port}/admin" in selftest.stderr
-        assert "Run the self-test" in selftest.stderr and "systemctl stop" in selftest.stderr
+        assert "--pin PIN" in selftest.stderr and "GG_ARBITER_PIN" in selftest.stderr
+        selftest = cli_no_terminal("selftest", "--tune", "ready", "--pin", "4321", *common)
+        assert selftest.returncode == 0, selftest.stdout + selftest.stderr
+        assert f"through the running arbiter at http://127.0.0.1:{port}" in selftest.stdout
+        assert "tune ready: played" in selftest.stdout and selftest.stdout.endswith("PASS\n")
         no_pin = cli_no_terminal("end", "--reason", "draw", *common)
         assert no_pin.returncode == 2, no_pin.stderr
         assert "GetPassWarning" not in no_pin.stderr

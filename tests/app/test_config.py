@@ -45,6 +45,8 @@ def test_config_override_keeps_other_defaults(tmp_path: Path) -> None:
         ('[signals]\nbattle_phrase = "yes"\n', "signals.battle_phrase"),
         ("[signals]\ncolour = 1\n", "signals.colour"),
         ('[web]\nadmin_pin = "12ab"\n', "web.admin_pin"),
+        ("[web]\nstream_capacity = 0\n", "web.stream_capacity"),
+        ("[web]\nrequest_timeout = 0\n", "web.request_timeout"),
         ('[tunes]\nbattle = "x:d=4:zz"\n', "tunes"),
         ("[signals]\nattacker_led = 4\n", "GPIO 4"),
     ],
@@ -71,3 +73,12 @@ def test_config_shipped_file_is_commented_toml() -> None:
     text = default_text()
     assert tomllib.loads(text)["reader"]["kind"] == "keys-gpio"
     assert text.count("#") > 20
+
+
+def test_config_web_capacity_defaults_and_override(tmp_path: Path) -> None:
+    defaults = load_config()
+    assert (defaults.web.stream_capacity, defaults.web.request_timeout) == (200, 10.0)
+    path = tmp_path / "crowd.toml"
+    path.write_text("[web]\nstream_capacity = 50\nrequest_timeout = 4\n")
+    config = load_config(path)
+    assert (config.web.stream_capacity, config.web.request_timeout) == (50, 4.0)

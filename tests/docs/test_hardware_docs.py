@@ -6,7 +6,6 @@ import importlib.util
 import re
 import subprocess
 import sys
-import xml.etree.ElementTree as ET
 from pathlib import Path
 from types import ModuleType
 
@@ -126,18 +125,3 @@ def test_scad_params_match_the_key_code() -> None:
         assert source.count("(") == source.count(")")
         assert source.count("[") == source.count("]")
     assert "module key_base(code = " in (HARDWARE / "key_base.scad").read_text()
-
-
-def test_wiring_svg_is_well_formed_and_names_every_configured_pin(
-    generate: ModuleType,
-) -> None:
-    root = ET.parse(HARDWARE / "wiring.svg").getroot()
-    assert root.tag == "{http://www.w3.org/2000/svg}svg"
-    labels = " ".join(t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text"))
-    config = load_config()
-    for role, bcm in config.gpio_pins().items():
-        assert f"GPIO{bcm}, pin {generate.header_pin(bcm)}" in labels, role
-    reader = config.reader
-    assert f"INTA GPIO{reader.interrupt_pin}" in labels
-    for port in (reader.attacker_port, reader.defender_port, reader.mcu_port):
-        assert port in labels

@@ -19,7 +19,7 @@ from arbiter.hardware.pins import mock_pin_factory
 from arbiter.rules.ranks import Rank
 from tests.support.waiting import wait_until
 from web import create_app
-from web.serve import WebServer, make_server
+from web.serve import REQUEST_TIMEOUT, WebServer, make_server
 
 # Debian's Chromium, driven by Playwright (which never downloads a browser); the
 # background-networking flags keep it off the network this machine does not have.
@@ -111,9 +111,15 @@ def rank_leaks(text: str) -> list[str]:
 
 
 @contextlib.contextmanager
-def live_server(app: Any, threads: int = 48) -> Iterator[WebServer]:
-    """The app served by waitress on 127.0.0.1 (any free port) in a thread."""
-    server = make_server(app, "127.0.0.1", 0, threads=threads)
+def live_server(
+    app: Any, streams: int = 32, request_timeout: float = REQUEST_TIMEOUT
+) -> Iterator[WebServer]:
+    """The app served by waitress on 127.0.0.1 (any free port) in a thread.
+
+    ``streams`` is smaller than the product's default: most tests open a few
+    streams, and a pool of 216 threads per test would only cost time.
+    """
+    server = make_server(app, "127.0.0.1", 0, streams=streams, request_timeout=request_timeout)
     thread = threading.Thread(target=server.run, name="test-web", daemon=True)
     thread.start()
     try:

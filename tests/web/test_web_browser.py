@@ -14,7 +14,15 @@ from typing import Any
 
 import pytest
 
-from tests.support.web import CHROMIUM, CHROMIUM_ARGS, build_app, live_server
+from tests.support.waiting import wait_until
+from tests.support.web import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    SseClient,
+    build_app,
+    http_json,
+    live_server,
+)
 
 pytestmark = [pytest.mark.timeout(120)]
 
@@ -148,3 +156,39 @@ def test_browser_sim_panel_keeps_its_own_pick_over_a_stale_slots_answer(
         with page.expect_request(slots_poll, timeout=10_000):
             route.fulfill(response=stale)
         assert "Spy" in page.inner_text('form[data-slot="attacker"] [data-f="picked"]')
+
+
+def test_browser_page_refused_a_stream_polls_then_streams_when_capacity_frees(
+    device: Any, browser: Any
+) -> None:
+    """Issue 8.3: beyond the stream capacity the page polls, and streams once a place frees."""
+    app = build_app(device, SSE_KEEPALIVE=0.3, STREAM_RETRY_SECONDS=1)
+    hub = app.extensions["arbiter_streams"]
+    with live_server(app, streams=1) as server:
+        held = SseClient(server.port)  # another viewer holds the only stream
+        assert held.wait(lambda s: len(s.events) >= 1, 10)
+        problems: list[str] = []
+        context = browser.new_context()
+        page = context.new_page()
+        _watch_console(page, problems)
+        page.goto(server.url)
+        page.wait_for_selector('[data-f="connection"][data-conn="polling"]', timeout=10_000)
+
+        # a change reaches the page while its stream is refused: by polling alone
+        assert http_json(server, "PUT", "/api/sim/slots/attacker", {"piece": "W:PVT"})[0] == 200
+        page.wait_for_selector(
+            '.slot[data-slot="attacker"][data-slot-state="present"]', timeout=10_000
+        )
+        assert hub.open_streams == 1  # still only the other viewer's
+
+        held.close()  # its place frees: the page's next try gets the stream
+        page.wait_for_selector('[data-f="connection"][data-conn="live"]', timeout=15_000)
+        wait_until(lambda: hub.open_streams == 1, what="the page's own stream open")
+        assert http_json(server, "DELETE", "/api/sim/slots/attacker")[0] in (200, 204)
+        page.wait_for_selector(
+            '.slot[data-slot="attacker"][data-slot-state="empty"]', timeout=10_000
+        )
+        context.close()
+    # the browser reports each refused stream (503) as a failed load; nothing else may fail
+    others = [p for p in problems if "503" not in p]
+    assert not others, f"browser console errors: {others}"

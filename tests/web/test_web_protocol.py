@@ -155,6 +155,12 @@ class FakeDevice:
     def stop_enrollment(self) -> None:
         raise AssertionError("not asked in these tests")
 
+    def skip_enrollment(self) -> dict[str, Any]:
+        raise AssertionError("not asked in these tests")
+
+    def reader_faults(self) -> list[str]:
+        return []
+
     def enrollment_status(self) -> dict[str, Any]:
         return {"active": False, "prompt": "", "progress": [0, 0], "last": ""}
 

@@ -171,21 +171,55 @@
     el.textContent = words;
   }
 
-  function poll() {
+  // A page the server refuses a stream (503: as many pages stream as it serves)
+  // polls /api/status every POLL_MS and tries the stream again after RETRY_MS.
+  var POLL_MS = 2000;
+  var retrySeconds = parseFloat(root.getAttribute("data-stream-retry"));
+  var RETRY_MS = (isFinite(retrySeconds) && retrySeconds > 0 ? retrySeconds : 30) * 1000;
+  var polling = false;
+  var pollRun = 0; // a stopped and restarted poll leaves one loop, not two
+
+  function pollOnce(run) {
+    if (!polling || run !== pollRun) {
+      return;
+    }
     fetch("/api/status", { cache: "no-store" })
-      .then(function (r) { return r.json(); })
-      .then(function (s) { render(s); setConnection("live", "live"); })
-      .catch(function () { setConnection("lost", "reconnecting…"); })
-      .then(function () { window.setTimeout(poll, 2000); });
+      .then(function (r) {
+        if (!r.ok) {
+          throw new Error("status " + r.status);
+        }
+        return r.json();
+      })
+      .then(function (s) {
+        if (polling) {
+          render(s);
+          setConnection("polling", "live (every 2 s)");
+        }
+      })
+      .catch(function () { if (polling) { setConnection("lost", "reconnecting…"); } })
+      .then(function () {
+        window.setTimeout(function () { pollOnce(run); }, POLL_MS);
+      });
+  }
+
+  function startPolling() {
+    if (!polling) {
+      polling = true;
+      pollRun += 1;
+      pollOnce(pollRun);
+    }
   }
 
   function connect() {
     if (!window.EventSource) {
-      poll();
+      startPolling();
       return;
     }
     var source = new EventSource("/api/events");
-    source.onopen = function () { setConnection("live", "live"); };
+    source.onopen = function () {
+      polling = false;
+      setConnection("live", "live");
+    };
     source.onmessage = function (event) {
       try {
         render(JSON.parse(event.data));
@@ -193,7 +227,17 @@
         // a damaged message: the next one repairs the page
       }
     };
-    source.onerror = function () { setConnection("lost", "reconnecting…"); };
+    source.onerror = function () {
+      if (source.readyState === EventSource.CLOSED) {
+        // Refused (an answer that is not a stream): the browser gives up on it,
+        // so poll meanwhile and ask for the stream again later.
+        source.close();
+        startPolling();
+        window.setTimeout(connect, RETRY_MS);
+        return;
+      }
+      setConnection("lost", "reconnecting…"); // the browser reconnects by itself
+    };
   }
 
   try {

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from arbiter.hardware.pins import InputLine
 from arbiter.hardware.readers.base import Clock, ReaderError, ReadingCallback, SlotReading
 from arbiter.hardware.readers.debounce import Debouncer
+from arbiter.hardware.readers.raw import RawCallback, RawKind, RawSample, emit
 from arbiter.hardware.readers.worker import QueueWorker
 from arbiter.rules.keycode import DEFAULT_KEYCODE, KeyCode, to_bits
 from arbiter.rules.verdict import Role
@@ -86,6 +87,7 @@ class GpioKeyReader(QueueWorker[tuple[str, float]]):
 
         self._pin_error: type[Exception] = GPIOZeroError
         self._devices = _open_inputs(pins, pin_factory)
+        self._raw: RawCallback | None = None
 
     @property
     def slots(self) -> tuple[Role, ...]:
@@ -102,6 +104,12 @@ class GpioKeyReader(QueueWorker[tuple[str, float]]):
             device.when_deactivated = self._changed
         self._changed()  # the state at start, e.g. a key already seated
 
+    def watch_raw(self, callback: RawCallback | None) -> None:
+        """Show every switch pattern as it changes (before debounce), the current one at once."""
+        self._raw = callback
+        if callback is not None:
+            self._changed()
+
     def close(self) -> None:
         """Stop watching and free the pins; safe to call twice."""
 
@@ -117,7 +125,9 @@ class GpioKeyReader(QueueWorker[tuple[str, float]]):
             bits = to_bits(device.is_active for device in self._devices)
         except self._pin_error:  # pins closed under us during close()
             return
-        self._events.put((bits, self._clock()))
+        when = self._clock()
+        self._events.put((bits, when))
+        emit(self._raw, RawSample(RawKind.SWITCHES, self._slot, bits, at=when))
 
     def _run(self) -> None:
         debouncer = self._debouncer

@@ -36,6 +36,7 @@ from typing import Protocol
 from arbiter.hardware.pins import InputLine
 from arbiter.hardware.readers.base import Clock, ReaderError, ReadingCallback, SlotReading
 from arbiter.hardware.readers.debounce import Debouncer
+from arbiter.hardware.readers.raw import RawCallback, RawKind, RawSample, emit
 from arbiter.hardware.readers.worker import QueueWorker
 from arbiter.rules.keycode import DEFAULT_KEYCODE, KeyCode, to_bits
 from arbiter.rules.verdict import Role
@@ -160,6 +161,7 @@ class Mcp23017KeyReader(QueueWorker[str]):
             role: Debouncer(role, keycode=keycode, window=window, invalid_after=invalid_after)
             for role in (Role.ATTACKER, Role.DEFENDER)
         }
+        self._raw: RawCallback | None = None
         self._interrupt: InputLine | None = None
         self._pin_error: type[Exception] = OSError
         if interrupt_pin is not None:
@@ -180,6 +182,12 @@ class Mcp23017KeyReader(QueueWorker[str]):
         self._start_worker(report)
         if self._interrupt is not None:
             self._interrupt.when_activated = self._interrupted
+
+    def watch_raw(self, callback: RawCallback | None) -> None:
+        """Show both slots' switch patterns at every read (before debounce); one read at once."""
+        self._raw = callback
+        if callback is not None:
+            self._events.put(_IRQ)  # read the ports now, so the watch starts with the state
 
     def close(self) -> None:
         """Stop watching and free the interrupt pin; safe to call twice."""
@@ -218,6 +226,7 @@ class Mcp23017KeyReader(QueueWorker[str]):
         readings: list[SlotReading] = []
         for role, debouncer in self._debouncers.items():
             bits = to_bits(not ((levels >> b) & 1) for b in self._bits[role])
+            emit(self._raw, RawSample(RawKind.SWITCHES, role, bits, at=now))
             readings += debouncer.feed(bits, now)
         return readings
 

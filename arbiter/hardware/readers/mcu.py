@@ -9,7 +9,8 @@ shifting on the Pi side: it is all USB. The module wiring is in
 
 The line protocol is specified in ``firmware/PROTOCOL.md``; in short, each
 line is ``BODY*HH`` with ``HH`` the CRC-8 of ``BODY``: ``HELLO gg-slots 1``,
-``A TAG 62E3086CED``, ``A EMPTY``, ``D TAG ...``, ``D EMPTY``, ``ERR text``.
+``A TAG 62E3086CED`` (RDM6300; an RC522 sends 8, 14 or 20 hex digits),
+``A EMPTY``, ``D TAG ...``, ``D EMPTY``, ``ERR text``.
 The Pi sends ``?`` to ask for the full state. Garbled lines are counted and
 ignored; they never produce a reading.
 
@@ -29,6 +30,7 @@ import serial
 
 from arbiter.errors import ArbiterError
 from arbiter.hardware.readers.base import Clock, ReaderError, SlotState
+from arbiter.hardware.readers.raw import RawCallback, RawKind, RawSample, emit, printable
 from arbiter.hardware.readers.serialline import SerialFactory, SerialSlotReader
 from arbiter.rules.verdict import Role
 
@@ -38,6 +40,9 @@ PROTOCOL_NAME = "gg-slots"
 PROTOCOL_VERSION = 1
 #: Lines longer than this (without the newline) are garbage.
 MAX_LINE = 80
+#: Hex digits a tag id may have: 8, 14 or 20 (4-, 7- or 10-byte ISO 14443-A UIDs from
+#: an RC522; NTAG stickers have 7 bytes) or 10 (an RDM6300's EM4100 version byte + id).
+TAG_LENGTHS = frozenset((8, 10, 14, 20))
 #: What the Pi sends to ask for the full state.
 STATE_REQUEST = b"?\n"
 
@@ -122,7 +127,7 @@ def decode_line(line: bytes) -> McuMessage:
 
 
 def _is_tag(word: str) -> bool:
-    return len(word) == 10 and set(word) <= _HEX
+    return len(word) in TAG_LENGTHS and set(word) <= _HEX
 
 
 class McuReader(SerialSlotReader):
@@ -173,6 +178,11 @@ class McuReader(SerialSlotReader):
         self.garbled_lines = 0
         self.error_lines = 0
         self.last_error = ""
+        self._raw: RawCallback | None = None
+
+    def watch_raw(self, callback: RawCallback | None) -> None:
+        """Show every line from the microcontroller: valid ones and garbled ones."""
+        self._raw = callback
 
     def _on_connect(self, port: serial.SerialBase, now: float) -> None:
         self._buffer.clear()
@@ -219,6 +229,8 @@ class McuReader(SerialSlotReader):
             self._buffer.clear()
             if not self._discarding:
                 self.garbled_lines += 1
+                emit(self._raw, RawSample(RawKind.LINE, None, "(line too long)", False,
+                                          "garbled", now))
             self._discarding = True
 
     def _handle_line(self, line: bytes, now: float) -> None:
@@ -229,9 +241,13 @@ class McuReader(SerialSlotReader):
         except McuLineError as exc:
             message = None
             log.debug("%s: %s", self._label, exc)
+        text = printable(line)
         if message is None:
             self.garbled_lines += 1
+            emit(self._raw, RawSample(RawKind.LINE, None, text, False, "garbled", now))
             return
+        slot = message.slot if isinstance(message, SlotMessage) else None
+        emit(self._raw, RawSample(RawKind.LINE, slot, text, True, "", now))
         self._asked_at = None
         if self._silent:
             # Back after a silence: ask for the whole state, not just this line.

@@ -27,11 +27,12 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import serial
 
 from arbiter.hardware.readers.base import Clock, SlotState
+from arbiter.hardware.readers.raw import RawCallback, RawKind, RawSample, emit, printable
 from arbiter.hardware.readers.serialline import SerialFactory, SerialSlotReader
 from arbiter.rules.verdict import Role
 
@@ -74,10 +75,12 @@ class FrameParser:
     always starts a new frame, anything else out of place abandons the
     current one. Lower-case hex is accepted. Frames with a wrong checksum are
     dropped and counted in :attr:`bad_checksums`; abandoned frames in
-    :attr:`malformed`.
+    :attr:`malformed`. ``observe`` (if given) sees every frame in order, for
+    the raw watch: ``(tag id, True, "")`` or ``(bytes as text, False, reason)``.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, observe: Callable[[str, bool, str], None] | None = None) -> None:
+        self.observe = observe
         self._payload = bytearray()
         self._in_frame = False
         self.frames = 0
@@ -95,7 +98,7 @@ class FrameParser:
         for byte in data:
             if byte == STX:
                 if self._in_frame:
-                    self.malformed += 1
+                    self._refused(bytes([STX]) + self._payload, "malformed")
                 self._payload.clear()
                 self._in_frame = True
             elif not self._in_frame:
@@ -107,9 +110,14 @@ class FrameParser:
                 if tag is not None:
                     tags.append(tag)
             else:
-                self.malformed += 1
+                self._refused(bytes([STX]) + self._payload + bytes([byte]), "malformed")
                 self.reset()
         return tags
+
+    def _refused(self, data: bytes, reason: str) -> None:
+        self.malformed += 1
+        if self.observe is not None:
+            self.observe(printable(data), False, reason)
 
     def _finish(self) -> str | None:
         text = self._payload.decode("ascii").upper()
@@ -117,8 +125,13 @@ class FrameParser:
         tag, received = text[:10], text[10:]
         if checksum(tag) != received:
             self.bad_checksums += 1
+            if self.observe is not None:
+                self.observe(f"{tag} {received} (expected {checksum(tag)})", False,
+                             "bad checksum")
             return None
         self.frames += 1
+        if self.observe is not None:
+            self.observe(tag, True, "")
         return tag
 
 
@@ -158,7 +171,9 @@ class Rdm6300Reader(SerialSlotReader):
         )
         self._slot = slot
         self._removal_timeout = removal_timeout
-        self._parser = FrameParser()
+        self._parser = FrameParser(observe=self._frame_seen)
+        self._raw: RawCallback | None = None
+        self._now = 0.0
         self._tag: str | None = None
         self._seen_at = 0.0
 
@@ -172,12 +187,20 @@ class Rdm6300Reader(SerialSlotReader):
         """Frames dropped for a wrong checksum (a sign of noise or a failing module)."""
         return self._parser.bad_checksums
 
+    def watch_raw(self, callback: RawCallback | None) -> None:
+        """Show every frame: each valid tag id (repeats too) and each refused frame."""
+        self._raw = callback
+
+    def _frame_seen(self, text: str, ok: bool, reason: str) -> None:
+        emit(self._raw, RawSample(RawKind.FRAME, self._slot, text, ok, reason, self._now))
+
     def _on_connect(self, port: serial.SerialBase, now: float) -> None:
         self._parser.reset()
         self._tag = None
         self._set(self._slot, SlotState.EMPTY)
 
     def _on_data(self, data: bytes, now: float) -> None:
+        self._now = now
         tags = self._parser.feed(data)
         if tags:
             self._tag = tags[-1]

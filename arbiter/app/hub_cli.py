@@ -1,0 +1,255 @@
+"""``gg-arbiter hub ...``: run an event's hub, and script its ledger.
+
+``gg-arbiter hub --event SLUG --broker URL`` serves (MQTT ingest into the
+ledger) until stopped; with a subcommand it acts on the ledger and exits:
+players, pairing, assignments, corrections, standings, exports, archives.
+The ledger is ``DIR/hub.sqlite`` (``--data DIR``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import signal
+import sqlite3
+import sys
+import threading
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from arbiter.errors import ArbiterError
+from arbiter.hub.exports import KINDS, export
+from arbiter.hub.ingest import Ingest, publish_once
+from arbiter.hub.ledger import Ledger
+from arbiter.storage.paths import default_data_dir
+from arbiter.tournament.model import Result
+from arbiter.tournament.standings import TieBreak
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MQTT_PORT = 1883
+RESULTS = {r.value: r for r in Result} | {"none": None}
+
+
+class HubCliError(ArbiterError):
+    """A hub command given wrong input: printed as one line."""
+
+
+def broker_address(url: str) -> tuple[str, int]:
+    """(host, port) of ``mqtt://host:port``, ``host:port`` or ``host``."""
+    parts = urlsplit(url if "://" in url else f"mqtt://{url}")
+    if parts.scheme not in ("mqtt", "tcp") or not parts.hostname:
+        raise HubCliError(f"not a broker URL: {url!r} (mqtt://HOST:PORT)")
+    try:
+        port = parts.port or DEFAULT_MQTT_PORT
+    except ValueError:
+        raise HubCliError(f"not a broker URL: {url!r} (bad port)") from None
+    return parts.hostname, port
+
+
+def _ledger(args: argparse.Namespace) -> Ledger:
+    data = Path(args.data) if args.data else default_data_dir() / "hub"
+    try:
+        data.mkdir(parents=True, exist_ok=True)
+        return Ledger(data / "hub.sqlite", args.event)
+    except (OSError, sqlite3.Error) as exc:
+        raise HubCliError(f"cannot open the ledger in {data}: {exc}") from None
+
+
+def _print_json(value: Any) -> None:
+    print(json.dumps(value, indent=1, ensure_ascii=False))
+
+
+def _serve(args: argparse.Namespace) -> int:
+    if not args.broker:
+        raise HubCliError("gg-arbiter hub: give --broker URL to serve (or a subcommand)")
+    host, port = broker_address(args.broker)
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    with _ledger(args) as ledger:
+        ingest = Ingest(ledger, args.event, host, port)
+        ingest.start(timeout=args.connect_timeout)
+        try:
+            rounds = ledger.rounds()
+            if rounds:
+                ingest.publish_round(rounds[-1][0])
+            for table in ledger.tables():
+                for first, last in ledger.gaps(table):
+                    log.warning("table %s: events %d to %d missing", table, first, last)
+            print(f"hub serving event {args.event} from {host}:{port} into {ledger.path}",
+                  flush=True)
+            stop.wait()
+        finally:
+            ingest.stop()
+    return 0
+
+
+def _players(args: argparse.Namespace) -> int:
+    with _ledger(args) as ledger:
+        if args.action == "add":
+            ledger.add_player(args.name, args.rating)
+        elif args.action == "import":
+            try:
+                text = Path(args.file).read_text(encoding="utf-8")
+            except OSError as exc:
+                raise HubCliError(f"cannot read {args.file}: {exc.strerror}") from None
+            print(f"{len(ledger.import_players_csv(text))} player(s) added")
+        elif args.action == "withdraw":
+            ledger.withdraw(args.name, args.who)
+        for p in ledger.seeded() if args.action == "list" else []:
+            print(f"{p.name}\t{p.rating}" + ("\twithdrawn" if p.withdrawn else ""))
+    return 0
+
+
+def _pair(args: argparse.Namespace) -> int:
+    with _ledger(args) as ledger:
+        for p in ledger.pair_round(args.system):
+            print(f"round {p.round} board {p.board}: {p.white} - {p.black or '(bye)'}")
+    return 0
+
+
+def _assign(args: argparse.Namespace) -> int:
+    with _ledger(args) as ledger:
+        payload = ledger.assign_table(args.round, args.board, args.table, args.who)
+    if args.broker:
+        publish_once(*broker_address(args.broker), args.event, {args.table: payload})
+    print(f"round {args.round} board {args.board} -> table {args.table}")
+    return 0
+
+
+def _publish(args: argparse.Namespace) -> int:
+    with _ledger(args) as ledger:
+        payloads = ledger.assignments(args.round)
+    publish_once(*broker_address(args.broker), args.event, dict(payloads))
+    print(f"{len(payloads)} assignment(s) of round {args.round} published")
+    return 0
+
+
+def _result(args: argparse.Namespace) -> int:
+    with _ledger(args) as ledger:
+        ledger.correct_result(args.round, args.board, RESULTS[args.result], args.who)
+    return 0
+
+
+def _tiebreaks(args: argparse.Namespace) -> int:
+    with _ledger(args) as ledger:
+        ledger.set_tiebreaks([TieBreak(t) for t in args.names], args.who)
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    with _ledger(args) as ledger:
+        sys.stdout.write(export(ledger, args.kind, args.format))
+    return 0
+
+
+def _archive(args: argparse.Namespace) -> int:
+    with _ledger(args) as ledger:
+        if args.action == "export":
+            Path(args.file).write_text(json.dumps(ledger.export_archive(), indent=1) + "\n")
+        else:
+            try:
+                data = json.loads(Path(args.file).read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                raise HubCliError(f"cannot read the archive {args.file}: {exc}") from None
+            ledger.import_archive(data)
+    return 0
+
+
+def _audit(args: argparse.Namespace) -> int:
+    with _ledger(args) as ledger:
+        for c in ledger.audit():
+            print(f"{c.at}\t{c.who}\t{c.what}\t{c.target}\t{c.before} -> {c.after}")
+    return 0
+
+
+def _gaps(args: argparse.Namespace) -> int:
+    with _ledger(args) as ledger:
+        out = {t: ledger.gaps(t) for t in ledger.tables()}
+    _print_json(out)
+    return 1 if any(out.values()) else 0
+
+
+def _silent(args: argparse.Namespace) -> int:
+    with _ledger(args) as ledger:
+        silent = ledger.silent_tables(timedelta(minutes=args.quiet))
+    for table, why in silent:
+        print(f"{table}\t{why}")
+    return 1 if silent else 0
+
+
+def add_hub_parser(sub: Any, parser_class: type[argparse.ArgumentParser]) -> None:
+    """Add ``hub`` and its subcommands to the ``gg-arbiter`` subparsers ``sub``."""
+    hub = sub.add_parser("hub", help="the tournament hub: serve an event, or script its ledger")
+    hub.add_argument("--event", required=True, metavar="SLUG", help="the event's short name")
+    hub.add_argument("--data", metavar="DIR", help="directory of the ledger (hub.sqlite)")
+    hub.add_argument("--broker", metavar="URL", help="MQTT broker, mqtt://HOST:PORT")
+    hub.add_argument("--connect-timeout", type=float, default=10.0, help=argparse.SUPPRESS)
+    hub.set_defaults(func=_serve)
+    cmds = hub.add_subparsers(dest="hub_command", metavar="SUBCOMMAND", parser_class=parser_class)
+
+    def who(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--who", default="organiser", help="name kept in the audit log")
+
+    players = cmds.add_parser("players", help="add, import, withdraw or list players")
+    pl = players.add_subparsers(dest="action", required=True, parser_class=parser_class)
+    add = pl.add_parser("add")
+    add.add_argument("name")
+    add.add_argument("--rating", type=int, default=0)
+    imp = pl.add_parser("import", help="a CSV file with a header: name[,rating]")
+    imp.add_argument("file")
+    wd = pl.add_parser("withdraw")
+    wd.add_argument("name")
+    who(wd)
+    pl.add_parser("list")
+    players.set_defaults(func=_players)
+
+    pair = cmds.add_parser("pair", help="pair the next round")
+    pair.add_argument("--system", choices=("swiss", "round-robin"), default="swiss")
+    pair.set_defaults(func=_pair)
+
+    assign = cmds.add_parser("assign", help="send a board to a table (published with --broker)")
+    assign.add_argument("round", type=int)
+    assign.add_argument("board", type=int)
+    assign.add_argument("table")
+    who(assign)
+    assign.set_defaults(func=_assign)
+
+    publish = cmds.add_parser("publish", help="publish a round's assignments (needs --broker)")
+    publish.add_argument("round", type=int)
+    publish.set_defaults(func=_publish)
+
+    result = cmds.add_parser("result", help="correct a result (audited)")
+    result.add_argument("round", type=int)
+    result.add_argument("board", type=int)
+    result.add_argument("result", choices=sorted(RESULTS))
+    who(result)
+    result.set_defaults(func=_result)
+
+    breaks = cmds.add_parser("tiebreaks", help="choose the tie-breaks, in order")
+    breaks.add_argument("names", nargs="+", choices=[t.value for t in TieBreak])
+    who(breaks)
+    breaks.set_defaults(func=_tiebreaks)
+
+    exp = cmds.add_parser("export", help="standings, pairings or games as CSV or JSON")
+    exp.add_argument("kind", choices=KINDS)
+    exp.add_argument("--format", choices=("csv", "json"), default="csv")
+    exp.set_defaults(func=_export)
+
+    archive = cmds.add_parser("archive", help="the whole event as JSON: export, or import")
+    archive.add_argument("action", choices=("export", "import"))
+    archive.add_argument("file")
+    archive.set_defaults(func=_archive)
+
+    cmds.add_parser("audit", help="print the audit log").set_defaults(func=_audit)
+    cmds.add_parser("gaps", help="missing table events (exit 1 if any)").set_defaults(func=_gaps)
+    silent = cmds.add_parser(
+        "silent", help="tables of the round offline or quiet with a game on (exit 1 if any)"
+    )
+    silent.add_argument("--quiet", type=float, default=10.0, metavar="MINUTES",
+                        help="no event for this long counts as silent (default 10)")
+    silent.set_defaults(func=_silent)

@@ -1,0 +1,41 @@
+"""What can go wrong in the hub."""
+
+from __future__ import annotations
+
+from arbiter.errors import ArbiterError
+
+
+class HubError(ArbiterError):
+    """A hub operation cannot be done as asked."""
+
+
+class MalformedEventError(HubError, ValueError):
+    """A table event that does not follow the contract (docs/tournament.md)."""
+
+
+class TopicMismatchError(MalformedEventError):
+    """An event whose payload names another table than its topic."""
+
+
+class ContradictingEventError(HubError, ValueError):
+    """An event for a (table, seq) already held, with a different payload."""
+
+
+class UnknownPairingError(HubError, LookupError):
+    """No pairing with this round and board."""
+
+
+class AssignmentError(HubError, ValueError):
+    """A table cannot take this pairing (it already has another board of the round)."""
+
+
+class ArchiveError(HubError, ValueError):
+    """An event archive that cannot be imported (bad format, or a ledger not empty)."""
+
+
+class LedgerEventError(HubError, ValueError):
+    """The ledger belongs to another event than the one asked for."""
+
+
+class ExportError(HubError, ValueError):
+    """No such export (kind or format)."""

@@ -1,0 +1,90 @@
+"""Exports of the ledger: standings, pairings and games, as CSV or JSON.
+
+Each export is a list of flat rows (the JSON form) with fixed columns (the
+CSV form, header first). None of them holds a rank: games give the count of
+challenges and of pieces lost per side, never which pieces.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from arbiter.hub.errors import ExportError
+from arbiter.hub.ledger import Ledger
+
+STANDINGS_COLUMNS = ("rank", "name", "score", "played", "wins", "draws", "losses", "byes")
+PAIRINGS_COLUMNS = ("round", "board", "table", "white", "black", "result", "corrected")
+GAMES_COLUMNS = (
+    "table", "game", "round", "board", "white", "black", "challenges", "lost_w", "lost_b",
+    "ending", "winner", "result", "scored",
+)
+KINDS = ("standings", "pairings", "games")
+
+
+def standings_rows(ledger: Ledger) -> tuple[tuple[str, ...], list[dict[str, Any]]]:
+    """(columns, rows): the standings, one column per tie-break in force."""
+    breaks = ledger.tiebreaks()
+    columns = STANDINGS_COLUMNS + tuple(t.value for t in breaks)
+    rows = [
+        {
+            "rank": s.rank, "name": s.name, "score": s.score, "played": s.played,
+            "wins": s.wins, "draws": s.draws, "losses": s.losses, "byes": s.byes,
+            **{t.value: v for t, v in s.tiebreaks},
+        }
+        for s in ledger.standings()
+    ]
+    return columns, rows
+
+
+def pairings_rows(ledger: Ledger) -> tuple[tuple[str, ...], list[dict[str, Any]]]:
+    """(columns, rows): every pairing with its table and result."""
+    rows = [
+        {
+            "round": r.pairing.round, "board": r.pairing.board, "table": r.table,
+            "white": r.pairing.white, "black": r.pairing.black,
+            "result": None if r.result is None else r.result.value, "corrected": r.corrected,
+        }
+        for r in ledger.pairings()
+    ]
+    return PAIRINGS_COLUMNS, rows
+
+
+def games_rows(ledger: Ledger) -> tuple[tuple[str, ...], list[dict[str, Any]]]:
+    """(columns, rows): every game seen at a table."""
+    rows = [
+        {
+            "table": g.table, "game": g.game, "round": g.round, "board": g.board,
+            "white": g.white, "black": g.black, "challenges": g.challenges,
+            "lost_w": g.lost_w, "lost_b": g.lost_b, "ending": g.ending, "winner": g.winner,
+            "result": None if g.result is None else g.result.value, "scored": g.scored,
+        }
+        for g in ledger.games()
+    ]
+    return GAMES_COLUMNS, rows
+
+
+def export(ledger: Ledger, kind: str, fmt: str) -> str:
+    """The ``kind`` export ("standings", "pairings", "games") as ``fmt`` ("csv" or "json")."""
+    makers = {"standings": standings_rows, "pairings": pairings_rows, "games": games_rows}
+    if kind not in makers or fmt not in ("csv", "json"):
+        raise ExportError(f"no export {kind!r} as {fmt!r}")
+    columns, rows = makers[kind](ledger)
+    return to_csv(columns, rows) if fmt == "csv" else to_json(rows)
+
+
+def to_csv(columns: Sequence[str], rows: Sequence[dict[str, Any]]) -> str:
+    """CSV text: a header, then one line a row (None as an empty cell)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow(["" if row[c] is None else row[c] for c in columns])
+    return out.getvalue()
+
+
+def to_json(rows: Sequence[dict[str, Any]]) -> str:
+    return json.dumps(list(rows), indent=1, ensure_ascii=False) + "\n"

@@ -1,0 +1,245 @@
+"""The hub's MQTT side: table topics into the ledger, assignments out to the tables.
+
+Subscribes to ``gg/<event>/table/+/#`` at QoS 1 with a persistent session
+(MQTT 3.1.1 ``clean_session=False`` and a fixed client id), so messages
+published while the hub is down are queued by the broker and delivered when
+it comes back. Acknowledgements are manual: a QoS 1 event is acknowledged
+only once the ledger has it on disk (or has refused it for good), so a hub
+killed mid-message gets it again. Retained ``online``, ``status`` and
+``record/<game>`` topics arrive again at every subscription, which is how a
+restarted hub catches up with the tables' state.
+
+The hub publishes only the retained ``assignment`` of each table.
+A payload that names another table than its topic is refused and logged.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import sqlite3
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.reasoncodes import ReasonCode
+
+from arbiter.hub.errors import ContradictingEventError, HubError, MalformedEventError
+from arbiter.hub.ledger import FORMAT, Ledger
+
+log = logging.getLogger(__name__)
+
+#: Seconds to wait for the broker to take a published assignment.
+PUBLISH_TIMEOUT = 10.0
+
+
+def table_prefix(event: str, table: str) -> str:
+    """The topic prefix of one table: ``gg/<event>/table/<table>/``."""
+    return f"gg/{event}/table/{table}/"
+
+
+class IngestError(HubError):
+    """The broker cannot be reached, or did not take a message in time."""
+
+
+class Ingest:
+    """Feeds ``ledger`` from the broker at ``host``:``port`` for ``event``.
+
+    ``on_change(table, kind)`` (optional) is called after each message the
+    ledger took, from the MQTT thread, so pages can be told to refresh.
+    """
+
+    def __init__(
+        self,
+        ledger: Ledger,
+        event: str,
+        host: str,
+        port: int,
+        *,
+        client_id: str | None = None,
+        on_change: Callable[[str, str], None] | None = None,
+    ) -> None:
+        self.ledger = ledger
+        self.event = event
+        self.host = host
+        self.port = port
+        self._on_change = on_change
+        self.connected = threading.Event()
+        self.client = mqtt.Client(
+            CallbackAPIVersion.VERSION2,
+            client_id=client_id or f"gg-hub-{event}",
+            clean_session=False,
+            protocol=mqtt.MQTTv311,
+            manual_ack=True,
+        )
+        # A venue's broker restart should cost seconds, not paho's default 2 minutes.
+        self.client.reconnect_delay_set(min_delay=1, max_delay=5)
+        self.client.on_connect = self._connected
+        self.client.on_disconnect = self._disconnected
+        self.client.on_subscribe = self._subscribed
+        self.client.on_message = self._message
+
+    # --- life -------------------------------------------------------------------
+
+    def start(self, timeout: float = 10.0) -> None:
+        """Connect, subscribe and serve in paho's thread; IngestError if not subscribed in
+        ``timeout``."""
+        self.client.connect_async(self.host, self.port, keepalive=30)
+        self.client.loop_start()
+        if not self.connected.wait(timeout):
+            self.stop()
+            raise IngestError(f"no connection to the broker at {self.host}:{self.port}")
+
+    def stop(self) -> None:
+        """Disconnect cleanly (the broker keeps the session and queues for it)."""
+        self.client.disconnect()
+        self.client.loop_stop()
+
+    def _connected(
+        self, client: mqtt.Client, _userdata: Any, _flags: Any, reason: ReasonCode, _props: Any
+    ) -> None:
+        if reason.is_failure:
+            log.error("broker refused the hub: %s", reason)
+            return
+        client.subscribe(f"gg/{self.event}/table/+/#", qos=1)
+
+    def _subscribed(
+        self, _client: mqtt.Client, _userdata: Any, _mid: int, reasons: list[ReasonCode],
+        _props: Any,
+    ) -> None:
+        if any(r.is_failure for r in reasons):
+            log.error("broker refused the hub's subscription: %s", reasons)
+            return
+        self.connected.set()  # connected and subscribed: nothing sent from now on is missed
+
+    def _disconnected(
+        self, _client: mqtt.Client, _userdata: Any, _flags: Any, reason: ReasonCode, _props: Any
+    ) -> None:
+        self.connected.clear()
+        if reason.is_failure:
+            log.warning("lost the broker (%s); reconnecting", reason)
+
+    # --- in ---------------------------------------------------------------------
+
+    def _message(self, client: mqtt.Client, _userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        try:
+            done = self._take(msg.topic, msg.payload)
+        except sqlite3.Error:
+            # Not acknowledged: the broker sends it again at the next connection.
+            log.exception("the ledger could not take a message on %s", msg.topic)
+            return
+        if done and msg.qos > 0:
+            client.ack(msg.mid, msg.qos)
+
+    def _take(self, topic: str, payload: bytes) -> bool:
+        """Hand one message to the ledger; True when it is done with (kept or refused)."""
+        parts = topic.split("/")
+        if len(parts) < 5 or parts[:3] != ["gg", self.event, "table"]:
+            return True
+        table, kind = parts[3], "/".join(parts[4:])
+        if kind == "assignment":
+            return True  # the hub's own
+        if kind == "online":
+            text = payload.decode("utf-8", "replace").strip()
+            if text not in ("true", "false"):
+                self.ledger.note_rejection(table, None, f"online payload {text[:20]!r}")
+                return True
+            self.ledger.set_online(table, text == "true")
+            self._changed(table, "online")
+            return True
+        if not payload:
+            return True  # a cleared retained topic
+        try:
+            body = json.loads(payload)
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            self.ledger.note_rejection(table, None, f"{kind}: not JSON")
+            return True
+        if not isinstance(body, dict):
+            self.ledger.note_rejection(table, None, f"{kind}: not a JSON object")
+            return True
+        # A refusal is for good: the ledger logged and noted it, so it is acknowledged.
+        with contextlib.suppress(MalformedEventError, ContradictingEventError):
+            self._take_json(table, kind, body)
+        return True
+
+    def _take_json(self, table: str, kind: str, body: dict[str, Any]) -> None:
+        if kind == "events":
+            if self.ledger.record_event(table, body):
+                self._changed(table, "events")
+            return
+        if body.get("table") != table:
+            self.ledger.note_rejection(
+                table, None, f"{kind} payload names table {body.get('table')!r}"
+            )
+            return
+        if kind == "status":
+            self.ledger.set_status(table, body)
+            self._changed(table, "status")
+        elif kind.startswith("record/"):
+            game = kind.removeprefix("record/")
+            if str(body.get("game")) != game or not isinstance(body.get("record"), Mapping):
+                self.ledger.note_rejection(table, None, f"record of game {game!r} malformed")
+                return
+            self.ledger.set_record(table, game, body["record"])
+            self._changed(table, "record")
+
+    def _changed(self, table: str, kind: str) -> None:
+        if self._on_change is not None:
+            self._on_change(table, kind)
+
+    # --- out --------------------------------------------------------------------
+
+    def publish_assignment(self, table: str, assignment: Mapping[str, Any] | None) -> None:
+        """Set (or with None clear) a table's retained ``assignment``; waits for the broker."""
+        info = self.client.publish(
+            table_prefix(self.event, table) + "assignment", _assignment_bytes(assignment),
+            qos=1, retain=True,
+        )
+        try:
+            info.wait_for_publish(PUBLISH_TIMEOUT)
+        except (ValueError, RuntimeError) as exc:
+            raise IngestError(f"assignment for {table!r} not sent: {exc}") from None
+        if not info.is_published():
+            raise IngestError(f"assignment for {table!r} not taken by the broker in time")
+
+    def publish_round(self, round_number: int) -> None:
+        """Publish every assignment of a round to its table."""
+        for table, payload in self.ledger.assignments(round_number).items():
+            self.publish_assignment(table, payload)
+
+
+def publish_once(
+    host: str, port: int, event: str, assignments: Mapping[str, Mapping[str, Any] | None]
+) -> None:
+    """Publish retained assignments (None clears) from a short-lived client, then disconnect.
+
+    For the command line while ``gg-arbiter hub`` serves: a client id of its own,
+    so the serving hub's persistent session is left alone.
+    """
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="", clean_session=True)
+    try:
+        client.connect(host, port, keepalive=30)
+    except OSError as exc:
+        raise IngestError(f"no connection to the broker at {host}:{port}: {exc}") from None
+    client.loop_start()
+    try:
+        for table, assignment in assignments.items():
+            info = client.publish(
+                table_prefix(event, table) + "assignment", _assignment_bytes(assignment),
+                qos=1, retain=True,
+            )
+            info.wait_for_publish(PUBLISH_TIMEOUT)
+            if not info.is_published():
+                raise IngestError(f"assignment for {table!r} not taken by the broker in time")
+    finally:
+        client.disconnect()
+        client.loop_stop()
+
+
+def _assignment_bytes(assignment: Mapping[str, Any] | None) -> bytes:
+    if assignment is None:
+        return b""
+    return json.dumps({**assignment, "format": FORMAT}, separators=(",", ":")).encode()

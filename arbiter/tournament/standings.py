@@ -1,0 +1,172 @@
+"""Scores and standings, with the tie-breaks in the order the organiser chose.
+
+Score: 1 a win, ½ a draw, 0 a loss, 1 a bye; a game without a result counts
+nothing. Tie-breaks (each only separates players still equal on everything before it):
+
+* Buchholz: the sum of the scores of the opponents met in games with a result.
+* Sonneborn-Berger: the sum of the scores of the opponents beaten, plus half
+  of those drawn with.
+* Direct encounter: the points scored in the games among the players still tied.
+
+Players equal on the score and every tie-break share a rank.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from arbiter.tournament.model import Game, Player, check_unique
+
+
+class TieBreak(enum.Enum):
+    """A tie-break, by the name the config and the exports use."""
+
+    BUCHHOLZ = "buchholz"
+    SONNEBORN_BERGER = "sonneborn-berger"
+    DIRECT_ENCOUNTER = "direct-encounter"
+
+
+DEFAULT_TIEBREAKS = (TieBreak.DIRECT_ENCOUNTER, TieBreak.BUCHHOLZ, TieBreak.SONNEBORN_BERGER)
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One line of the standings; ``tiebreaks`` follow the order asked for."""
+
+    rank: int
+    name: str
+    score: float
+    played: int
+    wins: int
+    draws: int
+    losses: int
+    byes: int
+    tiebreaks: tuple[tuple[TieBreak, float], ...]
+
+
+def scores(games: Iterable[Game]) -> dict[str, float]:
+    """Each player's score over ``games`` (only players who appear in them)."""
+    total: dict[str, float] = defaultdict(float)
+    for game in games:
+        for name in (game.pairing.white, game.pairing.black):
+            if name is None:
+                continue
+            points = game.points(name)
+            total[name] += points if points is not None else 0.0
+    return dict(total)
+
+
+def standings(
+    players: Sequence[Player],
+    games: Sequence[Game],
+    tiebreaks: Sequence[TieBreak] = DEFAULT_TIEBREAKS,
+) -> list[Standing]:
+    """The standings of ``players`` (in seed order: it orders the remaining ties)."""
+    check_unique(players)
+    score = {p.name: 0.0 for p in players}
+    score.update((n, s) for n, s in scores(games).items() if n in score)
+    # Each player's games, indexed once: the tie-breaks read them per player.
+    mine: dict[str, list[Game]] = defaultdict(list)
+    for g in games:
+        for name in (g.pairing.white, g.pairing.black):
+            if name is not None:
+                mine[name].append(g)
+    decided: dict[str, list[Game]] = {
+        n: [g for g in gs if g.result is not None and not g.pairing.is_bye]
+        for n, gs in mine.items()
+    }
+
+    def buchholz(name: str, _group: frozenset[str]) -> float:
+        return sum(
+            (
+                score.get(opp, 0.0)
+                for g in decided.get(name, ())
+                if (opp := g.pairing.opponent_of(name)) is not None
+            ),
+            0.0,
+        )
+
+    def sonneborn_berger(name: str, _group: frozenset[str]) -> float:
+        total = 0.0
+        for g in decided.get(name, ()):
+            opp = g.pairing.opponent_of(name)
+            points = g.points(name)
+            if opp is not None and points is not None:
+                total += points * score.get(opp, 0.0)
+        return total
+
+    def direct(name: str, group: frozenset[str]) -> float:
+        total = 0.0
+        for g in decided.get(name, ()):
+            opp = g.pairing.opponent_of(name)
+            points = g.points(name)
+            if opp is not None and opp in group and points is not None:
+                total += points
+        return total
+
+    rules: dict[TieBreak, Callable[[str, frozenset[str]], float]] = {
+        TieBreak.BUCHHOLZ: buchholz,
+        TieBreak.SONNEBORN_BERGER: sonneborn_berger,
+        TieBreak.DIRECT_ENCOUNTER: direct,
+    }
+    values: dict[str, dict[TieBreak, float]] = {p.name: {} for p in players}
+    groups = _split([p.name for p in players], lambda n, _g: score[n])
+    for rule in tiebreaks:
+        def value(name: str, group: frozenset[str], rule: TieBreak = rule) -> float:
+            v = rules[rule](name, group)
+            values[name][rule] = v
+            return v
+
+        groups = [part for group in groups for part in _split(group, value)]
+    return _rows(groups, score, mine, tiebreaks, values)
+
+
+def _split(names: list[str], key: Callable[[str, frozenset[str]], float]) -> list[list[str]]:
+    """``names`` sorted by ``key`` (highest first, stable), cut where the key changes."""
+    group = frozenset(names)
+    keyed = sorted(
+        ((key(n, group), i, n) for i, n in enumerate(names)), key=lambda t: (-t[0], t[1])
+    )
+    parts: list[list[str]] = []
+    last: float | None = None
+    for k, _, n in keyed:
+        if last is None or k != last:
+            parts.append([])
+            last = k
+        parts[-1].append(n)
+    return parts
+
+
+def _rows(
+    groups: list[list[str]],
+    score: dict[str, float],
+    mine: dict[str, list[Game]],
+    tiebreaks: Sequence[TieBreak],
+    values: dict[str, dict[TieBreak, float]],
+) -> list[Standing]:
+    rows: list[Standing] = []
+    for group in groups:
+        rank = len(rows) + 1
+        for name in group:
+            theirs = mine.get(name, [])
+            byes = sum(1 for g in theirs if g.pairing.is_bye)
+            points = [
+                p for g in theirs if not g.pairing.is_bye and (p := g.points(name)) is not None
+            ]
+            rows.append(
+                Standing(
+                    rank=rank,
+                    name=name,
+                    score=score[name],
+                    played=len(points),
+                    wins=points.count(1.0),
+                    draws=points.count(0.5),
+                    losses=points.count(0.0),
+                    byes=byes,
+                    tiebreaks=tuple((t, values[name].get(t, 0.0)) for t in tiebreaks),
+                )
+            )
+    return rows

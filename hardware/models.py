@@ -1,0 +1,171 @@
+"""Render every OpenSCAD model to a PNG preview in ``hardware/img/``.
+
+    .venv/bin/python hardware/models.py          render all previews
+    .venv/bin/python hardware/models.py --check  exit 1 if a preview is stale or warns
+
+Uses Debian's ``openscad`` under ``xvfb-run`` (installed by ``setup.sh --dev``),
+in preview mode (OpenCSG), which takes about a second a model. OpenSCAD's
+output is deterministic for the same build, so ``--check`` re-renders into a
+temporary directory and compares bytes; ``img/previews.json`` also records a
+hash of each model's sources (the .scad file and everything it includes),
+so a changed model with a forgotten re-render is named even without openscad.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+IMG = HERE / "img"
+MANIFEST = IMG / "previews.json"
+SIZE = "800,600"
+_INCLUDE = re.compile(r"^\s*(?:include|use)\s*<([^>]+)>", re.MULTILINE)
+
+
+class RenderError(RuntimeError):
+    """openscad failed, or is missing."""
+
+
+@dataclass(frozen=True)
+class Model:
+    """One preview: ``scad`` rendered with ``defines`` from ``camera`` (None: default view)."""
+
+    name: str
+    scad: str
+    caption: str
+    camera: str | None = None
+    defines: tuple[str, ...] = ()
+
+    @property
+    def png(self) -> Path:
+        return IMG / f"{self.name}.png"
+
+
+MODELS: tuple[Model, ...] = (
+    Model("slot_block", "slot_block.scad", "slot block (keys variants), from the front"),
+    Model("slot_block_under", "slot_block.scad", "slot block from below: carrier bays, "
+          "windows, magnet holes, bosses", camera="0,0,0,235,0,25,500"),
+    Model("switch_carrier", "switch_carrier.scad", "switch carrier (print 2)"),
+    Model("key_base", "key_base.scad", "one key base from below: teeth, notches, magnet pockets",
+          camera="0,0,0,120,0,20,200"),
+    Model("keys_all", "keys_all.scad", "a plate of keys (one army)"),
+    Model("rfid_block", "rfid_block.scad", "RFID slot block (rdm6300, mcu)"),
+    Model("rfid_block_under", "rfid_block.scad", "RFID slot block from below: coil pockets",
+          camera="0,0,0,235,0,25,500"),
+    Model("base_plate", "base_plate.scad", "base plate with the slot block (ghost), Pi, "
+          "perfboard and Pico standoffs"),
+    Model("base_plate_rfid", "base_plate.scad", "base plate of the RFID variants",
+          defines=('variant="rfid"',)),
+)
+
+
+def sources(scad: Path) -> list[Path]:
+    """``scad`` and every file it includes or uses, recursively, sorted."""
+    seen: set[Path] = set()
+    todo = [scad]
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        text = path.read_text(encoding="utf-8")
+        todo += [(path.parent / name).resolve() for name in _INCLUDE.findall(text)]
+    return sorted(seen)
+
+
+def source_hash(model: Model) -> str:
+    """SHA-256 over the model's sources (names and contents) and its render options."""
+    h = hashlib.sha256(f"{model.camera}|{model.defines}|{SIZE}".encode())
+    for path in sources(HERE / model.scad):
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def render(model: Model, out: Path) -> list[str]:
+    """Render ``model`` to ``out``; returns openscad's WARNING/ERROR lines."""
+    if shutil.which("openscad") is None or shutil.which("xvfb-run") is None:
+        raise RenderError("openscad and xvfb-run are needed: bash setup.sh --dev")
+    cmd = ["xvfb-run", "-a", "openscad", "-o", str(out), f"--imgsize={SIZE}",
+           "--autocenter", "--viewall", "--colorscheme=Tomorrow"]
+    if model.camera:
+        cmd.append(f"--camera={model.camera}")
+    for define in model.defines:
+        cmd += ["-D", define]
+    cmd.append(str(HERE / model.scad))
+    result = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+    if result.returncode != 0 or not out.exists():
+        raise RenderError(f"openscad failed on {model.scad}: {result.stderr.strip()[-2000:]}")
+    return [line for line in result.stderr.splitlines()
+            if line.startswith(("WARNING", "ERROR", "DEPRECATED"))]
+
+
+def manifest() -> dict[str, dict[str, str]]:
+    """The committed manifest (empty if missing)."""
+    try:
+        data: dict[str, dict[str, str]] = json.loads(MANIFEST.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    return data
+
+
+def file_hash(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def check(models: Sequence[Model] = MODELS) -> list[str]:
+    """Problems (empty: every preview is current and renders without warnings)."""
+    problems = []
+    recorded = manifest()
+    with tempfile.TemporaryDirectory() as tmp:
+        for model in models:
+            entry = recorded.get(model.name, {})
+            if entry.get("sources") != source_hash(model):
+                problems.append(f"{model.name}: sources changed since its preview was rendered")
+            out = Path(tmp) / f"{model.name}.png"
+            problems += [f"{model.name}: {w}" for w in render(model, out)]
+            if not model.png.exists() or file_hash(out) != file_hash(model.png):
+                problems.append(f"{model.name}: {model.png.name} differs from a fresh render")
+    return problems
+
+
+def write(models: Sequence[Model] = MODELS) -> list[str]:
+    """Render every preview and the manifest; returns the warnings."""
+    IMG.mkdir(exist_ok=True)
+    warnings, data = [], {}
+    for model in models:
+        warnings += [f"{model.name}: {w}" for w in render(model, model.png)]
+        data[model.name] = {"scad": model.scad, "sources": source_hash(model),
+                            "png": file_hash(model.png)}
+    MANIFEST.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return warnings
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true",
+                        help="render to a temporary directory; exit 1 if stale or warning")
+    args = parser.parse_args(argv)
+    try:
+        problems = check() if args.check else write()
+    except RenderError as exc:
+        print(f"models.py: {exc}", file=sys.stderr)
+        return 2
+    for line in problems:
+        print(line)
+    if not problems:
+        print("all previews are up to date" if args.check else f"rendered {len(MODELS)} previews")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,174 @@
+"""hardware/parts.toml -> geometry.py: the derived key geometry and its worst-case stack.
+
+Expected figures are worked out here from the datasheet numbers in the parts
+file (the stack's recipe: a tooth aims half-way between the lowest operating
+position and the end stop; three printed heights each off by the tolerance).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+HARDWARE = Path(__file__).resolve().parents[2] / "hardware"
+PARTS = HARDWARE / "parts.toml"
+VARIANTS = ("keys-gpio", "keys-mcp23017", "rdm6300", "mcu")
+
+
+@pytest.fixture(scope="module")
+def generate() -> ModuleType:
+    path = HARDWARE / "generate.py"
+    spec = importlib.util.spec_from_file_location("hardware_generate_parts", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def parts() -> dict[str, Any]:
+    with PARTS.open("rb") as f:
+        return tomllib.load(f)
+
+
+def _rows(generate: ModuleType, parts: dict[str, Any]) -> dict[str, Any]:
+    return {r.name: r for r in generate.geo.derive(parts).stack}
+
+
+def _edited(tmp_path: Path, old: str, new: str) -> Path:
+    text = PARTS.read_text(encoding="utf-8")
+    assert old in text, old
+    path = tmp_path / "parts.toml"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return path
+
+
+def _generate(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(HARDWARE / "generate.py"), *args],
+                          capture_output=True, text=True, check=False)
+
+
+def test_tooth_lands_between_operating_position_and_end_stop(
+        generate: ModuleType, parts: dict[str, Any]) -> None:
+    sw, tol = parts["switch"], parts["printing"]["tolerance"]
+    op_min = sw["operating_position"] - sw["operating_position_tol"]
+    ttp = sw["total_travel_position_max"]
+    rows = _rows(generate, parts)
+    press, stop = rows["tooth presses past OP"], rows["tooth short of end stop"]
+    assert press.nominal == pytest.approx((op_min + ttp) / 2)
+    assert press.worst == pytest.approx(press.nominal + 3 * tol)
+    assert press.limit == pytest.approx(op_min)
+    assert stop.worst == pytest.approx(press.nominal - 3 * tol)
+    assert stop.limit == pytest.approx(ttp)
+    assert press.margin == pytest.approx(op_min - press.nominal - 3 * tol)
+    assert press.ok and stop.ok
+
+
+def test_notch_and_floor_clear_the_switch(generate: ModuleType, parts: dict[str, Any]) -> None:
+    sw, pr = parts["switch"], parts["printing"]
+    rows = _rows(generate, parts)
+    clear = rows["notch clears free plunger"]
+    assert clear.limit == pytest.approx(sw["free_position_max"])
+    assert clear.margin >= pr["min_margin"] + pr["notch_extra"] - 1e-9
+    assert rows["notch short of OP"].limit == pytest.approx(
+        sw["operating_position"] + sw["operating_position_tol"])
+    floor = rows["floor clears switch body"]
+    assert floor.limit == pytest.approx(sw["body_h"] + sw["body_tol"])
+    assert floor.worst == pytest.approx(floor.nominal - pr["tolerance"])
+    assert all(r.ok for r in rows.values())
+
+
+def test_magnets_outpull_the_pressed_switches(generate: ModuleType, parts: dict[str, Any]) -> None:
+    mg, sw = parts["magnet"], parts["switch"]
+    row = _rows(generate, parts)["magnets hold key down"]
+    assert row.limit == pytest.approx(3 * sw["operating_force_max"])
+    assert row.worst == pytest.approx(mg["per_key"] * mg["pull_pair"] * mg["gap_factor"])
+    assert row.unit == "N" and row.ok
+
+
+def test_geometry_follows_the_datasheet(generate: ModuleType, parts: dict[str, Any]) -> None:
+    base = generate.geo.derive(parts)
+    parts2 = {**parts, "switch": {**parts["switch"], "free_position_max": 12.0}}
+    higher = generate.geo.derive(parts2)
+    # A plunger standing 0.8 mm taller needs a notch 0.8 mm deeper; nothing else moves.
+    assert higher.value("notch_h") == pytest.approx(base.value("notch_h") + 0.8)
+    assert higher.value("floor_t") == base.value("floor_t")
+
+
+def test_key_dimensions_hold_a_magnet_in_each_foot(generate: ModuleType,
+                                                   parts: dict[str, Any]) -> None:
+    key = generate.geo.key_dimensions()
+    assert key.length == pytest.approx(2 * key.foot_w + 7 * key.pitch)
+    assert key.foot_w >= parts["magnet"]["d"] + parts["printing"]["hole_allowance"]
+    assert key.tooth_centre(0) == pytest.approx(key.foot_w + key.pitch / 2)
+
+
+@pytest.mark.parametrize(("old", "new", "figure"), [
+    # A D2F-like hinge lever's +-1.5 mm operating position: no tooth height works.
+    ("operating_position_tol = 0.2", "operating_position_tol = 1.5", "tooth presses past OP"),
+    # A sloppy printer: the 3-height chain spreads past the window.
+    ("tolerance = 0.1", "tolerance = 0.3", "tooth short of end stop"),
+    ("pull_pair = 2.9", "pull_pair = 1.0", "magnets hold key down"),
+    # A plunger far off the body's centre slips past the key's face.
+    ("plunger_offset_max = 2.0", "plunger_offset_max = 4.0", "tooth covers plunger front to back"),
+])
+def test_impossible_geometry_exits_nonzero_naming_the_figure(
+        tmp_path: Path, old: str, new: str, figure: str) -> None:
+    result = _generate("--check", "--parts", str(_edited(tmp_path, old, new)))
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert figure in result.stderr
+    assert "impossible geometry" in result.stderr
+
+
+def test_heights_are_derived_so_they_never_collide(generate: ModuleType,
+                                                   parts: dict[str, Any]) -> None:
+    # Floor, notch and coil pitch follow the figures they must clear, so a taller
+    # body or a wider cross-read gap moves the design instead of failing it.
+    taller = {**parts, "switch": {**parts["switch"], "body_h": 7.5}}
+    wider = {**parts, "rfid": {**parts["rfid"], "coil_min_gap": 80.0}}
+    assert _rows(generate, taller)["floor clears switch body"].ok
+    assert _rows(generate, wider)["RFID coils apart"].ok
+    # ...but the floor left over the switch can become too thin to print.
+    with pytest.raises(generate.geo.GeometryError, match="floor_t"):
+        generate.geo.derive({**parts, "switch": {**parts["switch"], "body_h": 8.5}})
+
+
+def test_shipped_parts_pass_and_generate_check_is_clean() -> None:
+    result = _generate("--check", "--parts", str(PARTS))
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_stack_table_is_in_keycodes(generate: ModuleType) -> None:
+    text = (HARDWARE / "keycodes.md").read_text(encoding="utf-8")
+    for line in generate.geo.stack_table(generate.geo.load()):
+        assert line in text
+
+
+def test_parts_list_covers_every_variant_and_small_part(generate: ModuleType,
+                                                        parts: dict[str, Any]) -> None:
+    readme = (HARDWARE / "README.md").read_text(encoding="utf-8")
+    for v in VARIANTS:
+        total = sum(p["qty"][v] * p["cost"] for p in parts["part"] if v in p["qty"])
+        assert f"| `{v}` | {total:.0f} EUR |" in readme
+        assert f"### Parts for `{v}`" in readme
+    mcu = {p["number"] for p in parts["part"] if "mcu" in p["qty"]}
+    assert any("Pico H" in n for n in mcu)          # headers, for Dupont wires
+    assert any("micro-USB" in p["name"] for p in parts["part"] if "mcu" in p["qty"])
+    assert any("1 kohm and 2 kohm" in p["name"] for p in parts["part"] if "mcu" in p["qty"])
+    assert "Omron D2HW-A201D" in readme and "16 ohm" in readme
+
+
+def test_a_stale_parts_block_is_reported(generate: ModuleType) -> None:
+    readme = HARDWARE / "README.md"
+    files = generate.outputs()
+    assert readme in files
+    assert generate.stale({readme: files[readme]}) == []
+    doctored = files[readme].replace("Omron D2HW-A201D", "Omron D2F-L", 1)
+    assert generate.stale({readme: doctored}) == [readme]

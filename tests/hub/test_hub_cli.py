@@ -1,0 +1,177 @@
+"""`gg-arbiter hub`: scripting the ledger, and a served hub killed with -9 mid-round."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import threading
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+import pytest
+from paho.mqtt.enums import CallbackAPIVersion
+
+from arbiter.app.cli import main
+from arbiter.hub.ingest import table_prefix
+from arbiter.hub.ledger import Ledger
+from tests.hub.broker import mosquitto
+from tests.hub.contract import assignment, challenge, game_over, new_game
+from tests.support.spawn import gg_arbiter
+from tests.support.waiting import wait_until
+
+EVENT = "club-night"
+
+
+def hub(data: Path, *args: str) -> int:
+    return main(["hub", "--event", EVENT, "--data", str(data), *args])
+
+
+def test_hub_cli_runs_an_event_from_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    players = tmp_path / "players.csv"
+    players.write_text("name,rating\nAna,1800\nBen,1700\nCid,1600\nDee,1500\n")
+    assert hub(tmp_path, "players", "import", str(players)) == 0
+    assert hub(tmp_path, "pair", "--system", "swiss") == 0
+    out = capsys.readouterr().out
+    # Round 1: top half (Ana, Ben) against bottom half (Cid, Dee); White alternates by board.
+    assert "round 1 board 1: Ana - Cid" in out and "round 1 board 2: Dee - Ben" in out
+    assert hub(tmp_path, "assign", "1", "1", "T1") == 0
+    capsys.readouterr()
+    assert hub(tmp_path, "silent", "--quiet", "5") == 1
+    assert capsys.readouterr().out == "T1\tno event yet\n"
+    assert hub(tmp_path, "result", "1", "1", "0-1", "--who", "chief") == 0
+    assert hub(tmp_path, "result", "1", "2", "1-0") == 0
+    capsys.readouterr()
+    assert hub(tmp_path, "export", "standings") == 0
+    # Cid and Dee 1 each (never met: direct encounter 0; Buchholz: their opponents Ana and
+    # Ben have 0 each; Sonneborn-Berger 0), so they share first; Ana and Ben share third.
+    assert capsys.readouterr().out.splitlines()[1:] == [
+        "1,Cid,1.0,1,1,0,0,0,0.0,0.0,0.0",
+        "1,Dee,1.0,1,1,0,0,0,0.0,0.0,0.0",
+        "3,Ana,0.0,1,0,0,1,0,0.0,1.0,0.0",
+        "3,Ben,0.0,1,0,0,1,0,0.0,1.0,0.0",
+    ]
+    assert hub(tmp_path, "silent") == 0  # every game of the round has its result
+    assert hub(tmp_path, "audit") == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split("\t")[1:] for line in lines] == [
+        ["chief", "result", "round 1 board 1", "None -> 0-1"],
+        ["organiser", "result", "round 1 board 2", "None -> 1-0"],
+    ]
+    archive = tmp_path / "archive.json"
+    assert hub(tmp_path, "archive", "export", str(archive)) == 0
+    assert hub(tmp_path / "new", "archive", "import", str(archive)) == 0
+    assert hub(tmp_path / "new", "export", "pairings", "--format", "json") == 0
+    assert len(json.loads(capsys.readouterr().out)) == 2
+
+
+def test_hub_cli_reports_errors_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert hub(tmp_path, "players", "add", "Ana") == 0
+    assert hub(tmp_path, "players", "add", "Ana") == 2
+    assert "Ana" in capsys.readouterr().err
+    assert main(["hub", "--event", "other", "--data", str(tmp_path), "players", "list"]) == 2
+    assert "ledger of event 'club-night'" in capsys.readouterr().err
+    assert hub(tmp_path, "--broker", "http://x") == 2
+    assert "not a broker URL" in capsys.readouterr().err
+    assert hub(tmp_path) == 2  # serving needs a broker
+    (tmp_path / "file").write_text("")
+    assert hub(tmp_path / "file", "players", "list") == 2
+    assert "cannot open the ledger" in capsys.readouterr().err
+    assert hub(tmp_path, "pair", "--system", "round-robin") == 2  # one player
+    capsys.readouterr()
+
+
+def _events(table: str, count: int) -> list[dict[str, object]]:
+    """``count`` events of one table: game g1 on round 1 board 1, then unassigned games."""
+    out: list[dict[str, object]] = []
+    for seq in range(1, count + 1):
+        number, step = divmod(seq - 1, 10)
+        game = f"g{number + 1}"
+        if step == 0:
+            a = assignment(1, 1, "Ana", "Ben") if number == 0 else None
+            out.append(new_game(table, seq, game, a))
+        elif step < 9:
+            out.append(challenge(table, seq, game, step, step // 2, (step + 1) // 2))
+        else:
+            out.append(game_over(table, seq, game, "flag_captured", "W"))
+    return out
+
+
+class Serve:
+    """`gg-arbiter hub ... --broker` as a child process."""
+
+    def __init__(self, data: Path, port: int) -> None:
+        env = {k: v for k, v in os.environ.items() if k != "GPIOZERO_PIN_FACTORY"}
+        self.proc = subprocess.Popen(
+            [*gg_arbiter(), "hub", "--event", EVENT, "--data", str(data),
+             "--broker", f"mqtt://127.0.0.1:{port}"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+        )
+        self.lines: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+        wait_until(lambda: any("hub serving" in ln for ln in self.lines)
+                   or self.proc.poll() is not None, timeout=30)
+        assert self.proc.poll() is None, "".join(self.lines)
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.append(line)
+
+
+def test_hub_killed_mid_round_loses_no_event(tmp_path: Path) -> None:
+    data = tmp_path / "hub"
+    assert hub(data, "players", "add", "Ana") == 0
+    assert hub(data, "players", "add", "Ben") == 0
+    assert hub(data, "pair", "--system", "round-robin") == 0
+    assert hub(data, "assign", "1", "1", "T1") == 0
+    sent = _events("T1", 400)
+    with mosquitto(tmp_path / "broker") as port, Ledger(data / "hub.sqlite", EVENT) as ledger:
+        first = Serve(data, port)
+        table = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="table-T1")
+        got: dict[str, bytes] = {}
+        assigned = threading.Event()
+
+        def note(_c: mqtt.Client, _u: object, msg: mqtt.MQTTMessage) -> None:
+            got[msg.topic] = msg.payload
+            assigned.set()
+
+        table.on_message = note
+        table.connect("127.0.0.1", port)
+        table.loop_start()
+        try:
+            prefix = table_prefix(EVENT, "T1")
+            table.subscribe(prefix + "assignment", qos=1)
+            assert assigned.wait(10), "the hub published no assignment at start"
+            assert json.loads(got[prefix + "assignment"])["white"] == "Ana"
+
+            def publish_all() -> None:
+                for event in sent:
+                    table.publish(prefix + "events", json.dumps(event), qos=1)
+
+            publisher = threading.Thread(target=publish_all)
+            publisher.start()
+            wait_until(lambda: ledger.last_seq("T1") >= 50, timeout=30)
+            first.proc.kill()  # SIGKILL: mid-stream, some messages unacknowledged
+            first.proc.wait(10)
+            held_at_kill = len(ledger.events("T1"))
+            publisher.join(30)
+            second = Serve(data, port)
+            try:
+                wait_until(lambda: len(ledger.events("T1")) == 400, timeout=60)
+            finally:
+                second.proc.terminate()
+                assert second.proc.wait(10) == 0
+        finally:
+            table.disconnect()
+            table.loop_stop()
+        print(f"events held at the kill: {held_at_kill} of 400")
+        assert held_at_kill < 400, "the kill came too late to test anything"
+        assert ledger.events("T1") == sent
+        assert ledger.gaps("T1") == []
+        assert ledger.verify() == []
+        assert ledger.pairings(1)[0].result is not None

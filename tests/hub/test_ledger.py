@@ -1,0 +1,324 @@
+"""The ledger: events exactly once, results from the tables, corrections, exports, archives."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arbiter.hub.errors import (
+    ArchiveError,
+    AssignmentError,
+    ContradictingEventError,
+    ExportError,
+    LedgerEventError,
+    MalformedEventError,
+    TopicMismatchError,
+)
+from arbiter.hub.exports import export
+from arbiter.hub.ledger import Ledger
+from arbiter.tournament.errors import DuplicatePlayerError, PairingError, UnknownPlayerError
+from arbiter.tournament.model import Pairing, Player, Result
+from arbiter.tournament.standings import TieBreak
+from tests.hub.contract import assignment, challenge, game_over, new_game
+
+
+class Clock:
+    """A fake clock, moved by the test."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 23, 20, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def ledger(tmp_path: Path, clock: Clock) -> Iterator[Ledger]:
+    with Ledger(tmp_path / "event.sqlite", "open-2026", clock=clock) as led:
+        yield led
+
+
+@pytest.fixture
+def paired(ledger: Ledger) -> Ledger:
+    """Four players, round robin round 1 (Berger: 1-4, 2-3) at tables T1 and T2."""
+    ledger.add_players([Player("Ana"), Player("Ben"), Player("Cid"), Player("Dee")])
+    assert ledger.pair_round("round-robin") == [
+        Pairing(1, 1, "Ana", "Dee"), Pairing(1, 2, "Ben", "Cid")
+    ]
+    ledger.assign_table(1, 1, "T1", who="org")
+    ledger.assign_table(1, 2, "T2", who="org")
+    return ledger
+
+
+def test_ledger_records_an_event_exactly_once(ledger: Ledger) -> None:
+    event = new_game("T1", 1, "g1")
+    assert ledger.record_event("T1", event) is True
+    assert ledger.record_event("T1", dict(reversed(list(event.items())))) is False  # same JSON
+    assert ledger.events("T1") == [event]
+    assert ledger.last_seq("T1") == 1
+    assert ledger.tables() == ["T1"]
+
+
+def test_ledger_refuses_a_contradicting_event_and_logs_it(
+    ledger: Ledger, caplog: pytest.LogCaptureFixture
+) -> None:
+    ledger.record_event("T1", new_game("T1", 1, "g1"))
+    with caplog.at_level(logging.WARNING), pytest.raises(ContradictingEventError):
+        ledger.record_event("T1", new_game("T1", 1, "g2"))
+    assert ledger.events("T1") == [new_game("T1", 1, "g1")]
+    assert [(t, s) for _, t, s, _ in ledger.rejections()] == [("T1", 1)]
+    assert "T1" in caplog.text and "contradicts" in caplog.text
+
+
+def test_ledger_refuses_a_payload_naming_another_table(ledger: Ledger) -> None:
+    with pytest.raises(TopicMismatchError):
+        ledger.record_event("T1", new_game("T2", 1, "g1"))
+    assert ledger.events("T1") == [] and ledger.events("T2") == []
+    assert len(ledger.rejections()) == 1
+
+
+def _broken(change: dict[str, Any]) -> dict[str, Any]:
+    event = game_over("T1", 3, "g1", "flag_home", "W")
+    event.update(change)
+    return event
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        _broken({"format": 2}),
+        _broken({"seq": 0}),
+        _broken({"seq": "3"}),
+        _broken({"seq": True}),
+        _broken({"game": None}),
+        _broken({"type": "reveal"}),
+        _broken({"ending": {"kind": "flag_home", "winner": "X"}}),
+        _broken({"ending": {"kind": "timeout", "winner": "W"}}),
+        new_game("T1", 1, "g1", {"round": 1, "board": "1", "white": "a", "black": "b"}),
+        {**challenge("T1", 2, "g1", 1, 0, 1), "eliminated": {"W": 0}},
+    ],
+)
+def test_ledger_refuses_malformed_events(ledger: Ledger, event: dict[str, Any]) -> None:
+    with pytest.raises(MalformedEventError):
+        ledger.record_event("T1", event)
+    assert ledger.events("T1") == []
+
+
+def test_ledger_gaps_name_the_missing_runs(ledger: Ledger) -> None:
+    for seq in (2, 5, 6, 9):
+        ledger.record_event("T1", challenge("T1", seq, "g1", seq, 0, 0))
+    assert ledger.gaps("T1") == [(1, 1), (3, 4), (7, 8)]
+    for seq in (1, 3, 4, 7, 8):
+        ledger.record_event("T1", challenge("T1", seq, "g1", seq, 0, 0))
+    assert ledger.gaps("T1") == []
+
+
+def test_ledger_scores_a_game_played_on_its_assignment(paired: Ledger) -> None:
+    a = assignment(1, 1, "Ana", "Dee")
+    for event in (
+        new_game("T1", 1, "g1", a),
+        challenge("T1", 2, "g1", 1, 0, 1),
+        challenge("T1", 3, "g1", 2, 1, 1),
+        game_over("T1", 4, "g1", "flag_captured", "B"),
+    ):
+        paired.record_event("T1", event)
+    row = paired.pairings(1)[0]
+    assert row.result is Result.BLACK_WIN and row.table == "T1" and not row.corrected
+    (game,) = paired.games()
+    assert (game.challenges, game.lost_w, game.lost_b, game.ending, game.scored) == (
+        2, 1, 1, "flag_captured", True
+    )
+    assert paired.verify() == []
+
+
+def test_ledger_keeps_but_does_not_score_unassigned_or_mismatched_games(paired: Ledger) -> None:
+    # T2 plays a game with no assignment, then one whose names are not board 2's,
+    # then one claiming board 1, which is T1's.
+    for event in (
+        new_game("T2", 1, "g1", None),
+        game_over("T2", 2, "g1", "resignation", "W"),
+        new_game("T2", 3, "g2", assignment(1, 2, "Ben", "Dee")),
+        game_over("T2", 4, "g2", "resignation", "W"),
+        new_game("T2", 5, "g3", assignment(1, 1, "Ana", "Dee")),
+        game_over("T2", 6, "g3", "resignation", "W"),
+    ):
+        paired.record_event("T2", event)
+    assert [r.result for r in paired.pairings(1)] == [None, None]
+    assert [(g.game, g.result, g.scored) for g in paired.games()] == [
+        ("g1", Result.WHITE_WIN, False),
+        ("g2", Result.WHITE_WIN, False),
+        ("g3", Result.WHITE_WIN, False),
+    ]
+
+
+def test_ledger_scores_once_a_missing_new_game_arrives(paired: Ledger) -> None:
+    paired.record_event("T2", game_over("T2", 2, "g1", "draw", None))
+    assert paired.pairings(1)[1].result is None
+    assert paired.gaps("T2") == [(1, 1)]
+    paired.record_event("T2", new_game("T2", 1, "g1", assignment(1, 2, "Ben", "Cid")))
+    assert paired.pairings(1)[1].result is Result.DRAW
+
+
+def test_ledger_correction_is_audited_and_wins_over_later_events(
+    paired: Ledger, clock: Clock
+) -> None:
+    clock.now += timedelta(minutes=5, milliseconds=250)
+    paired.correct_result(1, 1, Result.DRAW, who="chief arbiter")
+    paired.record_event("T1", new_game("T1", 1, "g1", assignment(1, 1, "Ana", "Dee")))
+    paired.record_event("T1", game_over("T1", 2, "g1", "flag_home", "W"))
+    assert paired.pairings(1)[0].result is Result.DRAW
+    (entry,) = paired.audit()
+    assert (entry.who, entry.what, entry.target, entry.before, entry.after) == (
+        "chief arbiter", "result", "round 1 board 1", None, "1/2-1/2"
+    )
+    assert entry.at == "2026-11-23T20:05:00.250+00:00"
+
+
+def test_ledger_reassigning_a_table_is_audited(paired: Ledger) -> None:
+    payload = paired.assign_table(1, 1, "T3", who="org")
+    assert payload == {"format": 1, "round": 1, "board": 1, "white": "Ana", "black": "Dee"}
+    assert [(c.what, c.before, c.after) for c in paired.audit()] == [("reassign", "T1", "T3")]
+    assert paired.assignments(1) == {
+        "T3": payload,
+        "T2": {"format": 1, "round": 1, "board": 2, "white": "Ben", "black": "Cid"},
+    }
+    with pytest.raises(AssignmentError):
+        paired.assign_table(1, 1, "T2", who="org")
+
+
+def test_ledger_players_unique_withdrawn_not_paired(ledger: Ledger) -> None:
+    ledger.import_players_csv("name,rating\nAna,1500\nBen,1700\nCid,1600\n")
+    with pytest.raises(DuplicatePlayerError):
+        ledger.add_player("Ana")
+    ledger.withdraw("Cid", who="org")
+    with pytest.raises(UnknownPlayerError):
+        ledger.withdraw("Zed", who="org")
+    assert [p.name for p in ledger.seeded()] == ["Ben", "Cid", "Ana"]
+    assert ledger.pair_round("swiss") == [Pairing(1, 1, "Ben", "Ana")]
+    assert ledger.audit()[0].what == "withdraw"
+
+
+def test_ledger_survives_reopening_and_belongs_to_one_event(tmp_path: Path) -> None:
+    path = tmp_path / "e.sqlite"
+    with Ledger(path, "open") as led:
+        led.add_player("Ana")
+        led.record_event("T1", new_game("T1", 1, "g1"))
+    with Ledger(path, "open") as led:
+        assert [p.name for p in led.players()] == ["Ana"]
+        assert led.last_seq("T1") == 1
+    with pytest.raises(LedgerEventError):
+        Ledger(path, "another")
+
+
+def _play_round_robin(ledger: Ledger) -> None:
+    """A whole 4-player round robin at T1 and T2: Ana beats all; Ben-Cid drawn;
+    Ben and Cid beat Dee."""
+    ledger.add_players([Player("Ana"), Player("Ben"), Player("Cid"), Player("Dee")])
+    seq = {"T1": 0, "T2": 0}
+    winners = {
+        frozenset(("Ana", "Dee")): "Ana", frozenset(("Ben", "Cid")): None,
+        frozenset(("Ana", "Ben")): "Ana", frozenset(("Dee", "Cid")): "Cid",
+        frozenset(("Ana", "Cid")): "Ana", frozenset(("Ben", "Dee")): "Ben",
+    }
+    for number in (1, 2, 3):
+        for p, table in zip(ledger.pair_round("round-robin"), ("T1", "T2"), strict=True):
+            assert p.black is not None
+            ledger.assign_table(number, p.board, table, who="org")
+            game = f"r{number}"
+            winner = winners[frozenset((p.white, p.black))]
+            side = None if winner is None else ("W" if winner == p.white else "B")
+            for event in (
+                new_game(table, seq[table] + 1, game,
+                         assignment(number, p.board, p.white, p.black)),
+                game_over(table, seq[table] + 2, game,
+                          "draw" if side is None else "flag_captured", side),
+            ):
+                ledger.record_event(table, event)
+            seq[table] += 2
+
+
+def test_ledger_round_robin_standings_export(ledger: Ledger) -> None:
+    _play_round_robin(ledger)
+    # Scores: Ana 3; Ben 1.5 and Cid 1.5 (drawn with each other: direct encounter 0.5 each;
+    # Buchholz Ben = Ana 3 + Cid 1.5 + Dee 0 = 4.5 = Cid's; Sonneborn-Berger Ben = Dee 0
+    # + half Cid 0.75 = 0.75 = Cid's): a shared 2nd place; Dee 0.
+    text = export(ledger, "standings", "csv")
+    assert text.splitlines() == [
+        "rank,name,score,played,wins,draws,losses,byes,"
+        "direct-encounter,buchholz,sonneborn-berger",
+        "1,Ana,3.0,3,3,0,0,0,0.0,3.0,3.0",
+        "2,Ben,1.5,3,1,1,1,0,0.5,4.5,0.75",
+        "2,Cid,1.5,3,1,1,1,0,0.5,4.5,0.75",
+        "4,Dee,0.0,3,0,0,3,0,0.0,6.0,0.0",
+    ]
+    rows = json.loads(export(ledger, "pairings", "json"))
+    assert len(rows) == 6 and all(r["result"] for r in rows)
+    games = json.loads(export(ledger, "games", "json"))
+    assert sum(g["scored"] for g in games) == 6
+    ledger.set_tiebreaks([TieBreak.BUCHHOLZ], who="org")
+    assert export(ledger, "standings", "csv").splitlines()[0].endswith("byes,buchholz")
+    with pytest.raises(ExportError):
+        export(ledger, "ranks", "csv")
+
+
+def test_ledger_archive_imports_into_a_new_hub(ledger: Ledger, tmp_path: Path) -> None:
+    _play_round_robin(ledger)
+    ledger.correct_result(3, 1, Result.DRAW, who="org")
+    with pytest.raises(ContradictingEventError):
+        ledger.record_event("T1", new_game("T1", 1, "other"))
+    archive = json.loads(json.dumps(ledger.export_archive()))
+    with Ledger(tmp_path / "new.sqlite", "open-2026") as fresh:
+        fresh.import_archive(archive)
+        assert fresh.export_archive() == archive
+        for kind in ("standings", "pairings", "games"):
+            assert export(fresh, kind, "csv") == export(ledger, kind, "csv")
+        assert fresh.verify() == []
+        with pytest.raises(ArchiveError):
+            fresh.import_archive(archive)
+    with Ledger(tmp_path / "other.sqlite", "other-event") as other, pytest.raises(ArchiveError):
+        other.import_archive(archive)
+
+
+def test_ledger_verify_reports_a_game_that_disagrees_with_its_events(
+    paired: Ledger, tmp_path: Path
+) -> None:
+    paired.record_event("T1", new_game("T1", 1, "g1", assignment(1, 1, "Ana", "Dee")))
+    paired.record_event("T1", challenge("T1", 2, "g1", 1, 0, 1))
+    assert paired.verify() == []
+    with sqlite3.connect(tmp_path / "event.sqlite") as db:
+        db.execute("UPDATE games SET challenges = 5")
+    assert paired.verify() == ["game g1 of table T1 differs from its events"]
+
+
+def test_ledger_swiss_waits_for_every_result(ledger: Ledger) -> None:
+    ledger.add_players([Player("Ana"), Player("Ben"), Player("Cid"), Player("Dee")])
+    ledger.pair_round("swiss")
+    ledger.correct_result(1, 1, Result.WHITE_WIN, who="org")
+    with pytest.raises(PairingError, match="round 1 board 2"):
+        ledger.pair_round("swiss")
+    ledger.correct_result(1, 2, Result.DRAW, who="org")
+    assert len(ledger.pair_round("swiss")) == 2
+
+
+def test_ledger_flags_silent_tables_of_the_round(paired: Ledger, clock: Clock) -> None:
+    quiet = timedelta(minutes=5)
+    assert paired.silent_tables(quiet) == [("T1", "no event yet"), ("T2", "no event yet")]
+    paired.record_event("T1", new_game("T1", 1, "g1", assignment(1, 1, "Ana", "Dee")))
+    paired.record_event("T2", new_game("T2", 1, "g1", assignment(1, 2, "Ben", "Cid")))
+    paired.set_online("T2", False)  # its last will
+    assert paired.silent_tables(quiet) == [("T2", "offline")]
+    clock.now += timedelta(minutes=6)
+    paired.record_event("T2", game_over("T2", 2, "g1", "draw", None))  # T2's game is over
+    assert paired.silent_tables(quiet) == [("T1", "no event since 2026-11-23T20:00:00.000+00:00")]

@@ -1,0 +1,62 @@
+"""Events arriving late, twice, or out of order leave the ledger as in-order delivery does."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arbiter.hub.ledger import Ledger
+from arbiter.tournament.model import Player
+from tests.hub.contract import assignment, challenge, game_over, new_game
+
+
+def _events() -> list[tuple[str, dict[str, Any]]]:
+    """Two tables: T1 plays board 1 then an unassigned game; T2 plays board 2 to a draw."""
+    t1 = [
+        new_game("T1", 1, "g1", assignment(1, 1, "Ana", "Dee")),
+        challenge("T1", 2, "g1", 1, 0, 1),
+        challenge("T1", 3, "g1", 2, 1, 1),
+        game_over("T1", 4, "g1", "flag_captured", "W"),
+        new_game("T1", 5, "g2", None),
+        challenge("T1", 6, "g2", 1, 1, 0),
+        game_over("T1", 7, "g2", "resignation", "B"),
+    ]
+    t2 = [
+        new_game("T2", 1, "x", assignment(1, 2, "Ben", "Cid")),
+        challenge("T2", 2, "x", 1, 1, 1),
+        game_over("T2", 3, "x", "draw", None),
+    ]
+    return [("T1", e) for e in t1] + [("T2", e) for e in t2]
+
+
+def _state(events: list[tuple[str, dict[str, Any]]]) -> tuple[object, ...]:
+    with tempfile.TemporaryDirectory() as tmp, Ledger(Path(tmp) / "l.sqlite", "e") as ledger:
+        ledger.add_players([Player("Ana"), Player("Ben"), Player("Cid"), Player("Dee")])
+        ledger.pair_round("round-robin")
+        ledger.assign_table(1, 1, "T1", who="org")
+        ledger.assign_table(1, 2, "T2", who="org")
+        for table, event in events:
+            ledger.record_event(table, event)
+        assert ledger.verify() == []
+        return (
+            tuple(ledger.games()),
+            tuple(ledger.pairings()),
+            tuple(tuple(ledger.events(t)) for t in ("T1", "T2")),
+            tuple(ledger.gaps(t) for t in ("T1", "T2")),
+        )
+
+
+IN_ORDER = _state(_events())
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.permutations(_events()), st.lists(st.integers(0, 9), max_size=6))
+def test_ledger_order_and_copies_do_not_matter(
+    shuffled: list[tuple[str, dict[str, Any]]], copies: list[int]
+) -> None:
+    delivered = shuffled + [shuffled[i] for i in copies]
+    assert _state(delivered) == IN_ORDER

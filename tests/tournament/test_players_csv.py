@@ -1,0 +1,32 @@
+"""Reading players from CSV."""
+
+from __future__ import annotations
+
+import pytest
+
+from arbiter.tournament.errors import PlayerImportError
+from arbiter.tournament.model import Player
+from arbiter.tournament.players_csv import read_players_csv
+
+
+def test_players_csv_reads_names_and_ratings_in_order() -> None:
+    text = "Name, Rating ,club\n Ana ,1800,x\n\nBen,,y\nCarla,1650\n"
+    assert read_players_csv(text) == [Player("Ana", 1800), Player("Ben", 0), Player("Carla", 1650)]
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "words"),
+    [
+        ("rating\n1200\n", 1, "no 'name' column"),
+        ("name,rating\nAna,12x\n", 2, "not a whole number"),
+        ("name\nAna\n\nAna\n", 4, "appears twice"),
+        ("name,rating\n ,1200\n", 2, "empty name"),
+        ("name\n" + "x" * 41 + "\n", 2, "longer than"),
+        ("\n\n", 1, "no header"),
+    ],
+)
+def test_players_csv_names_the_bad_line(text: str, line: int, words: str) -> None:
+    with pytest.raises(PlayerImportError) as caught:
+        read_players_csv(text)
+    assert caught.value.line == line
+    assert words in str(caught.value)
