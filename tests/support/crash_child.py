@@ -8,7 +8,7 @@ acknowledgement's ``write(1, ...)`` sits in the trace right after the step's cal
 
 MUTATION (optional) removes one ``os.fsync(fd)`` line from the journal's source,
 to show that the explorer catches a missing fsync: ``append`` (in
-``GameStore._append``), ``rewrite`` (in ``_write_all_durably``) or ``registry``
+``GameStore._append``), ``rewrite`` (in ``storage.durable.write_durably``) or ``registry``
 (the tag registry's ``_write_atomically``).
 """
 
