@@ -165,7 +165,8 @@ def derive(parts: dict[str, Any], switches: int = 7, pressed: int = 3) -> Geomet
                  0.0, ">=", m, "mm", "key face beyond plunger edge, plunger off centre"),
         StackRow("magnets hold key down", hold_nominal, hold_nominal * mg["gap_factor"], push,
                  ">=", pr["min_force_margin"], "N",
-                 f"{mg['per_key']} magnet pairs at the worst gap vs {pressed} x OF max"),
+                 f"{mg['per_key']} magnet pairs at the worst gap vs {pressed} x OF max "
+                 "(assumed to hold past OP)"),
         StackRow("RFID coils apart", coil_pitch - rf["coil_l"], coil_pitch - rf["coil_l"] - 2 * t,
                  rf["coil_min_gap"], ">=", m, "mm", "coil edge to coil edge vs cross-read gap"),
     )

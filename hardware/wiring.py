@@ -198,43 +198,31 @@ def bit_name(bit: int) -> str:
 
 
 def pico_uarts(source: str | None = None) -> list[PicoUart]:
-    """Each slot's UART and RX pin, read from the firmware's ``Slot("A", UART(...))`` calls.
+    """Each slot's UART and RX pin, read from the firmware's ``RDM6300_UART`` constant.
 
-    Module-level integer constants used as arguments (``rx=Pin(ATTACKER_RX)``) are resolved.
+    ``RDM6300_UART = {"A": (uart, tx_gp, rx_gp), "D": (...)}`` is the one place the
+    firmware sets them (``make_slots`` opens the UARTs from it).
     """
     tree = ast.parse(source if source is not None else FIRMWARE.read_text(encoding="utf-8"))
-    consts: dict[str, int] = {}
+    table: object = None
     for node in tree.body:
         if (isinstance(node, ast.Assign) and len(node.targets) == 1
                 and isinstance(node.targets[0], ast.Name)
-                and isinstance(node.value, ast.Constant) and isinstance(node.value.value, int)):
-            consts[node.targets[0].id] = node.value.value
-
-    def number(node: ast.expr) -> int:
-        if isinstance(node, ast.Constant) and isinstance(node.value, int):
-            return node.value
-        if isinstance(node, ast.Name) and node.id in consts:
-            return consts[node.id]
-        raise WiringError(f"firmware: cannot read a pin number from {ast.unparse(node)}")
-
-    found: dict[str, PicoUart] = {}
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                and node.func.id == "Slot" and node.args
-                and isinstance(node.args[0], ast.Constant)):
-            continue
-        letter = node.args[0].value
-        for inner in ast.walk(node):
-            if (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name)
-                    and inner.func.id == "UART" and inner.args):
-                rx = next((k.value for k in inner.keywords if k.arg == "rx"), None)
-                if not (isinstance(rx, ast.Call) and rx.args):
-                    raise WiringError("firmware: a UART without rx=Pin(n)")
-                slot = {"A": "ATTACKER", "D": "DEFENDER"}[str(letter)]
-                found[slot] = PicoUart(slot, number(inner.args[0]), number(rx.args[0]))
-    if sorted(found) != sorted(SLOTS):
-        raise WiringError(f"firmware: expected an RDM6300 UART per slot, found {sorted(found)}")
-    return [found[s] for s in SLOTS]
+                and node.targets[0].id == "RDM6300_UART"):
+            try:
+                table = ast.literal_eval(node.value)
+            except ValueError:
+                raise WiringError("firmware: RDM6300_UART is not a literal") from None
+    if not isinstance(table, dict) or sorted(table) != ["A", "D"]:
+        raise WiringError(f"firmware: expected RDM6300_UART for slots A and D, found {table!r}")
+    uarts = []
+    for letter, slot in zip("AD", SLOTS, strict=True):
+        entry = table[letter]
+        if not (isinstance(entry, tuple) and len(entry) == 3
+                and all(isinstance(n, int) for n in entry)):
+            raise WiringError(f"firmware: RDM6300_UART[{letter!r}] is not (uart, tx, rx)")
+        uarts.append(PicoUart(slot, entry[0], entry[2]))
+    return uarts
 
 
 # ----------------------------------------------------------------------- wiring.md

@@ -379,21 +379,23 @@ def _enroll_here(config: Config, args: argparse.Namespace) -> int:
 def _hold_data_dir(data_dir: Path) -> int | None:
     """Take the data directory's lock (as the arbiter does) so no arbiter starts meanwhile.
 
-    :returns: the lock's descriptor (close it to release), or None when the directory
-        does not exist yet.
+    :returns: the lock's descriptor (close it to release), or None when no arbiter
+        has used the directory yet (no lock file).
     :raises DataInUseError: the running arbiter holds it.
     :raises CliError: it cannot be opened (another account's, e.g. the service's).
     """
     import fcntl
 
-    if not data_dir.is_dir():
-        return None
     try:
-        fd = os.open(data_dir / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+        # Never created here: a lock file made by root (sudo) would keep the
+        # service's own account out. No lock file: no arbiter has used the directory.
+        fd = os.open(data_dir / ".lock", os.O_RDWR)
+    except FileNotFoundError:
+        return None
     except OSError as exc:
         raise CliError(
-            f"cannot open {data_dir} ({exc.strerror}): it belongs to the service's account; "
-            f"run as that account (sudo -u gg-arbiter ...) or with --data DIR"
+            f"cannot open {data_dir} ({exc.strerror}): if it is the service's, run as its "
+            "account (sudo -u gg-arbiter gg-arbiter ...) or give --data DIR"
         ) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -430,10 +432,9 @@ def _cmd_monitor(args: argparse.Namespace) -> int:
         if kind.startswith("keys") and not hardware_available():
             raise CliError("no GPIO hardware here (not a Raspberry Pi): try gg-arbiter "
                            "monitor --sim, which simulates the switches")
-        try:
-            lock = _hold_data_dir(config.data_dir)
-        except DataInUseError:
-            raise CliError(_stop_service_hint(config, "monitor")) from None
+        running, lock = _service_running(config, args)
+        if running:
+            raise CliError(_stop_service_hint(config, "monitor"))
     try:
         return _monitor(args, config)
     finally:
@@ -713,6 +714,21 @@ def _cmd_set_pin(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_broker_config(args: argparse.Namespace) -> int:
+    from arbiter.fleet.brokerconf import BrokerConfigError, write_broker_config
+
+    try:
+        files = write_broker_config(Path(args.out), event=args.event, tables=args.tables,
+                                    port=args.listen_port, force=args.force)
+    except BrokerConfigError as exc:
+        raise CliError(str(exc)) from None
+    print(f"wrote {files.conf}, {files.passwd.name}, {files.acl.name} "
+          f"({len(files.users) - 1} tables and the hub)")
+    print(f"passwords, one file per user (give each table its own): {files.secrets}/")
+    print(f"start the broker: mosquitto -c {files.conf}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="gg-arbiter", description="Salpakan Arbiter: a Game of the Generals arbiter"
@@ -801,6 +817,18 @@ def build_parser() -> argparse.ArgumentParser:
     end.add_argument("--winner", metavar="SIDE", help="W or B (not for a draw)")
     service_options(end)
     end.set_defaults(func=_cmd_end)
+
+    broker = sub.add_parser(
+        "broker-config", help="write a locked-down Mosquitto config for a venue of N tables")
+    broker.add_argument("--tables", type=int, required=True, metavar="N",
+                        help="tables 1..N")
+    broker.add_argument("--event", required=True, metavar="SLUG", help="the event's name")
+    broker.add_argument("--out", required=True, metavar="DIR", help="where to write the files")
+    broker.add_argument("--listen-port", type=_port, default=1883, metavar="PORT",
+                        help="the broker's port (default 1883)")
+    broker.add_argument("--force", action="store_true",
+                        help="replace existing files (every password changes)")
+    broker.set_defaults(func=_cmd_broker_config)
 
     set_pin = sub.add_parser("set-pin", help="set the admin PIN of the status page")
     common(set_pin)

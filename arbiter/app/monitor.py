@@ -223,11 +223,10 @@ class Monitor:
             return self._name(bits)
         listed = _numbers(list(closed))
         if len(closed) < weight:
-            return (f"not a piece: {len(closed)} of {n} closed ({listed}): a key on its way "
-                    "in or out or not fully seated, a tooth not reaching its switch, or "
-                    f"switch {listed} stuck closed if it stays")
+            return (f"not a piece: {len(closed)} of {n} closed ({listed}): half seated, "
+                    "a short tooth, or a switch stuck closed")
         return (f"not a piece: {len(closed)} of {n} closed ({listed}), a key closes {weight}: "
-                "a switch stuck closed or a notch too shallow")
+                "a switch stuck closed or a shallow notch")
 
 
 def _numbers(numbers: list[int]) -> str:

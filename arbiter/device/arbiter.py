@@ -120,7 +120,6 @@ class Arbiter:
         )
         self._enrollment = EnrollmentMode(registry, signals)
         self._selftest = SelfTest(signals, self._tunes)
-        self._fleet = fleet
         self.fleet = fleet  # the app's broker link keeps it up to date
         self._status_hub = StatusHub("sim" if sim is not None else "hardware", fleet=fleet)
         if fleet is not None:
@@ -190,7 +189,7 @@ class Arbiter:
     def _do_new_game(self) -> int:
         if self._enrollment.active:
             raise DeviceError("finish or stop enrollment first")
-        assignment = self._fleet.assignment if self._fleet is not None else None
+        assignment = self.fleet.assignment if self.fleet is not None else None
         return self._sequence.new_game(assignment.to_dict() if assignment else None)
 
     def _new_game_held(self) -> None:

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arbiter.errors import ArbiterError
-from arbiter.fleet.durable import remove_durably, write_durably
 from arbiter.rules.jsondata import JsonDict
+from arbiter.storage.durable import remove_durably, write_durably
 
 log = logging.getLogger(__name__)
 

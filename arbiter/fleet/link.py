@@ -43,6 +43,10 @@ log = logging.getLogger(__name__)
 WINDOW = 100
 #: The publisher looks at the journals at least this often (seconds), status or not.
 POLL = 1.0
+#: Seconds the publisher lets the device finish what it is doing before it works: a
+#: challenge is a burst (a reading, the verdict, the LEDs, a status or two) and the
+#: publisher's work, done during it, would compete with the verdict for the interpreter.
+SETTLE = 0.02
 #: Seconds between reconnection attempts: the first, and the longest.
 RECONNECT_MIN, RECONNECT_MAX = 1, 8
 
@@ -71,6 +75,7 @@ class FleetLink:
         self._status: JsonDict | None = None
         self._status_dirty = False
         self._acked: set[int] = set()  # message ids the broker acknowledged (PUBACK)
+        self._drained = threading.Event()  # a pass found nothing left to send or to ack
         self._thread: threading.Thread | None = None
         self._client: mqtt.Client | None = None
         self._reported = ""
@@ -123,7 +128,14 @@ class FleetLink:
         self._thread.start()
 
     def close(self, timeout: float = 2.0) -> None:
-        """Say offline (if connected), disconnect and stop the threads. Safe twice."""
+        """Send what is left (for up to ``timeout`` s, if connected), say offline,
+        disconnect and stop the threads. Safe twice; what is not acknowledged by
+        then goes out after the next start."""
+        client = self._client
+        if client is not None and client.is_connected() and not self._stop.is_set():
+            self._drained.clear()
+            self._wake.set()
+            self._drained.wait(timeout)
         self._stop.set()
         self._wake.set()
         if self._thread is not None:
@@ -206,7 +218,8 @@ class FleetLink:
         sent = cursor
         inflight: collections.deque[tuple[mqtt.MQTTMessageInfo, Pending]] = collections.deque()
         while not self._stop.is_set():
-            self._wake.wait(POLL)
+            if self._wake.wait(POLL):
+                self._stop.wait(SETTLE)  # everything that comes meanwhile is taken at once
             self._wake.clear()
             client = self._client
             if client is None or self._stop.is_set():
@@ -220,6 +233,8 @@ class FleetLink:
                     for pending in self._outbox.pending(sent, WINDOW - len(inflight)):
                         inflight.append((self._send(client, pending), pending))
                         sent = pending.after
+                if not inflight:
+                    self._drained.set()
             except Exception:  # the link must outlive any surprise; the device is not affected
                 log.exception("broker: publisher error")
                 self._stop.wait(POLL)
@@ -234,6 +249,9 @@ class FleetLink:
                 info, pending = inflight.popleft()
                 self._acked.discard(info.mid)
                 moved = pending.after
+            # Every outbox message sent is in ``inflight`` by now: other ids acknowledged
+            # (status, online) are dropped, so no stale id can match a later message's.
+            self._acked &= {info.mid for info, _ in inflight}
         if moved != cursor:
             try:
                 self._cursor_file.save(moved)

@@ -16,9 +16,9 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from arbiter.fleet.durable import write_durably
 from arbiter.fleet.payloads import OutboxItem, game_items
 from arbiter.rules.game import Game
+from arbiter.storage.durable import write_durably
 from arbiter.storage.journal import (
     CorruptDataError,
     StoreError,

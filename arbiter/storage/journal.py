@@ -41,6 +41,7 @@ from arbiter.storage.codec import (
     parse_game,
     records_of,
 )
+from arbiter.storage.durable import write_durably
 from arbiter.storage.errors import (
     CorruptDataError,
     StoreError,
@@ -76,25 +77,6 @@ def _fsync(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def _write_all_durably(path: Path, payload: bytes) -> None:
-    """Create ``path`` atomically with ``payload``: temp file, fsync, rename, fsync dir."""
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE_MODE)
-        try:
-            if os.write(fd, payload) != len(payload):
-                raise OSError(f"short write to {tmp}")
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    _fsync(path.parent)
 
 
 class GameStore:
@@ -261,7 +243,7 @@ class GameStore:
             # Never acknowledged (no newline reached the disk): keep the bytes aside.
             tail = path.read_bytes()[loaded.good_bytes :]
             aside = path.with_name(f"{path.name}.torn-{int(time.time())}")
-            _write_all_durably(aside, tail)
+            write_durably(aside, tail)
             os.truncate(path, loaded.good_bytes)
             _fsync(path)
             message = (
@@ -275,10 +257,10 @@ class GameStore:
         """Rewrite a damaged journal with its intact lines, an ``unreadable``
         line standing for each lost challenge; the original is kept aside."""
         aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
-        _write_all_durably(aside, path.read_bytes())
+        write_durably(aside, path.read_bytes())
         game = loaded.game
         payload = b"".join(encode(r) for r in records_of(game))
-        _write_all_durably(path, payload)
+        write_durably(path, payload)
         lost = ", ".join(map(str, game.unreadable)) or "none"
         message = (
             f"{path}: could not read {'; '.join(map(str, loaded.damage))}. "
@@ -294,7 +276,7 @@ class GameStore:
         game = Game(id=game_id, started_at=time.time(), assignment=assignment)
         path = self._path(game_id)
         try:
-            _write_all_durably(path, encode(header_record(game)))
+            write_durably(path, encode(header_record(game)))
             fd = os.open(path, os.O_WRONLY | os.O_APPEND)
         except OSError as exc:
             raise StoreError(f"cannot create {path}: {exc}") from None

@@ -1,26 +1,44 @@
-"""gg-slots firmware: a Raspberry Pi Pico reads two RDM6300 modules and reports both
+"""gg-slots firmware: a Raspberry Pi Pico reads two slot readers and reports both
 slots to the arbiter over USB serial (protocol: firmware/PROTOCOL.md).
 
-Wiring (details in README.md beside this file):
-  ATTACKER RDM6300 TX -> divider (1k over 2k to GND) -> GP1 (UART0 RX)
-  DEFENDER RDM6300 TX -> divider (1k over 2k to GND) -> GP5 (UART1 RX)
-  both modules: VCC -> VBUS (5 V, pin 40), GND -> GND
-The modules' TX is 5 V logic; RP2040 pins are not 5 V tolerant: keep the dividers.
+READER below chooses the readers; the line protocol is the same either way:
+  "rdm6300": two RDM6300 125 kHz modules (EM4100 tags) on UART0 / UART1
+  "rc522":   two RC522 (MFRC522) 13.56 MHz boards (NTAG / MIFARE tags) on SPI0
+Wiring: the tables in README.md beside this file, tested against the pin constants
+below (the one place pins are set). RDM6300 TX is 5 V logic and RP2040 pins are not
+5 V tolerant: keep the dividers. The RC522 is a 3.3 V part: power it from 3V3, never 5 V.
 
 MicroPython code: it also imports under CPython (with a stub `machine`
 module) so that tests can check the parser, the line format and the slot
-logic; the main loop only runs on the board.
+logic; tests/firmware/test_micropython.py runs all of it, main() included, under the
+MicroPython unix port with fake hardware.
 """
 
 import sys
 import time
 
-from machine import UART, Pin
+import mfrc522
+from machine import SPI, UART, Pin
+
+READER = "rdm6300"  # or "rc522"
+
+# Pins, as GP numbers: the only place they are set (README.md's tables are tested
+# against these).
+RDM6300_UART = {"A": (0, 0, 1), "D": (1, 4, 5)}  # slot: (UART id, TX pin, RX pin)
+RC522_SPI = 0
+RC522_SCK = 18
+RC522_MOSI = 19
+RC522_MISO = 16
+RC522_CS = {"A": 17, "D": 20}  # the boards' SDA pin
+RC522_RST = 21
+RC522_BAUDRATE = 1_000_000
 
 PROTOCOL = "gg-slots"
 VERSION = 1
-REMOVAL_MS = 300  # no valid frame for this long: the tag has left
+REMOVAL_MS = 300  # no valid frame (RDM6300) or answer (RC522) for this long: the tag has left
+RC522_POLL_MS = 50  # how often each RC522 looks for a tag
 LOOP_SLEEP_MS = 5
+MAX_INPUT = 64  # bytes read from the Pi per loop
 STX = 0x02
 ETX = 0x03
 
@@ -30,7 +48,7 @@ try:
 except AttributeError:  # CPython, for the tests
 
     def ticks_ms():
-        return int(time.monotonic() * 1000)
+        return int(time.monotonic() * 1000)  # type: ignore[attr-defined]
 
     def ticks_diff(a, b):
         return a - b
@@ -122,25 +140,21 @@ def printable(text, limit=60):
     return "".join(c if 32 <= ord(c) < 127 and c != "*" else "?" for c in text)[:limit]
 
 
-class Slot:
-    """One slot: an RDM6300 on a UART, its parser and the tag seen last."""
+class SlotState:
+    """What a slot reports: the tag seen last, gone after REMOVAL_MS without a sighting."""
 
-    def __init__(self, letter, uart):
+    def __init__(self, letter):
         self.letter = letter
-        self.uart = uart
-        self.parser = FrameParser()
         self.tag = None
         self.seen_ms = 0
+        self.fault = None  # found at start-up; sent as an ERR line with the full state
 
-    def update(self, now_ms):
-        """Read what the module sent; True if the slot's state changed."""
-        count = self.uart.any()
-        data = self.uart.read(count) if count else None
-        tags = self.parser.feed(data) if data else []
-        if tags:
+    def saw(self, tag, now_ms):
+        """Note one sighting (a tag id, or None for none); True if the state changed."""
+        if tag is not None:
             self.seen_ms = now_ms
-            if tags[-1] != self.tag:
-                self.tag = tags[-1]
+            if tag != self.tag:
+                self.tag = tag
                 return True
         elif self.tag is not None and ticks_diff(now_ms, self.seen_ms) >= REMOVAL_MS:
             self.tag = None
@@ -153,11 +167,95 @@ class Slot:
         return self.letter + " TAG " + self.tag
 
 
+class UartSlot(SlotState):
+    """One slot read by an RDM6300 on a UART: its frames' checksums are checked."""
+
+    def __init__(self, letter: str, uart: UART) -> None:
+        super().__init__(letter)
+        self.uart = uart
+        self.parser = FrameParser()
+
+    def update(self, now_ms):
+        """Read what the module sent; True if the slot's state changed."""
+        count = self.uart.any()
+        data = self.uart.read(count) if count else None
+        tags = self.parser.feed(data) if data else []
+        return self.saw(tags[-1] if tags else None, now_ms)
+
+
+def uid_hex(uid):
+    """A UID as the protocol's tag id: upper-case hex, 2 digits a byte."""
+    return "".join("%02X" % byte for byte in uid)
+
+
+class Rc522Slot(SlotState):
+    """One slot read by an MFRC522, polled every RC522_POLL_MS.
+
+    A failed exchange (collision, bad BCC or CRC_A) is counted and treated as no
+    sighting: the slot keeps its state until REMOVAL_MS passes without a good read.
+    """
+
+    def __init__(self, letter: str, reader: mfrc522.MFRC522) -> None:
+        super().__init__(letter)
+        self.reader = reader
+        self.polled_ms = None
+        self.errors = 0
+
+    def update(self, now_ms):
+        """Poll the reader if due; True if the slot's state changed."""
+        if self.fault:  # no board: polling would only wait for its timeouts
+            return False
+        if self.polled_ms is not None and ticks_diff(now_ms, self.polled_ms) < RC522_POLL_MS:
+            return False
+        self.polled_ms = now_ms
+        try:
+            uid = self.reader.read_uid()
+        except mfrc522.CardError:
+            self.errors += 1
+            uid = None
+        return self.saw(None if uid is None else uid_hex(uid), now_ms)
+
+
+def make_slots(reader):
+    """The two slots, A then D, on the pins above, for READER `reader`."""
+    if reader == "rdm6300":
+        return [
+            UartSlot(letter, UART(uart, baudrate=9600, tx=Pin(tx), rx=Pin(rx), rxbuf=256))
+            for letter, (uart, tx, rx) in sorted(RDM6300_UART.items())
+        ]
+    if reader == "rc522":
+        spi = SPI(
+            RC522_SPI,
+            baudrate=RC522_BAUDRATE,
+            polarity=0,
+            phase=0,
+            sck=Pin(RC522_SCK),
+            mosi=Pin(RC522_MOSI),
+            miso=Pin(RC522_MISO),
+        )
+        rst = Pin(RC522_RST, Pin.OUT, value=0)  # hard reset of both boards
+        readers = {letter: mfrc522.MFRC522(spi, Pin(cs)) for letter, cs in RC522_CS.items()}
+        rst.value(1)
+        time.sleep_ms(50)  # let the oscillators start after the reset; ample
+        slots = []
+        for letter in sorted(readers):
+            readers[letter].init()
+            slot = Rc522Slot(letter, readers[letter])
+            if not readers[letter].present():
+                slot.fault = "RC522 %s not answering on SPI: check its wiring" % letter
+            slots.append(slot)
+        return slots
+    raise ValueError("READER must be 'rdm6300' or 'rc522', not %r" % (reader,))
+
+
 def state_lines(slots):
-    """The full-state answer: HELLO, then one line per slot."""
+    """The full-state answer: HELLO, one line per slot, then an ERR line per faulty slot."""
     lines = [encode("HELLO %s %d" % (PROTOCOL, VERSION))]
     for slot in slots:
         lines.append(encode(slot.body()))
+    for slot in slots:
+        if slot.fault:
+            lines.append(encode("ERR " + printable(slot.fault)))
     return lines
 
 
@@ -166,35 +264,47 @@ def commands(text):
     return text.count("?")
 
 
+class Firmware:
+    """The main loop's work, one step at a time (tests drive it with a fake clock)."""
+
+    def __init__(self, slots, out):
+        self.slots = slots
+        self.out = out
+
+    def start(self):
+        for line in state_lines(self.slots):
+            self.out.write(line)
+
+    def step(self, now_ms, incoming=""):
+        """Update every slot, report changes, answer `?` in `incoming`; True if any tag."""
+        for slot in self.slots:
+            if slot.update(now_ms):
+                self.out.write(encode(slot.body()))
+        if commands(incoming):
+            for line in state_lines(self.slots):
+                self.out.write(line)
+        return any(slot.tag is not None for slot in self.slots)
+
+
 def main():
     import select
 
-    slots = [
-        Slot("A", UART(0, baudrate=9600, tx=Pin(0), rx=Pin(1), rxbuf=256)),
-        Slot("D", UART(1, baudrate=9600, tx=Pin(4), rx=Pin(5), rxbuf=256)),
-    ]
+    firmware = Firmware(make_slots(READER), sys.stdout)
     led = Pin("LED", Pin.OUT)
-    out = sys.stdout
     poller = select.poll()
     poller.register(sys.stdin, select.POLLIN)
-    for line in state_lines(slots):
-        out.write(line)
+    firmware.start()
     while True:
         try:
-            now = ticks_ms()
-            for slot in slots:
-                if slot.update(now):
-                    out.write(encode(slot.body()))
-            asked = 0
-            while poller.poll(0):
-                asked += commands(sys.stdin.read(1))
-            if asked:
-                for line in state_lines(slots):
-                    out.write(line)
-            led.value(any(slot.tag is not None for slot in slots))
+            incoming = ""
+            for _ in range(MAX_INPUT):  # bounded: a closed stdin polls readable forever
+                if not poller.poll(0):
+                    break
+                incoming += sys.stdin.read(1)
+            led.value(firmware.step(ticks_ms(), incoming))
             time.sleep_ms(LOOP_SLEEP_MS)
         except Exception as exc:  # keep serving; tell the Pi, slowly
-            out.write(encode("ERR " + printable(repr(exc))))
+            sys.stdout.write(encode("ERR " + printable(repr(exc))))
             time.sleep_ms(1000)
 
 

@@ -428,7 +428,7 @@ def test_device_new_game_on_full_disk_keeps_the_game(
     def full_disk(path: Path, payload: bytes) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(journal, "_write_all_durably", full_disk)
+    monkeypatch.setattr(journal, "write_durably", full_disk)
     with pytest.raises(DeviceError, match="cannot be written"):
         rig.arbiter.new_game()
     status = rig.arbiter.status()
@@ -443,7 +443,7 @@ def test_device_new_game_button_failure_is_logged(
     def full_disk(path: Path, payload: bytes) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(journal, "_write_all_durably", full_disk)
+    monkeypatch.setattr(journal, "write_durably", full_disk)
     pin = rig.factory.pin(rig.config.button.new_game_pin)
     with caplog.at_level(logging.WARNING, logger="arbiter.device"):
         pin.drive_low()

@@ -211,7 +211,8 @@ def test_mcp23017_picture_has_every_chip_pin_the_reader_uses(wiring: ModuleType)
 
 def test_mcu_picture_uses_the_firmware_uart_pins(wiring: ModuleType) -> None:
     source = FIRMWARE.read_text(encoding="utf-8")
-    found = re.findall(r'Slot\("([AD])", UART\((\d+),.*?rx=Pin\((\d+)\)', source)
+    found = re.findall(r'"([AD])": \((\d+), \d+, (\d+)\)', source)
+    assert len(found) == 2
     assert [(u.slot[0], u.uart, u.rx_gp) for u in wiring.pico_uarts()] == [
         (letter, int(uart), int(rx)) for letter, uart, rx in found
     ]
@@ -225,19 +226,19 @@ def test_mcu_picture_uses_the_firmware_uart_pins(wiring: ModuleType) -> None:
     assert "RC522" in texts
 
 
-def test_pico_uarts_resolves_constants_and_refuses_a_missing_slot(wiring: ModuleType) -> None:
-    source = (
-        "ATT_RX = 9\n"
-        "def main():\n"
-        "    a = Slot('A', Reader(UART(1, baudrate=9600, rx=Pin(ATT_RX))))\n"
-        "    d = Slot('D', UART(0, rx=Pin(13)))\n"
-    )
+def test_pico_uarts_reads_the_constant_and_refuses_a_missing_slot(wiring: ModuleType) -> None:
+    source = 'RDM6300_UART = {"A": (1, 8, 9), "D": (0, 12, 13)}\n'
     uarts = wiring.pico_uarts(source)
     assert [(u.slot, u.uart, u.rx_gp, u.rx_pin) for u in uarts] == [
         ("ATTACKER", 1, 9, 12), ("DEFENDER", 0, 13, 17),
     ]
-    with pytest.raises(wiring.WiringError):
-        wiring.pico_uarts("def main():\n    Slot('A', UART(0, rx=Pin(1)))\n")
+    for bad in (
+        'RDM6300_UART = {"A": (0, 0, 1)}\n',
+        'RDM6300_UART = {"A": (0, 1), "D": (1, 4, 5)}\n',
+        "X = 1\n",
+    ):
+        with pytest.raises(wiring.WiringError):
+            wiring.pico_uarts(bad)
 
 
 # ------------------------------------------------------------------ key chart

@@ -1,8 +1,10 @@
-"""The MicroPython slot firmware, imported under CPython with a stub ``machine`` module."""
+"""The MicroPython slot firmware, imported under CPython with stub ``machine`` and
+``micropython`` modules (tests/firmware/test_micropython.py runs it under MicroPython)."""
 
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 import types
 from collections.abc import Iterator
@@ -61,8 +63,13 @@ def firmware() -> Iterator[types.ModuleType]:
     machine = types.ModuleType("machine")
     machine.UART = FakeUart  # type: ignore[attr-defined]
     machine.Pin = FakePin  # type: ignore[attr-defined]
+    machine.SPI = FakeUart  # type: ignore[attr-defined]  # unused: READER is rdm6300
+    micropython = types.ModuleType("micropython")
+    micropython.const = lambda expr: expr  # type: ignore[attr-defined]
     saved = sys.modules.get("machine")
     sys.modules["machine"] = machine
+    sys.modules["micropython"] = micropython
+    sys.path.insert(0, str(MAIN.parent))  # main.py imports mfrc522 from beside it
     try:
         spec = importlib.util.spec_from_file_location("gg_slots_firmware", MAIN)
         assert spec is not None and spec.loader is not None
@@ -70,6 +77,9 @@ def firmware() -> Iterator[types.ModuleType]:
         spec.loader.exec_module(module)
         yield module
     finally:
+        sys.path.remove(str(MAIN.parent))
+        sys.modules.pop("mfrc522", None)
+        sys.modules.pop("micropython", None)
         if saved is None:
             sys.modules.pop("machine", None)
         else:
@@ -129,8 +139,8 @@ def test_firmware_crc8_matches_arbiter(firmware: types.ModuleType) -> None:
 
 
 def test_firmware_state_lines_decode_on_the_pi(firmware: types.ModuleType) -> None:
-    a = firmware.Slot("A", FakeUart())
-    d = firmware.Slot("D", FakeUart())
+    a = firmware.UartSlot("A", FakeUart())
+    d = firmware.UartSlot("D", FakeUart())
     d.tag = "100086F444"
     lines = firmware.state_lines([a, d])
     assert [line[-1] for line in lines] == ["\n"] * 3
@@ -153,7 +163,7 @@ def test_firmware_slot_reports_tag_once_then_empty_after_timeout(
     firmware: types.ModuleType,
 ) -> None:
     uart = FakeUart()
-    slot = firmware.Slot("A", uart)
+    slot = firmware.UartSlot("A", uart)
     assert slot.update(0) is False
     uart.pending += encode_frame("62E3086CED")
     assert slot.update(10) is True
@@ -171,7 +181,7 @@ def test_firmware_slot_reports_tag_once_then_empty_after_timeout(
 
 def test_firmware_slot_reports_a_replacing_tag(firmware: types.ModuleType) -> None:
     uart = FakeUart()
-    slot = firmware.Slot("D", uart)
+    slot = firmware.UartSlot("D", uart)
     uart.pending += encode_frame("62E3086CED")
     assert slot.update(0) is True
     uart.pending += encode_frame("100086F444")
@@ -181,7 +191,7 @@ def test_firmware_slot_reports_a_replacing_tag(firmware: types.ModuleType) -> No
 
 def test_firmware_slot_ignores_bad_frames(firmware: types.ModuleType) -> None:
     uart = FakeUart()
-    slot = firmware.Slot("A", uart)
+    slot = firmware.UartSlot("A", uart)
     uart.pending += b"\x0262E3086CED09\x03" + b"\xff" * 20
     assert slot.update(0) is False
     assert slot.tag is None
@@ -196,3 +206,78 @@ def test_firmware_commands_count_state_requests(firmware: types.ModuleType) -> N
 def test_firmware_main_does_not_run_on_import(firmware: types.ModuleType) -> None:
     assert callable(firmware.main)
     assert firmware.__name__ != "__main__"
+
+
+# -- the wiring tables in firmware/micropython/README.md match main.py's pins --------
+
+README = MAIN.parent / "README.md"
+#: Raspberry Pi Pico: GP number -> physical pin (Pico datasheet pinout).
+PICO_PIN = {0: 1, 1: 2, 4: 6, 5: 7, 16: 21, 17: 22, 18: 24, 19: 25, 20: 26, 21: 27}
+
+
+def _table(first_header: str) -> dict[str, list[str]]:
+    """Rows of the Markdown table whose first header cell is `first_header`."""
+    lines = README.read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"| {first_header} |"))
+    rows: dict[str, list[str]] = {}
+    for line in lines[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        rows[cells[0]] = cells[1:]
+    return rows
+
+
+def _gp(cell: str) -> int:
+    """The GP number of a cell like 'GP17 (pin 22)', its physical pin checked too."""
+    found = re.search(r"GP(\d+) \(pin (\d+)", cell)
+    assert found is not None, cell
+    gp, pin = int(found.group(1)), int(found.group(2))
+    assert PICO_PIN[gp] == pin, f"GP{gp} is pin {PICO_PIN[gp]}, the table says {pin}"
+    return gp
+
+
+def test_readme_rc522_table_matches_the_pins(firmware: types.ModuleType) -> None:
+    rows = _table("RC522 pin")
+    assert [_gp(cell) for cell in rows["SDA (SS)"]] == [
+        firmware.RC522_CS["A"],
+        firmware.RC522_CS["D"],
+    ]
+    for name, pin in [
+        ("SCK", firmware.RC522_SCK),
+        ("MOSI", firmware.RC522_MOSI),
+        ("MISO", firmware.RC522_MISO),
+        ("RST", firmware.RC522_RST),
+    ]:
+        assert [_gp(cell) for cell in rows[name]] == [pin, pin], name
+    assert all("3V3" in cell and "pin 36" in cell for cell in rows["3.3V"])
+    assert "3.3 V only" in README.read_text()
+
+
+def test_readme_rdm6300_table_matches_the_pins(firmware: types.ModuleType) -> None:
+    rows = _table("RDM6300 pin")
+    for cell, letter in zip(rows["TX"], "AD", strict=True):
+        uart, _, rx = firmware.RDM6300_UART[letter]
+        assert _gp(cell) == rx
+        assert f"UART{uart} RX" in cell
+
+
+def test_rc522_pins_are_spi0_pins(firmware: types.ModuleType) -> None:
+    # RP2040 SPI0: SCK on GP2/6/18/22, TX (MOSI) on GP3/7/19/23, RX (MISO) on GP0/4/16/20.
+    assert firmware.RC522_SPI == 0
+    assert firmware.RC522_SCK in (2, 6, 18, 22)
+    assert firmware.RC522_MOSI in (3, 7, 19, 23)
+    assert firmware.RC522_MISO in (0, 4, 16, 20)
+    used = [
+        firmware.RC522_SCK,
+        firmware.RC522_MOSI,
+        firmware.RC522_MISO,
+        firmware.RC522_RST,
+        *firmware.RC522_CS.values(),
+    ]
+    assert len(set(used)) == len(used)
+
+
+def test_firmware_reader_default_is_rdm6300(firmware: types.ModuleType) -> None:
+    assert firmware.READER == "rdm6300"
+    assert 'READER = "rdm6300"  # or "rc522"' in MAIN.read_text()

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from arbiter.hardware.readers.base import ReaderError, SlotReading, SlotState
 from arbiter.hardware.readers.mcu import (
+    TAG_LENGTHS,
     ErrorMessage,
     HelloMessage,
     McuLineError,
@@ -83,7 +84,7 @@ def test_decode_line_rejects_bad_checksum(line: bytes) -> None:
     "body",
     [
         "A TAG 62e3086ced",  # tags are sent upper case
-        "A TAG 62E3086C",
+        "A TAG 62E3086CE",  # odd length
         "A TAG 62E3086CEDFF",
         "A TAG 62E3086CEG",
         "X TAG 62E3086CED",
@@ -100,6 +101,26 @@ def test_decode_line_rejects_bad_checksum(line: bytes) -> None:
 def test_decode_line_rejects_unknown_body_even_with_good_checksum(body: str) -> None:
     with pytest.raises(McuLineError):
         decode_line(encode_line(body).rstrip(b"\n"))
+
+
+@pytest.mark.parametrize(
+    "tag",
+    [
+        "04A1B2C3",  # 4-byte UID (MIFARE Classic 1K)
+        "62E3086CED",  # RDM6300: version byte + 4 id bytes
+        "04A1B2C3D48E80",  # 7-byte UID (NTAG213/215/216 stickers)
+        "04A1B2C3D48E80112233",  # 10-byte UID
+    ],
+)
+def test_decode_line_accepts_every_tag_length(tag: str) -> None:
+    assert len(tag) in TAG_LENGTHS
+    assert decode_line(encode_line(f"D TAG {tag}").rstrip(b"\n")) == SlotMessage(D, tag)
+
+
+@pytest.mark.parametrize("digits", [n for n in range(2, 24, 2) if n not in TAG_LENGTHS])
+def test_decode_line_rejects_other_tag_lengths(digits: int) -> None:
+    with pytest.raises(McuLineError):
+        decode_line(encode_line("A TAG " + "04" * (digits // 2)).rstrip(b"\n"))
 
 
 def test_decode_line_detects_any_single_changed_character() -> None:
@@ -257,6 +278,12 @@ def test_mcu_reader_asks_for_state_and_reports_it(
     rec.wait_for(D, SlotState.PRESENT, OTHER)
     assert mcus[0].requests >= 1
     assert rec.of(A) == [(SlotState.EMPTY, None)]
+
+
+def test_mcu_reader_reports_an_ntag_uid(mcus: list[FakeMcu], make_reader: MakeReader) -> None:
+    mcus[0].state["A"] = "04A1B2C3D48E80"
+    _, rec = make_reader()
+    rec.wait_for(A, SlotState.PRESENT, "04A1B2C3D48E80")
 
 
 def test_mcu_reader_reports_changes_per_slot(mcus: list[FakeMcu], make_reader: MakeReader) -> None:

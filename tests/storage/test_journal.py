@@ -260,7 +260,7 @@ def test_journal_new_game_failure_keeps_old_game_open(
         def full_disk(path: Path, payload: bytes) -> None:
             raise OSError(28, "No space left on device")
 
-        monkeypatch.setattr(journal, "_write_all_durably", full_disk)
+        monkeypatch.setattr(journal, "write_durably", full_disk)
         with pytest.raises(StoreError):
             store.new_game()
         assert store.current.id == 1 and not store.current.over

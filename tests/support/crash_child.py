@@ -8,7 +8,7 @@ acknowledgement's ``write(1, ...)`` sits in the trace right after the step's cal
 
 MUTATION (optional) removes one ``os.fsync(fd)`` line from the journal's source,
 to show that the explorer catches a missing fsync: ``append`` (in
-``GameStore._append``), ``rewrite`` (in ``_write_all_durably``) or ``registry``
+``GameStore._append``), ``rewrite`` (in ``storage.durable.write_durably``) or ``registry``
 (the tag registry's ``_write_atomically``).
 """
 
@@ -27,7 +27,7 @@ from arbiter.rules.contenders import Contenders
 from arbiter.rules.game import ChallengeRefusedError, EndingKind
 from arbiter.rules.pieces import Piece
 from arbiter.rules.ranks import Rank, Side
-from arbiter.storage import journal, registry
+from arbiter.storage import durable, journal, registry
 from arbiter.storage.journal import GameStore
 from arbiter.storage.registry import TagRegistry
 
@@ -51,7 +51,8 @@ def mutate(name: str) -> None:
     if name == "append":
         GameStore._append = _without_fsync(GameStore._append)  # type: ignore[method-assign]
     elif name == "rewrite":
-        journal._write_all_durably = _without_fsync(journal._write_all_durably)
+        # The journal's whole-file rewrite goes through storage.durable.write_durably.
+        journal.write_durably = _without_fsync(durable.write_durably, durable)  # type: ignore[attr-defined]
     elif name == "registry":
         registry._write_atomically = _without_fsync(
             registry._write_atomically, registry, "os.fsync(handle.fileno())"

@@ -165,7 +165,8 @@ class Subscriber:
     """A paho client subscribed to ``topic`` that records every message, in order."""
 
     def __init__(self, port: int, topic: str = "gg/#", *, username: str | None = None,
-                 password: str | None = None, client_id: str = "") -> None:
+                 password: str | None = None, client_id: str = "",
+                 wait: bool = True) -> None:
         self.messages: list[Message] = []
         self._cond = threading.Condition()
         self.topic = topic
@@ -180,7 +181,8 @@ class Subscriber:
         self.client.reconnect_delay_set(0.1, 0.5)  # type: ignore[arg-type]
         self.client.connect_async("127.0.0.1", port, keepalive=10)
         self.client.loop_start()
-        wait_until(self.subscribed.is_set, what=f"subscribed to {topic}")
+        if wait:
+            wait_until(self.subscribed.is_set, what=f"subscribed to {topic}")
 
     def _on_connect(self, client: mqtt.Client, _u: object, _f: object, reason: Any,
                     _p: object) -> None:

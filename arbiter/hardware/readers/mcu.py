@@ -9,7 +9,8 @@ shifting on the Pi side: it is all USB. The module wiring is in
 
 The line protocol is specified in ``firmware/PROTOCOL.md``; in short, each
 line is ``BODY*HH`` with ``HH`` the CRC-8 of ``BODY``: ``HELLO gg-slots 1``,
-``A TAG 62E3086CED``, ``A EMPTY``, ``D TAG ...``, ``D EMPTY``, ``ERR text``.
+``A TAG 62E3086CED`` (RDM6300; an RC522 sends 8, 14 or 20 hex digits),
+``A EMPTY``, ``D TAG ...``, ``D EMPTY``, ``ERR text``.
 The Pi sends ``?`` to ask for the full state. Garbled lines are counted and
 ignored; they never produce a reading.
 
@@ -39,6 +40,9 @@ PROTOCOL_NAME = "gg-slots"
 PROTOCOL_VERSION = 1
 #: Lines longer than this (without the newline) are garbage.
 MAX_LINE = 80
+#: Hex digits a tag id may have: 8, 14 or 20 (4-, 7- or 10-byte ISO 14443-A UIDs from
+#: an RC522; NTAG stickers have 7 bytes) or 10 (an RDM6300's EM4100 version byte + id).
+TAG_LENGTHS = frozenset((8, 10, 14, 20))
 #: What the Pi sends to ask for the full state.
 STATE_REQUEST = b"?\n"
 
@@ -123,7 +127,7 @@ def decode_line(line: bytes) -> McuMessage:
 
 
 def _is_tag(word: str) -> bool:
-    return len(word) == 10 and set(word) <= _HEX
+    return len(word) in TAG_LENGTHS and set(word) <= _HEX
 
 
 class McuReader(SerialSlotReader):

@@ -1,0 +1,131 @@
+"""``gg-arbiter broker-config``: a locked-down Mosquitto for a venue of N tables.
+
+Writes ``mosquitto.conf`` (no anonymous access), ``passwd`` (Mosquitto's
+PBKDF2-SHA512 format, the one ``mosquitto_passwd`` writes), ``acl`` (each table
+publishes only under its own prefix and reads only its assignment; the hub
+reads everything of the event and writes the assignments) and one password
+file per user under ``secrets/`` to hand to each table (``[tournament]
+password_file``) and to the hub.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+from arbiter.errors import ArbiterError
+from arbiter.fleet.payloads import prefix
+from arbiter.fleet.settings import NAME
+
+#: Mosquitto 2's password hash: PBKDF2 with SHA-512, this many rounds, a 12-byte salt.
+ROUNDS = 101
+SALT_BYTES = 12
+HUB_USER = "hub"
+
+
+class BrokerConfigError(ArbiterError, ValueError):
+    """The broker files cannot be written as asked."""
+
+
+def password_line(user: str, password: str, salt: bytes | None = None) -> str:
+    """``user:$7$101$salt$hash``, as ``mosquitto_passwd`` writes it."""
+    salt = salt if salt is not None else secrets.token_bytes(SALT_BYTES)
+    digest = hashlib.pbkdf2_hmac("sha512", password.encode(), salt, ROUNDS)
+    b64 = base64.b64encode
+    return f"{user}:$7${ROUNDS}${b64(salt).decode()}${b64(digest).decode()}"
+
+
+def table_user(table: str) -> str:
+    return f"table-{table}"
+
+
+def acl_text(event: str, tables: list[str]) -> str:
+    """The ACL: a hub that reads all and assigns, tables confined to their own prefix."""
+    lines = [
+        f"# gg-arbiter broker-config: event {event}, {len(tables)} tables.",
+        "# Each table writes only under its own prefix and reads only its assignment.",
+        f"user {HUB_USER}",
+        f"topic read gg/{event}/#",
+        f"topic write gg/{event}/table/+/assignment",
+        "",
+    ]
+    for table in tables:
+        p = prefix(event, table)
+        lines += [
+            f"user {table_user(table)}",
+            f"topic write {p}online",
+            f"topic write {p}status",
+            f"topic write {p}events",
+            f"topic write {p}record/#",
+            f"topic read {p}assignment",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def conf_text(out: Path, port: int) -> str:
+    return "\n".join([
+        "# gg-arbiter broker-config: the venue broker (mosquitto -c this file).",
+        f"listener {port}",
+        "allow_anonymous false",
+        f"password_file {out / 'passwd'}",
+        f"acl_file {out / 'acl'}",
+        "# Keep retained status, records and assignments across a broker restart.",
+        "persistence true",
+        f"persistence_location {out / 'db'}/",
+        "",
+    ])
+
+
+@dataclass(frozen=True)
+class BrokerFiles:
+    conf: Path
+    passwd: Path
+    acl: Path
+    secrets: Path
+    users: tuple[str, ...]
+
+
+def write_broker_config(out: Path, *, event: str, tables: int, port: int = 1883,
+                        force: bool = False) -> BrokerFiles:
+    """Write the files for ``tables`` tables named 1..N of ``event`` into ``out``.
+
+    :raises BrokerConfigError: a bad event or count, or files there already (``force``
+        replaces them: every password changes).
+    """
+    if not NAME.fullmatch(event):
+        raise BrokerConfigError(f"event must be 1 to 32 letters, digits, '-', '_' or '.'; "
+                                f"not {event!r}")
+    if not 1 <= tables <= 1000:
+        raise BrokerConfigError(f"--tables must be 1 to 1000, not {tables}")
+    out = out.resolve()
+    passwd = out / "passwd"
+    if passwd.exists() and not force:
+        raise BrokerConfigError(f"{passwd} exists: --force writes new passwords for everyone")
+    names = [str(n) for n in range(1, tables + 1)]
+    users = [HUB_USER, *(table_user(t) for t in names)]
+    keys = out / "secrets"
+    try:
+        keys.mkdir(parents=True, exist_ok=True, mode=0o700)
+        (out / "db").mkdir(exist_ok=True)
+        lines = []
+        for user in users:
+            password = secrets.token_urlsafe(18)
+            lines.append(password_line(user, password))
+            _private(keys / f"{user}.password", password + "\n")
+        _private(passwd, "\n".join(lines) + "\n")
+        (out / "acl").write_text(acl_text(event, names))
+        (out / "mosquitto.conf").write_text(conf_text(out, port))
+    except OSError as exc:
+        raise BrokerConfigError(f"cannot write the broker files in {out}: {exc}") from None
+    return BrokerFiles(out / "mosquitto.conf", passwd, out / "acl", keys, tuple(users))
+
+
+def _private(path: Path, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(text)

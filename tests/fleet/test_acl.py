@@ -1,0 +1,122 @@
+"""``gg-arbiter broker-config``: its Mosquitto files, started for real, lock the tables in."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+import pytest
+from paho.mqtt.enums import CallbackAPIVersion
+
+from arbiter.app.cli import main
+from arbiter.fleet.brokerconf import password_line
+from tests.fleet.conftest import GAME, TableFactory
+from tests.support.mqtt import Mosquitto, Subscriber, seqs
+from tests.support.waiting import wait_until
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture
+def venue(tmp_path: Path) -> Iterator[tuple[Mosquitto, Path]]:
+    out = tmp_path / "venue"
+    assert main(["broker-config", "--tables", "2", "--event", "demo", "--out", str(out)]) == 0
+    conf = (out / "mosquitto.conf").read_text().splitlines()
+    assert "allow_anonymous false" in conf and "listener 1883" in conf
+    # The test's own listener (127.0.0.1, a free port) and no persistence; the rest as written.
+    kept = [ln for ln in conf if not ln.startswith(("listener", "persistence"))]
+    broker = Mosquitto(tmp_path / "broker", extra="\n".join(kept)).start()
+    try:
+        yield broker, out
+    finally:
+        broker.stop()
+
+
+def _secret(out: Path, user: str) -> str:
+    return (out / "secrets" / f"{user}.password").read_text().strip()
+
+
+def _client(port: int, user: str, password: str) -> mqtt.Client:
+    client = mqtt.Client(CallbackAPIVersion.VERSION2)
+    client.username_pw_set(user, password)
+    client.connect("127.0.0.1", port)
+    client.loop_start()
+    wait_until(client.is_connected, what=f"{user} connected")
+    return client
+
+
+def _send(client: mqtt.Client, topic: str, payload: bytes, retain: bool = False) -> None:
+    client.publish(topic, payload, qos=1, retain=retain).wait_for_publish(5)
+
+
+def test_each_table_writes_only_its_prefix_and_reads_only_its_assignment(
+    venue: tuple[Mosquitto, Path]
+) -> None:
+    broker, out = venue
+    hub = Subscriber(broker.port, "gg/demo/#", username="hub", password=_secret(out, "hub"))
+    t1 = _client(broker.port, "table-1", _secret(out, "table-1"))
+    # A table writing under another table's prefix is dropped; its own message after it
+    # proves the broker has handled both (one connection delivers in order).
+    _send(t1, "gg/demo/table/2/events", b'{"forged":true}')
+    _send(t1, "gg/demo/table/1/events", b'{"seq":1}')
+    hub.wait(lambda s: s.on("table/1/events"), what="table 1's own event")
+    assert not hub.on("table/2/events")
+
+    spy = Subscriber(broker.port, "gg/#", username="table-1", password=_secret(out, "table-1"),
+                     client_id="table-1-reader")
+    hub_writer = _client(broker.port, "hub", _secret(out, "hub"))
+    _send(hub_writer, "gg/demo/table/2/assignment", b'{"for":2}', retain=True)
+    _send(hub_writer, "gg/demo/table/1/assignment", b'{"for":1}', retain=True)
+    spy.wait(lambda s: s.on("table/1/assignment"), what="table 1 reads its assignment")
+    assert [m.topic for m in spy.messages] == ["gg/demo/table/1/assignment"]
+    # A table cannot write an assignment (the hub alone does).
+    _send(t1, "gg/demo/table/1/assignment", b'{"forged":true}', retain=True)
+    _send(t1, "gg/demo/table/1/status", b"{}")
+    hub.wait(lambda s: s.on("table/1/status"))
+    assert all(json.loads(m.payload) != {"forged": True} for m in hub.on("/assignment"))
+
+    refused = Subscriber(broker.port, username="table-1", password="wrong", wait=False)
+    wait_until(lambda: refused.refused, what="a wrong password refused")
+    for c in (t1, hub_writer):
+        c.loop_stop()
+        c.disconnect()
+    for s in (hub, spy, refused):
+        s.close()
+
+
+def test_a_table_with_its_password_file_publishes_its_game(
+    venue: tuple[Mosquitto, Path], make_table: TableFactory
+) -> None:
+    broker, out = venue
+    hub = Subscriber(broker.port, "gg/demo/#", username="hub", password=_secret(out, "hub"))
+    secret = out / "secrets" / "table-1.password"
+    table = make_table(f"mqtt://table-1@127.0.0.1:{broker.port}", table="1",
+                       extra=f'password_file = "{secret}"\n')
+    for attacker, defender in GAME:
+        table.rig.challenge(attacker, defender)
+        table.rig.empty()
+    hub.wait(lambda s: s.on("/record/1"), what="the record")
+    assert seqs(hub.events()) == list(range(1, len(GAME) + 3))
+    hub.close()
+
+
+def test_password_line_is_mosquittos_pbkdf2_format() -> None:
+    line = password_line("hub", "pw", salt=b"0123456789ab")
+    user, _, rest = line.partition(":")
+    assert user == "hub"
+    assert rest.split("$")[1:3] == ["7", "101"]
+    assert password_line("hub", "pw", salt=b"0123456789ab") == line
+    assert password_line("hub", "px", salt=b"0123456789ab") != line
+
+
+def test_broker_config_refuses_to_overwrite(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["broker-config", "--tables", "1", "--event", "demo", "--out", str(tmp_path)]
+    assert main(args) == 0
+    first = (tmp_path / "passwd").read_text()
+    assert main(args) == 2
+    assert "--force" in capsys.readouterr().err
+    assert main([*args, "--force"]) == 0
+    assert (tmp_path / "passwd").read_text() != first
