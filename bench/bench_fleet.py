@@ -1,7 +1,7 @@
 """Benchmark the tournament link: verdict latency with and without a broker, and how
 long after a verdict its event reaches a subscriber.
 
-Run: .venv/bin/python bench/bench_fleet.py [--challenges 1000]
+Run: .venv/bin/python bench/bench_fleet.py [--challenges 1000] [--gap 0.05]
 
 Verdict latency (second reading valid to verdict durable and on the LEDs, battle
 phrase off, simulator slots, real signals on mock pins), p50/p99 in ms, for:
@@ -73,8 +73,8 @@ class BenchTable:
         self.stamp.append(time.perf_counter())
         self.decided.set()
 
-    def challenges(self, count: int) -> None:
-        """Play ``count`` more challenges, recording each verdict's latency (ms)."""
+    def challenges(self, count: int, gap: float) -> None:
+        """Play ``count`` more challenges ``gap`` s apart; record each verdict's latency (ms)."""
         arbiter, rng = self.arbiter, self.rng
         ranks = [r for r in Rank if r is not Rank.FLAG]
         sim = arbiter.sim
@@ -100,6 +100,8 @@ class BenchTable:
             self.samples.append((self.stamp[0] - t0) * 1000)
             game = arbiter.store.current
             self.verdicts[(game.id, game.challenge_count)] = self.stamp[0]
+            if gap:
+                time.sleep(gap)  # players lifting the pieces and bringing the next two
             sim.clear(Role.ATTACKER)
             sim.clear(Role.DEFENDER)
             deadline = time.monotonic() + 5
@@ -150,6 +152,11 @@ def main() -> None:
     parser.add_argument("--round", type=int, default=50,
                         help="challenges per case per round: the cases take turns, so a "
                              "busy machine weighs on each alike")
+    parser.add_argument("--gap", type=float, default=0.05,
+                        help="seconds between one verdict and the next pair (a real table's "
+                             "challenges are seconds apart, longer than the link's 20 ms "
+                             "settle); 0 plays them back to back, the publisher's work then "
+                             "overlapping the next verdict")
     parser.add_argument("--switchinterval", type=float, default=None,
                         help="sys.setswitchinterval for the run (default: Python's 0.005 s)")
     args = parser.parse_args()
@@ -157,7 +164,8 @@ def main() -> None:
         sys.setswitchinterval(args.switchinterval)
     n = args.challenges
     print(f"tournament link, {n} challenges per case in rounds of {args.round} "
-          f"(battle phrase off), switch interval {sys.getswitchinterval() * 1000:.1f} ms")
+          f"{args.gap * 1000:.0f} ms apart (battle phrase off), "
+          f"switch interval {sys.getswitchinterval() * 1000:.1f} ms")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         broker = Mosquitto(root / "broker").start()
@@ -177,7 +185,7 @@ def main() -> None:
             while done < n:
                 step = min(args.round, n - done)
                 for table in tables:
-                    table.challenges(step)
+                    table.challenges(step, args.gap)
                 done += step
             connected = tables[1]
             arrivals.wait_for(list(connected.verdicts))

@@ -48,6 +48,8 @@ SPARE_THREADS = 16
 #: Connections beyond the streams and the spare threads' requests, room for idle
 #: and slow clients until ``request_timeout`` closes them.
 SLOW_CONNECTIONS = 250
+#: Bytes a stream's sent output may hold before waitress starts a fresh buffer.
+OUTBUF_HIGH_WATERMARK = 256 * 1024
 #: Seconds a connection may take to send a whole request (or stay idle between two).
 REQUEST_TIMEOUT = 10.0
 DEFAULT_THREADS = DEFAULT_STREAMS + SPARE_THREADS
@@ -204,6 +206,7 @@ class WebServer:
         wasyncore.close_all(self._map)
 
 
+
 def make_server(
     app: Flask,
     host: str,
@@ -243,6 +246,10 @@ def make_server(
         # of this size or more (answered as JSON by JsonErrorTask); Flask's
         # MAX_CONTENT_LENGTH is the same limit where no waitress is in front.
         "max_request_body_size": MAX_BODY_BYTES + 1,
+        # Waitress keeps what a response has sent in its output buffer until the
+        # buffer reaches this size (16 MB by default): an event stream open all day
+        # would hold every status it sent, per page. A small watermark frees it often.
+        "outbuf_high_watermark": OUTBUF_HIGH_WATERMARK,
     }
     settings.update(adjustments)
     socket_map: dict[int, Any] = {}

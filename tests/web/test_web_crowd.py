@@ -29,7 +29,13 @@ from tests.support.waiting import wait_until
 from tests.support.web import SseClient, build_app, live_server
 from web import SECURITY_HEADERS
 from web.events import StreamHub, StreamsFullError
-from web.serve import SLOW_CONNECTIONS, SPARE_THREADS, WebServerError, make_server
+from web.serve import (
+    OUTBUF_HIGH_WATERMARK,
+    SLOW_CONNECTIONS,
+    SPARE_THREADS,
+    WebServerError,
+    make_server,
+)
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -188,6 +194,8 @@ def test_make_server_sizes_pool_limit_and_hub_from_streams(device: Any) -> None:
         assert adj.threads == 7 + SPARE_THREADS
         assert server._inner.task_dispatcher.limit == 7 + SPARE_THREADS
         assert adj.connection_limit == 7 + SPARE_THREADS + SLOW_CONNECTIONS
+        # An all-day stream must not keep what it sent (waitress's default: 16 MB a page).
+        assert adj.outbuf_high_watermark == OUTBUF_HIGH_WATERMARK <= 256 * 1024
         assert app.extensions["arbiter_streams"].capacity == 7
         channel = server._inner.channel_class
         assert channel.request_timeout == 3.0
