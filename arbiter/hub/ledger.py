@@ -200,16 +200,28 @@ class Ledger:
         self.close()
 
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction; committed (and fsynced) on a normal exit."""
+    def _write(self, *, durable: bool = True) -> Iterator[sqlite3.Connection]:
+        """One write transaction; committed (and fsynced) on a normal exit.
+
+        ``durable=False`` commits without its own fsync (WAL ``synchronous=NORMAL``):
+        for what the broker keeps retained and gives again on restart (a table's
+        ``online`` and ``status``), so the stream of them never queues the events'
+        fsyncs. The next durable commit makes it durable too, in order.
+        """
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
+            if not durable:
+                self._db.execute("PRAGMA synchronous=NORMAL")
             try:
-                yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._db
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+                self._db.execute("COMMIT")
+            finally:
+                if not durable:
+                    self._db.execute("PRAGMA synchronous=FULL")
 
     def _read(self, sql: str, args: Sequence[object] = ()) -> list[tuple[Any, ...]]:
         with self._lock:
@@ -575,7 +587,7 @@ class Ledger:
 
     def set_online(self, table: str, online: bool) -> None:
         """Note a table's retained ``online`` flag."""
-        with self._write() as db:
+        with self._write(durable=False) as db:
             db.execute(
                 "INSERT INTO tables (name, online, last_seen) VALUES (?, ?, ?)"
                 " ON CONFLICT(name) DO UPDATE SET online=excluded.online,"
@@ -585,7 +597,7 @@ class Ledger:
 
     def set_status(self, table: str, status: Mapping[str, Any]) -> None:
         """Note a table's retained public ``status``."""
-        with self._write() as db:
+        with self._write(durable=False) as db:
             db.execute(
                 "INSERT INTO tables (name, status, last_seen) VALUES (?, ?, ?)"
                 " ON CONFLICT(name) DO UPDATE SET status=excluded.status,"

@@ -322,3 +322,23 @@ def test_ledger_flags_silent_tables_of_the_round(paired: Ledger, clock: Clock) -
     clock.now += timedelta(minutes=6)
     paired.record_event("T2", game_over("T2", 2, "g1", "draw", None))  # T2's game is over
     assert paired.silent_tables(quiet) == [("T1", "no event since 2026-11-23T20:00:00.000+00:00")]
+
+
+def test_retained_flags_skip_their_own_fsync_and_events_keep_full_sync(ledger: Ledger) -> None:
+    # A table's online flag and status come again from the broker (retained), so they
+    # commit without an fsync of their own; events always commit with synchronous=FULL.
+    statements: list[str] = []
+    db = ledger._db
+    db.set_trace_callback(statements.append)
+    try:
+        ledger.set_online("T1", True)
+        ledger.set_status("T1", {"format": 1, "table": "T1", "state": "idle"})
+        flags = list(statements)
+        statements.clear()
+        assert ledger.record_event("T1", new_game("T1", 1, "1"))
+        event = list(statements)
+    finally:
+        db.set_trace_callback(None)
+    assert flags.count("PRAGMA synchronous=NORMAL") == 2
+    assert not any("synchronous=NORMAL" in s for s in event)
+    assert db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL again
