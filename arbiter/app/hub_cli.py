@@ -19,7 +19,7 @@ import threading
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from arbiter.errors import ArbiterError
 from arbiter.hub.exports import KINDS, export
@@ -56,6 +56,23 @@ def broker_address(url: str) -> tuple[str, int]:
     return parts.hostname, port
 
 
+def broker_login(args: argparse.Namespace) -> tuple[str | None, str | None]:
+    """The hub's user and password for the broker: ``mqtt://USER[:PASSWORD]@...``, the
+    password read from ``--password-file`` when given (broker-config writes secrets/hub.password).
+    """
+    parts = urlsplit(args.broker if "://" in args.broker else f"mqtt://{args.broker}")
+    username = unquote(parts.username) if parts.username else None
+    password = unquote(parts.password) if parts.password is not None else None
+    if args.password_file:
+        try:
+            password = Path(args.password_file).read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise HubCliError(f"cannot read the broker password: {exc}") from None
+        if not username:
+            raise HubCliError("--password-file needs a user in the broker URL: mqtt://hub@HOST")
+    return username, password
+
+
 def _ledger(args: argparse.Namespace) -> Ledger:
     data = Path(args.data) if args.data else default_data_dir() / "hub"
     try:
@@ -78,7 +95,9 @@ def _serve(args: argparse.Namespace) -> int:
         signal.signal(sig, lambda *_: stop.set())
     with _ledger(args) as ledger:
         feed = VenueFeed(ledger, timedelta(minutes=args.silent_after))
-        ingest = Ingest(ledger, args.event, host, port, on_change=feed.changed)
+        username, password = broker_login(args)
+        ingest = Ingest(ledger, args.event, host, port, on_change=feed.changed,
+                        username=username, password=password)
         app = create_hub_app(ledger, feed, ledger.path.parent,
                              publish=ingest.publish_assignment)
         try:
@@ -153,7 +172,9 @@ def _assign(args: argparse.Namespace) -> int:
     with _ledger(args) as ledger:
         payload = ledger.assign_table(args.round, args.board, args.table, args.who)
     if args.broker:
-        publish_once(*broker_address(args.broker), args.event, {args.table: payload})
+        username, password = broker_login(args)
+        publish_once(*broker_address(args.broker), args.event, {args.table: payload},
+                     username=username, password=password)
     print(f"round {args.round} board {args.board} -> table {args.table}")
     return 0
 
@@ -161,7 +182,9 @@ def _assign(args: argparse.Namespace) -> int:
 def _publish(args: argparse.Namespace) -> int:
     with _ledger(args) as ledger:
         payloads = ledger.assignments(args.round)
-    publish_once(*broker_address(args.broker), args.event, dict(payloads))
+    username, password = broker_login(args)
+    publish_once(*broker_address(args.broker), args.event, dict(payloads),
+                 username=username, password=password)
     print(f"{len(payloads)} assignment(s) of round {args.round} published")
     return 0
 
@@ -224,7 +247,10 @@ def add_hub_parser(sub: Any, parser_class: type[argparse.ArgumentParser]) -> Non
     hub = sub.add_parser("hub", help="the tournament hub: serve an event, or script its ledger")
     hub.add_argument("--event", required=True, metavar="SLUG", help="the event's short name")
     hub.add_argument("--data", metavar="DIR", help="directory of the ledger (hub.sqlite)")
-    hub.add_argument("--broker", metavar="URL", help="MQTT broker, mqtt://HOST:PORT")
+    hub.add_argument("--broker", metavar="URL",
+                     help="MQTT broker, mqtt://[USER[:PASSWORD]@]HOST:PORT")
+    hub.add_argument("--password-file", metavar="FILE",
+                     help="the broker password of the URL's user (e.g. secrets/hub.password)")
     hub.add_argument("--connect-timeout", type=float, default=10.0, help=argparse.SUPPRESS)
     hub.add_argument("--host", default="0.0.0.0", help="web address to serve on (default all)")
     hub.add_argument("--port", type=int, default=DEFAULT_WEB_PORT,

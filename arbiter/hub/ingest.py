@@ -61,6 +61,8 @@ class Ingest:
         *,
         client_id: str | None = None,
         on_change: Callable[[str, str], None] | None = None,
+        username: str | None = None,
+        password: str | None = None,
     ) -> None:
         self.ledger = ledger
         self.event = event
@@ -75,6 +77,8 @@ class Ingest:
             protocol=mqtt.MQTTv311,
             manual_ack=True,
         )
+        if username:  # the hub's account of a locked-down venue broker (broker-config)
+            self.client.username_pw_set(username, password)
         # A venue's broker restart should cost seconds, not paho's default 2 minutes.
         self.client.reconnect_delay_set(min_delay=1, max_delay=5)
         self.client.on_connect = self._connected
@@ -212,7 +216,13 @@ class Ingest:
 
 
 def publish_once(
-    host: str, port: int, event: str, assignments: Mapping[str, Mapping[str, Any] | None]
+    host: str,
+    port: int,
+    event: str,
+    assignments: Mapping[str, Mapping[str, Any] | None],
+    *,
+    username: str | None = None,
+    password: str | None = None,
 ) -> None:
     """Publish retained assignments (None clears) from a short-lived client, then disconnect.
 
@@ -220,6 +230,8 @@ def publish_once(
     so the serving hub's persistent session is left alone.
     """
     client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="", clean_session=True)
+    if username:
+        client.username_pw_set(username, password)
     try:
         client.connect(host, port, keepalive=30)
     except OSError as exc:
