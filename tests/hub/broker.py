@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import socket
 import subprocess
 from collections.abc import Iterator
@@ -32,8 +34,12 @@ class Broker:
         workdir.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
         self.conf = workdir / "mosquitto.conf"
+        # As root, mosquitto drops to the "mosquitto" user, which cannot write its
+        # persistence file into the test's private temp dir: persistence would do nothing.
+        user = "user root\n" if os.geteuid() == 0 else ""
         self.conf.write_text(
             f"listener {self.port} 127.0.0.1\n"
+            f"{user}"
             "allow_anonymous true\n"
             "persistence true\n"
             f"persistence_location {workdir}/\n"
@@ -50,6 +56,13 @@ class Broker:
         wait_until(lambda: _accepts(self.port) or proc.poll() is not None,
                    what="mosquitto listening")
         assert proc.poll() is None, (self.workdir / "mosquitto.log").read_text()
+
+    def kill(self) -> None:
+        """kill -9: nothing saved since its last save (start, or a clean stop)."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(timeout=10)
+        wait_until(lambda: not _accepts(self.port), what="the broker's port closed")
 
     def stop(self) -> None:
         """Stop it cleanly (SIGTERM: it saves its persistence file first)."""
