@@ -77,6 +77,10 @@ def conf_text(out: Path, port: int) -> str:
         "# Keep retained status, records and assignments across a broker restart.",
         "persistence true",
         f"persistence_location {out / 'db'}/",
+        "# Save on every change, not only on a clean stop: after a kill -9 or a crash the",
+        "# broker still holds the hub's session and what it had queued for it.",
+        "autosave_on_changes true",
+        "autosave_interval 1",
         "",
     ])
 

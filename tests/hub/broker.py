@@ -44,6 +44,8 @@ class Broker:
             "persistence true\n"
             f"persistence_location {workdir}/\n"
             "max_queued_messages 100000\n"
+            "autosave_on_changes true\n"
+            "autosave_interval 1\n"
         )
         self.proc: subprocess.Popen[bytes] | None = None
 
