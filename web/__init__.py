@@ -98,36 +98,13 @@ def create_app(device: DeviceView, test_config: dict[str, Any] | None = None) ->
     if test_config:
         app.config.update(test_config)
 
-    data_dir = Path(app.config["DATA_DIR"])
-    new_pin: str | None = None
-    secret: str | None = None
-    try:
-        new_pin = auth.ensure_admin(data_dir, app.config["ADMIN_PIN"])
-        secret = auth.session_secret(data_dir)
-    except auth.AdminFileError as exc:
-        # The public page must not depend on the admin file; admin routes say how to repair.
-        log.error("admin access off: %s; repair with `gg-arbiter set-pin`", exc)
+    new_pin = install_pin_access(app, repair="gg-arbiter set-pin")
     app.config["NEW_ADMIN_PIN"] = new_pin
     if new_pin and not app.config.get("TESTING"):
         print(f"gg-arbiter: admin PIN for the web page (shown once): {new_pin}", file=sys.stderr)
-    if not app.config.get("SECRET_KEY"):
-        # Without the stored secret, one for this run only: sessions end at restart anyway.
-        app.config["SECRET_KEY"] = secret or secrets.token_hex(32)
-
     app.extensions["arbiter"] = device
     app.extensions["arbiter_streams"] = StreamHub(
         device, float(app.config["SSE_KEEPALIVE"]), int(app.config["STREAM_CAPACITY"])
-    )
-    app.extensions["arbiter_limiter"] = auth.AttemptLimiter(
-        int(app.config["PIN_MAX_FAILURES"]), float(app.config["PIN_WINDOW_SECONDS"])
-    )
-    app.extensions["arbiter_sessions"] = auth.SessionRegistry(
-        idle=float(app.config["ADMIN_IDLE_SECONDS"]),
-        lifetime=app.permanent_session_lifetime.total_seconds(),
-        clock=app.config["ADMIN_CLOCK"],
-    )
-    app.extensions["arbiter_pin_gate"] = auth.PinGate(
-        int(app.config["PIN_CHECK_LIMIT"]), float(app.config["PIN_CHECK_WAIT"])
     )
 
     from web.admin import bp as admin_bp
@@ -192,3 +169,36 @@ def _install_hooks(app: Flask) -> None:
             "server_now": time.time(),
             "stream_retry": app.config["STREAM_RETRY_SECONDS"],
         }
+
+
+def install_pin_access(app: Flask, *, repair: str) -> str | None:
+    """Set up PIN access for ``app`` from its ``DATA_DIR``: the admin file, the session
+    secret, the attempt limiter, the session registry and the PIN-check gate.
+
+    Returns a PIN generated on this first run (None otherwise). A damaged admin file
+    is logged with the ``repair`` command and leaves PIN access off, never the app.
+    """
+    new_pin: str | None = None
+    secret: str | None = None
+    data_dir = Path(app.config["DATA_DIR"])
+    try:
+        new_pin = auth.ensure_admin(data_dir, app.config["ADMIN_PIN"])
+        secret = auth.session_secret(data_dir)
+    except auth.AdminFileError as exc:
+        # The public pages must not depend on the admin file; admin routes say how to repair.
+        log.error("admin access off: %s; repair with `%s`", exc, repair)
+    if not app.config.get("SECRET_KEY"):
+        # Without the stored secret, one for this run only: sessions end at restart anyway.
+        app.config["SECRET_KEY"] = secret or secrets.token_hex(32)
+    app.extensions["arbiter_limiter"] = auth.AttemptLimiter(
+        int(app.config["PIN_MAX_FAILURES"]), float(app.config["PIN_WINDOW_SECONDS"])
+    )
+    app.extensions["arbiter_sessions"] = auth.SessionRegistry(
+        idle=float(app.config["ADMIN_IDLE_SECONDS"]),
+        lifetime=app.permanent_session_lifetime.total_seconds(),
+        clock=app.config["ADMIN_CLOCK"],
+    )
+    app.extensions["arbiter_pin_gate"] = auth.PinGate(
+        int(app.config["PIN_CHECK_LIMIT"]), float(app.config["PIN_CHECK_WAIT"])
+    )
+    return new_pin

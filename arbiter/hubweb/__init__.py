@@ -13,7 +13,6 @@ directory.
 from __future__ import annotations
 
 import logging
-import secrets
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -27,7 +26,7 @@ from werkzeug.exceptions import HTTPException
 
 from arbiter.hub.ledger import Ledger
 from arbiter.hubweb.feed import HubStreams, VenueFeed
-from web import SECURITY_HEADERS, auth
+from web import SECURITY_HEADERS, auth, install_pin_access
 from web.body import MAX_BODY_BYTES
 from web.events import KEEPALIVE_SECONDS, STREAM_CAPACITY
 
@@ -71,18 +70,10 @@ def create_hub_app(
     )
     if test_config:
         app.config.update(test_config)
-    secret: str | None = None
-    new_pin: str | None = None
-    try:
-        new_pin = auth.ensure_admin(app.config["DATA_DIR"], app.config["ADMIN_PIN"])
-        secret = auth.session_secret(app.config["DATA_DIR"])
-    except auth.AdminFileError as exc:
-        log.error("organiser access off: %s; repair with `gg-arbiter hub set-pin`", exc)
+    new_pin = install_pin_access(app, repair="gg-arbiter hub set-pin")
     app.config["NEW_ADMIN_PIN"] = new_pin
     if new_pin and not app.config.get("TESTING"):
         print(f"gg-arbiter hub: organiser PIN (shown once): {new_pin}", file=sys.stderr)
-    if not app.config.get("SECRET_KEY"):
-        app.config["SECRET_KEY"] = secret or secrets.token_hex(32)
 
     app.extensions["hub_ledger"] = ledger
     app.extensions["hub_feed"] = feed
@@ -90,17 +81,6 @@ def create_hub_app(
     # The key web.serve.make_server looks for: it sizes and stops the streams.
     app.extensions["arbiter_streams"] = HubStreams(
         feed, float(app.config["SSE_KEEPALIVE"]), int(app.config["STREAM_CAPACITY"])
-    )
-    app.extensions["arbiter_limiter"] = auth.AttemptLimiter(
-        int(app.config["PIN_MAX_FAILURES"]), float(app.config["PIN_WINDOW_SECONDS"])
-    )
-    app.extensions["arbiter_sessions"] = auth.SessionRegistry(
-        idle=float(app.config["ADMIN_IDLE_SECONDS"]),
-        lifetime=app.permanent_session_lifetime.total_seconds(),
-        clock=app.config["ADMIN_CLOCK"],
-    )
-    app.extensions["arbiter_pin_gate"] = auth.PinGate(
-        int(app.config["PIN_CHECK_LIMIT"]), float(app.config["PIN_CHECK_WAIT"])
     )
 
     from arbiter.hubweb.organiser import bp as organiser_bp
