@@ -14,161 +14,49 @@ with the device's message on the API and shows it on the admin page.
 
 from __future__ import annotations
 
-import functools
 import logging
-from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from typing import Any
 
 from flask import (
     Blueprint,
     Response,
     abort,
-    current_app,
     flash,
     jsonify,
     redirect,
     render_template,
     request,
-    session,
     url_for,
 )
 from flask.typing import ResponseReturnValue
-from werkzeug.exceptions import ServiceUnavailable, TooManyRequests
 
 from arbiter.device.errors import DeviceError, GameInProgressError, UnknownTuneError
 from arbiter.errors import ArbiterError
 from arbiter.rules.game import EndingError, EndingKind, WrongGameError
 from arbiter.rules.pieces import PieceError, parse_side
 from arbiter.rules.ranks import Side
-from web import auth
 from web.body import json_object
+from web.pin_access import PinAccess
 from web.public import get_device, load_game
 
 log = logging.getLogger(__name__)
 
 bp = Blueprint("admin", __name__)
 
-F = TypeVar("F", bound=Callable[..., Any])
 
 #: The endings players declare, as the API spells them.
 DECLARABLE = {kind.value: kind for kind in EndingKind if kind.declarable}
-_ADMIN_KEY = "admin"
-_SESSION_KEY = "sid"
 
 
 class AdminInputError(ArbiterError, ValueError):
     """A declared ending or enrollment request that does not make sense."""
 
 
-def _data_dir() -> str:
-    return str(current_app.config["DATA_DIR"])
-
-
-def _limiter() -> auth.AttemptLimiter:
-    return cast(auth.AttemptLimiter, current_app.extensions["arbiter_limiter"])
-
-
-def _sessions() -> auth.SessionRegistry:
-    return cast(auth.SessionRegistry, current_app.extensions["arbiter_sessions"])
-
-
-def _gate() -> auth.PinGate:
-    return cast(auth.PinGate, current_app.extensions["arbiter_pin_gate"])
-
-
-def _client() -> str:
-    return request.remote_addr or "unknown"
-
-
-def _too_many() -> TooManyRequests:
-    retry = _limiter().retry_after(_client())
-    return TooManyRequests(
-        description=f"too many wrong PINs: try again in {retry} s", retry_after=retry
-    )
-
-
-def _require_admin_file() -> None:
-    """Abort 503 with the repair hint while admin.json is damaged (no PIN to check)."""
-    problem = auth.admin_problem(_data_dir())
-    if problem is not None:
-        abort(503, description=problem)
-
-
-def _logged_in() -> bool:
-    """True for a live session (not logged out, idle or too old) made with the
-    current PIN and session epoch; each such request restarts the idle time."""
-    mark = session.get(_ADMIN_KEY)
-    if not (isinstance(mark, str) and mark and mark == auth.pin_fingerprint(_data_dir())):
-        return False
-    return _sessions().touch(session.get(_SESSION_KEY))
-
-
-def _pin_accepted(pin: str) -> bool:
-    """Check a PIN, counting a failure.
-
-    The attempt is taken from the client's budget before the hash runs, so
-    checks in progress count too.
-
-    :raises TooManyRequests: 429 while the client has no attempts left.
-    :raises ServiceUnavailable: 503 when too many checks are queued already.
-    """
-    limiter, client = _limiter(), _client()
-    if not limiter.reserve(client):
-        raise _too_many()
-    outcome: bool | None = None
-    try:
-        outcome = _gate().check(_data_dir(), pin)
-    finally:
-        limiter.settle(client, outcome)
-    if outcome is None:
-        raise ServiceUnavailable(
-            description="too many PIN checks at once: try again shortly", retry_after=2
-        )
-    if not outcome:
-        log.warning("wrong admin PIN from %s", client)
-    return outcome
-
-
-def require_admin_api() -> None:
-    """Abort unless the request carries the PIN, or a session and its CSRF token.
-
-    401 when neither is given, 403 for a wrong PIN or token, 429 when rate
-    limited, 503 while admin.json is damaged.
-    """
-    _require_admin_file()
-    pin = request.headers.get("X-Admin-PIN")
-    if pin is None:
-        if _logged_in():
-            sent = request.headers.get("X-CSRF-Token")
-            if request.method in ("GET", "HEAD") or auth.csrf_ok(session, sent):
-                return
-            abort(403, description="missing or wrong X-CSRF-Token for this session")
-        abort(
-            401,
-            description="admin PIN required (header X-Admin-PIN)",
-            www_authenticate='PIN realm="gg-arbiter"',
-        )
-    if not _pin_accepted(pin.strip()):
-        abort(403, description="wrong admin PIN")
-
-
-def admin_page(view: F) -> F:
-    """Pages: log in first; every POST must carry the session's CSRF token."""
-
-    @functools.wraps(view)
-    def wrapped(*args: Any, **kwargs: Any) -> Any:
-        _require_admin_file()
-        if not _logged_in():
-            if request.method == "POST":
-                abort(403, description="Log in first.")
-            return redirect(url_for("admin.login"))
-        if request.method == "POST":
-            sent = request.form.get("csrf") or request.headers.get("X-CSRF-Token")
-            if not auth.csrf_ok(session, sent):
-                abort(400, description="The form has expired: reload the page and try again.")
-        return view(*args, **kwargs)
-
-    return cast(F, wrapped)
+ACCESS = PinAccess(
+    role="admin", realm="gg-arbiter", login_endpoint="admin.login", repair="gg-arbiter set-pin"
+)
+require_admin_api = ACCESS.require_api
+admin_page = ACCESS.page
 
 
 def parse_ending(reason: Any, winner: Any) -> tuple[EndingKind, Side | None]:
@@ -335,30 +223,20 @@ def api_selftest() -> Response | tuple[Response, int]:
 
 @bp.route("/admin/login", methods=["GET", "POST"])
 def login() -> ResponseReturnValue:
-    _require_admin_file()
     if request.method == "GET":
-        if _logged_in():
+        ACCESS.require_file()
+        if ACCESS.logged_in():
             return redirect(url_for("admin.dashboard"))
         return render_template("login.html")
-    if not auth.csrf_ok(session, request.form.get("csrf")):
-        abort(400, description="The form has expired: reload the page and try again.")
-    pin = request.form.get("pin", "").strip()
-    if not _pin_accepted(pin):
+    if not ACCESS.log_in(request.form.get("pin", "")):
         return render_template("login.html", error="Wrong PIN."), 403
-    session.clear()
-    session.permanent = True
-    session[_ADMIN_KEY] = auth.pin_fingerprint(_data_dir())
-    session[_SESSION_KEY] = _sessions().open()
-    auth.csrf_token(session)  # a fresh token for the logged-in session
     return redirect(url_for("admin.dashboard"))
 
 
 @bp.post("/admin/logout")
 @admin_page
 def logout() -> ResponseReturnValue:
-    # Ends the session on the server: a copy of the cookie is refused from now on.
-    _sessions().close(session.get(_SESSION_KEY))
-    session.clear()
+    ACCESS.log_out()
     return redirect(url_for("public.index"))
 
 

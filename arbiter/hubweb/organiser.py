@@ -11,10 +11,9 @@ results, tie-breaks), and the pages are told to refresh.
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from typing import Any
 
 from flask import (
     Blueprint,
@@ -30,7 +29,6 @@ from flask import (
     url_for,
 )
 from flask.typing import ResponseReturnValue
-from werkzeug.exceptions import ServiceUnavailable, TooManyRequests
 
 from arbiter.errors import ArbiterError
 from arbiter.hub.exports import KINDS, export
@@ -41,14 +39,12 @@ from arbiter.tournament.model import Result
 from arbiter.tournament.standings import TieBreak
 from web import auth
 from web.body import json_object
+from web.pin_access import PinAccess
 
 log = logging.getLogger(__name__)
 
 bp = Blueprint("organiser", __name__)
 
-F = TypeVar("F", bound=Callable[..., Any])
-_MARK_KEY = "organiser"
-_SESSION_KEY = "sid"
 RESULTS = {r.value: r for r in Result} | {"none": None}
 
 
@@ -59,102 +55,22 @@ class OrganiserInputError(ArbiterError, ValueError):
 # --- access -------------------------------------------------------------------
 
 
-def _data_dir() -> str:
-    return str(current_app.config["DATA_DIR"])
-
-
-def _limiter() -> auth.AttemptLimiter:
-    return cast(auth.AttemptLimiter, current_app.extensions["arbiter_limiter"])
-
-
-def _sessions() -> auth.SessionRegistry:
-    return cast(auth.SessionRegistry, current_app.extensions["arbiter_sessions"])
-
-
-def _client() -> str:
-    return request.remote_addr or "unknown"
-
-
-def _require_admin_file() -> None:
-    problem = auth.admin_problem(_data_dir())
-    if problem is not None:
-        abort(503, description=problem.replace("gg-arbiter set-pin", "gg-arbiter hub set-pin"))
-
-
-def _logged_in() -> bool:
-    mark = session.get(_MARK_KEY)
-    if not (isinstance(mark, str) and mark and mark == auth.pin_fingerprint(_data_dir())):
-        return False
-    return _sessions().touch(session.get(_SESSION_KEY))
-
-
-def _pin_accepted(pin: str) -> bool:
-    """Check a PIN within the client's budget (taken before the slow hash runs)."""
-    limiter, client = _limiter(), _client()
-    if not limiter.reserve(client):
-        retry = limiter.retry_after(client)
-        raise TooManyRequests(
-            description=f"too many wrong PINs: try again in {retry} s", retry_after=retry
-        )
-    outcome: bool | None = None
-    try:
-        gate = cast(auth.PinGate, current_app.extensions["arbiter_pin_gate"])
-        outcome = gate.check(_data_dir(), pin)
-    finally:
-        limiter.settle(client, outcome)
-    if outcome is None:
-        raise ServiceUnavailable(description="too many PIN checks at once: try again shortly")
-    if not outcome:
-        log.warning("wrong organiser PIN from %s", client)
-    return outcome
-
-
-def _require_api() -> None:
-    """401 without PIN or session, 403 for a wrong PIN or CSRF token, 429 when limited."""
-    _require_admin_file()
-    pin = request.headers.get("X-Admin-PIN")
-    if pin is None:
-        if _logged_in():
-            if request.method in ("GET", "HEAD") or auth.csrf_ok(
-                session, request.headers.get("X-CSRF-Token")
-            ):
-                return
-            abort(403, description="missing or wrong X-CSRF-Token for this session")
-        abort(401, description="organiser PIN required (header X-Admin-PIN)",
-              www_authenticate='PIN realm="gg-arbiter hub"')
-    if not _pin_accepted(pin.strip()):
-        abort(403, description="wrong organiser PIN")
-
-
-def organiser_page(view: F) -> F:
-    """Pages: log in first; every POST carries the session's CSRF token."""
-
-    @functools.wraps(view)
-    def wrapped(*args: Any, **kwargs: Any) -> Any:
-        _require_admin_file()
-        if not _logged_in():
-            if request.method == "POST":
-                abort(403, description="Log in first.")
-            return redirect(url_for("organiser.login"))
-        if request.method == "POST" and not auth.csrf_ok(session, request.form.get("csrf")):
-            abort(400, description="The form has expired: reload the page and try again.")
-        return view(*args, **kwargs)
-
-    return cast(F, wrapped)
+ACCESS = PinAccess(
+    role="organiser",
+    realm="gg-arbiter hub",
+    login_endpoint="organiser.login",
+    repair="gg-arbiter hub set-pin",
+)
+_require_api = ACCESS.require_api
+organiser_page = ACCESS.page
 
 
 @bp.route("/organiser/login", methods=["GET", "POST"])
 def login() -> ResponseReturnValue:
-    _require_admin_file()
+    ACCESS.require_file()
     error = None
     if request.method == "POST":
-        if not auth.csrf_ok(session, request.form.get("csrf")):
-            abort(400, description="The form has expired: reload the page and try again.")
-        if _pin_accepted(request.form.get("pin", "").strip()):
-            session.clear()
-            session.permanent = True
-            session[_MARK_KEY] = auth.pin_fingerprint(_data_dir())
-            session[_SESSION_KEY] = _sessions().open()
+        if ACCESS.log_in(request.form.get("pin", "")):
             return redirect(url_for("organiser.dashboard"))
         error = "Wrong PIN."
     return render_template("hub_login.html", error=error), 403 if error else 200
@@ -163,8 +79,7 @@ def login() -> ResponseReturnValue:
 @bp.post("/organiser/logout")
 def logout() -> ResponseReturnValue:
     if auth.csrf_ok(session, request.form.get("csrf")):
-        _sessions().close(session.get(_SESSION_KEY))
-        session.clear()
+        ACCESS.log_out()
     return redirect(url_for("public.venue"))
 
 
