@@ -214,8 +214,8 @@ def assign_round(body: dict[str, Any]) -> str:
             unsent.append(f"board {board}: {exc}")
             continue
         done.append(f"board {board} -> table {table}"
-                    + ("" if sent else " (published at next start)"))
-    text = f"round {round_number}: " + ("; ".join(done) + " sent" if done else "nothing changed")
+                    + (", sent" if sent else " (published at next start)"))
+    text = f"round {round_number}: " + ("; ".join(done) if done else "nothing changed")
     if refused or unsent:
         raise AssignmentRefusedError("; ".join([text, *refused, *unsent]))
     return text

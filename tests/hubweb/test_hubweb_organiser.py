@@ -4,6 +4,7 @@ actions (players, pairing, assignment, corrections with their audit, exports).""
 from __future__ import annotations
 
 import csv
+import html as html_text
 import io
 import re
 from typing import Any
@@ -155,3 +156,73 @@ def test_organiser_bad_input_is_a_400_not_a_change(hub: Hub) -> None:
         r = client.post(path, json=body, headers=API)
         assert r.status_code == 400, (path, r.get_json())
     assert hub.ledger.players() == [] and hub.ledger.audit() == []
+
+
+def _flash(client: Any) -> str:
+    """The message the organiser page shows after an action."""
+    html = client.get("/organiser").get_data(as_text=True)
+    match = re.search(r'<p class="flash flash-(\w+)">([^<]*)</p>', html)
+    assert match, "no message shown"
+    return f"{match.group(1)}: {html_text.unescape(match.group(2))}"
+
+
+def _form(client: Any, token: str, action: str, **fields: Any) -> str:
+    response = client.post(f"/organiser/{action}", data={"csrf": token, **fields})
+    assert response.status_code == 302, (action, response.status_code)
+    return _flash(client)
+
+
+def test_organiser_page_bad_input_gives_a_message_not_an_error(hub: Hub) -> None:
+    client = hub.app.test_client()
+    token = _login(client)
+    cases: list[tuple[str, dict[str, Any], str]] = [
+        ("players", {"name": ""}, "'name' must be text"),
+        ("players", {"name": "Ana", "rating": "high"}, "'rating' must be a whole number"),
+        ("players", {"name": "A" * 41}, "1 to 40 characters"),
+        ("import", {"csv": ""}, "paste the players' CSV or choose its file"),
+        ("import", {"csv": "who,rating\nAna,1\n"}, "line 1: the header has no 'name' column"),
+        ("import", {"file": (io.BytesIO(b"name\n\xff\xfe\n"), "latin.csv")}, "not UTF-8"),
+        ("withdraw", {"name": "Nobody"}, "no player named 'Nobody'"),
+        ("pair", {"system": "knockout"}, "'system' must be swiss or round-robin"),
+        ("assign-round", {"round": "1"}, "there is no round 1"),
+        ("assign-round", {"round": "x"}, "'round' must be a whole number"),
+        ("result", {"round": "1", "board": "1", "result": "none"}, "no board 1 in round 1"),
+        ("publish", {"round": "1"}, "round 1 has no board assigned"),
+        ("tiebreaks", {}, "'tiebreaks' must list some of"),
+    ]
+    for action, fields, says in cases:
+        shown = _form(client, token, action, **fields)
+        assert shown.startswith("error: ") and says in shown, (action, shown)
+    assert hub.ledger.players() == [] and hub.ledger.audit() == []
+
+
+def test_organiser_page_runs_players_pairing_and_tables(hub: Hub) -> None:
+    client = hub.app.test_client()
+    token = _login(client)
+    assert _form(client, token, "players", name="Ana", rating="1900") == "ok: Ana added"
+    upload = io.BytesIO("name,rating\nBen,1800\nCy,1700\nDi,1600\nÉva,1500\n".encode())
+    assert _form(client, token, "import", file=(upload, "players.csv")) == "ok: 4 player(s) added"
+    for table in ("2", "10", "1"):  # heard of: ordered by number, 1, 2, 10
+        hub.ledger.set_online(table, True)
+    assert _form(client, token, "pair", system="swiss").startswith("ok: round 1 paired")
+    rows = hub.ledger.pairings(1)
+    assert [r.pairing.is_bye for r in rows] == [False, False, True]
+    html = client.get("/organiser").get_data(as_text=True)
+    # Board n is offered the n-th table heard of; the bye has no table.
+    offered = dict(re.findall(r'name="table-(\d+)" value="([^"]*)"', html))
+    assert offered == {"1": "1", "2": "2"}
+    done = _form(client, token, "assign-round", round="1", **{f"table-{b}": t
+                                                                for b, t in offered.items()})
+    assert done.startswith("ok: round 1: board 1 -> table 1")
+    assert set(hub.ledger.assignments(1)) == {"1", "2"}
+    # Re-assigning board 2 to table 10 is a correction under the session's name.
+    assert _form(client, token, "whoami", who="chief").startswith("ok: ")
+    moved = _form(client, token, "assign-round", round="1", **{"table-1": "1", "table-2": "10"})
+    assert moved == "ok: round 1: board 2 -> table 10 (published at next start)"
+    refused = _form(client, token, "assign-round", round="1", **{"table-1": "10"})
+    assert refused.startswith("error: ") and "already has board 2" in refused
+    assert _form(client, token, "result", round="1", board="1", result="0-1").startswith("ok: ")
+    assert [(a.who, a.what, a.before, a.after) for a in hub.ledger.audit()] == [
+        ("chief", "reassign", "2", "10"), ("chief", "result", None, "0-1")]
+    assert _form(client, token, "withdraw", name="Éva") == "ok: Éva withdrawn"
+    assert _form(client, token, "publish", round="1").startswith("ok: round 1: published")
