@@ -249,6 +249,8 @@ def tiebreaks(body: dict[str, Any]) -> str:
     known = [t.value for t in TieBreak]
     if not isinstance(names, list) or not names or any(n not in known for n in names):
         raise OrganiserInputError(f"'tiebreaks' must list some of {', '.join(known)}")
+    if len(set(names)) != len(names):
+        raise OrganiserInputError("each tie-break may be chosen once")
     ledger().set_tiebreaks([TieBreak(n) for n in names], _who(body))
     return "tie-breaks: " + ", ".join(names)
 
@@ -308,7 +310,11 @@ def _form_body(action: str) -> dict[str, Any]:
     """A form's fields as the action's body (the JSON API's shape)."""
     body: dict[str, Any] = dict(request.form)
     if action == "tiebreaks":
-        body["tiebreaks"] = request.form.getlist("tiebreaks")
+        # One select per place (tiebreak-1, -2, ...); "none" leaves a place out.
+        places = sorted((k for k in request.form if k.startswith("tiebreak-")),
+                        key=lambda k: int(k[9:]) if k[9:].isdigit() else 1 << 30)
+        chosen = [v for k in places if (v := request.form.get(k, ""))]
+        body["tiebreaks"] = chosen or request.form.getlist("tiebreaks")
     elif action == "assign-round":
         body["tables"] = {k.removeprefix("table-"): v for k, v in request.form.items()
                           if k.startswith("table-")}

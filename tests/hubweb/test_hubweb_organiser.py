@@ -189,6 +189,7 @@ def test_organiser_page_bad_input_gives_a_message_not_an_error(hub: Hub) -> None
         ("result", {"round": "1", "board": "1", "result": "none"}, "no board 1 in round 1"),
         ("publish", {"round": "1"}, "round 1 has no board assigned"),
         ("tiebreaks", {}, "'tiebreaks' must list some of"),
+        ("tiebreaks", {"tiebreak-1": "buchholz", "tiebreak-2": "buchholz"}, "chosen once"),
     ]
     for action, fields, says in cases:
         shown = _form(client, token, action, **fields)
@@ -226,3 +227,7 @@ def test_organiser_page_runs_players_pairing_and_tables(hub: Hub) -> None:
         ("chief", "reassign", "2", "10"), ("chief", "result", None, "0-1")]
     assert _form(client, token, "withdraw", name="Éva") == "ok: Éva withdrawn"
     assert _form(client, token, "publish", round="1").startswith("ok: round 1: published")
+    # Tie-breaks by place: 1st Buchholz, 2nd direct encounter, 3rd none.
+    chosen = {"tiebreak-1": "buchholz", "tiebreak-2": "direct-encounter", "tiebreak-3": ""}
+    assert _form(client, token, "tiebreaks", **chosen).startswith("ok: tie-breaks: buchholz")
+    assert [t.value for t in hub.ledger.tiebreaks()] == ["buchholz", "direct-encounter"]
