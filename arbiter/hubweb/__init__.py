@@ -64,6 +64,11 @@ def create_hub_app(
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Strict",
         PERMANENT_SESSION_LIFETIME=timedelta(hours=12),
+        # The cookie is sent only when the session changes: the organiser page's live
+        # fetches, answered while a form's action is under way, would otherwise send
+        # back the session they read, bringing back a message the page already showed.
+        # (The idle time is kept server-side, so a fixed cookie lifetime loses nothing.)
+        SESSION_REFRESH_EACH_REQUEST=False,
         ADMIN_IDLE_SECONDS=60 * 60,
         ADMIN_CLOCK=time.monotonic,
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,

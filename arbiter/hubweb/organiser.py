@@ -303,6 +303,8 @@ def dashboard() -> str:
         results=sorted(RESULTS),
         kinds=KINDS,
         who=session.get(WHO_KEY, ""),
+        # hub.js fetching the live parts: the action's message is the page's, not this fetch's.
+        live_parts=request.args.get("parts") == "live",
     )
 
 

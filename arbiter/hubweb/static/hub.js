@@ -119,7 +119,8 @@
   function reloadMain() {
     if (reloading) { again = true; return; }
     reloading = true;
-    fetch(location.pathname, { cache: "no-store" }).then(function (r) {
+    fetch(organiser ? location.pathname + "?parts=live" : location.pathname,
+          { cache: "no-store" }).then(function (r) {
       if (organiser && (r.redirected || !r.ok)) { loggedOut(); return null; }
       return r.ok ? r.text() : null;
     }).then(function (html) {
