@@ -48,7 +48,8 @@ def create_hub_app(
     ``test_config`` overrides settings: ``ADMIN_PIN`` (else the stored one, or
     one generated and printed once), ``SSE_KEEPALIVE``, ``STREAM_CAPACITY``,
     ``PIN_MAX_FAILURES`` per ``PIN_WINDOW_SECONDS``, ``ADMIN_IDLE_SECONDS``,
-    ``ADMIN_CLOCK``, ``TESTING``.
+    ``ADMIN_CLOCK``, ``ORGANISER_POLL_SECONDS`` (how often the organiser page also
+    looks for what the public stream does not announce), ``TESTING``.
     """
     app = Flask(__name__)
     app.config.from_mapping(
@@ -72,6 +73,7 @@ def create_hub_app(
         ADMIN_IDLE_SECONDS=60 * 60,
         ADMIN_CLOCK=time.monotonic,
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
+        ORGANISER_POLL_SECONDS=15,
     )
     if test_config:
         app.config.update(test_config)

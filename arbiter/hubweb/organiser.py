@@ -305,6 +305,7 @@ def dashboard() -> str:
         who=session.get(WHO_KEY, ""),
         # hub.js fetching the live parts: the action's message is the page's, not this fetch's.
         live_parts=request.args.get("parts") == "live",
+        poll=float(current_app.config["ORGANISER_POLL_SECONDS"]),
     )
 
 

@@ -169,6 +169,10 @@
   connect();
   // A refused message is the organiser's alone (the public stream carries no
   // news of it, and a rogue client's flood must not reach the viewers): the
-  // organiser page also looks every 15 s.
-  if (organiser) { setInterval(reloadMain, 15000); }
+  // organiser page also looks every so often (15 s unless the hub says otherwise).
+  if (organiser) {
+    var poll = document.getElementById("org-poll");
+    var seconds = poll ? Number(poll.getAttribute("data-seconds")) : 15;
+    setInterval(reloadMain, 1000 * (seconds > 0 ? seconds : 15));
+  }
 })();
