@@ -152,6 +152,9 @@ def test_organiser_bad_input_is_a_400_not_a_change(hub: Hub) -> None:
         ("/api/organiser/result", {"round": 1, "board": 1, "result": "2-0"}),
         ("/api/organiser/assign", {"round": 1, "board": 1, "table": "a/b"}),
         ("/api/organiser/tiebreaks", {"tiebreaks": ["coin-toss"]}),
+        ("/api/organiser/tiebreaks", {"tiebreaks": ["buchholz", "buchholz"]}),
+        ("/api/organiser/assign/round", {"round": 1}),
+        ("/api/organiser/publish", {"round": "x"}),
     ]:
         r = client.post(path, json=body, headers=API)
         assert r.status_code == 400, (path, r.get_json())
@@ -231,3 +234,27 @@ def test_organiser_page_runs_players_pairing_and_tables(hub: Hub) -> None:
     chosen = {"tiebreak-1": "buchholz", "tiebreak-2": "direct-encounter", "tiebreak-3": ""}
     assert _form(client, token, "tiebreaks", **chosen).startswith("ok: tie-breaks: buchholz")
     assert [t.value for t in hub.ledger.tiebreaks()] == ["buchholz", "direct-encounter"]
+
+
+def test_organiser_api_assigns_a_round_to_the_suggested_tables(hub: Hub) -> None:
+    client = hub.app.test_client()
+    roster = "name,rating\nAna,1900\nBen,1800\nCy,1700\nDi,1600\n"
+    assert client.post("/api/organiser/players/import", json={"csv": roster},
+                       headers=API).status_code == 200
+    assert client.post("/api/organiser/rounds", json={"system": "round-robin"},
+                       headers=API).status_code == 200
+    hub.ledger.set_online("B", True)  # only one table heard of: board 2 gets none
+    done = client.post("/api/organiser/assign/round", json={"round": 1}, headers=API)
+    assert done.status_code == 200, done.get_json()
+    assert hub.ledger.assignments(1).keys() == {"B"}
+    # Named tables win over the suggestion; a table taken by another board is refused
+    # (409) while the rest is done.
+    both = client.post("/api/organiser/assign/round", headers=API,
+                       json={"round": 1, "tables": {"1": "B", "2": "B"}})
+    assert both.status_code == 409 and "already has board 1" in both.get_json()["error"]
+    moved = client.post("/api/organiser/assign/round", headers=API,
+                        json={"round": 1, "tables": {"1": "A", "2": "B"}})
+    assert moved.status_code == 200, moved.get_json()
+    assert {t: a["board"] for t, a in hub.ledger.assignments(1).items()} == {"A": 1, "B": 2}
+    again = client.post("/api/organiser/publish", json={"round": 1}, headers=API)
+    assert again.status_code == 200 and "next start" in again.get_json()["done"]
