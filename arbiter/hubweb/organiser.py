@@ -282,6 +282,20 @@ def _run(action: str, body: dict[str, Any]) -> str:
 @bp.get("/organiser")
 @organiser_page
 def dashboard() -> str:
+    return _dashboard(live_parts=False)
+
+
+@bp.get("/organiser/live")
+def live_parts() -> ResponseReturnValue:
+    """The page again, for hub.js to swap its live parts in. Not a use of the session:
+    a page left open still ends its session after the idle time."""
+    ACCESS.require_file()
+    if not ACCESS.logged_in(renew=False):
+        return redirect(url_for(ACCESS.login_endpoint))
+    return _dashboard(live_parts=True)
+
+
+def _dashboard(*, live_parts: bool) -> str:
     led = ledger()
     rounds = list(reversed(views.rounds(led)))
     for r in rounds:
@@ -304,7 +318,7 @@ def dashboard() -> str:
         kinds=KINDS,
         who=session.get(WHO_KEY, ""),
         # hub.js fetching the live parts: the action's message is the page's, not this fetch's.
-        live_parts=request.args.get("parts") == "live",
+        live_parts=live_parts,
         poll=float(current_app.config["ORGANISER_POLL_SECONDS"]),
     )
 

@@ -7,11 +7,16 @@ import csv
 import html as html_text
 import io
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from arbiter.hub.ledger import Ledger
+from arbiter.hubweb import create_hub_app
+from arbiter.hubweb.feed import VenueFeed
 from tests.hubweb.conftest import Hub
+from tests.support.clock import FakeClock
 from tests.support.web import PIN
 
 pytestmark = pytest.mark.timeout(60)
@@ -258,3 +263,28 @@ def test_organiser_api_assigns_a_round_to_the_suggested_tables(hub: Hub) -> None
     assert {t: a["board"] for t, a in hub.ledger.assignments(1).items()} == {"A": 1, "B": 2}
     again = client.post("/api/organiser/publish", json={"round": 1}, headers=API)
     assert again.status_code == 200 and "next start" in again.get_json()["done"]
+
+
+def test_organiser_page_refreshing_itself_does_not_keep_the_session_alive(
+    tmp_path: Path,
+) -> None:
+    clock = FakeClock()
+    with Ledger(tmp_path / "hub.sqlite", "club") as led:
+        app = create_hub_app(led, VenueFeed(led), tmp_path, test_config={
+            "ADMIN_PIN": PIN, "TESTING": True, "ADMIN_IDLE_SECONDS": 600, "ADMIN_CLOCK": clock})
+        client = app.test_client()
+        _login(client)
+        live = client.get("/organiser/live")
+        assert live.status_code == 200 and 'id="rounds-live"' in live.get_data(as_text=True)
+        clock.advance(400)
+        assert client.get("/organiser/live").status_code == 200  # still within the idle time
+        clock.advance(400)  # 800 s since the last real use, though 400 s since a live fetch
+        ended = client.get("/organiser/live")
+        assert ended.status_code == 302 and ended.headers["Location"].endswith("/organiser/login")
+        assert client.get("/organiser").status_code == 302
+        # A real use (the page itself) does restart the idle time.
+        _login(client)
+        clock.advance(400)
+        assert client.get("/organiser").status_code == 200
+        clock.advance(400)
+        assert client.get("/organiser/live").status_code == 200

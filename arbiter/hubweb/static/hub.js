@@ -119,7 +119,7 @@
   function reloadMain() {
     if (reloading) { again = true; return; }
     reloading = true;
-    fetch(organiser ? location.pathname + "?parts=live" : location.pathname,
+    fetch(organiser ? "/organiser/live" : location.pathname,
           { cache: "no-store" }).then(function (r) {
       if (organiser && (r.redirected || !r.ok)) { loggedOut(); return null; }
       return r.ok ? r.text() : null;
