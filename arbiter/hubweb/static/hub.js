@@ -116,6 +116,26 @@
     if (note) { note.hidden = false; }
   }
 
+  // A busy venue sends a message for every challenge: the organiser page fetches
+  // at once for what it must show at once (a result, a table going offline,
+  // silent or back, the organiser's own actions, a missed message) and at most
+  // every 2 s for the rest (challenge counts), so that one open organiser page
+  // costs the hub little.
+  var linkSeen = {};
+  var pending = null;
+  function organiserNews(msg, missed) {
+    var now = msg.type !== "tables" || missed || msg.results;
+    if (msg.type === "tables") {
+      msg.tables.forEach(function (row) {
+        var link = String(row.online) + "|" + (row.silent || "");
+        if (linkSeen[row.table] !== undefined && linkSeen[row.table] !== link) { now = true; }
+        linkSeen[row.table] = link;
+      });
+    }
+    if (now) { reloadMain(); return; }
+    if (!pending) { pending = setTimeout(function () { pending = null; reloadMain(); }, 2000); }
+  }
+
   function reloadMain() {
     if (reloading) { again = true; return; }
     reloading = true;
@@ -142,7 +162,7 @@
     try { msg = JSON.parse(ev.data); } catch (e) { return; }
     var missed = lastSeq !== null && msg.seq !== lastSeq + 1;
     lastSeq = msg.seq;
-    if (organiser) { reloadMain(); return; }
+    if (organiser) { organiserNews(msg, missed); return; }
     if (msg.type === "hello" || msg.type === "refresh" || missed) { reloadMain(); return; }
     if (msg.type !== "tables") { return; }
     if (page === "venue") { msg.tables.forEach(updateCard); }
