@@ -47,6 +47,8 @@ log = logging.getLogger(__name__)
 bp = Blueprint("organiser", __name__)
 
 RESULTS = {r.value: r for r in Result} | {"none": None}
+#: How many of the latest audit entries the page shows (the API has them all).
+AUDIT_SHOWN = 200
 #: Session key: the name the page's changes are audited under.
 WHO_KEY = "organiser_who"
 
@@ -297,6 +299,7 @@ def live_parts() -> ResponseReturnValue:
 
 def _dashboard(*, live_parts: bool) -> str:
     led = ledger()
+    audit = list(reversed(led.audit()))
     rounds = list(reversed(views.rounds(led)))
     for r in rounds:
         suggested = views.suggested_tables(led, r["round"])
@@ -309,7 +312,8 @@ def _dashboard(*, live_parts: bool) -> str:
         system=rounds[0]["system"] if rounds else "swiss",
         known_tables=sorted(led.tables(), key=views.table_key),
         venue=views.venue(led, feed().silent()),
-        audit=list(reversed(led.audit())),
+        audit=audit[:AUDIT_SHOWN],
+        audit_total=len(audit),
         rejections=list(reversed(led.rejections()))[:50],
         gaps={t: g for t in led.tables() if (g := led.gaps(t))},
         tiebreaks=[t.value for t in led.tiebreaks()],
