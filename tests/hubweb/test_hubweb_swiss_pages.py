@@ -301,6 +301,10 @@ def test_swiss_event_of_five_run_from_the_pages_alone(
         ladder.screenshot(path=f"{shots}/phone-standings.png", full_page=True)
         org.set_viewport_size(PHONE)
         org.screenshot(path=f"{shots}/phone-organiser.png", full_page=True)
+        for name, path in (("rounds", "/rounds"), ("games", "/games"),
+                           ("reveal", f"/games/1/{games[0].id}")):
+            ladder.goto(base + path)
+            ladder.screenshot(path=f"{shots}/phone-{name}.png", full_page=True)
     assert not problems, problems
     desk.close()
     phone.close()
