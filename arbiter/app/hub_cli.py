@@ -14,12 +14,14 @@ import json
 import logging
 import signal
 import sqlite3
+import ssl
 import sys
 import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 from arbiter.errors import ArbiterError
 from arbiter.hub.exports import KINDS, export
@@ -27,6 +29,8 @@ from arbiter.hub.ingest import Ingest, publish_once
 from arbiter.hub.ledger import Ledger
 from arbiter.hubweb import create_hub_app
 from arbiter.hubweb.feed import VenueFeed
+from arbiter.mqtt.address import BrokerAddress, BrokerAddressError
+from arbiter.mqtt.tls import client_context
 from arbiter.storage.paths import default_data_dir
 from arbiter.tournament.model import Result
 from arbiter.tournament.standings import TieBreak
@@ -35,7 +39,6 @@ from web.serve import WebServerError, make_server
 
 log = logging.getLogger(__name__)
 
-DEFAULT_MQTT_PORT = 1883
 DEFAULT_WEB_PORT = 8088
 RESULTS = {r.value: r for r in Result} | {"none": None}
 
@@ -44,25 +47,22 @@ class HubCliError(ArbiterError):
     """A hub command given wrong input: printed as one line."""
 
 
-def broker_address(url: str) -> tuple[str, int]:
-    """(host, port) of ``mqtt://host:port``, ``host:port`` or ``host``."""
-    parts = urlsplit(url if "://" in url else f"mqtt://{url}")
-    if parts.scheme not in ("mqtt", "tcp") or not parts.hostname:
-        raise HubCliError(f"not a broker URL: {url!r} (mqtt://HOST:PORT)")
-    try:
-        port = parts.port or DEFAULT_MQTT_PORT
-    except ValueError:
-        raise HubCliError(f"not a broker URL: {url!r} (bad port)") from None
-    return parts.hostname, port
+@dataclass(frozen=True)
+class BrokerLink:
+    """How the hub reaches its broker: the address, the login, TLS (None: plain MQTT)."""
+
+    address: BrokerAddress
+    username: str | None
+    password: str | None = field(repr=False)
+    tls: ssl.SSLContext | None
 
 
 def broker_login(args: argparse.Namespace) -> tuple[str | None, str | None]:
     """The hub's user and password for the broker: ``mqtt://USER[:PASSWORD]@...``, the
     password read from ``--password-file`` when given (broker-config writes secrets/hub.password).
     """
-    parts = urlsplit(args.broker if "://" in args.broker else f"mqtt://{args.broker}")
-    username = unquote(parts.username) if parts.username else None
-    password = unquote(parts.password) if parts.password is not None else None
+    address = _address(args.broker)
+    username, password = address.username, address.password
     if args.password_file:
         try:
             password = Path(args.password_file).read_text(encoding="utf-8").strip()
@@ -71,6 +71,34 @@ def broker_login(args: argparse.Namespace) -> tuple[str | None, str | None]:
         if not username:
             raise HubCliError("--password-file needs a user in the broker URL: mqtt://hub@HOST")
     return username, password
+
+
+def broker_link(args: argparse.Namespace) -> BrokerLink:
+    """``--broker`` (mqtt:// or mqtts://), its login and, for mqtts://, ``--ca-file``.
+
+    :raises HubCliError: a bad URL, password file, or ``--ca-file`` without mqtts://.
+    :raises BrokerTlsError: the CA file cannot be used.
+    """
+    address = _address(args.broker)
+    ca_file = getattr(args, "ca_file", None)
+    if ca_file and not address.tls:
+        raise HubCliError("--ca-file is for an mqtts:// broker (TLS); never used for mqtt://")
+    tls = client_context(Path(ca_file) if ca_file else None) if address.tls else None
+    return BrokerLink(address, *broker_login(args), tls)
+
+
+def _address(url: str) -> BrokerAddress:
+    try:
+        return BrokerAddress.parse(url)
+    except BrokerAddressError as exc:
+        raise HubCliError(str(exc)) from None
+
+
+def _publish_once(args: argparse.Namespace,
+                  assignments: Mapping[str, Mapping[str, Any] | None]) -> None:
+    link = broker_link(args)
+    publish_once(link.address.host, link.address.port, args.event, assignments,
+                 username=link.username, password=link.password, tls=link.tls)
 
 
 def _ledger(args: argparse.Namespace) -> Ledger:
@@ -89,15 +117,15 @@ def _print_json(value: Any) -> None:
 def _serve(args: argparse.Namespace) -> int:
     if not args.broker:
         raise HubCliError("gg-arbiter hub: give --broker URL to serve (or a subcommand)")
-    host, port = broker_address(args.broker)
+    link = broker_link(args)
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     with _ledger(args) as ledger:
         feed = VenueFeed(ledger, timedelta(minutes=args.silent_after))
-        username, password = broker_login(args)
-        ingest = Ingest(ledger, args.event, host, port, on_change=feed.changed,
-                        username=username, password=password)
+        ingest = Ingest(ledger, args.event, link.address.host, link.address.port,
+                        on_change=feed.changed, username=link.username,
+                        password=link.password, tls=link.tls)
         app = create_hub_app(ledger, feed, ledger.path.parent,
                              publish=ingest.publish_assignment)
         try:
@@ -122,7 +150,7 @@ def _serve(args: argparse.Namespace) -> int:
             for table in ledger.tables():
                 for first, last in ledger.gaps(table):
                     log.warning("table %s: events %d to %d missing", table, first, last)
-            print(f"hub serving event {args.event} from {host}:{port} into {ledger.path}",
+            print(f"hub serving event {args.event} from {link.address} into {ledger.path}",
                   flush=True)
             print(f"hub web on {server.url}", flush=True)
             stop.wait()
@@ -172,9 +200,7 @@ def _assign(args: argparse.Namespace) -> int:
     with _ledger(args) as ledger:
         payload = ledger.assign_table(args.round, args.board, args.table, args.who)
     if args.broker:
-        username, password = broker_login(args)
-        publish_once(*broker_address(args.broker), args.event, {args.table: payload},
-                     username=username, password=password)
+        _publish_once(args, {args.table: payload})
     print(f"round {args.round} board {args.board} -> table {args.table}")
     return 0
 
@@ -182,9 +208,9 @@ def _assign(args: argparse.Namespace) -> int:
 def _publish(args: argparse.Namespace) -> int:
     with _ledger(args) as ledger:
         payloads = ledger.assignments(args.round)
-    username, password = broker_login(args)
-    publish_once(*broker_address(args.broker), args.event, dict(payloads),
-                 username=username, password=password)
+    if not args.broker:
+        raise HubCliError("gg-arbiter hub publish: give --broker URL")
+    _publish_once(args, dict(payloads))
     print(f"{len(payloads)} assignment(s) of round {args.round} published")
     return 0
 
@@ -248,7 +274,11 @@ def add_hub_parser(sub: Any, parser_class: type[argparse.ArgumentParser]) -> Non
     hub.add_argument("--event", required=True, metavar="SLUG", help="the event's short name")
     hub.add_argument("--data", metavar="DIR", help="directory of the ledger (hub.sqlite)")
     hub.add_argument("--broker", metavar="URL",
-                     help="MQTT broker, mqtt://[USER[:PASSWORD]@]HOST:PORT")
+                     help="MQTT broker, mqtt://[USER[:PASSWORD]@]HOST[:1883] or, with TLS, "
+                          "mqtts://[USER[:PASSWORD]@]HOST[:8883]")
+    hub.add_argument("--ca-file", metavar="PATH",
+                     help="for mqtts://: the CA certificate that signed the broker's "
+                          "(default: the system's trust store)")
     hub.add_argument("--password-file", metavar="FILE",
                      help="the broker password of the URL's user (e.g. secrets/hub.password)")
     hub.add_argument("--connect-timeout", type=float, default=10.0, help=argparse.SUPPRESS)

@@ -36,6 +36,7 @@ from arbiter.fleet.payloads import (
 )
 from arbiter.fleet.settings import SettingsError, TournamentSettings
 from arbiter.fleet.state import BrokerState, FleetState
+from arbiter.mqtt.tls import BrokerTlsError, client_context, listener_problem, secure
 from arbiter.rules.jsondata import JsonDict
 
 log = logging.getLogger(__name__)
@@ -85,6 +86,8 @@ class FleetLink:
         self._client: mqtt.Client | None = None
         self._reported = ""
         self._refused = False
+        self._tls: ssl.SSLContext | None = None
+        self._up = False  # a CONNACK came on the current connection
 
     # -- the device's side (cheap, any thread) --------------------------------
 
@@ -100,6 +103,12 @@ class FleetLink:
     def start(self) -> None:
         """Connect in the background; a broker that is away is retried, never raised."""
         self.state.set_assignment(self._assignments.load())
+        if self.broker.tls:
+            try:
+                self._tls = client_context(self.settings.ca_file)
+            except BrokerTlsError as exc:  # no connection at all: never plain instead
+                self._report(f"{exc}: not connecting to {self.broker}", error=True)
+                return
         client = mqtt.Client(
             CallbackAPIVersion.VERSION2,
             client_id=f"gg-{self.settings.event}-{self.settings.table}",
@@ -113,13 +122,12 @@ class FleetLink:
             password = None
         if self.broker.username:
             client.username_pw_set(self.broker.username, password)
-        if self.broker.tls:
-            ca = str(self.settings.ca_file) if self.settings.ca_file else None
-            client.tls_set(ca_certs=ca, cert_reqs=ssl.CERT_REQUIRED)
+        secure(client, self._tls)
         client.will_set(self.prefix + "online", OFFLINE, qos=1, retain=True)
         client.reconnect_delay_set(RECONNECT_MIN, RECONNECT_MAX)
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
+        client.on_connect_fail = self._on_connect_fail
         client.on_publish = self._on_publish
         client.on_message = self._on_message
         self._client = client
@@ -164,6 +172,7 @@ class FleetLink:
             self._report(f"the broker {self.broker} refused the table: {reason}")
             return
         self._refused = False
+        self._up = True
         client.publish(self.prefix + "online", ONLINE, qos=1, retain=True)
         client.subscribe(self.prefix + "assignment", qos=1)
         self.state.set_broker(BrokerState.CONNECTED)
@@ -178,9 +187,23 @@ class FleetLink:
 
     def _on_disconnect(self, _client: mqtt.Client, _userdata: object, _flags: object,
                        reason: ReasonCode, _properties: object) -> None:
+        up, self._up = self._up, False
         if self._stop.is_set() or self._refused:
             return
+        if not up and self._tls_problem():
+            return
         self._report(f"lost the broker {self.broker} ({reason}): reconnecting")
+
+    def _on_connect_fail(self, _client: mqtt.Client, _userdata: object) -> None:
+        self._tls_problem()
+
+    def _tls_problem(self) -> bool:
+        """After a connection that failed before the broker answered: report it if TLS is
+        why (a certificate, a host name, a plain listener for TLS or the reverse)."""
+        problem = listener_problem(self.broker.host, self.broker.port, self._tls)
+        if problem is not None:
+            self._report(problem, error=True)
+        return problem is not None
 
     def _on_publish(self, _client: mqtt.Client, _userdata: object, mid: int,
                     _reason: ReasonCode, _properties: object) -> None:

@@ -19,6 +19,7 @@ import contextlib
 import json
 import logging
 import sqlite3
+import ssl
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -29,6 +30,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 from arbiter.hub.errors import ContradictingEventError, HubError, MalformedEventError
 from arbiter.hub.ledger import FORMAT, Ledger
+from arbiter.mqtt.tls import check_listener, secure
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +65,7 @@ class Ingest:
         on_change: Callable[[str, str], None] | None = None,
         username: str | None = None,
         password: str | None = None,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         self.ledger = ledger
         self.event = event
@@ -79,6 +82,8 @@ class Ingest:
         )
         if username:  # the hub's account of a locked-down venue broker (broker-config)
             self.client.username_pw_set(username, password)
+        self._tls = tls
+        secure(self.client, tls)  # mqtts://: verified TLS, never plain
         # A venue's broker restart should cost seconds, not paho's default 2 minutes.
         self.client.reconnect_delay_set(min_delay=1, max_delay=5)
         self.client.on_connect = self._connected
@@ -90,7 +95,8 @@ class Ingest:
 
     def start(self, timeout: float = 10.0) -> None:
         """Connect, subscribe and serve in paho's thread; IngestError if not subscribed in
-        ``timeout``."""
+        ``timeout``; BrokerTlsError (at once) if TLS is why it cannot connect."""
+        check_listener(self.host, self.port, self._tls)
         self.client.connect_async(self.host, self.port, keepalive=30)
         self.client.loop_start()
         if not self.connected.wait(timeout):
@@ -223,6 +229,7 @@ def publish_once(
     *,
     username: str | None = None,
     password: str | None = None,
+    tls: ssl.SSLContext | None = None,
 ) -> None:
     """Publish retained assignments (None clears) from a short-lived client, then disconnect.
 
@@ -232,6 +239,8 @@ def publish_once(
     client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="", clean_session=True)
     if username:
         client.username_pw_set(username, password)
+    secure(client, tls)
+    check_listener(host, port, tls)
     try:
         client.connect(host, port, keepalive=30)
     except OSError as exc:

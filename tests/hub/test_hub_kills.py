@@ -28,8 +28,7 @@ from arbiter.fleet.outbox import Cursor, CursorFile, Outbox
 from arbiter.fleet.payloads import event_payload
 from arbiter.hub.ledger import canonical
 from arbiter.storage.journal import list_game_ids, read_game
-from tests.hub.broker import Broker
-from tests.support.mqtt import MOSQUITTO, port_open
+from tests.support.mqtt import MOSQUITTO, Mosquitto, port_open
 from tests.support.spawn import Session, free_port
 from tests.support.waiting import WAIT, wait_until
 from tests.support.web import FAST_CONFIG, PIN, http_json, play
@@ -156,10 +155,10 @@ def _games(ledger: Path, table: str) -> dict[str, tuple[str | None, str | None]]
 
 
 @pytest.fixture
-def venue(tmp_path: Path) -> Iterator[tuple[Broker, Node, dict[str, Table], Path]]:
+def venue(tmp_path: Path) -> Iterator[tuple[Mosquitto, Node, dict[str, Table], Path]]:
     if not shutil.which(MOSQUITTO):
         pytest.skip("mosquitto is not installed (bash setup.sh --dev installs it)")
-    broker = Broker(tmp_path / "broker")
+    broker = Mosquitto(tmp_path / "broker", persistent=True)
     broker.start()
     url = f"mqtt://127.0.0.1:{broker.port}"
     nodes: list[Node] = []
@@ -188,7 +187,7 @@ def venue(tmp_path: Path) -> Iterator[tuple[Broker, Node, dict[str, Table], Path
 
 
 def test_kill_broker_hub_and_table_mid_round_loses_no_event(
-    venue: tuple[Broker, Node, dict[str, Table], Path],
+    venue: tuple[Mosquitto, Node, dict[str, Table], Path],
 ) -> None:
     broker, hub, tables, ledger = venue
     t1, t2 = tables["1"], tables["2"]
@@ -245,7 +244,7 @@ def test_kill_broker_hub_and_table_mid_round_loses_no_event(
 
 
 def test_event_published_before_the_hub_resubscribes_after_a_broker_kill_reaches_it(
-    venue: tuple[Broker, Node, dict[str, Table], Path],
+    venue: tuple[Mosquitto, Node, dict[str, Table], Path],
 ) -> None:
     broker, hub, tables, ledger = venue
     t1 = tables["1"]
