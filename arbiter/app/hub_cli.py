@@ -140,7 +140,11 @@ def _serve(args: argparse.Namespace) -> int:
         except WebServerError as exc:
             raise HubCliError(str(exc)) from None
         web_thread = threading.Thread(target=server.run, name="hub-web", daemon=True)
-        ingest.start(timeout=args.connect_timeout)
+        try:
+            ingest.start(timeout=args.connect_timeout)
+        except ArbiterError:  # IngestError, BrokerTlsError: said in one line by main
+            server.close()
+            raise
         try:
             feed.start()
             web_thread.start()

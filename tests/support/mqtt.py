@@ -148,6 +148,22 @@ def mosquitto(workdir: Path, *, persistent: bool = True) -> Iterator[int]:
         broker.stop()
 
 
+@contextlib.contextmanager
+def tls_mosquitto(workdir: Path, *names: str) -> Iterator[Mosquitto]:
+    """A Mosquitto with a plain listener (``port``) and a TLS one (``tls_port``) whose
+    certificate, for ``names`` (default localhost and 127.0.0.1), ``broker.tls.ca``
+    signed; skipped where mosquitto is not installed."""
+    if not shutil.which(MOSQUITTO):
+        import pytest
+
+        pytest.skip("mosquitto is not installed (bash setup.sh --dev installs it)")
+    broker = Mosquitto(workdir, tls=make_tls(workdir / "tls", *names)).start()
+    try:
+        yield broker
+    finally:
+        broker.stop()
+
+
 class Proxy:
     """A TCP proxy from a free port to ``upstream``: ``forward`` (the default),
     ``stall`` (accepts and then neither reads nor forwards a byte) or ``refuse``
