@@ -30,7 +30,7 @@ from arbiter.hub.ledger import Ledger
 from arbiter.hubweb import create_hub_app
 from arbiter.hubweb.feed import VenueFeed
 from arbiter.mqtt.address import BrokerAddress, BrokerAddressError
-from arbiter.mqtt.tls import client_context
+from arbiter.mqtt.tls import check_listener, client_context
 from arbiter.storage.paths import default_data_dir
 from arbiter.tournament.model import Result
 from arbiter.tournament.standings import TieBreak
@@ -118,6 +118,8 @@ def _serve(args: argparse.Namespace) -> int:
     if not args.broker:
         raise HubCliError("gg-arbiter hub: give --broker URL to serve (or a subcommand)")
     link = broker_link(args)
+    # TLS that cannot work stops the hub before it opens anything (said in one line).
+    check_listener(link.address.host, link.address.port, link.tls)
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
