@@ -35,9 +35,26 @@ def broker(tmp_path: Path) -> Iterator[Mosquitto]:
         yield b
 
 
-class Web:
+class TableWeb:
+    """A sim table's web API: status, and its simulator's slots."""
+
     def __init__(self, port: int) -> None:
         self.port = port
+        self.web: Any = type("Web", (), {"port": port})()
+
+    def call(self, method: str, path: str, body: Any = None) -> Any:
+        code, answer = http_json(self.web, method, path, body)
+        assert code < 300, (method, path, code, answer)
+        return answer
+
+    def status(self) -> dict[str, Any]:
+        return dict(self.call("GET", "/api/status"))
+
+    def put(self, slot: str, piece: str) -> None:
+        self.call("PUT", f"/api/sim/slots/{slot}", {"piece": piece})
+
+    def clear(self, slot: str) -> None:
+        self.call("DELETE", f"/api/sim/slots/{slot}")
 
 
 def _start(args: list[str], ready: str) -> Session:
@@ -91,24 +108,16 @@ def test_table_and_hub_over_tls_a_game_arrives_and_the_assignment_goes_back(
     config = tmp_path / "table.toml"
     config.write_text(FAST_CONFIG + f'\n[web]\nadmin_pin = "{PIN}"\n\n[tournament]\n'
                       f'broker = "{url}"\nca_file = "{ca}"\nevent = "{EVENT}"\ntable = "1"\n')
-    table_web = Web(free_port())
+    table_web = TableWeb(free_port())
     hub = _start([*hub_args, "--host", "127.0.0.1", "--port", str(free_port())], "hub web on")
     table = _start(["run", "--sim", "--config", str(config), "--data", str(table_data),
                     "--host", "127.0.0.1", "--port", str(table_web.port)], "gg-arbiter ready")
     try:
         assert any(f"from mqtts://localhost:{broker.tls_port}" in ln for ln in hub.lines)
-
-        def status() -> dict[str, Any]:
-            code, body = http_json(table_web, "GET", "/api/status")
-            assert code == 200
-            return dict(body)
-
+        status = table_web.status
         wait_until(lambda: status()["broker"]["state"] == "connected", what="table on TLS")
         for attacker, defender in GAME:
-            play(lambda slot, piece: http_json(table_web, "PUT", f"/api/sim/slots/{slot}",
-                                               {"piece": piece}),
-                 lambda slot: http_json(table_web, "DELETE", f"/api/sim/slots/{slot}"),
-                 status, attacker, defender)
+            play(table_web.put, table_web.clear, status, attacker, defender)
         assert status()["state"] == "game_over"
         expected = _journal_events(table_data, "1")
         assert len(expected) >= len(GAME) + 1
