@@ -5,7 +5,8 @@ PBKDF2-SHA512 format, the one ``mosquitto_passwd`` writes), ``acl`` (each table
 publishes only under its own prefix and reads only its assignment; the hub
 reads everything of the event and writes the assignments) and one password
 file per user under ``secrets/`` to hand to each table (``[tournament]
-password_file``) and to the hub.
+password_file``) and to the hub. With ``--tls-cert`` and ``--tls-key`` the broker
+also listens with TLS (``mqtts://``) and its plain port serves only its own machine.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 from arbiter.errors import ArbiterError
 from arbiter.fleet.payloads import prefix
 from arbiter.fleet.settings import NAME
+from arbiter.mqtt.address import TLS_PORT
 
 #: Mosquitto 2's password hash: PBKDF2 with SHA-512, this many rounds, a 12-byte salt.
 ROUNDS = 101
@@ -67,10 +69,36 @@ def acl_text(event: str, tables: list[str]) -> str:
     return "\n".join(lines)
 
 
-def conf_text(out: Path, port: int) -> str:
+@dataclass(frozen=True)
+class TlsListener:
+    """The broker's TLS listener: its certificate (chain) and private key, PEM files."""
+
+    cert: Path
+    key: Path
+    port: int = TLS_PORT
+
+
+def listener_lines(port: int, tls: TlsListener | None) -> list[str]:
+    """The listeners: plain on ``port``; with TLS, plain only on this machine."""
+    if tls is None:
+        return [f"listener {port}"]
+    return [
+        "# Plain MQTT only for programs on this machine: the venue network gets TLS only.",
+        f"listener {port} 127.0.0.1",
+        "# TLS: tables ([tournament] broker = \"mqtts://HOST:PORT\", ca_file) and the hub",
+        "# (--broker mqtts://hub@HOST:PORT --ca-file) check this certificate against the CA",
+        "# that signed it; HOST must be a name (or address) the certificate was made for.",
+        "# The user mosquitto runs as ('mosquitto' on Debian) must read both files.",
+        f"listener {tls.port}",
+        f"certfile {tls.cert}",
+        f"keyfile {tls.key}",
+    ]
+
+
+def conf_text(out: Path, port: int, tls: TlsListener | None = None) -> str:
     return "\n".join([
         "# gg-arbiter broker-config: the venue broker (mosquitto -c this file).",
-        f"listener {port}",
+        *listener_lines(port, tls),
         "allow_anonymous false",
         f"password_file {out / 'passwd'}",
         f"acl_file {out / 'acl'}",
@@ -95,17 +123,19 @@ class BrokerFiles:
 
 
 def write_broker_config(out: Path, *, event: str, tables: int, port: int = 1883,
-                        force: bool = False) -> BrokerFiles:
+                        force: bool = False, tls: TlsListener | None = None) -> BrokerFiles:
     """Write the files for ``tables`` tables named 1..N of ``event`` into ``out``.
 
-    :raises BrokerConfigError: a bad event or count, or files there already (``force``
-        replaces them: every password changes).
+    :raises BrokerConfigError: a bad event or count, files there already (``force``
+        replaces them: every password changes), or TLS files that are not there.
     """
     if not NAME.fullmatch(event):
         raise BrokerConfigError(f"event must be 1 to 32 letters, digits, '-', '_' or '.'; "
                                 f"not {event!r}")
     if not 1 <= tables <= 1000:
         raise BrokerConfigError(f"--tables must be 1 to 1000, not {tables}")
+    if tls is not None:
+        tls = _checked(tls, port)
     out = out.resolve()
     passwd = out / "passwd"
     if passwd.exists() and not force:
@@ -123,10 +153,23 @@ def write_broker_config(out: Path, *, event: str, tables: int, port: int = 1883,
             _private(keys / f"{user}.password", password + "\n")
         _private(passwd, "\n".join(lines) + "\n")
         (out / "acl").write_text(acl_text(event, names))
-        (out / "mosquitto.conf").write_text(conf_text(out, port))
+        (out / "mosquitto.conf").write_text(conf_text(out, port, tls))
     except OSError as exc:
         raise BrokerConfigError(f"cannot write the broker files in {out}: {exc}") from None
     return BrokerFiles(out / "mosquitto.conf", passwd, out / "acl", keys, tuple(users))
+
+
+def _checked(tls: TlsListener, port: int) -> TlsListener:
+    """``tls`` with absolute paths (mosquitto may start elsewhere).
+
+    :raises BrokerConfigError: a file that is not there, or the plain port again.
+    """
+    if tls.port == port:
+        raise BrokerConfigError(f"--tls-port {tls.port} is the plain port too: pick another")
+    for flag, path in (("--tls-cert", tls.cert), ("--tls-key", tls.key)):
+        if not path.is_file():
+            raise BrokerConfigError(f"{flag} {path}: no such file")
+    return TlsListener(tls.cert.resolve(), tls.key.resolve(), tls.port)
 
 
 def _private(path: Path, text: str) -> None:

@@ -96,6 +96,16 @@ class Mosquitto:
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = workdir / "mosquitto.log"
 
+    @classmethod
+    def with_config(cls, workdir: Path, text: str, port: int,
+                    tls_port: int | None = None) -> Mosquitto:
+        """Mosquitto on a whole config written elsewhere (broker-config's), whose listeners
+        are ``port`` (and ``tls_port``); as root, told to stay root (see above)."""
+        broker = cls(workdir, port=port)
+        broker.tls_port = tls_port
+        broker.conf.write_text(text + ("\nuser root\n" if os.geteuid() == 0 else "\n"))
+        return broker
+
     def start(self) -> Mosquitto:
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen([MOSQUITTO, "-c", str(self.conf)],
