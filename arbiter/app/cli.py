@@ -726,13 +726,13 @@ def _cmd_broker_config(args: argparse.Namespace) -> int:
                                     port=args.listen_port, force=args.force, tls=tls)
     except BrokerConfigError as exc:
         raise CliError(str(exc)) from None
+    print(f"wrote {files.conf}, {files.passwd.name}, {files.acl.name} "
+          f"({len(files.users) - 1} tables and the hub)")
+    print(f"passwords, one file per user (give each table its own): {files.secrets}/")
     if tls is not None:
         print(f"TLS on port {tls.port} (plain MQTT on {args.listen_port} for this machine "
               "only): tables and the hub use mqtts:// with the CA file that signed "
               f"{tls.cert.name}; the user mosquitto runs as must read {tls.key.name}")
-    print(f"wrote {files.conf}, {files.passwd.name}, {files.acl.name} "
-          f"({len(files.users) - 1} tables and the hub)")
-    print(f"passwords, one file per user (give each table its own): {files.secrets}/")
     print(f"start the broker: mosquitto -c {files.conf}")
     return 0
 
