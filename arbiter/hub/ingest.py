@@ -30,7 +30,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 from arbiter.hub.errors import ContradictingEventError, HubError, MalformedEventError
 from arbiter.hub.ledger import FORMAT, Ledger
-from arbiter.mqtt.tls import check_listener, secure
+from arbiter.mqtt.tls import check_listener, listener_problem, secure
 
 log = logging.getLogger(__name__)
 
@@ -83,11 +83,13 @@ class Ingest:
         if username:  # the hub's account of a locked-down venue broker (broker-config)
             self.client.username_pw_set(username, password)
         self._tls = tls
+        self._tls_reported: str | None = None
         secure(self.client, tls)  # mqtts://: verified TLS, never plain
         # A venue's broker restart should cost seconds, not paho's default 2 minutes.
         self.client.reconnect_delay_set(min_delay=1, max_delay=5)
         self.client.on_connect = self._connected
         self.client.on_disconnect = self._disconnected
+        self.client.on_connect_fail = self._connect_failed
         self.client.on_subscribe = self._subscribed
         self.client.on_message = self._message
 
@@ -115,6 +117,13 @@ class Ingest:
             log.error("broker refused the hub: %s", reason)
             return
         client.subscribe(f"gg/{self.event}/table/+/#", qos=1)
+
+    def _connect_failed(self, _client: mqtt.Client, _userdata: Any) -> None:
+        # paho retries without a word; say once why, if TLS is why (a replaced certificate).
+        problem = listener_problem(self.host, self.port, self._tls)
+        if problem is not None and problem != self._tls_reported:
+            log.error("hub: %s", problem)
+        self._tls_reported = problem
 
     def _subscribed(
         self, _client: mqtt.Client, _userdata: Any, _mid: int, reasons: list[ReasonCode],

@@ -26,8 +26,10 @@ def _venue(tmp_path: Path, plain: int, tls: int) -> tuple[Path, Path, list[str]]
     return out, files.ca, (out / "mosquitto.conf").read_text().splitlines()
 
 
-def test_tls_lines_are_written(tmp_path: Path) -> None:
+def test_tls_lines_are_written(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out, _ca, conf = _venue(tmp_path, 1883, 8883)
+    assert "TLS on port 8883 (plain MQTT on 1883 for this machine only)" in (
+        capsys.readouterr().out)
     certs = (tmp_path / "certs").resolve()
     listeners = [ln for ln in conf if ln.startswith(("listener", "certfile", "keyfile"))]
     assert listeners == ["listener 1883 127.0.0.1", "listener 8883",

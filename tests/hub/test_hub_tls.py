@@ -6,6 +6,7 @@ subcommands) with exit 2 and one line, never a plain fallback."""
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import subprocess
 from collections.abc import Iterator
@@ -16,7 +17,9 @@ import pytest
 
 from arbiter.fleet.outbox import Cursor, Outbox
 from arbiter.fleet.payloads import event_payload
-from arbiter.hub.ledger import canonical
+from arbiter.hub.ingest import Ingest
+from arbiter.hub.ledger import Ledger, canonical
+from arbiter.mqtt.tls import client_context
 from tests.support.mqtt import Mosquitto, make_tls, tls_mosquitto
 from tests.support.spawn import Session, free_port, gg_arbiter
 from tests.support.waiting import WAIT, wait_until
@@ -173,3 +176,28 @@ def test_hub_stops_on_tls_trouble_with_one_line(
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and expect in lines[0], done.stderr
     assert "hub serving" not in done.stdout
+
+
+def test_serving_hub_says_once_why_when_the_broker_comes_back_with_another_certificate(
+    broker: Mosquitto, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    assert broker.tls and broker.tls_port
+    with Ledger(tmp_path / "hub.sqlite", EVENT) as ledger:
+        ingest = Ingest(ledger, EVENT, "localhost", broker.tls_port,
+                        tls=client_context(broker.tls.ca))
+        ingest.start()
+        try:
+            broker.stop()
+            swapped = Mosquitto(tmp_path / "swapped", port=broker.port,
+                                tls=make_tls(tmp_path / "other", "localhost"),
+                                tls_port=broker.tls_port).start()
+            try:
+                with caplog.at_level(logging.ERROR, logger="arbiter.hub.ingest"):
+                    wait_until(lambda: any("does not verify" in r.getMessage()
+                                           for r in caplog.records),
+                               what="the hub logs why it cannot reconnect")
+                    assert not ingest.connected.is_set()  # and never connects in plain
+            finally:
+                swapped.stop()
+        finally:
+            ingest.stop()

@@ -69,12 +69,13 @@ class Mosquitto:
     """
 
     def __init__(self, workdir: Path, extra: str = "", port: int | None = None, *,
-                 persistent: bool = False, tls: TlsFiles | None = None) -> None:
+                 persistent: bool = False, tls: TlsFiles | None = None,
+                 tls_port: int | None = None) -> None:
         self.workdir = workdir
         workdir.mkdir(parents=True, exist_ok=True)
         self.port = port or free_port()
         self.tls = tls
-        self.tls_port = free_port() if tls else None
+        self.tls_port = (tls_port or free_port()) if tls else None
         self.conf = workdir / "mosquitto.conf"
         body = extra if "allow_anonymous" in extra else "allow_anonymous true\n" + extra
         # As root, mosquitto would drop to the "mosquitto" user, which can neither read the
