@@ -715,7 +715,13 @@ def _cmd_set_pin(args: argparse.Namespace) -> int:
 
 
 def _cmd_broker_config(args: argparse.Namespace) -> int:
-    from arbiter.fleet.brokerconf import BrokerConfigError, TlsListener, write_broker_config
+    from arbiter.fleet.brokerconf import (
+        BROKER_USER,
+        BrokerConfigError,
+        TlsListener,
+        unreadable_by_broker,
+        write_broker_config,
+    )
 
     if (args.tls_cert is None) != (args.tls_key is None):
         raise CliError("broker-config: give --tls-cert and --tls-key together")
@@ -733,6 +739,9 @@ def _cmd_broker_config(args: argparse.Namespace) -> int:
         print(f"TLS on port {tls.port} (plain MQTT on {args.listen_port} for this machine "
               "only): tables and the hub use mqtts:// with the CA file that signed "
               f"{tls.cert.name}; the user mosquitto runs as must read {tls.key.name}")
+        for path in unreadable_by_broker([tls.cert, tls.key]):
+            print(f"warning: user {BROKER_USER} cannot read {path}: mosquitto will not start "
+                  f"(e.g. chgrp {BROKER_USER} {path} && chmod g+r {path})", file=sys.stderr)
     print(f"start the broker: mosquitto -c {files.conf}")
     return 0
 

@@ -12,9 +12,12 @@ also listens with TLS (``mqtts://``) and its plain port serves only its own mach
 from __future__ import annotations
 
 import base64
+import grp
 import hashlib
 import os
+import pwd
 import secrets
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +30,8 @@ from arbiter.mqtt.address import TLS_PORT
 ROUNDS = 101
 SALT_BYTES = 12
 HUB_USER = "hub"
+#: The user Debian's Mosquitto drops to when started as root, before it reads its files.
+BROKER_USER = "mosquitto"
 
 
 class BrokerConfigError(ArbiterError, ValueError):
@@ -154,6 +159,7 @@ def write_broker_config(out: Path, *, event: str, tables: int, port: int = 1883,
         _private(passwd, "\n".join(lines) + "\n")
         (out / "acl").write_text(acl_text(event, names))
         (out / "mosquitto.conf").write_text(conf_text(out, port, tls))
+        _give_to_broker([passwd, out / "db"])
     except OSError as exc:
         raise BrokerConfigError(f"cannot write the broker files in {out}: {exc}") from None
     return BrokerFiles(out / "mosquitto.conf", passwd, out / "acl", keys, tuple(users))
@@ -170,6 +176,47 @@ def _checked(tls: TlsListener, port: int) -> TlsListener:
         if not path.is_file():
             raise BrokerConfigError(f"{flag} {path}: no such file")
     return TlsListener(tls.cert.resolve(), tls.key.resolve(), tls.port)
+
+
+def _broker_user() -> pwd.struct_passwd | None:
+    """The user Mosquitto will run as, when this runs as root and that user exists."""
+    if os.geteuid() != 0:
+        return None  # the broker runs as whoever starts it: the files are theirs
+    try:
+        return pwd.getpwnam(BROKER_USER)
+    except KeyError:
+        return None
+
+
+def _give_to_broker(paths: list[Path]) -> None:
+    """Written as root: Mosquitto, which drops to its user first, must read the password
+    file (0600) and write its store."""
+    user = _broker_user()
+    if user is None:
+        return
+    for path in paths:
+        os.chown(path, user.pw_uid, user.pw_gid)
+
+
+def unreadable_by_broker(paths: list[Path]) -> list[Path]:
+    """Those of ``paths`` the broker's user (see BROKER_USER) cannot read; none unless root."""
+    user = _broker_user()
+    if user is None:
+        return []
+    groups = {user.pw_gid} | {g.gr_gid for g in _groups() if user.pw_name in g.gr_mem}
+    bad = []
+    for path in paths:
+        st = path.stat()
+        readable = (st.st_mode & stat.S_IROTH
+                    or (st.st_gid in groups and st.st_mode & stat.S_IRGRP)
+                    or (st.st_uid == user.pw_uid and st.st_mode & stat.S_IRUSR))
+        if not readable:
+            bad.append(path)
+    return bad
+
+
+def _groups() -> list[grp.struct_group]:
+    return grp.getgrall()
 
 
 def _private(path: Path, text: str) -> None:
