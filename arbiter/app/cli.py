@@ -790,7 +790,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="play simulator commands from FILE, each once the device has "
                      "settled, then stop (implies --sim)")
     run.add_argument("--broker", metavar="URL",
-                     help="tournament broker: mqtt://[user[:password]@]host[:port] (docs/mqtt.md)")
+                     help="tournament broker: mqtt://[user[:password]@]host[:port], or mqtts://... "
+                          "with [tournament] ca_file (docs/mqtt.md)")
     run.add_argument("--event", metavar="SLUG", help="tournament event (topic gg/SLUG/...)")
     run.add_argument("--table", metavar="NAME", help="this table's name in the tournament")
     run.set_defaults(func=_cmd_run)
