@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import logging
 import sys
-import time
 from collections.abc import Callable, Mapping
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +24,7 @@ from werkzeug.exceptions import HTTPException
 
 from arbiter.hub.ledger import Ledger
 from arbiter.hubweb.feed import HubStreams, VenueFeed
-from web import SECURITY_HEADERS, auth, install_pin_access
-from web.body import MAX_BODY_BYTES
+from web import SECURITY_HEADERS, auth, install_pin_access, pin_access_config
 from web.events import KEEPALIVE_SECONDS, STREAM_CAPACITY
 
 log = logging.getLogger(__name__)
@@ -56,17 +53,7 @@ def create_hub_app(
         ADMIN_PIN=None,
         SSE_KEEPALIVE=KEEPALIVE_SECONDS,
         STREAM_CAPACITY=STREAM_CAPACITY,
-        PIN_MAX_FAILURES=5,
-        PIN_WINDOW_SECONDS=300,
-        PIN_CHECK_LIMIT=2,
-        PIN_CHECK_WAIT=10.0,
-        SESSION_COOKIE_NAME="gg_organiser",
-        SESSION_COOKIE_HTTPONLY=True,
-        SESSION_COOKIE_SAMESITE="Strict",
-        PERMANENT_SESSION_LIFETIME=timedelta(hours=12),
-        ADMIN_IDLE_SECONDS=60 * 60,
-        ADMIN_CLOCK=time.monotonic,
-        MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
+        **pin_access_config(cookie="gg_organiser", idle_seconds=60 * 60),
     )
     if test_config:
         app.config.update(test_config)
