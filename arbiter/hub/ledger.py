@@ -601,10 +601,14 @@ class Ledger:
     def missing(self, table: str) -> list[tuple[int, int]]:
         """``gaps`` plus the tail: the events after the highest held up to the last one the
         table's retained status says it published (``event_seq``)."""
-        runs = self.gaps(table)
+        ((held, last),) = self._read(
+            "SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM events WHERE table_name=?", (table,)
+        )
+        # Asked after every event of every table: read the sequence numbers only when
+        # some are missing below the highest.
+        runs = self.gaps(table) if held < last else []
         _online, status, _seen = self.table_state(table)
         published = status.get("event_seq") if status else None
-        last = self.last_seq(table)
         if isinstance(published, int) and not isinstance(published, bool) and published > last:
             runs.append((last + 1, published))
         return runs

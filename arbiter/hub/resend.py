@@ -25,8 +25,9 @@ log = logging.getLogger(__name__)
 
 #: Default seconds a run must stay missing before the table is asked.
 GRACE = 10.0
-#: Seconds between two passes at most while events pour in (each pass reads the ledger).
-CHECK_EVERY = 0.25
+#: Seconds between two passes at most while events pour in (each pass reads the ledger
+#: for every table that changed; the grace period is seconds long anyway).
+CHECK_EVERY = 1.0
 #: Seconds the serving thread sleeps when nothing is pending (it is woken by changes).
 IDLE = 5.0
 
