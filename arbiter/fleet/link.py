@@ -406,8 +406,9 @@ class FleetLink:
         log.info("broker: resend request %d served: %d event(s) published again",
                  asked.id, job.sent)
         if job.sent < asked.count():
-            log.warning("broker: resend request %d named events the table never published "
-                        "(it has published up to %d): ignored", asked.id, job.upto)
+            log.warning("broker: resend request %d named events the table had not published "
+                        "(it had up to %d): ignored; later ones go out the normal way if it "
+                        "holds them", asked.id, job.upto)
         try:
             self._served_file.save(asked.id)
         except OSError as exc:  # served again after a restart: harmless
