@@ -17,7 +17,7 @@ import sqlite3
 import ssl
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -26,7 +26,8 @@ from typing import Any
 from arbiter.errors import ArbiterError
 from arbiter.hub.exports import KINDS, export
 from arbiter.hub.ingest import Ingest, publish_once
-from arbiter.hub.ledger import Ledger
+from arbiter.hub.ledger import Ledger, ResendAsk
+from arbiter.hub.resend import GRACE, Resender
 from arbiter.hubweb import create_hub_app
 from arbiter.hubweb.feed import VenueFeed
 from arbiter.mqtt.address import BrokerAddress, BrokerAddressError
@@ -95,10 +96,12 @@ def _address(url: str) -> BrokerAddress:
 
 
 def _publish_once(args: argparse.Namespace,
-                  assignments: Mapping[str, Mapping[str, Any] | None]) -> None:
+                  assignments: Mapping[str, Mapping[str, Any] | None],
+                  resends: Sequence[ResendAsk] = ()) -> None:
     link = broker_link(args)
     publish_once(link.address.host, link.address.port, args.event, assignments,
-                 username=link.username, password=link.password, tls=link.tls)
+                 username=link.username, password=link.password, tls=link.tls,
+                 resends=resends)
 
 
 def _ledger(args: argparse.Namespace) -> Ledger:
@@ -125,11 +128,19 @@ def _serve(args: argparse.Namespace) -> int:
         signal.signal(sig, lambda *_: stop.set())
     with _ledger(args) as ledger:
         feed = VenueFeed(ledger, timedelta(minutes=args.silent_after))
+        resender: Resender | None = None
+
+        def changed(table: str, kind: str) -> None:
+            feed.changed(table, kind)
+            if resender is not None:
+                resender.changed(table, kind)
+
         ingest = Ingest(ledger, args.event, link.address.host, link.address.port,
-                        on_change=feed.changed, username=link.username,
+                        on_change=changed, username=link.username,
                         password=link.password, tls=link.tls)
+        resender = Resender(ledger, ingest.publish_resend, grace=args.resend_after)
         app = create_hub_app(ledger, feed, ledger.path.parent,
-                             publish=ingest.publish_assignment)
+                             publish=ingest.publish_assignment, resend=resender.ask)
         try:
             # Waitress keeps everything a response has sent in its current output
             # buffer (it never prunes a buffer that has once been partly sent) until
@@ -149,6 +160,7 @@ def _serve(args: argparse.Namespace) -> int:
             raise
         try:
             feed.start()
+            resender.start()
             web_thread.start()
             rounds = ledger.rounds()
             if rounds:
@@ -162,6 +174,7 @@ def _serve(args: argparse.Namespace) -> int:
             stop.wait()
         finally:
             server.close()
+            resender.stop()
             feed.stop()
             ingest.stop()
     return 0
@@ -260,10 +273,17 @@ def _audit(args: argparse.Namespace) -> int:
 
 
 def _gaps(args: argparse.Namespace) -> int:
+    if args.resend and not args.broker:
+        raise HubCliError("gg-arbiter hub gaps --resend needs --broker URL")
     with _ledger(args) as ledger:
-        out = {t: ledger.gaps(t) for t in ledger.tables()}
+        out = {t: runs for t in ledger.tables() if (runs := ledger.missing(t))}
+        asks = [ledger.ask_resend(t, runs) for t, runs in out.items()] if args.resend else []
     _print_json(out)
-    return 1 if any(out.values()) else 0
+    if asks:
+        _publish_once(args, {}, asks)
+        for ask in asks:
+            print(f"table {ask.table}: resend asked (request {ask.id})")
+    return 1 if out else 0
 
 
 def _silent(args: argparse.Namespace) -> int:
@@ -291,6 +311,9 @@ def add_hub_parser(sub: Any, parser_class: type[argparse.ArgumentParser]) -> Non
     hub.add_argument("--host", default="0.0.0.0", help="web address to serve on (default all)")
     hub.add_argument("--port", type=int, default=DEFAULT_WEB_PORT,
                      help=f"web port (default {DEFAULT_WEB_PORT}; 0 picks a free one)")
+    hub.add_argument("--resend-after", type=float, default=GRACE, metavar="SECONDS",
+                     help="ask a table to resend events missing for this long "
+                          f"(default {GRACE:g})")
     hub.add_argument("--silent-after", type=float, default=10.0, metavar="MINUTES",
                      help="flag a table of the round with no event for this long (default 10)")
     hub.set_defaults(func=_serve)
@@ -354,7 +377,11 @@ def add_hub_parser(sub: Any, parser_class: type[argparse.ArgumentParser]) -> Non
     pin.set_defaults(func=_set_pin)
 
     cmds.add_parser("audit", help="print the audit log").set_defaults(func=_audit)
-    cmds.add_parser("gaps", help="missing table events (exit 1 if any)").set_defaults(func=_gaps)
+    gaps = cmds.add_parser("gaps", help="missing table events (exit 1 if any)")
+    gaps.add_argument("--resend", action="store_true",
+                      help="ask each table with missing events to publish them again "
+                           "(needs --broker)")
+    gaps.set_defaults(func=_gaps)
     silent = cmds.add_parser(
         "silent", help="tables of the round offline or quiet with a game on (exit 1 if any)"
     )

@@ -2,8 +2,9 @@
 
 Writes ``mosquitto.conf`` (no anonymous access), ``passwd`` (Mosquitto's
 PBKDF2-SHA512 format, the one ``mosquitto_passwd`` writes), ``acl`` (each table
-publishes only under its own prefix and reads only its assignment; the hub
-reads everything of the event and writes the assignments) and one password
+publishes only under its own prefix and reads only its assignment and resend
+requests; the hub reads everything of the event and writes the assignments and
+resend requests) and one password
 file per user under ``secrets/`` to hand to each table (``[tournament]
 password_file``) and to the hub. With ``--tls-cert`` and ``--tls-key`` the broker
 also listens with TLS (``mqtts://``) and its plain port serves only its own machine.
@@ -51,13 +52,16 @@ def table_user(table: str) -> str:
 
 
 def acl_text(event: str, tables: list[str]) -> str:
-    """The ACL: a hub that reads all and assigns, tables confined to their own prefix."""
+    """The ACL: a hub that reads all, assigns and asks for resends; tables confined to
+    their own prefix."""
     lines = [
         f"# gg-arbiter broker-config: event {event}, {len(tables)} tables.",
-        "# Each table writes only under its own prefix and reads only its assignment.",
+        "# Each table writes only under its own prefix and reads only its assignment and",
+        "# resend requests; the hub writes only those two, never a table's own topics.",
         f"user {HUB_USER}",
         f"topic read gg/{event}/#",
         f"topic write gg/{event}/table/+/assignment",
+        f"topic write gg/{event}/table/+/resend",
         "",
     ]
     for table in tables:
@@ -69,6 +73,7 @@ def acl_text(event: str, tables: list[str]) -> str:
             f"topic write {p}events",
             f"topic write {p}record/#",
             f"topic read {p}assignment",
+            f"topic read {p}resend",
             "",
         ]
     return "\n".join(lines)

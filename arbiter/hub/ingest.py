@@ -9,7 +9,8 @@ killed mid-message gets it again. Retained ``online``, ``status`` and
 ``record/<game>`` topics arrive again at every subscription, which is how a
 restarted hub catches up with the tables' state.
 
-The hub publishes only the retained ``assignment`` of each table.
+The hub publishes only the retained ``assignment`` and ``resend`` of each
+table, never under a table's own topics.
 A payload that names another table than its topic is refused and logged.
 """
 
@@ -21,7 +22,7 @@ import logging
 import sqlite3
 import ssl
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import paho.mqtt.client as mqtt
@@ -29,7 +30,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.reasoncodes import ReasonCode
 
 from arbiter.hub.errors import ContradictingEventError, HubError, MalformedEventError
-from arbiter.hub.ledger import FORMAT, Ledger
+from arbiter.hub.ledger import FORMAT, Ledger, ResendAsk
+from arbiter.hub.resend import resend_payload
 from arbiter.mqtt.tls import check_listener, listener_problem, secure
 
 log = logging.getLogger(__name__)
@@ -161,6 +163,9 @@ class Ingest:
         table, kind = parts[3], "/".join(parts[4:])
         if kind == "assignment":
             return True  # the hub's own
+        if kind == "resend":  # the hub's own too: its id, so the next request is above it
+            self._note_resend(table, payload)
+            return True
         if kind == "online":
             text = payload.decode("utf-8", "replace").strip()
             if text not in ("true", "false"):
@@ -205,6 +210,12 @@ class Ingest:
             self.ledger.set_record(table, game, body["record"])
             self._changed(table, "record")
 
+    def _note_resend(self, table: str, payload: bytes) -> None:
+        with contextlib.suppress(ValueError, UnicodeDecodeError, TypeError, AttributeError):
+            request_id = json.loads(payload).get("id") if payload else None
+            if isinstance(request_id, int) and not isinstance(request_id, bool):
+                self.ledger.note_resend_id(table, request_id)
+
     def _changed(self, table: str, kind: str) -> None:
         if self._on_change is not None:
             self._on_change(table, kind)
@@ -224,6 +235,17 @@ class Ingest:
         if not info.is_published():
             raise IngestError(f"assignment for {table!r} not taken by the broker in time")
 
+    def publish_resend(self, ask: ResendAsk) -> None:
+        """Publish a table's retained ``resend`` request; waits for the broker."""
+        info = self.client.publish(table_prefix(self.event, ask.table) + "resend",
+                                   resend_payload(ask), qos=1, retain=True)
+        try:
+            info.wait_for_publish(PUBLISH_TIMEOUT)
+        except (ValueError, RuntimeError) as exc:
+            raise IngestError(f"resend request for {ask.table!r} not sent: {exc}") from None
+        if not info.is_published():
+            raise IngestError(f"resend request for {ask.table!r} not taken by the broker in time")
+
     def publish_round(self, round_number: int) -> None:
         """Publish every assignment of a round to its table."""
         for table, payload in self.ledger.assignments(round_number).items():
@@ -239,12 +261,18 @@ def publish_once(
     username: str | None = None,
     password: str | None = None,
     tls: ssl.SSLContext | None = None,
+    resends: Sequence[ResendAsk] = (),
 ) -> None:
-    """Publish retained assignments (None clears) from a short-lived client, then disconnect.
+    """Publish retained assignments (None clears) and resend requests from a short-lived
+    client, then disconnect.
 
     For the command line while ``gg-arbiter hub`` serves: a client id of its own,
     so the serving hub's persistent session is left alone.
     """
+    messages = [(table_prefix(event, t) + "assignment", _assignment_bytes(a),
+                 f"assignment for {t!r}") for t, a in assignments.items()]
+    messages += [(table_prefix(event, r.table) + "resend", resend_payload(r),
+                  f"resend request for {r.table!r}") for r in resends]
     client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="", clean_session=True)
     if username:
         client.username_pw_set(username, password)
@@ -256,14 +284,11 @@ def publish_once(
         raise IngestError(f"no connection to the broker at {host}:{port}: {exc}") from None
     client.loop_start()
     try:
-        for table, assignment in assignments.items():
-            info = client.publish(
-                table_prefix(event, table) + "assignment", _assignment_bytes(assignment),
-                qos=1, retain=True,
-            )
+        for topic, payload, what in messages:
+            info = client.publish(topic, payload, qos=1, retain=True)
             info.wait_for_publish(PUBLISH_TIMEOUT)
             if not info.is_published():
-                raise IngestError(f"assignment for {table!r} not taken by the broker in time")
+                raise IngestError(f"{what} not taken by the broker in time")
     finally:
         client.disconnect()
         client.loop_stop()

@@ -5,8 +5,9 @@ serves it with waitress, as on a table. Views read the ledger (through
 :mod:`arbiter.hubweb.views`); only the organiser's actions, behind the PIN,
 change it. ``publish(table, payload)`` sends a table its assignment (the
 serving hub's MQTT client); without it, assignments are stored and published
-at the hub's next start. The PIN, sessions, CSRF and the attempt limiter are
-the table's own (:mod:`web.auth`), with ``admin.json`` in the hub's data
+at the hub's next start. ``resend(table)`` asks a table to publish its
+missing events again (the organiser's "ask again"). The PIN, sessions, CSRF
+and the attempt limiter are the table's own (:mod:`web.auth`), with ``admin.json`` in the hub's data
 directory.
 """
 
@@ -22,7 +23,7 @@ from flask import Flask, Response, jsonify, render_template, request
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException
 
-from arbiter.hub.ledger import Ledger
+from arbiter.hub.ledger import Ledger, ResendAsk
 from arbiter.hubweb.feed import HubStreams, VenueFeed
 from web import SECURITY_HEADERS, auth, install_pin_access, pin_access_config
 from web.events import KEEPALIVE_SECONDS, STREAM_CAPACITY
@@ -30,6 +31,8 @@ from web.events import KEEPALIVE_SECONDS, STREAM_CAPACITY
 log = logging.getLogger(__name__)
 
 Publish = Callable[[str, Mapping[str, Any] | None], None]
+#: Ask a table to publish its missing events again; None when nothing is missing.
+Resend = Callable[[str], ResendAsk | None]
 
 
 def create_hub_app(
@@ -38,6 +41,7 @@ def create_hub_app(
     data_dir: str | Path,
     *,
     publish: Publish | None = None,
+    resend: Resend | None = None,
     test_config: Mapping[str, Any] | None = None,
 ) -> Flask:
     """The hub's Flask app over ``ledger``; ``feed`` drives ``/api/events``.
@@ -65,6 +69,7 @@ def create_hub_app(
     app.extensions["hub_ledger"] = ledger
     app.extensions["hub_feed"] = feed
     app.extensions["hub_publish"] = publish
+    app.extensions["hub_resend"] = resend
     # The key web.serve.make_server looks for: it sizes and stops the streams.
     app.extensions["arbiter_streams"] = HubStreams(
         feed, float(app.config["SSE_KEEPALIVE"]), int(app.config["STREAM_CAPACITY"])
