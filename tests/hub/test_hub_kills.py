@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 
 from arbiter.fleet.outbox import CursorFile
-from tests.hub.simvenue import Node, Table, held
 from tests.support.mqtt import MOSQUITTO, Mosquitto
 from tests.support.spawn import free_port
+from tests.support.venue import Node, SimTable, held
 from tests.support.waiting import WAIT, wait_until
 from tests.support.web import FAST_CONFIG, PIN
 
@@ -57,7 +57,7 @@ def _games(ledger: Path, table: str) -> dict[str, tuple[str | None, str | None]]
 
 
 @pytest.fixture
-def venue(tmp_path: Path) -> Iterator[tuple[Mosquitto, Node, dict[str, Table], Path]]:
+def venue(tmp_path: Path) -> Iterator[tuple[Mosquitto, Node, dict[str, SimTable], Path]]:
     if not shutil.which(MOSQUITTO):
         pytest.skip("mosquitto is not installed (bash setup.sh --dev installs it)")
     broker = Mosquitto(tmp_path / "broker", persistent=True)
@@ -72,7 +72,7 @@ def venue(tmp_path: Path) -> Iterator[tuple[Mosquitto, Node, dict[str, Table], P
         nodes.append(hub.start())
         config = tmp_path / "table.toml"
         config.write_text(FAST_CONFIG + f'\n[web]\nadmin_pin = "{PIN}"\n')
-        tables: dict[str, Table] = {}
+        tables: dict[str, SimTable] = {}
         for name in ("1", "2"):
             port = free_port()
             data = tmp_path / f"t{name}"
@@ -80,7 +80,7 @@ def venue(tmp_path: Path) -> Iterator[tuple[Mosquitto, Node, dict[str, Table], P
                          "--host", "127.0.0.1", "--port", str(port), "--broker", url,
                          "--event", EVENT, "--table", name], port, "gg-arbiter ready")
             nodes.append(node.start())
-            tables[name] = Table(name, node, data)
+            tables[name] = SimTable(name, node, data)
         yield broker, hub, tables, hub_data / "hub.sqlite"
     finally:
         for node in nodes:
@@ -89,7 +89,7 @@ def venue(tmp_path: Path) -> Iterator[tuple[Mosquitto, Node, dict[str, Table], P
 
 
 def test_kill_broker_hub_and_table_mid_round_loses_no_event(
-    venue: tuple[Mosquitto, Node, dict[str, Table], Path],
+    venue: tuple[Mosquitto, Node, dict[str, SimTable], Path],
 ) -> None:
     broker, hub, tables, ledger = venue
     t1, t2 = tables["1"], tables["2"]
@@ -146,7 +146,7 @@ def test_kill_broker_hub_and_table_mid_round_loses_no_event(
 
 
 def test_event_published_before_the_hub_resubscribes_after_a_broker_kill_reaches_it(
-    venue: tuple[Mosquitto, Node, dict[str, Table], Path],
+    venue: tuple[Mosquitto, Node, dict[str, SimTable], Path],
 ) -> None:
     broker, hub, tables, ledger = venue
     t1 = tables["1"]

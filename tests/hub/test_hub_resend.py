@@ -15,9 +15,9 @@ import pytest
 from arbiter.app.cli import main
 from arbiter.fleet.outbox import CursorFile
 from arbiter.fleet.resend import ServedFile
-from tests.hub.simvenue import Node, Table, held
 from tests.support.mqtt import MOSQUITTO, Mosquitto
 from tests.support.spawn import free_port
+from tests.support.venue import Node, SimTable, held
 from tests.support.waiting import WAIT, wait_until
 from tests.support.web import FAST_CONFIG, PIN
 
@@ -29,7 +29,7 @@ HubFactory = Callable[[float], Node]
 
 
 @pytest.fixture
-def venue(tmp_path: Path) -> Iterator[tuple[Mosquitto, Table, HubFactory, Path]]:
+def venue(tmp_path: Path) -> Iterator[tuple[Mosquitto, SimTable, HubFactory, Path]]:
     if not shutil.which(MOSQUITTO):
         pytest.skip("mosquitto is not installed (bash setup.sh --dev installs it)")
     broker = Mosquitto(tmp_path / "broker", persistent=True)
@@ -56,14 +56,14 @@ def venue(tmp_path: Path) -> Iterator[tuple[Mosquitto, Table, HubFactory, Path]]
                      "--host", "127.0.0.1", "--port", str(port), "--broker", url,
                      "--event", EVENT, "--table", "1"], port, "gg-arbiter ready")
         nodes.append(node.start())
-        yield broker, Table("1", node, data), make_hub, hub_data / "hub.sqlite"
+        yield broker, SimTable("1", node, data), make_hub, hub_data / "hub.sqlite"
     finally:
         for n in nodes:
             n.stop()
         broker.stop()
 
 
-def _played_unheard(table: Table) -> int:
+def _played_unheard(table: SimTable) -> int:
     """A new game and one challenge, acknowledged by a broker no hub has subscribed to."""
     table.new_game()
     table.challenge("W:SPY", "B:5*G")  # the spy takes the general
@@ -78,7 +78,7 @@ def _hub_cli(hub_data: Path, *args: str) -> int:
 
 
 def test_the_hub_asks_for_what_it_missed_and_ends_with_the_tables_journal(
-    venue: tuple[Mosquitto, Table, HubFactory, Path], capsys: pytest.CaptureFixture[str],
+    venue: tuple[Mosquitto, SimTable, HubFactory, Path], capsys: pytest.CaptureFixture[str],
 ) -> None:
     _broker, table, make_hub, ledger = venue
     unheard = _played_unheard(table)
@@ -108,7 +108,7 @@ def test_the_hub_asks_for_what_it_missed_and_ends_with_the_tables_journal(
 
 
 def test_an_offline_table_serves_the_organisers_request_when_it_comes_back(
-    venue: tuple[Mosquitto, Table, HubFactory, Path], capsys: pytest.CaptureFixture[str],
+    venue: tuple[Mosquitto, SimTable, HubFactory, Path], capsys: pytest.CaptureFixture[str],
 ) -> None:
     broker, table, make_hub, ledger = venue
     unheard = _played_unheard(table)

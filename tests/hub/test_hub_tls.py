@@ -5,25 +5,21 @@ subcommands) with exit 2 and one line, never a plain fallback."""
 
 from __future__ import annotations
 
-import json
 import logging
-import sqlite3
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from arbiter.fleet.outbox import Cursor, Outbox
-from arbiter.fleet.payloads import event_payload
 from arbiter.hub.ingest import Ingest
-from arbiter.hub.ledger import Ledger, canonical
+from arbiter.hub.ledger import Ledger
 from arbiter.mqtt.tls import client_context
 from tests.support.mqtt import Mosquitto, make_tls, tls_mosquitto
-from tests.support.spawn import Session, free_port, gg_arbiter
+from tests.support.spawn import free_port, gg_arbiter
+from tests.support.venue import Node, SimTable, held
 from tests.support.waiting import WAIT, wait_until
-from tests.support.web import FAST_CONFIG, PIN, http_json, play
+from tests.support.web import FAST_CONFIG, PIN
 
 pytestmark = pytest.mark.timeout(180)
 EVENT = "tls"
@@ -38,68 +34,6 @@ def broker(tmp_path: Path) -> Iterator[Mosquitto]:
         yield b
 
 
-class TableWeb:
-    """A sim table's web API: status, and its simulator's slots."""
-
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.web: Any = type("Web", (), {"port": port})()
-
-    def call(self, method: str, path: str, body: Any = None) -> Any:
-        code, answer = http_json(self.web, method, path, body)
-        assert code < 300, (method, path, code, answer)
-        return answer
-
-    def status(self) -> dict[str, Any]:
-        return dict(self.call("GET", "/api/status"))
-
-    def put(self, slot: str, piece: str) -> None:
-        self.call("PUT", f"/api/sim/slots/{slot}", {"piece": piece})
-
-    def clear(self, slot: str) -> None:
-        self.call("DELETE", f"/api/sim/slots/{slot}")
-
-
-def _start(args: list[str], ready: str) -> Session:
-    session = Session(args)
-    try:
-        session.expect(ready)
-    except AssertionError:
-        _stop(session)
-        raise
-    return session
-
-
-def _stop(session: Session) -> None:
-    if session.proc.poll() is None:
-        session.proc.terminate()
-        try:
-            session.proc.wait(WAIT)
-        except subprocess.TimeoutExpired:
-            session.kill()
-
-
-def _held(ledger: Path, table: str) -> list[str]:
-    """The hub ledger's events of ``table`` in seq order, read beside the running hub."""
-    if not ledger.exists():
-        return []
-    db = sqlite3.connect(f"file:{ledger}?mode=ro", uri=True, timeout=30)
-    try:
-        rows = db.execute("SELECT payload FROM events WHERE table_name=? ORDER BY seq",
-                          (table,)).fetchall()
-    except sqlite3.OperationalError:  # no schema yet
-        return []
-    finally:
-        db.close()
-    return [canonical(json.loads(p)) for (p,) in rows]
-
-
-def _journal_events(data: Path, table: str) -> list[str]:
-    pending = Outbox(data).pending(Cursor(), 1_000_000)
-    return [canonical(event_payload(p.item, table=table, seq=p.seq))
-            for p in pending if p.seq is not None]
-
-
 def test_table_and_hub_over_tls_a_game_arrives_and_the_assignment_goes_back(
     broker: Mosquitto, tmp_path: Path
 ) -> None:
@@ -111,21 +45,26 @@ def test_table_and_hub_over_tls_a_game_arrives_and_the_assignment_goes_back(
     config = tmp_path / "table.toml"
     config.write_text(FAST_CONFIG + f'\n[web]\nadmin_pin = "{PIN}"\n\n[tournament]\n'
                       f'broker = "{url}"\nca_file = "{ca}"\nevent = "{EVENT}"\ntable = "1"\n')
-    table_web = TableWeb(free_port())
-    hub = _start([*hub_args, "--host", "127.0.0.1", "--port", str(free_port())], "hub web on")
-    table = _start(["run", "--sim", "--config", str(config), "--data", str(table_data),
-                    "--host", "127.0.0.1", "--port", str(table_web.port)], "gg-arbiter ready")
+    hub_port, table_port = free_port(), free_port()
+    hub = Node([*hub_args, "--host", "127.0.0.1", "--port", str(hub_port)], hub_port,
+               "hub web on")
+    table = SimTable("1", Node(["run", "--sim", "--config", str(config), "--data",
+                                str(table_data), "--host", "127.0.0.1", "--port",
+                                str(table_port)], table_port, "gg-arbiter ready"), table_data)
     try:
-        assert any(f"from mqtts://localhost:{broker.tls_port}" in ln for ln in hub.lines)
-        status = table_web.status
+        hub.start()
+        table.node.start()
+        assert hub.session is not None
+        assert any(f"from mqtts://localhost:{broker.tls_port}" in ln for ln in hub.session.lines)
+        status = table.status
         wait_until(lambda: status()["broker"]["state"] == "connected", what="table on TLS")
         for attacker, defender in GAME:
-            play(table_web.put, table_web.clear, status, attacker, defender)
+            table.challenge(attacker, defender)
         assert status()["state"] == "game_over"
-        expected = _journal_events(table_data, "1")
+        expected = table.expected()
         assert len(expected) >= len(GAME) + 1
         ledger = hub_data / "hub.sqlite"
-        wait_until(lambda: _held(ledger, "1") == expected, timeout=3 * WAIT,
+        wait_until(lambda: held(ledger, "1") == expected, timeout=3 * WAIT,
                    what="the hub holds the table's events, sent over TLS")
 
         # A subcommand beside the serving hub publishes over TLS too.
@@ -140,8 +79,8 @@ def test_table_and_hub_over_tls_a_game_arrives_and_the_assignment_goes_back(
         wait_until(lambda: "Round 1" in str(status().get("assignment")),
                    what="the table shows the assignment sent over TLS")
     finally:
-        _stop(table)
-        _stop(hub)
+        table.node.stop()
+        hub.stop()
 
 
 @pytest.mark.parametrize("trouble", [

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.venue import BoardGame, Node, venue
+from tests.support.venue import BoardGame, Node, SimTable, venue
 from tests.support.waiting import WAIT, wait_until
 
 pytestmark = pytest.mark.timeout(300)
@@ -40,7 +40,7 @@ def _points(winner: str | None) -> tuple[float, float]:
 
 
 @pytest.fixture
-def swiss_venue(tmp_path: Path) -> Iterator[tuple[Node, dict[str, Node]]]:
+def swiss_venue(tmp_path: Path) -> Iterator[tuple[Node, dict[str, SimTable]]]:
     with venue(tmp_path, EVENT, TABLES) as nodes:
         yield nodes
 
@@ -51,7 +51,7 @@ def _round(hub: Node, number: int) -> dict[str, Any]:
 
 
 def test_swiss_of_nine_over_four_rounds_on_four_tables(
-    swiss_venue: tuple[Node, dict[str, Node]],
+    swiss_venue: tuple[Node, dict[str, SimTable]],
 ) -> None:
     hub, tables = swiss_venue
     roster = "name,rating\n" + "".join(f"{n},{2400 - 50 * i}\n" for i, n in enumerate(PLAYERS))
@@ -80,7 +80,7 @@ def test_swiss_of_nine_over_four_rounds_on_four_tables(
             seen_pairs.add(pair)
             hub.call("POST", "/api/organiser/assign",
                      {"round": number, "board": b["board"], "table": table}, pin=True)
-            games.append(BoardGame(table, tables[table], {"round": number, **b}))
+            games.append(BoardGame(tables[table], {"round": number, **b}))
         for g in games:
             g.start()
         for g in games:

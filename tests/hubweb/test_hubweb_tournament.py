@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.support.hub_secrecy import crawl, leaks
-from tests.support.venue import BoardGame, Node, venue
+from tests.support.venue import BoardGame, Node, SimTable, venue
 from tests.support.waiting import WAIT, wait_until
 from tests.support.web import SseClient, http_get
 
@@ -43,13 +43,13 @@ def _hub_has(hub: Node, games: list[BoardGame]) -> bool:
 
 
 @pytest.fixture
-def rr_venue(tmp_path: Path) -> Iterator[tuple[Node, dict[str, Node]]]:
+def rr_venue(tmp_path: Path) -> Iterator[tuple[Node, dict[str, SimTable]]]:
     with venue(tmp_path, EVENT, ["1", "2"]) as nodes:
         yield nodes
 
 
 def test_round_robin_of_four_on_two_tables_gives_the_standings(
-    rr_venue: tuple[Node, dict[str, Node]],
+    rr_venue: tuple[Node, dict[str, SimTable]],
 ) -> None:
     hub, tables = rr_venue
     sse = SseClient(hub.web.port)
@@ -66,7 +66,7 @@ def test_round_robin_of_four_on_two_tables_gives_the_standings(
                 hub.call("POST", "/api/organiser/assign",
                          {"round": number, "board": b["board"], "table": str(b["board"])},
                          pin=True)
-            games = [BoardGame(str(b["board"]), tables[str(b["board"])], {"round": number, **b})
+            games = [BoardGame(tables[str(b["board"])], {"round": number, **b})
                      for b in rnd["boards"]]
             for g in games:
                 g.start()
@@ -96,7 +96,7 @@ def test_round_robin_of_four_on_two_tables_gives_the_standings(
             wait_until(functools.partial(_reveal, hub, f"/api/games/{name}/{game}"),
                        what=f"the reveal of table {name} game {game}")
         first = f"/games/{played[0][0]}/{played[0][1]}"
-        _s, _h, page = http_get(hub.web, first)  # type: ignore[arg-type]
+        _s, _h, page = http_get(hub.web, first)
         assert "General" in page and "Spy" in page
         assert not leaks(sse.text())  # the stream never carries a rank
     finally:
