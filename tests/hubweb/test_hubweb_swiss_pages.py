@@ -10,8 +10,6 @@ The final standings are the ones the test derives from the rules."""
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,12 +17,10 @@ from typing import Any
 
 import pytest
 
-from tests.hubweb.test_hubweb_tournament import Game, Node
 from tests.support.hub_secrecy import leaks
-from tests.support.mqtt import MOSQUITTO, Mosquitto
-from tests.support.spawn import Session, free_port, gg_arbiter
+from tests.support.venue import BoardGame, Node, SimTable, venue
 from tests.support.waiting import wait_until
-from tests.support.web import CHROMIUM, CHROMIUM_ARGS, FAST_CONFIG, PIN, play
+from tests.support.web import CHROMIUM, CHROMIUM_ARGS, PIN
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -41,40 +37,12 @@ PHONE = {"width": 390, "height": 844}
 
 
 @pytest.fixture
-def venue(tmp_path: Path) -> Iterator[tuple[Node, dict[str, Node]]]:
+def pages_venue(tmp_path: Path) -> Iterator[tuple[Node, dict[str, SimTable]]]:
     """A broker, the hub serving, and tables 1 and 2 joined to the event."""
-    if not shutil.which(MOSQUITTO):
-        pytest.skip("mosquitto is not installed (bash setup.sh --dev installs it)")
     if not os.path.exists(CHROMIUM):
         pytest.skip(f"{CHROMIUM} is not installed (bash setup.sh --dev installs it)")
-    broker = Mosquitto(tmp_path / "broker").start()
-    nodes: list[Node] = []
-    try:
-        hub_data = tmp_path / "hub"
-        subprocess.run([*gg_arbiter(), "hub", "--event", EVENT, "--data", str(hub_data),
-                        "set-pin", PIN], check=True, capture_output=True, timeout=60)
-        port = free_port()
-        hub = Node(Session(["hub", "--event", EVENT, "--data", str(hub_data), "--broker",
-                            broker.url, "--host", "127.0.0.1", "--port", str(port)]), port)
-        nodes.append(hub)
-        config = tmp_path / "table.toml"
-        config.write_text(FAST_CONFIG + f'\n[web]\nadmin_pin = "{PIN}"\n')
-        tables: dict[str, Node] = {}
-        for name in ("1", "2"):
-            port = free_port()
-            tables[name] = Node(Session(
-                ["run", "--sim", "--config", str(config), "--data", str(tmp_path / f"t{name}"),
-                 "--host", "127.0.0.1", "--port", str(port), "--broker", broker.url,
-                 "--event", EVENT, "--table", name]), port)
-            nodes.append(tables[name])
-        hub.session.expect("hub web on")
-        for table in tables.values():
-            table.session.expect("gg-arbiter ready")
-        yield hub, tables
-    finally:
-        for node in nodes:
-            node.stop()
-        broker.stop()
+    with venue(tmp_path, EVENT, ["1", "2"]) as nodes:
+        yield nodes
 
 
 @pytest.fixture
@@ -110,19 +78,6 @@ def _result(white: str, black: str) -> str:
     return {"W": "1-0", "B": "0-1", None: "1/2-1/2"}[_winner(white, black)]
 
 
-class SwissGame(Game):
-    """A game the players finish at their table: a flag captured, or a draw declared."""
-
-    def finish(self) -> None:
-        winner = _winner(self.board["white"], self.board["black"])
-        if winner == "W":
-            play(self.put, self.clear, self.status, "W:PVT", "B:FLG")
-        elif winner == "B":
-            play(self.put, self.clear, self.status, "B:PVT", "W:FLG")
-        else:
-            self.table.call("POST", f"/api/games/{self.id}/end", {"reason": "draw"}, pin=True)
-
-
 def derived_standings(boards: list[dict[str, Any]]) -> list[tuple[str, float, int, float, float]]:
     """(name, points, byes, Buchholz, Sonneborn-Berger) in standings order, from the rules:
     1 a win, 1/2 a draw, 1 a bye; Buchholz sums the opponents' points (a bye adds none),
@@ -154,11 +109,11 @@ def _no_rank(page: Any, where: str) -> None:
 
 
 def test_swiss_event_of_five_run_from_the_pages_alone(
-    venue: tuple[Node, dict[str, Node]], browser: Any, patient: None,
+    pages_venue: tuple[Node, dict[str, SimTable]], browser: Any, patient: None,
 ) -> None:
     from playwright.sync_api import expect
 
-    hub, tables = venue
+    hub, tables = pages_venue
     base = f"http://127.0.0.1:{hub.web.port}"
 
     def tables_heard() -> bool:
@@ -233,7 +188,7 @@ def test_swiss_event_of_five_run_from_the_pages_alone(
 
         (rnd,) = [r for r in hub.call("GET", "/api/rounds") if r["round"] == number]
         boards += [{"round": number, **b} for b in rnd["boards"]]
-        games = [SwissGame(b["table"], tables[b["table"]], {"round": number, **b})
+        games = [BoardGame(tables[b["table"]], {"round": number, **b})
                  for b in rnd["boards"] if not b["bye"]]
         assert [g.name for g in games] == ["1", "2"]
 
@@ -261,7 +216,7 @@ def test_swiss_event_of_five_run_from_the_pages_alone(
 
         # --- results arrive by themselves --------------------------------------------
         for g in games:
-            g.finish()
+            g.finish(_winner(g.board["white"], g.board["black"]))
             want = _result(g.board["white"], g.board["black"])
             expect(section.locator(f'tr[data-board="{g.board["board"]}"] td.res')).to_contain_text(
                 want)
