@@ -113,6 +113,20 @@ def test_organiser_page_follows_the_venue_and_keeps_what_is_typed(
         assert name.input_value() == "Zed"
         assert page.evaluate("document.activeElement.name") == "table-2"
         assert page.evaluate("window.__sameDocument") == 1  # never reloaded
+
+        # A button held down in a live part is not swapped away under the pointer:
+        # the update waits for the release, and the click counts.
+        withdraw = page.locator('#players-list tr[data-player="Cy"] button')
+        withdraw.hover()
+        page.mouse.down()
+        status, answer = http_json(hub.server, "POST", "/api/organiser/players",
+                                   {"name": "Eve"}, {"X-Admin-PIN": PIN})
+        assert status == 200, answer
+        expect(page.locator('body[data-held="1"]')).to_have_count(1)
+        assert "Eve" not in page.locator("#players-list").inner_text()
+        page.mouse.up()
+        expect(page.locator(".flash")).to_have_text("Cy withdrawn")
+        expect(page.locator('#players-list tr[data-player="Eve"]')).to_have_count(1)
         assert not problems, problems
     finally:
         page.close()

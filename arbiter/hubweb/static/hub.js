@@ -97,10 +97,37 @@
   }
 
   var swaps = 0;
+  // A press in progress (pointer down, not yet up) would lose its click if its
+  // button were swapped under it: the swap waits for the release.
+  var pressing = false;
+  var held = null;
+  // A select opened with the pointer shows its list until a choice or a blur.
+  var openList = null;
+  document.addEventListener("pointerdown", function (e) {
+    pressing = true;
+    openList = e.target && e.target.tagName === "SELECT" ? e.target : null;
+  }, true);
+  document.addEventListener("change", function () { openList = null; }, true);
+  document.addEventListener("focusout", function () { openList = null; }, true);
+  function released() {
+    // After the click the release makes has run.
+    setTimeout(function () {
+      pressing = false;
+      if (held) { var doc = held; held = null; swapLive(doc); }
+    }, 0);
+  }
+  document.addEventListener("pointerup", released, true);
+  document.addEventListener("pointercancel", released, true);
+
   function swapLive(doc) {
+    if (pressing) { held = doc; document.body.setAttribute("data-held", "1"); return; }
+    document.body.removeAttribute("data-held");
+    var skipped = false;
     document.querySelectorAll("[data-live][id]").forEach(function (part) {
       var fresh = doc.getElementById(part.id);
       if (!fresh) { return; }
+      // An open select's list would close under the organiser: that part waits.
+      if (openList && part.contains(openList)) { skipped = true; return; }
       var kept = typedIn(part);
       var node = document.importNode(fresh, true);
       part.replaceWith(node);
@@ -108,9 +135,12 @@
     });
     swaps += 1;
     document.body.setAttribute("data-swaps", String(swaps));
+    if (skipped) { later(); }
   }
 
+  var ended = false;
   function loggedOut() {
+    ended = true;
     live.setAttribute("data-state", "off");
     var note = document.getElementById("session-note");
     if (note) { note.hidden = false; }
@@ -132,16 +162,20 @@
         linkSeen[row.table] = link;
       });
     }
-    if (now) { reloadMain(); return; }
+    if (now) { reloadMain(); } else { later(); }
+  }
+
+  function later() {
     if (!pending) { pending = setTimeout(function () { pending = null; reloadMain(); }, 2000); }
   }
 
   function reloadMain() {
+    if (ended) { return; }  // logged out: the page says so, and stops asking
     if (reloading) { again = true; return; }
     reloading = true;
     fetch(organiser ? "/organiser/live" : location.pathname,
           { cache: "no-store" }).then(function (r) {
-      if (organiser && (r.redirected || !r.ok)) { loggedOut(); return null; }
+      if (organiser && r.redirected) { loggedOut(); return null; }  // to the login page
       return r.ok ? r.text() : null;
     }).then(function (html) {
       if (html === null) { return; }
@@ -173,7 +207,7 @@
   function connect() {
     var source = new EventSource("/api/events");
     source.onopen = function () {
-      live.setAttribute("data-state", "on");
+      live.setAttribute("data-state", ended ? "off" : "on");
       if (poller) { clearInterval(poller); poller = null; }
     };
     source.onmessage = onMessage;
