@@ -14,7 +14,7 @@ import pytest
 from tests.hubweb.conftest import Hub, Table
 from tests.support.hub_secrecy import AT, RECORD, crawl
 from tests.support.waiting import wait_until
-from tests.support.web import CHROMIUM, CHROMIUM_ARGS, SseClient, http_get, rank_leaks
+from tests.support.web import SseClient, http_get, rank_leaks
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -88,18 +88,6 @@ def test_venue_flags_a_silent_table(broker_hub: Hub) -> None:
     assert venue["tables"][0]["silent"] == "no event yet"
     assert "silent: no event yet" in http_get(hub.server, "/")[2]
 
-
-@pytest.fixture
-def browser() -> Any:
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} is not installed (bash setup.sh --dev installs it)")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 def test_browser_venue_screen_updates_live(broker_hub: Hub, browser: Any, tmp_path: Path) -> None:

@@ -5,34 +5,19 @@ what the organiser is typing meanwhile stays as typed."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from tests.hubweb.conftest import Hub, Table
 from tests.support.hub_secrecy import AT
-from tests.support.web import CHROMIUM, CHROMIUM_ARGS, PIN, http_json
+from tests.support.web import PIN, http_json
 
 pytestmark = pytest.mark.timeout(90)
 
 #: Milliseconds a page assertion waits for the page to show what it expects.
 SHOWN = 15_000
 
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} is not installed (bash setup.sh --dev installs it)")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-    sync_api.expect.set_options(timeout=5_000)
 
 
 def test_organiser_page_follows_the_venue_and_keeps_what_is_typed(

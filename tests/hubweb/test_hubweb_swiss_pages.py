@@ -20,7 +20,7 @@ import pytest
 from tests.support.hub_secrecy import leaks
 from tests.support.venue import BoardGame, Node, SimTable, venue
 from tests.support.waiting import wait_until
-from tests.support.web import CHROMIUM, CHROMIUM_ARGS, PIN
+from tests.support.web import CHROMIUM, PIN
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -44,16 +44,6 @@ def pages_venue(tmp_path: Path) -> Iterator[tuple[Node, dict[str, SimTable]]]:
     with venue(tmp_path, EVENT, ["1", "2"]) as nodes:
         yield nodes
 
-
-@pytest.fixture
-def browser() -> Any:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 @pytest.fixture

@@ -7,8 +7,6 @@ Content-Security-Policy with no error in the console.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +14,6 @@ import pytest
 
 from tests.support.waiting import wait_until
 from tests.support.web import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     SseClient,
     build_app,
     http_json,
@@ -27,28 +23,6 @@ from tests.support.web import (
 pytestmark = [pytest.mark.timeout(120)]
 
 
-def _missing(what: str) -> None:
-    """In CI a missing browser is a broken install: fail. On a laptop: skip."""
-    message = f"{what} (bash setup.sh --dev installs it)"
-    if os.environ.get("CI"):
-        pytest.fail(f"CI must run the browser tests: {message}")
-    pytest.skip(message)
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    if not os.path.exists(CHROMIUM):
-        _missing(f"{CHROMIUM} is not installed")
-    try:
-        import playwright.sync_api as sync_api
-    except ImportError:
-        _missing("Playwright is not installed")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 def _watch_console(page: Any, problems: list[str]) -> None:
