@@ -18,6 +18,7 @@ a freshly started hub with an empty ledger until every board has its result.
 from __future__ import annotations
 
 import argparse
+import bisect
 import json
 import multiprocessing
 import os
@@ -65,10 +66,13 @@ def prepare(data: Path, event: str, tables: int) -> dict[str, dict[str, Any]]:
 
 
 class HubProcess:
-    def __init__(self, data: Path, event: str, broker: int) -> None:
+    def __init__(self, data: Path, event: str, broker: int, phases: Path | None = None) -> None:
         self.port = free_port()
+        # With phases, bench/hub_phases.py runs the same command line with stamps.
+        runner = (["-m", "arbiter.app.cli"] if phases is None
+                  else [str(ROOT / "bench" / "hub_phases.py"), str(phases)])
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "arbiter.app.cli", "hub", "--event", event, "--data",
+            [sys.executable, *runner, "hub", "--event", event, "--data",
              str(data), "--broker", f"mqtt://127.0.0.1:{broker}", "--host", "127.0.0.1",
              "--port", str(self.port)],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -235,9 +239,11 @@ def run(args: argparse.Namespace, work: Path) -> None:
     broker = Mosquitto(work / "broker", extra="max_queued_messages 100000\n").start()
     try:
         assignments = prepare(work / "hub", "venue", args.tables)
-        hub = HubProcess(work / "hub", "venue", broker.port)
+        phases = work / "phases.json" if args.phases else None
+        hub = HubProcess(work / "hub", "venue", broker.port, phases)
         tables = Tables(broker.port, "venue", assignments)
         tables.with_status = not args.no_status
+        arrivals: list[tuple[str, int, float]] = []
         try:
             tables.start_games()
             viewers = Viewers(hub.port, args.viewers, args.measured)
@@ -275,9 +281,53 @@ def run(args: argparse.Namespace, work: Path) -> None:
         finally:
             tables.close()
             hub.stop()
+        if phases is not None and arrivals:
+            print_phases(json.loads(phases.read_text()), tables.sent, arrivals)
         replay(broker.port, work, args.tables, tables.log)
     finally:
         broker.stop()
+
+
+def print_phases(
+    stamps: dict[str, Any], sent: dict[tuple[str, int], float],
+    arrivals: list[tuple[str, int, float]],
+) -> None:
+    """Where each challenge's time went, from the hub's stamps (bench/hub_phases.py)."""
+    received = {(t, n): at for t, n, at in stamps["received"]}
+    committed = {(t, n): at for t, n, at in stamps["committed"]}
+    flushes = sorted(stamps["flushes"])
+    begins = [f[0] for f in flushes]
+    views: dict[tuple[str, int], list[float]] = {}
+    for t, n, at in arrivals:
+        views.setdefault((t, n), []).append(at)
+    steps: dict[str, list[float]] = {k: [] for k in (
+        "broker to ingest", "ledger commit", "wait in the feed", "row reads",
+        "into the queues", "queue to viewer", "whole way")}
+    for mark, pub in sent.items():
+        if mark not in received or mark not in committed or mark not in views:
+            continue
+        done = committed[mark]
+        # The first send that began after the commit and carried the table.
+        i = bisect.bisect_left(begins, done)
+        flush = next((f for f in flushes[i:] if mark[0] in f[3]), None)
+        if flush is None:
+            continue
+        begun, read, queued, _tables = flush
+        steps["broker to ingest"].append(received[mark] - pub)
+        steps["ledger commit"].append(done - received[mark])
+        steps["wait in the feed"].append(begun - done)
+        steps["row reads"].append(read - begun)
+        steps["into the queues"].append(queued - read)
+        steps["queue to viewer"] += [at - queued for at in views[mark]]
+        steps["whole way"] += [at - pub for at in views[mark]]
+    sizes = [len(f[3]) for f in flushes]
+    print(f"phases ({len(steps['ledger commit'])} challenges joined, per challenge; the last two"
+          f" per parsed viewer; {len(flushes)} sends of "
+          f"{sum(sizes) / max(1, len(sizes)):.1f} tables on average):")
+    for name, values in steps.items():
+        ms = [1000 * v for v in values]
+        print(f"  {name:<26} p50 {percentile(ms, 0.5):7.1f} ms  p99 {percentile(ms, 0.99):7.1f}"
+              f" ms  max {max(ms, default=float('nan')):7.1f} ms")
 
 
 def replay(broker: int, work: Path, count: int, log: dict[str, list[dict[str, Any]]]) -> None:
@@ -322,6 +372,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--no-status", action="store_true",
                         help="tables publish events only (no retained status per challenge)")
+    parser.add_argument("--phases", action="store_true",
+                        help="also print where the time goes, step by step (bench/hub_phases.py)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-hub-venue-") as tmp:
         run(args, Path(tmp))
