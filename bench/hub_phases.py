@@ -74,10 +74,9 @@ def main() -> int:
                 committed.append((table, n, time.time()))
         original_changed(self, table, kind)
 
-    def flush(self: VenueFeed) -> None:
+    def flush(self: VenueFeed) -> Any:
         _pending.begun = time.time()
-        _pending.tables = sorted(self._dirty)
-        original_flush(self)
+        return original_flush(self)
 
     def send(self: VenueFeed, message: dict[str, Any]) -> None:
         read = time.time()
