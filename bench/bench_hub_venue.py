@@ -121,10 +121,17 @@ class Tables:
         self.challenges = dict.fromkeys(assignments, 0)
         self.sent: dict[tuple[str, int], float] = {}
         self.log: dict[str, list[dict[str, Any]]] = {t: [] for t in assignments}
+        # When the broker acknowledged each challenge (PUBACK back at the table's client).
+        self.mids: dict[tuple[str, int], tuple[str, int]] = {}
+        self.early: dict[tuple[str, int], float] = {}  # acked before publish() returned
+        self.acked: dict[tuple[str, int], float] = {}
+        self.lock = threading.Lock()
         for name in assignments:
             c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"bench-{event}-{name}")
             c.max_inflight_messages_set(100)
             c.will_set(self.topic(name, "online"), b"false", qos=1, retain=True)
+            c.user_data_set(name)
+            c.on_publish = self._published
             c.connect("127.0.0.1", broker)
             c.loop_start()
             self.clients[name] = c
@@ -132,15 +139,24 @@ class Tables:
     def topic(self, table: str, kind: str) -> str:
         return f"gg/{self.slug}/table/{table}/{kind}"
 
-    def publish(self, table: str, kind: str, body: Any, retain: bool = False) -> None:
+    def publish(self, table: str, kind: str, body: Any, retain: bool = False) -> int:
         raw = body if isinstance(body, bytes) else json.dumps(body).encode()
-        self.clients[table].publish(self.topic(table, kind), raw, qos=1, retain=retain)
+        return self.clients[table].publish(self.topic(table, kind), raw, qos=1,
+                                           retain=retain).mid
 
-    def event(self, table: str, body: dict[str, Any]) -> None:
+    def _published(self, _client: mqtt.Client, table: str, mid: int, *_rest: Any) -> None:
+        with self.lock:
+            mark = self.mids.pop((table, mid), None)
+            if mark is None:
+                self.early[(table, mid)] = time.time()
+            else:
+                self.acked[mark] = time.time()
+
+    def event(self, table: str, body: dict[str, Any]) -> int:
         self.seq[table] += 1
         payload = {"format": 1, "table": table, "seq": self.seq[table], "game": 1, **body}
         self.log[table].append(payload)
-        self.publish(table, "events", payload)
+        return self.publish(table, "events", payload)
 
     def start_games(self) -> None:
         for table, a in self.assignments.items():
@@ -153,9 +169,15 @@ class Tables:
         self.challenges[table] += 1
         n = self.challenges[table]
         self.sent[(table, n)] = time.time()
-        self.event(table, {"type": "challenge", "number": n, "attacker_side": "W",
-                           "result": "attacker", "eliminated": {"W": n // 2, "B": (n + 1) // 2},
-                           "at": time.time()})
+        mid = self.event(table, {"type": "challenge", "number": n, "attacker_side": "W",
+                                 "result": "attacker",
+                                 "eliminated": {"W": n // 2, "B": (n + 1) // 2},
+                                 "at": time.time()})
+        with self.lock:
+            if (table, mid) in self.early:
+                self.acked[(table, n)] = self.early.pop((table, mid))
+            else:
+                self.mids[(table, mid)] = (table, n)
         if self.with_status:
             self.publish(table, "status", {"format": 1, "table": table, "state": "result",
                                            "game_id": 1, "challenge_count": n}, retain=True)
@@ -282,7 +304,7 @@ def run(args: argparse.Namespace, work: Path) -> None:
             tables.close()
             hub.stop()
         if phases is not None and arrivals:
-            print_phases(json.loads(phases.read_text()), tables.sent, arrivals)
+            print_phases(json.loads(phases.read_text()), tables.sent, arrivals, tables.acked)
         replay(broker.port, work, args.tables, tables.log)
     finally:
         broker.stop()
@@ -290,7 +312,7 @@ def run(args: argparse.Namespace, work: Path) -> None:
 
 def print_phases(
     stamps: dict[str, Any], sent: dict[tuple[str, int], float],
-    arrivals: list[tuple[str, int, float]],
+    arrivals: list[tuple[str, int, float]], acked: dict[tuple[str, int], float],
 ) -> None:
     """Where each challenge's time went, from the hub's stamps (bench/hub_phases.py)."""
     received = {(t, n): at for t, n, at in stamps["received"]}
@@ -301,8 +323,8 @@ def print_phases(
     for t, n, at in arrivals:
         views.setdefault((t, n), []).append(at)
     steps: dict[str, list[float]] = {k: [] for k in (
-        "broker to ingest", "ledger commit", "wait in the feed", "row reads",
-        "into the queues", "queue to viewer", "whole way")}
+        "(publish to broker's ack)", "broker to ingest", "ledger commit", "wait in the feed",
+        "row reads", "into the queues", "queue to viewer", "whole way")}
     for mark, pub in sent.items():
         if mark not in received or mark not in committed or mark not in views:
             continue
@@ -313,6 +335,8 @@ def print_phases(
         if flush is None:
             continue
         begun, read, queued, _tables = flush
+        if mark in acked:
+            steps["(publish to broker's ack)"].append(acked[mark] - pub)
         steps["broker to ingest"].append(received[mark] - pub)
         steps["ledger commit"].append(done - received[mark])
         steps["wait in the feed"].append(begun - done)
@@ -324,6 +348,15 @@ def print_phases(
     print(f"phases ({len(steps['ledger commit'])} challenges joined, per challenge; the last two"
           f" per parsed viewer; {len(flushes)} sends of "
           f"{sum(sizes) / max(1, len(sizes)):.1f} tables on average):")
+    took = [1000 * (done - begun) for begun, done, _n in stamps.get("batches", [])]
+    size = [n for _b, _d, n in stamps.get("batches", [])]
+    print(f"  the ingest's group commits: {len(took)} of {sum(size) / max(1, len(size)):.1f}"
+          f" messages on average (largest {max(size, default=0)}); each took"
+          f" p50 {percentile(took, 0.5):.1f} ms, p99 {percentile(took, 0.99):.1f} ms,"
+          f" max {max(took, default=float('nan')):.1f} ms (commit, acks and telling the feed)")
+    threads = stamps.get("threads", {})
+    print("  hub CPU seconds by thread: " + ", ".join(
+        f"{name} {used:.1f}" for name, used in sorted(threads.items(), key=lambda i: -i[1])))
     for name, values in steps.items():
         ms = [1000 * v for v in values]
         print(f"  {name:<26} p50 {percentile(ms, 0.5):7.1f} ms  p99 {percentile(ms, 0.99):7.1f}"
