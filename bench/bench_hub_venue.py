@@ -354,6 +354,10 @@ def print_phases(
           f" messages on average (largest {max(size, default=0)}); each took"
           f" p50 {percentile(took, 0.5):.1f} ms, p99 {percentile(took, 0.99):.1f} ms,"
           f" max {max(took, default=float('nan')):.1f} ms (commit, acks and telling the feed)")
+    for gen in (0, 1, 2):
+        ms = [1000 * took for g, took in stamps.get("gc", []) if g == gen]
+        print(f"  garbage collections of generation {gen}: {len(ms)}, p50"
+              f" {percentile(ms, 0.5):.1f} ms, max {max(ms, default=float('nan')):.1f} ms")
     threads = stamps.get("threads", {})
     print("  hub CPU seconds by thread: " + ", ".join(
         f"{name} {used:.1f}" for name, used in sorted(threads.items(), key=lambda i: -i[1])))

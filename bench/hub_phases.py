@@ -16,6 +16,7 @@ writes them to OUT.json for the bench to join with its publish and arrival times
 from __future__ import annotations
 
 import atexit
+import gc
 import json
 import os
 import sys
@@ -35,6 +36,7 @@ _lock = threading.Lock()
 received: list[tuple[str, int, float]] = []  # (table, challenge number, when)
 committed: list[tuple[str, int, float]] = []
 flushes: list[tuple[float, float, float, list[str]]] = []  # (begun, rows read, queued, tables)
+pauses: list[tuple[int, float]] = []  # the garbage collector's: (generation, seconds)
 batches: list[tuple[float, float, int]] = []  # the ingest's group commits: (begun, done, size)
 _pending = threading.local()
 
@@ -125,11 +127,21 @@ def main() -> int:
     VenueFeed.flush = flush  # type: ignore[method-assign]
     VenueFeed._send = send  # type: ignore[method-assign]
 
+    gc_started: list[float] = []
+
+    def note_gc(phase: str, info: dict[str, Any]) -> None:  # the collector stops every thread
+        if phase == "start":
+            gc_started.append(time.perf_counter())
+        elif gc_started:
+            pauses.append((info["generation"], time.perf_counter() - gc_started.pop()))
+
+    gc.callbacks.append(note_gc)
+
     def dump() -> None:
         with _lock:
             out.write_text(json.dumps({"received": received, "committed": committed,
                                        "flushes": flushes, "batches": batches,
-                                       "threads": thread_cpu}))
+                                       "threads": thread_cpu, "gc": pauses}))
 
     atexit.register(dump)
 
