@@ -15,28 +15,20 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
-import random
 import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.request
 from pathlib import Path
 
-from arbiter.app.assembly import build_arbiter
-from arbiter.app.config import load_config
-from arbiter.rules.contenders import Contenders
-from arbiter.rules.game import ChallengeRefusedError
-from arbiter.rules.pieces import Piece
-from arbiter.rules.ranks import Rank, Side
-from arbiter.rules.verdict import Role
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # bench.sim_play
 
-
-def percentile(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+from arbiter.app.assembly import build_arbiter  # noqa: E402
+from arbiter.app.config import load_config  # noqa: E402
+from bench.sim_play import SimPlayer, percentile  # noqa: E402
 
 
 def bench_latency(count: int, data_dir: Path) -> list[float]:
@@ -45,49 +37,13 @@ def bench_latency(count: int, data_dir: Path) -> list[float]:
         config, signals=dataclasses.replace(config.signals, battle_phrase=False)
     )
     arbiter = build_arbiter(config, sim=True)
-    decided = threading.Event()
-    stamp: list[float] = []
-
-    def on_decided(_elapsed: float) -> None:
-        stamp.append(time.perf_counter())
-        decided.set()
-
-    arbiter.on_decided = on_decided
+    player = SimPlayer(arbiter)
     arbiter.start()
-    rng = random.Random(1980)
-    ranks = [r for r in Rank if r is not Rank.FLAG]
-    samples: list[float] = []
-    sim = arbiter.sim
-    assert sim is not None
     try:
-        while len(samples) < count:
-            side = rng.choice(list(Side))
-            attacker = Piece(side, rng.choice(ranks))
-            defender = Piece(side.opponent, rng.choice(ranks))
-            try:
-                arbiter.store.current.check(Contenders.untagged(attacker, defender))
-            except ChallengeRefusedError:
-                if rng.random() < 0.05:
-                    arbiter.new_game()
-                continue
-            decided.clear()
-            stamp.clear()
-            sim.seat(Role.ATTACKER, str(attacker))
-            t0 = time.perf_counter()
-            sim.seat(Role.DEFENDER, str(defender))  # the second reading is valid now
-            if not decided.wait(5):
-                raise RuntimeError(f"no verdict: {arbiter.status()}")
-            samples.append((stamp[0] - t0) * 1000)
-            sim.clear(Role.ATTACKER)
-            sim.clear(Role.DEFENDER)
-            deadline = time.monotonic() + 5
-            while arbiter.status()["state"] not in ("idle", "game_over"):
-                if time.monotonic() > deadline:
-                    raise RuntimeError("device did not return to idle")
-                time.sleep(0.0005)
+        player.play(count)
     finally:
         arbiter.close()
-    return samples
+    return player.samples
 
 
 def _cpu_seconds(pid: int) -> float:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import random
 import sys
 import tempfile
 import threading
@@ -30,17 +29,8 @@ from arbiter.app.assembly import build_arbiter  # noqa: E402
 from arbiter.app.config import Config, load_config  # noqa: E402
 from arbiter.app.service import start_link  # noqa: E402
 from arbiter.fleet.settings import TournamentSettings  # noqa: E402
-from arbiter.rules.contenders import Contenders  # noqa: E402
-from arbiter.rules.game import ChallengeRefusedError  # noqa: E402
-from arbiter.rules.pieces import Piece  # noqa: E402
-from arbiter.rules.ranks import Rank, Side  # noqa: E402
-from arbiter.rules.verdict import Role  # noqa: E402
+from bench.sim_play import SimPlayer, percentile  # noqa: E402
 from tests.support.mqtt import Mosquitto, Proxy, Subscriber  # noqa: E402
-
-
-def percentile(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def _config(data_dir: Path, url: str) -> Config:
@@ -60,55 +50,21 @@ class BenchTable:
         self.name = name
         self.config = _config(data_dir, url)
         self.arbiter = build_arbiter(self.config, sim=True)
-        self.decided = threading.Event()
-        self.stamp: list[float] = []
-        self.arbiter.on_decided = self._hook
         self.arbiter.start()
         self.link = start_link(self.config, self.arbiter, lambda _line: None)
-        self.rng = random.Random(1980)
-        self.samples: list[float] = []
-        self.verdicts: dict[tuple[int, int], float] = {}
+        self.player = SimPlayer(self.arbiter)
 
-    def _hook(self, _elapsed: float) -> None:
-        self.stamp.append(time.perf_counter())
-        self.decided.set()
+    @property
+    def samples(self) -> list[float]:
+        return self.player.samples
+
+    @property
+    def verdicts(self) -> dict[tuple[int, int], float]:
+        return self.player.verdicts
 
     def challenges(self, count: int, gap: float) -> None:
         """Play ``count`` more challenges ``gap`` s apart; record each verdict's latency (ms)."""
-        arbiter, rng = self.arbiter, self.rng
-        ranks = [r for r in Rank if r is not Rank.FLAG]
-        sim = arbiter.sim
-        assert sim is not None
-        goal = len(self.samples) + count
-        while len(self.samples) < goal:
-            side = rng.choice(list(Side))
-            attacker = Piece(side, rng.choice(ranks))
-            defender = Piece(side.opponent, rng.choice(ranks))
-            try:
-                arbiter.store.current.check(Contenders.untagged(attacker, defender))
-            except ChallengeRefusedError:
-                if rng.random() < 0.05:
-                    arbiter.new_game()
-                continue
-            self.decided.clear()
-            self.stamp.clear()
-            sim.seat(Role.ATTACKER, str(attacker))
-            t0 = time.perf_counter()
-            sim.seat(Role.DEFENDER, str(defender))
-            if not self.decided.wait(5):
-                raise RuntimeError(f"no verdict: {arbiter.status()}")
-            self.samples.append((self.stamp[0] - t0) * 1000)
-            game = arbiter.store.current
-            self.verdicts[(game.id, game.challenge_count)] = self.stamp[0]
-            if gap:
-                time.sleep(gap)  # players lifting the pieces and bringing the next two
-            sim.clear(Role.ATTACKER)
-            sim.clear(Role.DEFENDER)
-            deadline = time.monotonic() + 5
-            while arbiter.status()["state"] not in ("idle", "game_over"):
-                if time.monotonic() > deadline:
-                    raise RuntimeError("device did not return to idle")
-                time.sleep(0.0005)
+        self.player.play(count, gap)
 
     def close(self) -> None:
         if self.link is not None:

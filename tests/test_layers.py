@@ -26,10 +26,11 @@ BELOW = {
     "tunes": set(),
     "storage": {"rules"},
     "hardware": {"storage", "rules", "tunes"},
-    "fleet": {"storage", "rules"},
+    "fleet": {"storage", "rules", "mqtt"},
     "device": {"fleet", "hardware", "storage", "rules", "tunes"},
     "tournament": set(),
-    "hub": {"tournament", "rules", "storage"},
+    "hub": {"tournament", "rules", "storage", "mqtt"},
+    "mqtt": set(),
     "hubweb": {"hub", "tournament"},
 }
 HARDWARE_LIBRARIES = {
@@ -85,6 +86,7 @@ def test_layers_contracts_kept() -> None:
         ("arbiter/hubweb/feed.py", "import paho.mqtt.client", "Hub web"),
         ("web/present.py", "import arbiter.hubweb.views", "Layers"),
         ("arbiter/hub/ledger.py", "import arbiter.hubweb.views", "Hub"),
+        ("arbiter/mqtt/tls.py", "import arbiter.hub.ledger", "MQTT address and TLS"),
     ],
 )
 def test_layers_contract_breaks_on_a_forbidden_import(

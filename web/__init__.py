@@ -83,17 +83,7 @@ def create_app(device: DeviceView, test_config: dict[str, Any] | None = None) ->
         SSE_KEEPALIVE=KEEPALIVE_SECONDS,
         STREAM_CAPACITY=STREAM_CAPACITY,
         STREAM_RETRY_SECONDS=30,
-        PIN_MAX_FAILURES=5,
-        PIN_WINDOW_SECONDS=300,
-        PIN_CHECK_LIMIT=2,
-        PIN_CHECK_WAIT=10.0,
-        SESSION_COOKIE_NAME="gg_admin",
-        SESSION_COOKIE_HTTPONLY=True,
-        SESSION_COOKIE_SAMESITE="Strict",
-        PERMANENT_SESSION_LIFETIME=timedelta(hours=12),
-        ADMIN_IDLE_SECONDS=20 * 60,
-        ADMIN_CLOCK=time.monotonic,
-        MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
+        **pin_access_config(cookie="gg_admin", idle_seconds=20 * 60),
     )
     if test_config:
         app.config.update(test_config)
@@ -169,6 +159,25 @@ def _install_hooks(app: Flask) -> None:
             "server_now": time.time(),
             "stream_retry": app.config["STREAM_RETRY_SECONDS"],
         }
+
+
+def pin_access_config(*, cookie: str, idle_seconds: float) -> dict[str, Any]:
+    """The settings :func:`install_pin_access` reads, with their defaults: PIN attempts
+    (5 per 300 s, 2 checks at a time for up to 10 s), a Strict, HTTP-only session
+    cookie named ``cookie`` for 12 h ended after ``idle_seconds`` idle, body size limit."""
+    return {
+        "PIN_MAX_FAILURES": 5,
+        "PIN_WINDOW_SECONDS": 300,
+        "PIN_CHECK_LIMIT": 2,
+        "PIN_CHECK_WAIT": 10.0,
+        "SESSION_COOKIE_NAME": cookie,
+        "SESSION_COOKIE_HTTPONLY": True,
+        "SESSION_COOKIE_SAMESITE": "Strict",
+        "PERMANENT_SESSION_LIFETIME": timedelta(hours=12),
+        "ADMIN_IDLE_SECONDS": idle_seconds,
+        "ADMIN_CLOCK": time.monotonic,
+        "MAX_CONTENT_LENGTH": MAX_BODY_BYTES,
+    }
 
 
 def install_pin_access(app: Flask, *, repair: str) -> str | None:

@@ -715,16 +715,33 @@ def _cmd_set_pin(args: argparse.Namespace) -> int:
 
 
 def _cmd_broker_config(args: argparse.Namespace) -> int:
-    from arbiter.fleet.brokerconf import BrokerConfigError, write_broker_config
+    from arbiter.fleet.brokerconf import (
+        BROKER_USER,
+        BrokerConfigError,
+        TlsListener,
+        unreadable_by_broker,
+        write_broker_config,
+    )
 
+    if (args.tls_cert is None) != (args.tls_key is None):
+        raise CliError("broker-config: give --tls-cert and --tls-key together")
+    tls = (TlsListener(Path(args.tls_cert), Path(args.tls_key), args.tls_port)
+           if args.tls_cert else None)
     try:
         files = write_broker_config(Path(args.out), event=args.event, tables=args.tables,
-                                    port=args.listen_port, force=args.force)
+                                    port=args.listen_port, force=args.force, tls=tls)
     except BrokerConfigError as exc:
         raise CliError(str(exc)) from None
     print(f"wrote {files.conf}, {files.passwd.name}, {files.acl.name} "
           f"({len(files.users) - 1} tables and the hub)")
     print(f"passwords, one file per user (give each table its own): {files.secrets}/")
+    if tls is not None:
+        print(f"TLS on port {tls.port} (plain MQTT on {args.listen_port} for this machine "
+              "only): tables and the hub use mqtts:// with the CA file that signed "
+              f"{tls.cert.name}; the user mosquitto runs as must read {tls.key.name}")
+        for path in unreadable_by_broker([tls.cert, tls.key]):
+            print(f"warning: user {BROKER_USER} cannot read {path}: mosquitto will not start "
+                  f"(e.g. chgrp {BROKER_USER} {path} && chmod g+r {path})", file=sys.stderr)
     print(f"start the broker: mosquitto -c {files.conf}")
     return 0
 
@@ -773,7 +790,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="play simulator commands from FILE, each once the device has "
                      "settled, then stop (implies --sim)")
     run.add_argument("--broker", metavar="URL",
-                     help="tournament broker: mqtt://[user[:password]@]host[:port] (docs/mqtt.md)")
+                     help="tournament broker: mqtt://[user[:password]@]host[:port], or mqtts://... "
+                          "with [tournament] ca_file (docs/mqtt.md)")
     run.add_argument("--event", metavar="SLUG", help="tournament event (topic gg/SLUG/...)")
     run.add_argument("--table", metavar="NAME", help="this table's name in the tournament")
     run.set_defaults(func=_cmd_run)
@@ -828,6 +846,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the broker's port (default 1883)")
     broker.add_argument("--force", action="store_true",
                         help="replace existing files (every password changes)")
+    broker.add_argument("--tls-cert", metavar="CERT",
+                        help="the broker's certificate (PEM, chain): adds a TLS listener")
+    broker.add_argument("--tls-key", metavar="KEY", help="the certificate's private key (PEM)")
+    broker.add_argument("--tls-port", type=_port, default=8883, metavar="PORT",
+                        help="the TLS listener's port (default 8883)")
     broker.set_defaults(func=_cmd_broker_config)
 
     set_pin = sub.add_parser("set-pin", help="set the admin PIN of the status page")

@@ -14,19 +14,24 @@ import json
 import logging
 import signal
 import sqlite3
+import ssl
 import sys
 import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 from arbiter.errors import ArbiterError
 from arbiter.hub.exports import KINDS, export
 from arbiter.hub.ingest import Ingest, publish_once
-from arbiter.hub.ledger import Ledger
+from arbiter.hub.ledger import Ledger, ResendAsk
+from arbiter.hub.resend import GRACE, Resender
 from arbiter.hubweb import create_hub_app
 from arbiter.hubweb.feed import VenueFeed
+from arbiter.mqtt.address import BrokerAddress, BrokerAddressError
+from arbiter.mqtt.tls import check_listener, client_context
 from arbiter.storage.paths import default_data_dir
 from arbiter.tournament.model import Result
 from arbiter.tournament.standings import TieBreak
@@ -35,7 +40,6 @@ from web.serve import WebServerError, make_server
 
 log = logging.getLogger(__name__)
 
-DEFAULT_MQTT_PORT = 1883
 DEFAULT_WEB_PORT = 8088
 RESULTS = {r.value: r for r in Result} | {"none": None}
 
@@ -44,25 +48,22 @@ class HubCliError(ArbiterError):
     """A hub command given wrong input: printed as one line."""
 
 
-def broker_address(url: str) -> tuple[str, int]:
-    """(host, port) of ``mqtt://host:port``, ``host:port`` or ``host``."""
-    parts = urlsplit(url if "://" in url else f"mqtt://{url}")
-    if parts.scheme not in ("mqtt", "tcp") or not parts.hostname:
-        raise HubCliError(f"not a broker URL: {url!r} (mqtt://HOST:PORT)")
-    try:
-        port = parts.port or DEFAULT_MQTT_PORT
-    except ValueError:
-        raise HubCliError(f"not a broker URL: {url!r} (bad port)") from None
-    return parts.hostname, port
+@dataclass(frozen=True)
+class BrokerLink:
+    """How the hub reaches its broker: the address, the login, TLS (None: plain MQTT)."""
+
+    address: BrokerAddress
+    username: str | None
+    password: str | None = field(repr=False)
+    tls: ssl.SSLContext | None
 
 
 def broker_login(args: argparse.Namespace) -> tuple[str | None, str | None]:
     """The hub's user and password for the broker: ``mqtt://USER[:PASSWORD]@...``, the
     password read from ``--password-file`` when given (broker-config writes secrets/hub.password).
     """
-    parts = urlsplit(args.broker if "://" in args.broker else f"mqtt://{args.broker}")
-    username = unquote(parts.username) if parts.username else None
-    password = unquote(parts.password) if parts.password is not None else None
+    address = _address(args.broker)
+    username, password = address.username, address.password
     if args.password_file:
         try:
             password = Path(args.password_file).read_text(encoding="utf-8").strip()
@@ -71,6 +72,36 @@ def broker_login(args: argparse.Namespace) -> tuple[str | None, str | None]:
         if not username:
             raise HubCliError("--password-file needs a user in the broker URL: mqtt://hub@HOST")
     return username, password
+
+
+def broker_link(args: argparse.Namespace) -> BrokerLink:
+    """``--broker`` (mqtt:// or mqtts://), its login and, for mqtts://, ``--ca-file``.
+
+    :raises HubCliError: a bad URL, password file, or ``--ca-file`` without mqtts://.
+    :raises BrokerTlsError: the CA file cannot be used.
+    """
+    address = _address(args.broker)
+    ca_file = getattr(args, "ca_file", None)
+    if ca_file and not address.tls:
+        raise HubCliError("--ca-file is for an mqtts:// broker (TLS); never used for mqtt://")
+    tls = client_context(Path(ca_file) if ca_file else None) if address.tls else None
+    return BrokerLink(address, *broker_login(args), tls)
+
+
+def _address(url: str) -> BrokerAddress:
+    try:
+        return BrokerAddress.parse(url)
+    except BrokerAddressError as exc:
+        raise HubCliError(str(exc)) from None
+
+
+def _publish_once(args: argparse.Namespace,
+                  assignments: Mapping[str, Mapping[str, Any] | None],
+                  resends: Sequence[ResendAsk] = ()) -> None:
+    link = broker_link(args)
+    publish_once(link.address.host, link.address.port, args.event, assignments,
+                 username=link.username, password=link.password, tls=link.tls,
+                 resends=resends)
 
 
 def _ledger(args: argparse.Namespace) -> Ledger:
@@ -89,17 +120,27 @@ def _print_json(value: Any) -> None:
 def _serve(args: argparse.Namespace) -> int:
     if not args.broker:
         raise HubCliError("gg-arbiter hub: give --broker URL to serve (or a subcommand)")
-    host, port = broker_address(args.broker)
+    link = broker_link(args)
+    # TLS that cannot work stops the hub before it opens anything (said in one line).
+    check_listener(link.address.host, link.address.port, link.tls)
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     with _ledger(args) as ledger:
         feed = VenueFeed(ledger, timedelta(minutes=args.silent_after))
-        username, password = broker_login(args)
-        ingest = Ingest(ledger, args.event, host, port, on_change=feed.changed,
-                        username=username, password=password)
+        resender: Resender | None = None
+
+        def changed(table: str, kind: str) -> None:
+            feed.changed(table, kind)
+            if resender is not None:
+                resender.changed(table, kind)
+
+        ingest = Ingest(ledger, args.event, link.address.host, link.address.port,
+                        on_change=changed, username=link.username,
+                        password=link.password, tls=link.tls)
+        resender = Resender(ledger, ingest.publish_resend, grace=args.resend_after)
         app = create_hub_app(ledger, feed, ledger.path.parent,
-                             publish=ingest.publish_assignment)
+                             publish=ingest.publish_assignment, resend=resender.ask)
         try:
             # Waitress keeps everything a response has sent in its current output
             # buffer (it never prunes a buffer that has once been partly sent) until
@@ -112,9 +153,14 @@ def _serve(args: argparse.Namespace) -> int:
         except WebServerError as exc:
             raise HubCliError(str(exc)) from None
         web_thread = threading.Thread(target=server.run, name="hub-web", daemon=True)
-        ingest.start(timeout=args.connect_timeout)
+        try:
+            ingest.start(timeout=args.connect_timeout)
+        except ArbiterError:  # IngestError, BrokerTlsError: said in one line by main
+            server.close()
+            raise
         try:
             feed.start()
+            resender.start()
             web_thread.start()
             rounds = ledger.rounds()
             if rounds:
@@ -122,12 +168,13 @@ def _serve(args: argparse.Namespace) -> int:
             for table in ledger.tables():
                 for first, last in ledger.gaps(table):
                     log.warning("table %s: events %d to %d missing", table, first, last)
-            print(f"hub serving event {args.event} from {host}:{port} into {ledger.path}",
+            print(f"hub serving event {args.event} from {link.address} into {ledger.path}",
                   flush=True)
             print(f"hub web on {server.url}", flush=True)
             stop.wait()
         finally:
             server.close()
+            resender.stop()
             feed.stop()
             ingest.stop()
     return 0
@@ -172,9 +219,7 @@ def _assign(args: argparse.Namespace) -> int:
     with _ledger(args) as ledger:
         payload = ledger.assign_table(args.round, args.board, args.table, args.who)
     if args.broker:
-        username, password = broker_login(args)
-        publish_once(*broker_address(args.broker), args.event, {args.table: payload},
-                     username=username, password=password)
+        _publish_once(args, {args.table: payload})
     print(f"round {args.round} board {args.board} -> table {args.table}")
     return 0
 
@@ -182,9 +227,9 @@ def _assign(args: argparse.Namespace) -> int:
 def _publish(args: argparse.Namespace) -> int:
     with _ledger(args) as ledger:
         payloads = ledger.assignments(args.round)
-    username, password = broker_login(args)
-    publish_once(*broker_address(args.broker), args.event, dict(payloads),
-                 username=username, password=password)
+    if not args.broker:
+        raise HubCliError("gg-arbiter hub publish: give --broker URL")
+    _publish_once(args, dict(payloads))
     print(f"{len(payloads)} assignment(s) of round {args.round} published")
     return 0
 
@@ -228,10 +273,17 @@ def _audit(args: argparse.Namespace) -> int:
 
 
 def _gaps(args: argparse.Namespace) -> int:
+    if args.resend and not args.broker:
+        raise HubCliError("gg-arbiter hub gaps --resend needs --broker URL")
     with _ledger(args) as ledger:
-        out = {t: ledger.gaps(t) for t in ledger.tables()}
+        out = {t: runs for t in ledger.tables() if (runs := ledger.missing(t))}
+        asks = [ledger.ask_resend(t, runs) for t, runs in out.items()] if args.resend else []
     _print_json(out)
-    return 1 if any(out.values()) else 0
+    if asks:
+        _publish_once(args, {}, asks)
+        for ask in asks:
+            print(f"table {ask.table}: resend asked (request {ask.id})")
+    return 1 if out else 0
 
 
 def _silent(args: argparse.Namespace) -> int:
@@ -248,13 +300,20 @@ def add_hub_parser(sub: Any, parser_class: type[argparse.ArgumentParser]) -> Non
     hub.add_argument("--event", required=True, metavar="SLUG", help="the event's short name")
     hub.add_argument("--data", metavar="DIR", help="directory of the ledger (hub.sqlite)")
     hub.add_argument("--broker", metavar="URL",
-                     help="MQTT broker, mqtt://[USER[:PASSWORD]@]HOST:PORT")
+                     help="MQTT broker, mqtt://[USER[:PASSWORD]@]HOST[:1883] or, with TLS, "
+                          "mqtts://[USER[:PASSWORD]@]HOST[:8883]")
+    hub.add_argument("--ca-file", metavar="PATH",
+                     help="for mqtts://: the CA certificate that signed the broker's "
+                          "(default: the system's trust store)")
     hub.add_argument("--password-file", metavar="FILE",
                      help="the broker password of the URL's user (e.g. secrets/hub.password)")
     hub.add_argument("--connect-timeout", type=float, default=10.0, help=argparse.SUPPRESS)
     hub.add_argument("--host", default="0.0.0.0", help="web address to serve on (default all)")
     hub.add_argument("--port", type=int, default=DEFAULT_WEB_PORT,
                      help=f"web port (default {DEFAULT_WEB_PORT}; 0 picks a free one)")
+    hub.add_argument("--resend-after", type=float, default=GRACE, metavar="SECONDS",
+                     help="ask a table to resend events missing for this long "
+                          f"(default {GRACE:g})")
     hub.add_argument("--silent-after", type=float, default=10.0, metavar="MINUTES",
                      help="flag a table of the round with no event for this long (default 10)")
     hub.set_defaults(func=_serve)
@@ -318,7 +377,11 @@ def add_hub_parser(sub: Any, parser_class: type[argparse.ArgumentParser]) -> Non
     pin.set_defaults(func=_set_pin)
 
     cmds.add_parser("audit", help="print the audit log").set_defaults(func=_audit)
-    cmds.add_parser("gaps", help="missing table events (exit 1 if any)").set_defaults(func=_gaps)
+    gaps = cmds.add_parser("gaps", help="missing table events (exit 1 if any)")
+    gaps.add_argument("--resend", action="store_true",
+                      help="ask each table with missing events to publish them again "
+                           "(needs --broker)")
+    gaps.set_defaults(func=_gaps)
     silent = cmds.add_parser(
         "silent", help="tables of the round offline or quiet with a game on (exit 1 if any)"
     )

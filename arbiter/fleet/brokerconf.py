@@ -2,29 +2,37 @@
 
 Writes ``mosquitto.conf`` (no anonymous access), ``passwd`` (Mosquitto's
 PBKDF2-SHA512 format, the one ``mosquitto_passwd`` writes), ``acl`` (each table
-publishes only under its own prefix and reads only its assignment; the hub
-reads everything of the event and writes the assignments) and one password
+publishes only under its own prefix and reads only its assignment and resend
+requests; the hub reads everything of the event and writes the assignments and
+resend requests) and one password
 file per user under ``secrets/`` to hand to each table (``[tournament]
-password_file``) and to the hub.
+password_file``) and to the hub. With ``--tls-cert`` and ``--tls-key`` the broker
+also listens with TLS (``mqtts://``) and its plain port serves only its own machine.
 """
 
 from __future__ import annotations
 
 import base64
+import grp
 import hashlib
 import os
+import pwd
 import secrets
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from arbiter.errors import ArbiterError
 from arbiter.fleet.payloads import prefix
 from arbiter.fleet.settings import NAME
+from arbiter.mqtt.address import TLS_PORT
 
 #: Mosquitto 2's password hash: PBKDF2 with SHA-512, this many rounds, a 12-byte salt.
 ROUNDS = 101
 SALT_BYTES = 12
 HUB_USER = "hub"
+#: The user Debian's Mosquitto drops to when started as root, before it reads its files.
+BROKER_USER = "mosquitto"
 
 
 class BrokerConfigError(ArbiterError, ValueError):
@@ -44,13 +52,16 @@ def table_user(table: str) -> str:
 
 
 def acl_text(event: str, tables: list[str]) -> str:
-    """The ACL: a hub that reads all and assigns, tables confined to their own prefix."""
+    """The ACL: a hub that reads all, assigns and asks for resends; tables confined to
+    their own prefix."""
     lines = [
         f"# gg-arbiter broker-config: event {event}, {len(tables)} tables.",
-        "# Each table writes only under its own prefix and reads only its assignment.",
+        "# Each table writes only under its own prefix and reads only its assignment and",
+        "# resend requests; the hub writes only those two, never a table's own topics.",
         f"user {HUB_USER}",
         f"topic read gg/{event}/#",
         f"topic write gg/{event}/table/+/assignment",
+        f"topic write gg/{event}/table/+/resend",
         "",
     ]
     for table in tables:
@@ -62,15 +73,42 @@ def acl_text(event: str, tables: list[str]) -> str:
             f"topic write {p}events",
             f"topic write {p}record/#",
             f"topic read {p}assignment",
+            f"topic read {p}resend",
             "",
         ]
     return "\n".join(lines)
 
 
-def conf_text(out: Path, port: int) -> str:
+@dataclass(frozen=True)
+class TlsListener:
+    """The broker's TLS listener: its certificate (chain) and private key, PEM files."""
+
+    cert: Path
+    key: Path
+    port: int = TLS_PORT
+
+
+def listener_lines(port: int, tls: TlsListener | None) -> list[str]:
+    """The listeners: plain on ``port``; with TLS, plain only on this machine."""
+    if tls is None:
+        return [f"listener {port}"]
+    return [
+        "# Plain MQTT only for programs on this machine: the venue network gets TLS only.",
+        f"listener {port} 127.0.0.1",
+        "# TLS: tables ([tournament] broker = \"mqtts://HOST:PORT\", ca_file) and the hub",
+        "# (--broker mqtts://hub@HOST:PORT --ca-file) check this certificate against the CA",
+        "# that signed it; HOST must be a name (or address) the certificate was made for.",
+        "# The user mosquitto runs as ('mosquitto' on Debian) must read both files.",
+        f"listener {tls.port}",
+        f"certfile {tls.cert}",
+        f"keyfile {tls.key}",
+    ]
+
+
+def conf_text(out: Path, port: int, tls: TlsListener | None = None) -> str:
     return "\n".join([
         "# gg-arbiter broker-config: the venue broker (mosquitto -c this file).",
-        f"listener {port}",
+        *listener_lines(port, tls),
         "allow_anonymous false",
         f"password_file {out / 'passwd'}",
         f"acl_file {out / 'acl'}",
@@ -95,17 +133,19 @@ class BrokerFiles:
 
 
 def write_broker_config(out: Path, *, event: str, tables: int, port: int = 1883,
-                        force: bool = False) -> BrokerFiles:
+                        force: bool = False, tls: TlsListener | None = None) -> BrokerFiles:
     """Write the files for ``tables`` tables named 1..N of ``event`` into ``out``.
 
-    :raises BrokerConfigError: a bad event or count, or files there already (``force``
-        replaces them: every password changes).
+    :raises BrokerConfigError: a bad event or count, files there already (``force``
+        replaces them: every password changes), or TLS files that are not there.
     """
     if not NAME.fullmatch(event):
         raise BrokerConfigError(f"event must be 1 to 32 letters, digits, '-', '_' or '.'; "
                                 f"not {event!r}")
     if not 1 <= tables <= 1000:
         raise BrokerConfigError(f"--tables must be 1 to 1000, not {tables}")
+    if tls is not None:
+        tls = _checked(tls, port)
     out = out.resolve()
     passwd = out / "passwd"
     if passwd.exists() and not force:
@@ -123,10 +163,65 @@ def write_broker_config(out: Path, *, event: str, tables: int, port: int = 1883,
             _private(keys / f"{user}.password", password + "\n")
         _private(passwd, "\n".join(lines) + "\n")
         (out / "acl").write_text(acl_text(event, names))
-        (out / "mosquitto.conf").write_text(conf_text(out, port))
+        (out / "mosquitto.conf").write_text(conf_text(out, port, tls))
+        _give_to_broker([passwd, out / "db"])
     except OSError as exc:
         raise BrokerConfigError(f"cannot write the broker files in {out}: {exc}") from None
     return BrokerFiles(out / "mosquitto.conf", passwd, out / "acl", keys, tuple(users))
+
+
+def _checked(tls: TlsListener, port: int) -> TlsListener:
+    """``tls`` with absolute paths (mosquitto may start elsewhere).
+
+    :raises BrokerConfigError: a file that is not there, or the plain port again.
+    """
+    if tls.port == port:
+        raise BrokerConfigError(f"--tls-port {tls.port} is the plain port too: pick another")
+    for flag, path in (("--tls-cert", tls.cert), ("--tls-key", tls.key)):
+        if not path.is_file():
+            raise BrokerConfigError(f"{flag} {path}: no such file")
+    return TlsListener(tls.cert.resolve(), tls.key.resolve(), tls.port)
+
+
+def _broker_user() -> pwd.struct_passwd | None:
+    """The user Mosquitto will run as, when this runs as root and that user exists."""
+    if os.geteuid() != 0:
+        return None  # the broker runs as whoever starts it: the files are theirs
+    try:
+        return pwd.getpwnam(BROKER_USER)
+    except KeyError:
+        return None
+
+
+def _give_to_broker(paths: list[Path]) -> None:
+    """Written as root: Mosquitto, which drops to its user first, must read the password
+    file (0600) and write its store."""
+    user = _broker_user()
+    if user is None:
+        return
+    for path in paths:
+        os.chown(path, user.pw_uid, user.pw_gid)
+
+
+def unreadable_by_broker(paths: list[Path]) -> list[Path]:
+    """Those of ``paths`` the broker's user (see BROKER_USER) cannot read; none unless root."""
+    user = _broker_user()
+    if user is None:
+        return []
+    groups = {user.pw_gid} | {g.gr_gid for g in _groups() if user.pw_name in g.gr_mem}
+    bad = []
+    for path in paths:
+        st = path.stat()
+        readable = (st.st_mode & stat.S_IROTH
+                    or (st.st_gid in groups and st.st_mode & stat.S_IRGRP)
+                    or (st.st_uid == user.pw_uid and st.st_mode & stat.S_IRUSR))
+        if not readable:
+            bad.append(path)
+    return bad
+
+
+def _groups() -> list[grp.struct_group]:
+    return grp.getgrall()
 
 
 def _private(path: Path, text: str) -> None:

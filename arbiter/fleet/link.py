@@ -17,6 +17,7 @@ import logging
 import ssl
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -34,8 +35,10 @@ from arbiter.fleet.payloads import (
     record_payload,
     status_payload,
 )
+from arbiter.fleet.resend import ResendError, ResendRequest, ServedFile
 from arbiter.fleet.settings import SettingsError, TournamentSettings
 from arbiter.fleet.state import BrokerState, FleetState
+from arbiter.mqtt.tls import BrokerTlsError, client_context, listener_problem, secure
 from arbiter.rules.jsondata import JsonDict
 
 log = logging.getLogger(__name__)
@@ -56,6 +59,23 @@ CURSOR_EVERY = 0.5
 RECONNECT_MIN, RECONNECT_MAX = 1, 8
 
 
+@dataclass
+class _ResendJob:
+    """A resend request being served by the publisher thread (its own state only).
+
+    ``scan`` is where the walk through the journals has got to; ``upto`` the last
+    sequence number published the normal way when the request came (later ones go
+    out the normal way); ``outstanding`` the message ids not yet acknowledged.
+    """
+
+    request: ResendRequest
+    upto: int
+    scan: Cursor = field(default_factory=Cursor)
+    scanned: bool = False
+    outstanding: set[int] = field(default_factory=set)
+    sent: int = 0
+
+
 class FleetLink:
     """Publishes one table's game to the broker of ``settings``; reads its assignment.
 
@@ -74,6 +94,14 @@ class FleetLink:
         self._assignments = AssignmentFile(data_dir)
         self._cursor_file = CursorFile(data_dir)
         self._outbox = Outbox(data_dir)
+        # Its own reader: a resend walks the journals from the start, which would
+        # empty the normal outbox's cache of the latest game.
+        self._resend_outbox = Outbox(data_dir)
+        self._served_file = ServedFile(data_dir)
+        self._served = self._served_file.load()
+        self._request: ResendRequest | None = None  # from paho's thread to the publisher
+        self._job: _ResendJob | None = None  # the publisher thread's alone
+        self._status_seq: int | None = None  # the event_seq of the last status published
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._lock = threading.Lock()
@@ -85,6 +113,8 @@ class FleetLink:
         self._client: mqtt.Client | None = None
         self._reported = ""
         self._refused = False
+        self._tls: ssl.SSLContext | None = None
+        self._up = False  # a CONNACK came on the current connection
 
     # -- the device's side (cheap, any thread) --------------------------------
 
@@ -100,6 +130,12 @@ class FleetLink:
     def start(self) -> None:
         """Connect in the background; a broker that is away is retried, never raised."""
         self.state.set_assignment(self._assignments.load())
+        if self.broker.tls:
+            try:
+                self._tls = client_context(self.settings.ca_file)
+            except BrokerTlsError as exc:  # no connection at all: never plain instead
+                self._report(f"{exc}: not connecting to {self.broker}", error=True)
+                return
         client = mqtt.Client(
             CallbackAPIVersion.VERSION2,
             client_id=f"gg-{self.settings.event}-{self.settings.table}",
@@ -113,13 +149,12 @@ class FleetLink:
             password = None
         if self.broker.username:
             client.username_pw_set(self.broker.username, password)
-        if self.broker.tls:
-            ca = str(self.settings.ca_file) if self.settings.ca_file else None
-            client.tls_set(ca_certs=ca, cert_reqs=ssl.CERT_REQUIRED)
+        secure(client, self._tls)
         client.will_set(self.prefix + "online", OFFLINE, qos=1, retain=True)
         client.reconnect_delay_set(RECONNECT_MIN, RECONNECT_MAX)
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
+        client.on_connect_fail = self._on_connect_fail
         client.on_publish = self._on_publish
         client.on_message = self._on_message
         self._client = client
@@ -164,8 +199,9 @@ class FleetLink:
             self._report(f"the broker {self.broker} refused the table: {reason}")
             return
         self._refused = False
+        self._up = True
         client.publish(self.prefix + "online", ONLINE, qos=1, retain=True)
-        client.subscribe(self.prefix + "assignment", qos=1)
+        client.subscribe([(self.prefix + "assignment", 1), (self.prefix + "resend", 1)])
         self.state.set_broker(BrokerState.CONNECTED)
         if self._reported:
             log.warning("broker: connected to %s again", self.broker)
@@ -178,9 +214,23 @@ class FleetLink:
 
     def _on_disconnect(self, _client: mqtt.Client, _userdata: object, _flags: object,
                        reason: ReasonCode, _properties: object) -> None:
+        up, self._up = self._up, False
         if self._stop.is_set() or self._refused:
             return
+        if not up and self._tls_problem():
+            return
         self._report(f"lost the broker {self.broker} ({reason}): reconnecting")
+
+    def _on_connect_fail(self, _client: mqtt.Client, _userdata: object) -> None:
+        self._tls_problem()
+
+    def _tls_problem(self) -> bool:
+        """After a connection that failed before the broker answered: report it if TLS is
+        why (a certificate, a host name, a plain listener for TLS or the reverse)."""
+        problem = listener_problem(self.broker.host, self.broker.port, self._tls)
+        if problem is not None:
+            self._report(problem, error=True)
+        return problem is not None
 
     def _on_publish(self, _client: mqtt.Client, _userdata: object, mid: int,
                     _reason: ReasonCode, _properties: object) -> None:
@@ -190,6 +240,9 @@ class FleetLink:
 
     def _on_message(self, _client: mqtt.Client, _userdata: object,
                     message: mqtt.MQTTMessage) -> None:
+        if message.topic == self.prefix + "resend":
+            self._take_resend(message.payload)
+            return
         if message.topic != self.prefix + "assignment":
             return
         try:
@@ -203,6 +256,23 @@ class FleetLink:
             log.error("broker: cannot keep the assignment in %s: %s", self._assignments.path, exc)
         self.state.set_assignment(assignment)
         log.info("broker: assignment %s", assignment.text if assignment else "cleared")
+
+    def _take_resend(self, payload: bytes) -> None:
+        """Hand a resend request to the publisher thread (paho's thread: no disk work)."""
+        try:
+            request = ResendRequest.from_payload(payload)
+        except ResendError as exc:
+            log.warning("broker: ignoring a resend request that cannot be used: %s", exc)
+            return
+        if request is None:
+            return
+        if request.table != self.settings.table:
+            log.warning("broker: refusing a resend request naming table %r on table %r's "
+                        "topic", request.table, self.settings.table)
+            return
+        with self._lock:
+            self._request = request  # a newer request replaces one not yet taken
+        self._wake.set()
 
     def _report(self, detail: str, *, error: bool = False) -> None:
         """One log line per new problem; the page shows the state and the detail."""
@@ -247,15 +317,18 @@ class FleetLink:
         if client is None or self._stop.is_set():
             return cursor, sent
         try:
-            self._publish_status(client)
             if cursor is None or sent is None:
+                self._publish_status(client, None)
                 return cursor, sent
             cursor = self._acknowledged(inflight, cursor)
             if len(inflight) < WINDOW:
                 for pending in self._outbox.pending(sent, WINDOW - len(inflight)):
                     inflight.append((self._send(client, pending), pending))
                     sent = pending.after
-            if not inflight:
+            # After the events it counts, so the hub never sees a status ahead of them.
+            self._publish_status(client, sent.seq)
+            self._serve_resend(client, sent)
+            if not inflight and self._job is None:
                 self._drained.set()
         except Exception:  # the link must outlive any surprise; the device is not affected
             log.exception("broker: publisher error")
@@ -272,8 +345,12 @@ class FleetLink:
                 info, pending = inflight.popleft()
                 self._acked.discard(info.mid)
                 moved = pending.after
-            # Every outbox message sent is in ``inflight`` by now: other ids acknowledged
-            # (status, online) are dropped, so no stale id can match a later message's.
+            job = self._job
+            if job is not None:
+                job.outstanding -= self._acked
+            # Every outbox message sent is in ``inflight`` (or the resend job) by now: other
+            # ids acknowledged (status, online) are dropped, so no stale id can match a
+            # later message's.
             self._acked &= {info.mid for info, _ in inflight}
         return moved
 
@@ -294,11 +371,73 @@ class FleetLink:
         payload = encode(event_payload(item, table=table, seq=pending.seq))
         return client.publish(self.prefix + "events", payload, qos=1)
 
-    def _publish_status(self, client: mqtt.Client) -> None:
+    def _publish_status(self, client: mqtt.Client, event_seq: int | None) -> None:
         with self._lock:
-            status, dirty = self._status, self._status_dirty
+            status, dirty = self._status, self._status_dirty or event_seq != self._status_seq
             if not dirty or status is None or not client.is_connected():
                 return
             self._status_dirty = False
-        payload = encode(status_payload(status, table=self.settings.table))
+        self._status_seq = event_seq
+        payload = encode(status_payload(status, table=self.settings.table, event_seq=event_seq))
         client.publish(self.prefix + "status", payload, qos=1, retain=True)
+
+    # -- resend requests (the publisher thread) -------------------------------------
+
+    def _serve_resend(self, client: mqtt.Client, sent: Cursor) -> None:
+        """Take a new request, then publish the next part of the one being served.
+
+        The events go out exactly as the first time (same seq, same bytes), beside
+        the cursor: it never moves back. At most ``WINDOW`` are unacknowledged.
+        """
+        with self._lock:
+            request, self._request = self._request, None
+        if request is not None:
+            self._begin_resend(request, sent)
+        job = self._job
+        if job is None:
+            return
+        room = WINDOW - len(job.outstanding)
+        while room > 0 and not job.scanned:
+            batch = self._resend_outbox.pending(job.scan, WINDOW)
+            if not batch:
+                job.scanned = True
+            for pending in batch:
+                if pending.seq is not None and pending.seq > job.upto:
+                    job.scanned = True
+                    break
+                job.scan = pending.after
+                if pending.seq is not None and job.request.wants(pending.seq):
+                    job.outstanding.add(self._send(client, pending).mid)
+                    job.sent += 1
+                    room -= 1
+                    if room == 0:
+                        break
+        if job.scanned and not job.outstanding:
+            self._end_resend(job)
+
+    def _begin_resend(self, request: ResendRequest, sent: Cursor) -> None:
+        if request.id <= self._served:
+            log.debug("broker: resend request %d already served", request.id)
+            return
+        log.info("broker: the hub asks for events %s again (request %d)",
+                 _runs(request.ranges), request.id)
+        self._job = _ResendJob(request, upto=sent.seq)
+
+    def _end_resend(self, job: _ResendJob) -> None:
+        self._job = None
+        asked = job.request
+        log.info("broker: resend request %d served: %d event(s) published again",
+                 asked.id, job.sent)
+        if job.sent < asked.count():
+            log.warning("broker: resend request %d named events the table had not published "
+                        "(it had up to %d): ignored; later ones go out the normal way if it "
+                        "holds them", asked.id, job.upto)
+        try:
+            self._served_file.save(asked.id)
+        except OSError as exc:  # served again after a restart: harmless
+            log.warning("broker: cannot save %s: %s", self._served_file.path, exc)
+        self._served = asked.id
+
+
+def _runs(ranges: tuple[tuple[int, int], ...]) -> str:
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in ranges)

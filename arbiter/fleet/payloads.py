@@ -89,6 +89,11 @@ def record_payload(item: OutboxItem, *, table: str) -> JsonDict:
     return {"format": WIRE_FORMAT, "table": table, "game": item.game, **item.body}
 
 
-def status_payload(status: JsonDict, *, table: str) -> JsonDict:
-    """The JSON of the ``status`` message: ``GET /api/status`` plus format and table."""
-    return {**status, "format": WIRE_FORMAT, "table": table}
+def status_payload(status: JsonDict, *, table: str, event_seq: int | None = None) -> JsonDict:
+    """The JSON of the ``status`` message: ``GET /api/status`` plus format and table, and
+    ``event_seq``, the last event sequence number published (so a hub can tell it lacks
+    the tail), when known."""
+    payload = {**status, "format": WIRE_FORMAT, "table": table}
+    if event_seq is not None:
+        payload["event_seq"] = event_seq
+    return payload

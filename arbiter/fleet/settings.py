@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
 from arbiter.errors import ArbiterError
+from arbiter.mqtt.address import BrokerAddress, BrokerAddressError
+
+__all__ = ["NAME", "BrokerAddress", "SettingsError", "TournamentSettings"]
 
 #: Event and table names become topic levels: no ``/``, ``+``, ``#`` or spaces.
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")
@@ -15,44 +17,6 @@ NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")
 
 class SettingsError(ArbiterError, ValueError):
     """A tournament setting that cannot be used; the message names it."""
-
-
-@dataclass(frozen=True)
-class BrokerAddress:
-    """``mqtt://[user[:password]@]host[:port]`` or ``mqtts://...`` taken apart."""
-
-    host: str
-    port: int
-    tls: bool
-    username: str | None
-    password: str | None = field(repr=False)
-    url: str = field(repr=False)
-
-    @classmethod
-    def parse(cls, url: str) -> BrokerAddress:
-        """:raises SettingsError: not an mqtt:// or mqtts:// URL with a host."""
-        parts = urlsplit(url)
-        if parts.scheme not in ("mqtt", "mqtts"):
-            raise SettingsError(f"broker must be mqtt://host[:port] or mqtts://..., not {url!r}")
-        try:
-            port = parts.port
-        except ValueError:
-            raise SettingsError(f"broker {url!r}: bad port") from None
-        if not parts.hostname or parts.path not in ("", "/") or parts.query:
-            raise SettingsError(f"broker {url!r}: give only [user[:password]@]host[:port]")
-        tls = parts.scheme == "mqtts"
-        return cls(
-            host=parts.hostname,
-            port=port or (8883 if tls else 1883),
-            tls=tls,
-            username=unquote(parts.username) if parts.username else None,
-            password=unquote(parts.password) if parts.password is not None else None,
-            url=url,
-        )
-
-    def __str__(self) -> str:  # never the password (it goes to the log)
-        user = f"{self.username}@" if self.username else ""
-        return f"{'mqtts' if self.tls else 'mqtt'}://{user}{self.host}:{self.port}"
 
 
 @dataclass(frozen=True)
@@ -72,7 +36,10 @@ class TournamentSettings:
         """:raises SettingsError: naming the setting."""
         if not broker:
             return cls(keepalive=keepalive)
-        address = BrokerAddress.parse(broker)
+        try:
+            address = BrokerAddress.parse(broker)
+        except BrokerAddressError as exc:
+            raise SettingsError(str(exc)) from None
         for key, value in (("event", event), ("table", table)):
             if not NAME.fullmatch(value):
                 raise SettingsError(

@@ -15,7 +15,8 @@ message, and a backlog after a slow disk is written at once. Retained ``online``
 ``record/<game>`` topics arrive again at every subscription, which is how a
 restarted hub catches up with the tables' state.
 
-The hub publishes only the retained ``assignment`` of each table.
+The hub publishes only the retained ``assignment`` and ``resend`` of each
+table, never under a table's own topics.
 A payload that names another table than its topic is refused and logged.
 """
 
@@ -26,8 +27,9 @@ import json
 import logging
 import queue
 import sqlite3
+import ssl
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import paho.mqtt.client as mqtt
@@ -35,7 +37,9 @@ from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.reasoncodes import ReasonCode
 
 from arbiter.hub.errors import ContradictingEventError, HubError, MalformedEventError
-from arbiter.hub.ledger import FORMAT, Ledger
+from arbiter.hub.ledger import FORMAT, Ledger, ResendAsk
+from arbiter.hub.resend import resend_payload
+from arbiter.mqtt.tls import check_listener, listener_problem, secure
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +79,7 @@ class Ingest:
         on_change: Callable[[str, str], None] | None = None,
         username: str | None = None,
         password: str | None = None,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         self.ledger = ledger
         self.event = event
@@ -91,10 +96,14 @@ class Ingest:
         )
         if username:  # the hub's account of a locked-down venue broker (broker-config)
             self.client.username_pw_set(username, password)
+        self._tls = tls
+        self._tls_reported: str | None = None
+        secure(self.client, tls)  # mqtts://: verified TLS, never plain
         # A venue's broker restart should cost seconds, not paho's default 2 minutes.
         self.client.reconnect_delay_set(min_delay=1, max_delay=5)
         self.client.on_connect = self._connected
         self.client.on_disconnect = self._disconnected
+        self.client.on_connect_fail = self._connect_failed
         self.client.on_subscribe = self._subscribed
         self.client.on_message = self._message
         self._inbox: queue.Queue[mqtt.MQTTMessage | None] = queue.Queue()
@@ -104,7 +113,8 @@ class Ingest:
 
     def start(self, timeout: float = 10.0) -> None:
         """Connect, subscribe and serve in paho's thread; IngestError if not subscribed in
-        ``timeout``."""
+        ``timeout``; BrokerTlsError (at once) if TLS is why it cannot connect."""
+        check_listener(self.host, self.port, self._tls)
         self._writer = threading.Thread(target=self._write_loop, name="hub-ledger-writer",
                                         daemon=True)
         self._writer.start()
@@ -131,6 +141,13 @@ class Ingest:
             log.error("broker refused the hub: %s", reason)
             return
         client.subscribe(f"gg/{self.event}/table/+/#", qos=1)
+
+    def _connect_failed(self, _client: mqtt.Client, _userdata: Any) -> None:
+        # paho retries without a word; say once why, if TLS is why (a replaced certificate).
+        problem = listener_problem(self.host, self.port, self._tls)
+        if problem is not None and problem != self._tls_reported:
+            log.error("hub: %s", problem)
+        self._tls_reported = problem
 
     def _subscribed(
         self, _client: mqtt.Client, _userdata: Any, _mid: int, reasons: list[ReasonCode],
@@ -211,6 +228,9 @@ class Ingest:
         table, kind = parts[3], "/".join(parts[4:])
         if kind == "assignment":
             return True  # the hub's own
+        if kind == "resend":  # the hub's own too: its id, so the next request is above it
+            self._note_resend(table, payload)
+            return True
         if kind == "online":
             text = payload.decode("utf-8", "replace").strip()
             if text not in ("true", "false"):
@@ -257,6 +277,12 @@ class Ingest:
             self.ledger.set_record(table, game, body["record"])
             changes.append((table, "record"))
 
+    def _note_resend(self, table: str, payload: bytes) -> None:
+        with contextlib.suppress(ValueError, UnicodeDecodeError, TypeError, AttributeError):
+            request_id = json.loads(payload).get("id") if payload else None
+            if isinstance(request_id, int) and not isinstance(request_id, bool):
+                self.ledger.note_resend_id(table, request_id)
+
     def _changed(self, table: str, kind: str) -> None:
         if self._on_change is not None:
             self._on_change(table, kind)
@@ -276,6 +302,17 @@ class Ingest:
         if not info.is_published():
             raise IngestError(f"assignment for {table!r} not taken by the broker in time")
 
+    def publish_resend(self, ask: ResendAsk) -> None:
+        """Publish a table's retained ``resend`` request; waits for the broker."""
+        info = self.client.publish(table_prefix(self.event, ask.table) + "resend",
+                                   resend_payload(ask), qos=1, retain=True)
+        try:
+            info.wait_for_publish(PUBLISH_TIMEOUT)
+        except (ValueError, RuntimeError) as exc:
+            raise IngestError(f"resend request for {ask.table!r} not sent: {exc}") from None
+        if not info.is_published():
+            raise IngestError(f"resend request for {ask.table!r} not taken by the broker in time")
+
     def publish_round(self, round_number: int) -> None:
         """Publish every assignment of a round to its table."""
         for table, payload in self.ledger.assignments(round_number).items():
@@ -290,29 +327,35 @@ def publish_once(
     *,
     username: str | None = None,
     password: str | None = None,
+    tls: ssl.SSLContext | None = None,
+    resends: Sequence[ResendAsk] = (),
 ) -> None:
-    """Publish retained assignments (None clears) from a short-lived client, then disconnect.
+    """Publish retained assignments (None clears) and resend requests from a short-lived
+    client, then disconnect.
 
     For the command line while ``gg-arbiter hub`` serves: a client id of its own,
     so the serving hub's persistent session is left alone.
     """
+    messages = [(table_prefix(event, t) + "assignment", _assignment_bytes(a),
+                 f"assignment for {t!r}") for t, a in assignments.items()]
+    messages += [(table_prefix(event, r.table) + "resend", resend_payload(r),
+                  f"resend request for {r.table!r}") for r in resends]
     client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="", clean_session=True)
     if username:
         client.username_pw_set(username, password)
+    secure(client, tls)
+    check_listener(host, port, tls)
     try:
         client.connect(host, port, keepalive=30)
     except OSError as exc:
         raise IngestError(f"no connection to the broker at {host}:{port}: {exc}") from None
     client.loop_start()
     try:
-        for table, assignment in assignments.items():
-            info = client.publish(
-                table_prefix(event, table) + "assignment", _assignment_bytes(assignment),
-                qos=1, retain=True,
-            )
+        for topic, payload, what in messages:
+            info = client.publish(topic, payload, qos=1, retain=True)
             info.wait_for_publish(PUBLISH_TIMEOUT)
             if not info.is_published():
-                raise IngestError(f"assignment for {table!r} not taken by the broker in time")
+                raise IngestError(f"{what} not taken by the broker in time")
     finally:
         client.disconnect()
         client.loop_stop()

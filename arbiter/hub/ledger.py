@@ -83,6 +83,8 @@ CREATE TABLE IF NOT EXISTS records (
 CREATE TABLE IF NOT EXISTS rejections (
     id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, table_name TEXT NOT NULL,
     seq INTEGER, reason TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS resends (
+    table_name TEXT PRIMARY KEY, id INTEGER NOT NULL, ranges TEXT NOT NULL, asked_at TEXT);
 """
 
 #: Archive sections, in the order they are written and imported (foreign keys).
@@ -149,6 +151,17 @@ class Correction:
     target: str
     before: str | None
     after: str | None
+
+
+@dataclass(frozen=True)
+class ResendAsk:
+    """The last resend request of a table: its id, the runs asked for, and when (None: an
+    id only learnt from the broker's retained request, not asked by this ledger)."""
+
+    table: str
+    id: int
+    ranges: tuple[tuple[int, int], ...]
+    asked_at: str | None
 
 
 def canonical(payload: Mapping[str, Any]) -> str:
@@ -671,6 +684,53 @@ class Ledger:
                 missing.append((expected, s - 1))
             expected = s + 1
         return missing
+
+    def missing(self, table: str) -> list[tuple[int, int]]:
+        """``gaps`` plus the tail: the events after the highest held up to the last one the
+        table's retained status says it published (``event_seq``)."""
+        ((held, last),) = self._read(
+            "SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM events WHERE table_name=?", (table,)
+        )
+        # Asked after every event of every table: read the sequence numbers only when
+        # some are missing below the highest.
+        runs = self.gaps(table) if held < last else []
+        _online, status, _seen = self.table_state(table)
+        published = status.get("event_seq") if status else None
+        if isinstance(published, int) and not isinstance(published, bool) and published > last:
+            runs.append((last + 1, published))
+        return runs
+
+    # --- resend requests to the tables --------------------------------------------
+
+    def ask_resend(self, table: str, ranges: Sequence[tuple[int, int]]) -> ResendAsk:
+        """Note a new resend request for ``table``: the next id of that table (above any
+        it has been asked before), the runs and the time. Published by the caller."""
+        runs = tuple((int(a), int(b)) for a, b in ranges)
+        with self._write() as db:
+            row = db.execute("SELECT id FROM resends WHERE table_name=?", (table,)).fetchone()
+            ask = ResendAsk(table, (row[0] if row else 0) + 1, runs, self._now())
+            db.execute(
+                "INSERT OR REPLACE INTO resends VALUES (?, ?, ?, ?)",
+                (table, ask.id, json.dumps([list(r) for r in runs]), ask.asked_at),
+            )
+        return ask
+
+    def note_resend_id(self, table: str, request_id: int) -> None:
+        """A request id seen on the broker (its retained ``resend``): the next is above it,
+        so a new or restored ledger never asks under an id the table has served."""
+        with self._write(durable=False) as db:
+            db.execute(
+                "INSERT INTO resends VALUES (?, ?, '[]', NULL) ON CONFLICT(table_name)"
+                " DO UPDATE SET id=excluded.id WHERE excluded.id > resends.id",
+                (table, request_id),
+            )
+
+    def resends(self) -> dict[str, ResendAsk]:
+        """The last resend request of each table asked by this ledger."""
+        rows = self._read("SELECT table_name, id, ranges, asked_at FROM resends"
+                          " WHERE asked_at IS NOT NULL ORDER BY table_name")
+        return {t: ResendAsk(t, i, tuple((a, b) for a, b in json.loads(r)), at)
+                for t, i, r, at in rows}
 
     def set_online(self, table: str, online: bool) -> None:
         """Note a table's retained ``online`` flag."""

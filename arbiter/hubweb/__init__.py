@@ -5,8 +5,9 @@ serves it with waitress, as on a table. Views read the ledger (through
 :mod:`arbiter.hubweb.views`); only the organiser's actions, behind the PIN,
 change it. ``publish(table, payload)`` sends a table its assignment (the
 serving hub's MQTT client); without it, assignments are stored and published
-at the hub's next start. The PIN, sessions, CSRF and the attempt limiter are
-the table's own (:mod:`web.auth`), with ``admin.json`` in the hub's data
+at the hub's next start. ``resend(table)`` asks a table to publish its
+missing events again (the organiser's "ask again"). The PIN, sessions, CSRF
+and the attempt limiter are the table's own (:mod:`web.auth`), with ``admin.json`` in the hub's data
 directory.
 """
 
@@ -14,9 +15,7 @@ from __future__ import annotations
 
 import logging
 import sys
-import time
 from collections.abc import Callable, Mapping
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -24,15 +23,16 @@ from flask import Flask, Response, jsonify, render_template, request
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException
 
-from arbiter.hub.ledger import Ledger
+from arbiter.hub.ledger import Ledger, ResendAsk
 from arbiter.hubweb.feed import HubStreams, VenueFeed
-from web import SECURITY_HEADERS, auth, install_pin_access
-from web.body import MAX_BODY_BYTES
+from web import SECURITY_HEADERS, auth, install_pin_access, pin_access_config
 from web.events import KEEPALIVE_SECONDS, STREAM_CAPACITY
 
 log = logging.getLogger(__name__)
 
 Publish = Callable[[str, Mapping[str, Any] | None], None]
+#: Ask a table to publish its missing events again; None when nothing is missing.
+Resend = Callable[[str], ResendAsk | None]
 
 
 def create_hub_app(
@@ -41,6 +41,7 @@ def create_hub_app(
     data_dir: str | Path,
     *,
     publish: Publish | None = None,
+    resend: Resend | None = None,
     test_config: Mapping[str, Any] | None = None,
 ) -> Flask:
     """The hub's Flask app over ``ledger``; ``feed`` drives ``/api/events``.
@@ -56,17 +57,7 @@ def create_hub_app(
         ADMIN_PIN=None,
         SSE_KEEPALIVE=KEEPALIVE_SECONDS,
         STREAM_CAPACITY=STREAM_CAPACITY,
-        PIN_MAX_FAILURES=5,
-        PIN_WINDOW_SECONDS=300,
-        PIN_CHECK_LIMIT=2,
-        PIN_CHECK_WAIT=10.0,
-        SESSION_COOKIE_NAME="gg_organiser",
-        SESSION_COOKIE_HTTPONLY=True,
-        SESSION_COOKIE_SAMESITE="Strict",
-        PERMANENT_SESSION_LIFETIME=timedelta(hours=12),
-        ADMIN_IDLE_SECONDS=60 * 60,
-        ADMIN_CLOCK=time.monotonic,
-        MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
+        **pin_access_config(cookie="gg_organiser", idle_seconds=60 * 60),
     )
     if test_config:
         app.config.update(test_config)
@@ -78,6 +69,7 @@ def create_hub_app(
     app.extensions["hub_ledger"] = ledger
     app.extensions["hub_feed"] = feed
     app.extensions["hub_publish"] = publish
+    app.extensions["hub_resend"] = resend
     # The key web.serve.make_server looks for: it sizes and stops the streams.
     app.extensions["arbiter_streams"] = HubStreams(
         feed, float(app.config["SSE_KEEPALIVE"]), int(app.config["STREAM_CAPACITY"])

@@ -168,6 +168,21 @@ def tiebreaks(body: dict[str, Any]) -> str:
     return "tie-breaks: " + ", ".join(names)
 
 
+def resend(body: dict[str, Any]) -> str:
+    """Ask one table (``table``), or every table missing events, to publish them again."""
+    ask = current_app.extensions["hub_resend"]
+    if ask is None:
+        raise OrganiserInputError("resend requests need the serving hub (gg-arbiter hub "
+                                  "--broker URL), or gg-arbiter hub gaps --resend")
+    led = ledger()
+    tables = [_text(body, "table", 32)] if body.get("table") else led.tables()
+    asked = [f"table {a.table} (request {a.id})" for t in tables if (a := ask(t)) is not None]
+    if not asked:
+        raise OrganiserInputError("no event is missing" + (f" at table {tables[0]}"
+                                                           if body.get("table") else ""))
+    return "resend asked: " + ", ".join(asked)
+
+
 ACTIONS: dict[str, Callable[[dict[str, Any]], str]] = {
     "players": add_player,
     "import": import_players,
@@ -176,6 +191,7 @@ ACTIONS: dict[str, Callable[[dict[str, Any]], str]] = {
     "assign": assign,
     "result": correct,
     "tiebreaks": tiebreaks,
+    "resend": resend,
 }
 
 
@@ -201,7 +217,8 @@ def dashboard() -> str:
         venue=views.venue(led, feed().silent()),
         audit=list(reversed(led.audit())),
         rejections=list(reversed(led.rejections()))[:50],
-        gaps={t: g for t in led.tables() if (g := led.gaps(t))},
+        gaps={t: g for t in led.tables() if (g := led.missing(t))},
+        resends=led.resends(),
         tiebreaks=[t.value for t in led.tiebreaks()],
         all_tiebreaks=[t.value for t in TieBreak],
         results=sorted(RESULTS),
@@ -253,6 +270,7 @@ _API_ACTIONS = {
     "/api/organiser/assign": "assign",
     "/api/organiser/result": "result",
     "/api/organiser/tiebreaks": "tiebreaks",
+    "/api/organiser/resend": "resend",
 }
 
 
@@ -285,12 +303,15 @@ def api_audit() -> Response:
 
 @bp.get("/api/organiser/tables")
 def api_tables() -> Response:
-    """Silent tables, sequence gaps and refused messages: what needs the organiser."""
+    """Silent tables, missing events (gaps and tails), the last resend request of each
+    table, and refused messages: what needs the organiser."""
     _require_api()
     led = ledger()
     return jsonify({
         "silent": feed().silent(),
-        "gaps": {t: g for t in led.tables() if (g := led.gaps(t))},
+        "gaps": {t: g for t in led.tables() if (g := led.missing(t))},
+        "resends": {t: {"id": a.id, "ranges": a.ranges, "asked_at": a.asked_at}
+                    for t, a in led.resends().items()},
         "rejections": [{"at": a, "table": t, "seq": s, "reason": r}
                        for a, t, s, r in led.rejections()],
     })

@@ -86,6 +86,40 @@ def test_each_table_writes_only_its_prefix_and_reads_only_its_assignment(
         s.close()
 
 
+def test_the_hub_alone_writes_resend_requests_and_each_table_reads_only_its_own(
+    venue: tuple[Mosquitto, Path]
+) -> None:
+    broker, out = venue
+    hub = Subscriber(broker.port, "gg/demo/#", username="hub", password=_secret(out, "hub"))
+    reader1 = Subscriber(broker.port, "gg/#", username="table-1",
+                         password=_secret(out, "table-1"), client_id="table-1-reader")
+    reader2 = Subscriber(broker.port, "gg/demo/table/2/resend", username="table-2",
+                         password=_secret(out, "table-2"), client_id="table-2-reader")
+    t1 = _client(broker.port, "table-1", _secret(out, "table-1"))
+    hub_writer = _client(broker.port, "hub", _secret(out, "hub"))
+    # A table cannot ask another table (nor itself) for a resend; the hub cannot pose as a
+    # table. Each forged message is followed by an allowed one on the same connection.
+    _send(t1, "gg/demo/table/2/resend", b'{"forged":2}', retain=True)
+    _send(t1, "gg/demo/table/1/resend", b'{"forged":1}', retain=True)
+    _send(hub_writer, "gg/demo/table/1/status", b'{"forged":"status"}', retain=True)
+    _send(hub_writer, "gg/demo/table/1/events", b'{"forged":"event"}')
+    _send(t1, "gg/demo/table/1/status", b'{"own":1}')
+    _send(hub_writer, "gg/demo/table/2/resend", b'{"for":2}', retain=True)
+    _send(hub_writer, "gg/demo/table/1/resend", b'{"for":1}', retain=True)
+    reader1.wait(lambda s: s.on("table/1/resend"), what="table 1 reads its resend request")
+    reader2.wait(lambda s: s.on("table/2/resend"), what="table 2 reads its resend request")
+    hub.wait(lambda s: s.on("table/1/resend") and s.on("table/1/status"))
+    assert [m.topic for m in reader1.messages] == ["gg/demo/table/1/resend"]
+    assert [m.json() for m in reader1.messages] == [{"for": 1}]
+    assert [m.json() for m in reader2.messages] == [{"for": 2}]
+    assert [m.json() for m in hub.messages] == [{"own": 1}, {"for": 2}, {"for": 1}]
+    for c in (t1, hub_writer):
+        c.loop_stop()
+        c.disconnect()
+    for s in (hub, reader1, reader2):
+        s.close()
+
+
 def test_a_table_with_its_password_file_publishes_its_game(
     venue: tuple[Mosquitto, Path], make_table: TableFactory
 ) -> None:

@@ -11,6 +11,7 @@ from arbiter.fleet.assignment import Assignment, AssignmentError, AssignmentFile
 from arbiter.fleet.outbox import Cursor, CursorError, CursorFile, Outbox
 from arbiter.fleet.payloads import event_payload, game_items, prefix, status_payload
 from arbiter.fleet.settings import BrokerAddress, SettingsError, TournamentSettings
+from arbiter.mqtt.address import BrokerAddressError
 from arbiter.rules.contenders import Contenders
 from arbiter.rules.game import EndingKind
 from arbiter.rules.pieces import Piece
@@ -115,8 +116,13 @@ def test_broker_urls() -> None:
     assert BrokerAddress.parse("mqtts://h:9000").port == 9000
     assert BrokerAddress.parse("mqtts://h").port == 8883
     for bad in ("http://h", "mqtt://", "mqtt://h:99999", "mqtt://h/path"):
-        with pytest.raises(SettingsError):
+        with pytest.raises(BrokerAddressError):
             BrokerAddress.parse(bad)
+        with pytest.raises(SettingsError, match="broker"):
+            TournamentSettings.build(bad, "demo", "7")
+    assert BrokerAddress.parse("venue.local:1884").url == "venue.local:1884"
+    assert (BrokerAddress.parse("venue.local:1884").port, BrokerAddress.parse("h").tls) == (
+        1884, False)
 
 
 def test_tournament_settings_names_and_overrides(tmp_path: Path) -> None:

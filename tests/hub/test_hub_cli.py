@@ -15,8 +15,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 from arbiter.app.cli import main
 from arbiter.hub.ingest import table_prefix
 from arbiter.hub.ledger import Ledger
-from tests.hub.broker import mosquitto
 from tests.hub.contract import assignment, challenge, game_over, new_game
+from tests.support.mqtt import mosquitto
 from tests.support.spawn import gg_arbiter
 from tests.support.waiting import wait_until
 
@@ -76,7 +76,7 @@ def test_hub_cli_reports_errors_in_one_line(
     assert main(["hub", "--event", "other", "--data", str(tmp_path), "players", "list"]) == 2
     assert "ledger of event 'club-night'" in capsys.readouterr().err
     assert hub(tmp_path, "--broker", "http://x") == 2
-    assert "not a broker URL" in capsys.readouterr().err
+    assert "broker must be mqtt://" in capsys.readouterr().err
     assert hub(tmp_path) == 2  # serving needs a broker
     (tmp_path / "file").write_text("")
     assert hub(tmp_path / "file", "players", "list") == 2

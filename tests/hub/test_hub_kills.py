@@ -15,126 +15,27 @@ from __future__ import annotations
 import functools
 import json
 import shutil
-import signal
 import sqlite3
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from arbiter.fleet.outbox import Cursor, CursorFile, Outbox
-from arbiter.fleet.payloads import event_payload
-from arbiter.hub.ledger import canonical
-from arbiter.storage.journal import list_game_ids, read_game
-from tests.hub.broker import Broker
-from tests.support.mqtt import MOSQUITTO, port_open
-from tests.support.spawn import Session, free_port
+from arbiter.fleet.outbox import CursorFile
+from tests.support.mqtt import MOSQUITTO, Mosquitto
+from tests.support.spawn import free_port
+from tests.support.venue import Node, SimTable, held
 from tests.support.waiting import WAIT, wait_until
-from tests.support.web import FAST_CONFIG, PIN, http_json, play
+from tests.support.web import FAST_CONFIG, PIN
 
 pytestmark = pytest.mark.timeout(180)
 
 EVENT = "kills"
-ORGANISER = {"X-Admin-PIN": PIN}
-
-
-class Node:
-    """``gg-arbiter ARGS`` serving on a fixed web port, so it can come back on it."""
-
-    def __init__(self, args: list[str], port: int, ready: str) -> None:
-        self.args, self.port, self.ready = args, port, ready
-        self.session: Session | None = None
-        self.web = type("Web", (), {"port": port})()
-
-    def start(self) -> Node:
-        self.session = Session(self.args)
-        self.session.expect(self.ready)
-        return self
-
-    def kill9(self) -> None:
-        assert self.session is not None
-        self.session.proc.send_signal(signal.SIGKILL)
-        self.session.proc.wait(WAIT)
-        wait_until(lambda: not port_open(self.port), what="the web port closed")
-
-    def stop(self) -> None:
-        if self.session is None or self.session.proc.poll() is not None:
-            return
-        self.session.proc.terminate()
-        try:
-            self.session.proc.wait(WAIT)
-        except subprocess.TimeoutExpired:
-            self.session.kill()
-
-    def call(self, method: str, path: str, body: Any = None, pin: bool = False) -> Any:
-        status, answer = http_json(self.web, method, path, body, ORGANISER if pin else None)
-        assert status < 300, (method, path, status, answer)
-        return answer
-
-
-class Table:
-    """A sim table and its one game, played through the simulator API."""
-
-    def __init__(self, name: str, node: Node, data: Path) -> None:
-        self.name, self.node, self.data = name, node, data
-        self.game = 0
-
-    def status(self) -> dict[str, Any]:
-        return dict(self.node.call("GET", "/api/status"))
-
-    def put(self, slot: str, piece: str) -> None:
-        self.node.call("PUT", f"/api/sim/slots/{slot}", {"piece": piece})
-
-    def clear(self, slot: str) -> None:
-        self.node.call("DELETE", f"/api/sim/slots/{slot}")
-
-    def new_game(self) -> None:
-        self.game = int(self.node.call("POST", "/api/games", {}, pin=True)["game_id"])
-        wait_until(lambda: self.status()["state"] == "idle", what=f"table {self.name} ready")
-
-    def challenge(self, attacker: str, defender: str) -> None:
-        before = self.status()["challenge_count"]
-        play(self.put, self.clear, self.status, attacker, defender)
-        assert self.status()["challenge_count"] == before + 1, f"table {self.name}"
-
-    def over(self) -> bool:
-        return read_game(self.data, self.game).ending is not None
-
-    def expected(self) -> list[str]:
-        """The events its journals give, as the hub must hold them (canonical JSON)."""
-        pending = Outbox(self.data).pending(Cursor(), 1_000_000)
-        return [canonical(event_payload(p.item, table=self.name, seq=p.seq))
-                for p in pending if p.seq is not None]
-
-    def endings(self) -> dict[str, tuple[str, str | None]]:
-        out: dict[str, tuple[str, str | None]] = {}
-        for gid in list_game_ids(self.data):
-            ending = read_game(self.data, gid).ending
-            assert ending is not None, f"table {self.name} game {gid} is not over"
-            d = ending.to_dict()
-            out[str(gid)] = (d["kind"], d["winner"])
-        return out
-
-
-def _held(ledger: Path, table: str) -> list[str]:
-    """The hub ledger's events of ``table`` in seq order, read beside the running hub."""
-    if not ledger.exists():
-        return []
-    db = sqlite3.connect(f"file:{ledger}?mode=ro", uri=True, timeout=30)
-    try:
-        rows = db.execute("SELECT payload FROM events WHERE table_name=? ORDER BY seq",
-                          (table,)).fetchall()
-    except sqlite3.OperationalError:  # the hub has not made its schema yet
-        return []
-    finally:
-        db.close()
-    return [canonical(json.loads(p)) for (p,) in rows]
 
 
 def _holds(ledger: Path, table: str, expected: list[str]) -> bool:
-    return _held(ledger, table) == expected
+    return held(ledger, table) == expected
 
 
 def _rejections(ledger: Path) -> list[tuple[Any, ...]]:
@@ -156,10 +57,10 @@ def _games(ledger: Path, table: str) -> dict[str, tuple[str | None, str | None]]
 
 
 @pytest.fixture
-def venue(tmp_path: Path) -> Iterator[tuple[Broker, Node, dict[str, Table], Path]]:
+def venue(tmp_path: Path) -> Iterator[tuple[Mosquitto, Node, dict[str, SimTable], Path]]:
     if not shutil.which(MOSQUITTO):
         pytest.skip("mosquitto is not installed (bash setup.sh --dev installs it)")
-    broker = Broker(tmp_path / "broker")
+    broker = Mosquitto(tmp_path / "broker", persistent=True)
     broker.start()
     url = f"mqtt://127.0.0.1:{broker.port}"
     nodes: list[Node] = []
@@ -171,7 +72,7 @@ def venue(tmp_path: Path) -> Iterator[tuple[Broker, Node, dict[str, Table], Path
         nodes.append(hub.start())
         config = tmp_path / "table.toml"
         config.write_text(FAST_CONFIG + f'\n[web]\nadmin_pin = "{PIN}"\n')
-        tables: dict[str, Table] = {}
+        tables: dict[str, SimTable] = {}
         for name in ("1", "2"):
             port = free_port()
             data = tmp_path / f"t{name}"
@@ -179,7 +80,7 @@ def venue(tmp_path: Path) -> Iterator[tuple[Broker, Node, dict[str, Table], Path
                          "--host", "127.0.0.1", "--port", str(port), "--broker", url,
                          "--event", EVENT, "--table", name], port, "gg-arbiter ready")
             nodes.append(node.start())
-            tables[name] = Table(name, node, data)
+            tables[name] = SimTable(name, node, data)
         yield broker, hub, tables, hub_data / "hub.sqlite"
     finally:
         for node in nodes:
@@ -188,7 +89,7 @@ def venue(tmp_path: Path) -> Iterator[tuple[Broker, Node, dict[str, Table], Path
 
 
 def test_kill_broker_hub_and_table_mid_round_loses_no_event(
-    venue: tuple[Broker, Node, dict[str, Table], Path],
+    venue: tuple[Mosquitto, Node, dict[str, SimTable], Path],
 ) -> None:
     broker, hub, tables, ledger = venue
     t1, t2 = tables["1"], tables["2"]
@@ -196,7 +97,7 @@ def test_kill_broker_hub_and_table_mid_round_loses_no_event(
     for t in (t1, t2):
         t.new_game()
         t.challenge("W:SPY", "B:5*G")  # the spy takes the general
-    wait_until(lambda: all(_held(ledger, t.name) == t.expected() for t in (t1, t2)),
+    wait_until(lambda: all(held(ledger, t.name) == t.expected() for t in (t1, t2)),
                what="the hub has both games' first events")
 
     # The broker dies mid-round; a challenge is played while it is away.
@@ -231,7 +132,7 @@ def test_kill_broker_hub_and_table_mid_round_loses_no_event(
         expected = t.expected()
         wait_until(functools.partial(_holds, ledger, t.name, expected),
                    timeout=6 * WAIT, what=f"the hub to hold table {t.name}'s events")
-        seqs = [json.loads(e)["seq"] for e in _held(ledger, t.name)]
+        seqs = [json.loads(e)["seq"] for e in held(ledger, t.name)]
         assert seqs == list(range(1, len(expected) + 1)), seqs  # no gap, no copy
         games = _games(ledger, t.name)
         assert games == t.endings(), (t.name, games)
@@ -245,12 +146,12 @@ def test_kill_broker_hub_and_table_mid_round_loses_no_event(
 
 
 def test_event_published_before_the_hub_resubscribes_after_a_broker_kill_reaches_it(
-    venue: tuple[Broker, Node, dict[str, Table], Path],
+    venue: tuple[Mosquitto, Node, dict[str, SimTable], Path],
 ) -> None:
     broker, hub, tables, ledger = venue
     t1 = tables["1"]
     t1.new_game()
-    wait_until(lambda: _held(ledger, "1") == t1.expected(), what="the hub has table 1's game")
+    wait_until(lambda: held(ledger, "1") == t1.expected(), what="the hub has table 1's game")
     # The broker dies and comes back before the hub does (the same window opens when
     # the hub's reconnect timer simply fires after a table's).
     broker.kill()
@@ -263,6 +164,6 @@ def test_event_published_before_the_hub_resubscribes_after_a_broker_kill_reaches
     hub.start()
     t1.challenge("W:PVT", "B:FLG")  # later events do arrive: the challenge is a gap
     expected = t1.expected()
-    wait_until(lambda: _held(ledger, "1")[-1:] == expected[-1:], timeout=3 * WAIT,
+    wait_until(lambda: held(ledger, "1")[-1:] == expected[-1:], timeout=3 * WAIT,
                what="the hub has table 1's last event")
-    assert _held(ledger, "1") == expected
+    assert held(ledger, "1") == expected

@@ -15,8 +15,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 from arbiter.hub.ingest import Ingest, table_prefix
 from arbiter.hub.ledger import Ledger
 from arbiter.tournament.model import Player, Result
-from tests.hub.broker import Broker, mosquitto
 from tests.hub.contract import assignment, challenge, game_over, new_game
+from tests.support.mqtt import Mosquitto, mosquitto
 from tests.support.waiting import wait_until
 
 EVENT = "open-2026"
@@ -168,7 +168,7 @@ def test_ingest_publishes_retained_assignments(
 
 
 def test_ingest_carries_on_after_a_broker_restart(tmp_path: Path, ledger: Ledger) -> None:
-    broker = Broker(tmp_path / "restarting")
+    broker = Mosquitto(tmp_path / "restarting", persistent=True)
     broker.start()
     hub = Ingest(ledger, EVENT, "127.0.0.1", broker.port)
     hub.start()

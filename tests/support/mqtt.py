@@ -1,5 +1,6 @@
-"""A real Mosquitto for the tests and the benchmark, a TCP proxy that can stall or
-refuse, and a subscriber that records every message it receives."""
+"""A real Mosquitto for the tests and the benchmark (plain, persistent, with a TLS
+listener), a TCP proxy that can stall or refuse, and a subscriber that records
+every message it receives."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ import os
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,43 +34,104 @@ def port_open(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
-class Mosquitto:
-    """``mosquitto -c FILE`` on a free port of 127.0.0.1 (``-p`` is ignored when the
-    config names a listener). ``extra`` is more config (users, ACL)."""
+@dataclass(frozen=True)
+class TlsFiles:
+    """A broker's TLS files, made at test time by ``trustme``: ``ca`` signed ``cert``."""
 
-    def __init__(self, workdir: Path, extra: str = "", port: int | None = None) -> None:
+    ca: Path
+    cert: Path
+    key: Path
+
+
+def make_tls(directory: Path, *names: str) -> TlsFiles:
+    """A fresh CA and a broker certificate for ``names`` (default localhost and 127.0.0.1)."""
+    import trustme  # only the TLS tests need it
+
+    directory.mkdir(parents=True, exist_ok=True)
+    ca = trustme.CA()
+    issued = ca.issue_cert(*(names or ("localhost", "127.0.0.1")))
+    files = TlsFiles(directory / "ca.pem", directory / "broker.pem", directory / "broker.key")
+    ca.cert_pem.write_to_path(str(files.ca))
+    for i, pem in enumerate(issued.cert_chain_pems):
+        pem.write_to_path(str(files.cert), append=i > 0)
+    issued.private_key_pem.write_to_path(str(files.key))
+    return files
+
+
+class Mosquitto:
+    """``mosquitto -c FILE`` on free ports of 127.0.0.1 (``-p`` is ignored when the
+    config names a listener); it can be killed or stopped and started again on the
+    same ports.
+
+    ``extra`` is more config (users, ACL). ``persistent``: a persistence file in
+    ``workdir``, saved on every change, as broker-config's venue broker has it.
+    ``tls``: a second listener, on ``tls_port``, speaking TLS with those files.
+    """
+
+    def __init__(self, workdir: Path, extra: str = "", port: int | None = None, *,
+                 persistent: bool = False, tls: TlsFiles | None = None,
+                 tls_port: int | None = None) -> None:
         self.workdir = workdir
         workdir.mkdir(parents=True, exist_ok=True)
         self.port = port or free_port()
+        self.tls = tls
+        self.tls_port = (tls_port or free_port()) if tls else None
         self.conf = workdir / "mosquitto.conf"
         body = extra if "allow_anonymous" in extra else "allow_anonymous true\n" + extra
-        # As root, mosquitto would drop to the "mosquitto" user, which cannot read the
-        # test's private temp files (the password file, the ACL).
-        user = "user root\n" if os.geteuid() == 0 else ""
-        self.conf.write_text(
-            f"listener {self.port} 127.0.0.1\npersistence false\n{user}{body}\n")
+        # As root, mosquitto would drop to the "mosquitto" user, which can neither read the
+        # test's private temp files (password file, ACL, key) nor write its persistence file
+        # there (persistence would silently do nothing).
+        lines = [f"listener {self.port} 127.0.0.1"]
+        if tls is not None:
+            lines += [f"listener {self.tls_port} 127.0.0.1", f"cafile {tls.ca}",
+                      f"certfile {tls.cert}", f"keyfile {tls.key}"]
+        if os.geteuid() == 0:
+            lines.append("user root")
+        if persistent:
+            lines += ["persistence true", f"persistence_location {workdir}/",
+                      "max_queued_messages 100000", "autosave_on_changes true",
+                      "autosave_interval 1"]
+        else:
+            lines.append("persistence false")
+        self.conf.write_text("\n".join(lines) + "\n" + body + "\n")
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = workdir / "mosquitto.log"
+
+    @classmethod
+    def with_config(cls, workdir: Path, text: str, port: int,
+                    tls_port: int | None = None) -> Mosquitto:
+        """Mosquitto on a whole config written elsewhere (broker-config's), whose listeners
+        are ``port`` (and ``tls_port``); as root, told to stay root (see above)."""
+        broker = cls(workdir, port=port)
+        broker.tls_port = tls_port
+        broker.conf.write_text(text + ("\nuser root\n" if os.geteuid() == 0 else "\n"))
+        return broker
 
     def start(self) -> Mosquitto:
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen([MOSQUITTO, "-c", str(self.conf)],
                                          stdout=out, stderr=subprocess.STDOUT)
-        wait_until(lambda: port_open(self.port) or self._died(), what="mosquitto listening")
+        wait_until(lambda: all(map(port_open, self.ports)) or self._died(),
+                   what="mosquitto listening")
         assert self.proc.poll() is None, self.log.read_text()
         return self
+
+    @property
+    def ports(self) -> list[int]:
+        return [self.port] + ([self.tls_port] if self.tls_port else [])
 
     def _died(self) -> bool:
         return self.proc is not None and self.proc.poll() is not None
 
     def kill(self) -> None:
-        """kill -9: no goodbye to anyone."""
+        """kill -9: no goodbye to anyone; nothing saved since its last save."""
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGKILL)
             self.proc.wait(WAIT)
-        wait_until(lambda: not port_open(self.port), what="the broker's port closed")
+        wait_until(lambda: not any(map(port_open, self.ports)), what="the broker's port closed")
 
     def stop(self) -> None:
+        """Stop it cleanly (SIGTERM: a persistent broker saves its file first)."""
         if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
             try:
@@ -80,6 +143,36 @@ class Mosquitto:
     @property
     def url(self) -> str:
         return f"mqtt://127.0.0.1:{self.port}"
+
+    def tls_url(self, host: str = "localhost") -> str:
+        assert self.tls_port, "a broker started with tls="
+        return f"mqtts://{host}:{self.tls_port}"
+
+
+@contextlib.contextmanager
+def mosquitto(workdir: Path, *, persistent: bool = True) -> Iterator[int]:
+    """Run a (persistent) Mosquitto for the block; yields its port."""
+    broker = Mosquitto(workdir, persistent=persistent).start()
+    try:
+        yield broker.port
+    finally:
+        broker.stop()
+
+
+@contextlib.contextmanager
+def tls_mosquitto(workdir: Path, *names: str) -> Iterator[Mosquitto]:
+    """A Mosquitto with a plain listener (``port``) and a TLS one (``tls_port``) whose
+    certificate, for ``names`` (default localhost and 127.0.0.1), ``broker.tls.ca``
+    signed; skipped where mosquitto is not installed."""
+    if not shutil.which(MOSQUITTO):
+        import pytest
+
+        pytest.skip("mosquitto is not installed (bash setup.sh --dev installs it)")
+    broker = Mosquitto(workdir, tls=make_tls(workdir / "tls", *names)).start()
+    try:
+        yield broker
+    finally:
+        broker.stop()
 
 
 class Proxy:
@@ -166,7 +259,8 @@ class Subscriber:
 
     def __init__(self, port: int, topic: str = "gg/#", *, username: str | None = None,
                  password: str | None = None, client_id: str = "",
-                 wait: bool = True) -> None:
+                 wait: bool = True, ca_file: Path | None = None,
+                 host: str = "127.0.0.1") -> None:
         self.messages: list[Message] = []
         self._cond = threading.Condition()
         self.topic = topic
@@ -175,11 +269,13 @@ class Subscriber:
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id)
         if username:
             self.client.username_pw_set(username, password)
+        if ca_file is not None:
+            self.client.tls_set_context(ssl.create_default_context(cafile=str(ca_file)))
         self.client.on_connect = self._on_connect
         self.client.on_subscribe = self._on_subscribe
         self.client.on_message = self._on_message
         self.client.reconnect_delay_set(0.1, 0.5)  # type: ignore[arg-type]
-        self.client.connect_async("127.0.0.1", port, keepalive=10)
+        self.client.connect_async(host, port, keepalive=10)
         self.client.loop_start()
         if wait:
             wait_until(self.subscribed.is_set, what=f"subscribed to {topic}")

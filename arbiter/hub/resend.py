@@ -1,0 +1,170 @@
+"""Asking tables to publish again the events the ledger lacks (docs/mqtt.md, ``resend``).
+
+A table's events can be missing in two ways: a gap (event n held, n-1 not) or
+a tail (its retained status says it published up to ``event_seq``, the ledger
+holds fewer). Either may close by itself within moments: QoS 1 redelivery
+after a reconnect can come out of order, and a status can overtake nothing
+but still race the ledger's write. So a run is asked for only once it has been
+missing for ``grace`` seconds, and only if the table's last request did not
+already ask for it (the request is retained: a table offline gets it when it
+comes back). The organiser can always ask again (``ask``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+from arbiter.errors import ArbiterError
+from arbiter.hub.ledger import FORMAT, Ledger, ResendAsk
+
+log = logging.getLogger(__name__)
+
+#: Default seconds a run must stay missing before the table is asked.
+GRACE = 10.0
+#: Seconds between two passes at most while events pour in (each pass reads the ledger
+#: for every table that changed; the grace period is seconds long anyway).
+CHECK_EVERY = 1.0
+#: Seconds the serving thread sleeps when nothing is pending (it is woken by changes).
+IDLE = 5.0
+
+Runs = tuple[tuple[int, int], ...]
+
+
+def resend_payload(ask: ResendAsk) -> bytes:
+    """The retained ``resend`` message of docs/mqtt.md."""
+    return json.dumps({"format": FORMAT, "table": ask.table, "id": ask.id,
+                       "ranges": [list(r) for r in ask.ranges]},
+                      separators=(",", ":")).encode()
+
+
+def _covered(runs: Runs, by: Runs) -> bool:
+    return all(any(a <= first and last <= b for a, b in by) for first, last in runs)
+
+
+class Resender:
+    """Watches the ledger's missing runs per table and asks for them after ``grace`` s.
+
+    ``publish(ask)`` sends a request to its table (the hub's MQTT client; it may raise
+    an ArbiterError, logged). ``check()`` is one pass, for a fake ``clock`` in tests;
+    ``start()`` runs passes in a thread, woken by ``changed(table, kind)``.
+    """
+
+    def __init__(
+        self,
+        ledger: Ledger,
+        publish: Callable[[ResendAsk], None],
+        *,
+        grace: float = GRACE,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.ledger = ledger
+        self.grace = grace
+        self._publish = publish
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._dirty: set[str] = set()
+        self._all = True  # the first pass looks at every table the ledger knows
+        self._seen: dict[str, list[tuple[int, int, float]]] = {}  # missing runs, since when
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # --- driven by the ingest (any thread) ----------------------------------------
+
+    def changed(self, table: str, kind: str) -> None:
+        """A message of ``table`` reached the ledger: look at it at the next pass."""
+        if kind in ("events", "status"):
+            with self._lock:
+                self._dirty.add(table)
+            self._wake.set()
+
+    # --- one pass ---------------------------------------------------------------------
+
+    def check(self) -> list[ResendAsk]:
+        """Ask each table for its runs missing for ``grace`` s and not asked yet."""
+        now = self._clock()
+        with self._lock:
+            tables = set(self.ledger.tables()) if self._all else set(self._dirty)
+            self._dirty.clear()
+            self._all = False
+        tables |= set(self._seen)  # those waiting for their grace to end
+        asked: list[ResendAsk] = []
+        last_asks = self.ledger.resends()
+        for table in sorted(tables):
+            runs = self._track(table, now)
+            due = tuple((a, b) for a, b, since in runs if now - since >= self.grace)
+            last = last_asks.get(table)
+            if not due or (last is not None and _covered(due, last.ranges)):
+                continue
+            log.warning("table %s: events %s missing for %.0f s: asking the table to resend",
+                        table, _text(due), self.grace)
+            ask = self._send(table, due)
+            if ask is not None:
+                asked.append(ask)
+        return asked
+
+    def _track(self, table: str, now: float) -> list[tuple[int, int, float]]:
+        """The table's missing runs, each with the time its oldest part went missing."""
+        old = self._seen.get(table, [])
+        runs = [(a, b, min((t for x, y, t in old if x <= b and a <= y), default=now))
+                for a, b in self.ledger.missing(table)]
+        if runs:
+            self._seen[table] = runs
+        else:
+            self._seen.pop(table, None)
+        return runs
+
+    def ask(self, table: str) -> ResendAsk | None:
+        """Ask ``table`` now for every run it is missing (the organiser's "ask again");
+        None when nothing is missing. :raises ArbiterError: not sent (from ``publish``)."""
+        runs = tuple(self.ledger.missing(table))
+        if not runs:
+            return None
+        ask = self.ledger.ask_resend(table, runs)
+        self._publish(ask)
+        log.info("table %s: resend of events %s asked (request %d)", table, _text(runs), ask.id)
+        return ask
+
+    def _send(self, table: str, runs: Runs) -> ResendAsk | None:
+        ask = self.ledger.ask_resend(table, runs)
+        try:
+            self._publish(ask)
+        except ArbiterError as exc:  # the broker away: the organiser's page shows the gap
+            log.error("table %s: the resend request could not be sent: %s", table, exc)
+            return None
+        return ask
+
+    # --- the serving thread --------------------------------------------------------------
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="hub-resend", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(10)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.check()
+            except Exception:  # a pass that failed is retried; the hub serves on
+                log.exception("resend check failed")
+            # Wake for a change, or when the first run still in its grace is due.
+            now = self._clock()
+            pending = [since + self.grace - now for runs in self._seen.values()
+                       for _a, _b, since in runs if since + self.grace > now]
+            wait = min(pending) if pending else IDLE
+            self._wake.wait(min(wait, IDLE))
+            self._wake.clear()
+            self._stop.wait(CHECK_EVERY)
+
+
+def _text(runs: Runs) -> str:
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)

@@ -1,0 +1,74 @@
+"""A table on a TLS broker (mqtts:// with ca_file): published when the CA is right;
+refused, with the cause on its page, when it is not, and judging its game all along."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arbiter.fleet.outbox import CursorFile
+from tests.fleet.conftest import GAME, TableFactory
+from tests.support.mqtt import Mosquitto, Subscriber, make_tls, seqs, tls_mosquitto
+from tests.support.waiting import wait_until
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture
+def tls_broker(tmp_path: Path) -> Iterator[Mosquitto]:
+    # A certificate for localhost only: 127.0.0.1 is a name it was not made for.
+    with tls_mosquitto(tmp_path / "tls-broker", "localhost") as b:
+        yield b
+
+
+def _play(table: object, pairs: list[tuple[str, str]]) -> None:
+    for attacker, defender in pairs:
+        table.rig.challenge(attacker, defender)  # type: ignore[attr-defined]
+        table.rig.empty()  # type: ignore[attr-defined]
+
+
+def test_table_publishes_its_game_over_tls(
+    tls_broker: Mosquitto, make_table: TableFactory
+) -> None:
+    assert tls_broker.tls and tls_broker.tls_port
+    sub = Subscriber(tls_broker.tls_port, "gg/#", ca_file=tls_broker.tls.ca, host="localhost")
+    try:
+        table = make_table(tls_broker.tls_url(), extra=f'ca_file = "{tls_broker.tls.ca}"\n')
+        wait_until(lambda: table.arbiter.status()["broker"]["state"] == "connected",
+                   what="the table connected over TLS")
+        _play(table, GAME)
+        sub.wait(lambda s: len(s.events()) >= len(GAME) + 2, what="every event over TLS")
+        assert seqs(sub.events()) == list(range(1, len(GAME) + 3))  # new game .. game over
+    finally:
+        sub.close()
+
+
+@pytest.mark.parametrize("trouble", ["another CA", "missing CA file", "name mismatch",
+                                     "TLS to a plain port", "plain to the TLS port"])
+def test_tls_trouble_is_named_on_the_page_and_the_table_judges_on(
+    trouble: str, tls_broker: Mosquitto, make_table: TableFactory, tmp_path: Path
+) -> None:
+    assert tls_broker.tls
+    ca = tls_broker.tls.ca
+    url, expect = tls_broker.tls_url(), ""
+    if trouble == "another CA":
+        ca, expect = make_tls(tmp_path / "other").ca, "does not verify"
+    elif trouble == "missing CA file":
+        ca, expect = tmp_path / "missing.pem", "cannot read it"
+    elif trouble == "name mismatch":
+        url, expect = tls_broker.tls_url("127.0.0.1"), "is not for the name '127.0.0.1'"
+    elif trouble == "TLS to a plain port":
+        url, expect = f"mqtts://localhost:{tls_broker.port}", "answers plain MQTT"
+    else:
+        url, expect = f"mqtt://localhost:{tls_broker.tls_port}", "speaks TLS"
+    extra = f'ca_file = "{ca}"\n' if url.startswith("mqtts") else ""
+    table = make_table(url, extra=extra)
+    wait_until(lambda: expect in table.arbiter.status()["broker"]["detail"],
+               what=f"the page names the cause: {expect}")
+    _play(table, GAME)
+    status = table.arbiter.status()
+    assert status["challenge_count"] == len(GAME) and status["state"] == "game_over"
+    assert status["broker"]["state"] == "reconnecting"
+    assert CursorFile(tmp_path / "data").load().seq == 0  # nothing went out, in plain or not

@@ -1,0 +1,139 @@
+"""The hub asks a table to resend what it missed, end to end: a real Mosquitto (persistence
+on, as the venue broker), a real ``gg-arbiter run --sim`` table and a served
+``gg-arbiter hub``. The table plays before the hub has ever subscribed (no session: the
+broker keeps nothing for it), so without a resend those events are lost for good."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from arbiter.app.cli import main
+from arbiter.fleet.outbox import CursorFile
+from arbiter.fleet.resend import ServedFile
+from tests.support.mqtt import MOSQUITTO, Mosquitto
+from tests.support.spawn import free_port
+from tests.support.venue import Node, SimTable, held
+from tests.support.waiting import WAIT, wait_until
+from tests.support.web import FAST_CONFIG, PIN
+
+pytestmark = pytest.mark.timeout(180)
+
+EVENT = "resend"
+
+HubFactory = Callable[[float], Node]
+
+
+@pytest.fixture
+def venue(tmp_path: Path) -> Iterator[tuple[Mosquitto, SimTable, HubFactory, Path]]:
+    if not shutil.which(MOSQUITTO):
+        pytest.skip("mosquitto is not installed (bash setup.sh --dev installs it)")
+    broker = Mosquitto(tmp_path / "broker", persistent=True)
+    broker.start()
+    url = f"mqtt://127.0.0.1:{broker.port}"
+    nodes: list[Node] = []
+    hub_data = tmp_path / "hub"
+
+    def make_hub(resend_after: float) -> Node:
+        assert _hub_cli(hub_data, "set-pin", PIN) == 0
+        port = free_port()
+        node = Node(["hub", "--event", EVENT, "--data", str(hub_data), "--broker", url,
+                     "--host", "127.0.0.1", "--port", str(port),
+                     "--resend-after", str(resend_after)], port, "hub web on")
+        nodes.append(node)
+        return node.start()
+
+    try:
+        config = tmp_path / "table.toml"
+        config.write_text(FAST_CONFIG + f'\n[web]\nadmin_pin = "{PIN}"\n')
+        port = free_port()
+        data = tmp_path / "t1"
+        node = Node(["run", "--sim", "--config", str(config), "--data", str(data),
+                     "--host", "127.0.0.1", "--port", str(port), "--broker", url,
+                     "--event", EVENT, "--table", "1"], port, "gg-arbiter ready")
+        nodes.append(node.start())
+        yield broker, SimTable("1", node, data), make_hub, hub_data / "hub.sqlite"
+    finally:
+        for n in nodes:
+            n.stop()
+        broker.stop()
+
+
+def _played_unheard(table: SimTable) -> int:
+    """A new game and one challenge, acknowledged by a broker no hub has subscribed to."""
+    table.new_game()
+    table.challenge("W:SPY", "B:5*G")  # the spy takes the general
+    published = len(table.expected())
+    wait_until(lambda: CursorFile(table.data).load().seq == published,
+               what="the broker acknowledged the table's events")
+    return published
+
+
+def _hub_cli(hub_data: Path, *args: str) -> int:
+    return main(["hub", "--event", EVENT, "--data", str(hub_data), *args])
+
+
+def test_the_hub_asks_for_what_it_missed_and_ends_with_the_tables_journal(
+    venue: tuple[Mosquitto, SimTable, HubFactory, Path], capsys: pytest.CaptureFixture[str],
+) -> None:
+    _broker, table, make_hub, ledger = venue
+    unheard = _played_unheard(table)
+    hub = make_hub(0.5)
+    table.challenge("W:PVT", "B:FLG")  # the flag falls: these events reach the hub live
+    wait_until(table.over, what="the game over in the table's journal")
+    expected = table.expected()
+    assert len(expected) == unheard + 2  # the second challenge and the game over
+    wait_until(lambda: held(ledger, "1") == expected, timeout=3 * WAIT,
+               what="the hub holds every event of the table's journal")
+    assert hub.session is not None and table.node.session is not None
+    assert any("asking the table to resend" in line for line in hub.session.lines)
+    wait_until(lambda: ServedFile(table.data).load() >= 1, what="the table kept it served")
+    answer = hub.call("GET", "/api/organiser/tables", pin=True)
+    assert answer["gaps"] == {} and answer["rejections"] == []
+    assert answer["resends"]["1"]["ranges"][0][0] == 1  # the events played unheard
+    capsys.readouterr()
+    assert _hub_cli(ledger.parent, "gaps") == 0
+    assert capsys.readouterr().out.strip() == "{}"
+    db = sqlite3.connect(f"file:{ledger}?mode=ro", uri=True, timeout=30)
+    try:
+        rows = db.execute("SELECT game, ending, winner FROM games WHERE table_name='1'")
+        assert {str(g): (e, w) for g, e, w in rows} == table.endings()
+        assert table.endings()[str(table.game)] == ("flag_captured", "W")
+    finally:
+        db.close()
+
+
+def test_an_offline_table_serves_the_organisers_request_when_it_comes_back(
+    venue: tuple[Mosquitto, SimTable, HubFactory, Path], capsys: pytest.CaptureFixture[str],
+) -> None:
+    broker, table, make_hub, ledger = venue
+    unheard = _played_unheard(table)
+    expected = table.expected()
+    table.node.stop()  # offline: its retained status says what it published
+    hub = make_hub(3600)  # no automatic request within the test: the organiser asks
+
+    def gaps() -> object:
+        return hub.call("GET", "/api/organiser/tables", pin=True)["gaps"]
+
+    wait_until(lambda: gaps() == {"1": [[1, unheard]]}, what="the hub sees the tail missing")
+    capsys.readouterr()
+    url = f"mqtt://127.0.0.1:{broker.port}"
+    assert _hub_cli(ledger.parent, "--broker", url, "gaps", "--resend") == 1
+    out = capsys.readouterr().out
+    assert "table 1: resend asked (request 1)" in out
+    done = hub.call("POST", "/api/organiser/resend", {"table": "1"}, pin=True)
+    assert done["ok"] and "request 2" in done["done"]
+    asked = hub.call("GET", "/api/organiser/tables", pin=True)["resends"]["1"]
+    assert asked["id"] == 2 and asked["ranges"] == [[1, unheard]] and asked["asked_at"]
+    assert held(ledger, "1") == []
+
+    table.node.start()  # back: the broker gives it the retained request 2
+    wait_until(lambda: held(ledger, "1") == expected, timeout=3 * WAIT,
+               what="the hub holds the events the table published while unheard")
+    wait_until(lambda: ServedFile(table.data).load() == 2, what="request 2 kept as served")
+    assert gaps() == {}
+    assert _hub_cli(ledger.parent, "gaps") == 0

@@ -1,0 +1,133 @@
+"""The hub's resend decisions on a fake clock: a run missing for the grace period is asked
+for once, a run that fills itself in time is not, the tail the table's status reveals is
+asked for too, request ids only grow, and the payload is the one the table reads."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arbiter.fleet.resend import ResendRequest
+from arbiter.hub.ledger import Ledger, ResendAsk
+from arbiter.hub.resend import Resender, resend_payload
+from tests.hub.contract import challenge, new_game
+
+EVENT = "open-2026"
+GRACE = 10.0
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def ledger(tmp_path: Path) -> Iterator[Ledger]:
+    with Ledger(tmp_path / "hub.sqlite", EVENT) as led:
+        yield led
+
+
+class Sent:
+    """The requests handed to the broker, in order (the boundary of the resender)."""
+
+    def __init__(self) -> None:
+        self.asks: list[ResendAsk] = []
+
+    def __call__(self, ask: ResendAsk) -> None:
+        self.asks.append(ask)
+
+
+def _events(ledger: Ledger, table: str, seqs: list[int]) -> None:
+    for seq in seqs:
+        event = new_game(table, seq, "1") if seq == 1 else challenge(table, seq, "1", seq - 1,
+                                                                      0, 0)
+        ledger.record_event(table, event)
+
+
+def _resender(ledger: Ledger) -> tuple[Resender, Clock, Sent]:
+    clock, sent = Clock(), Sent()
+    return Resender(ledger, sent, grace=GRACE, clock=clock), clock, sent
+
+
+def test_a_gap_is_asked_for_once_after_the_grace_period(ledger: Ledger) -> None:
+    resender, clock, sent = _resender(ledger)
+    _events(ledger, "T1", [1, 2, 5])
+    resender.changed("T1", "events")
+    assert resender.check() == []  # just seen: QoS 1 redelivery may still bring 3 and 4
+    clock.now += GRACE - 0.1
+    assert resender.check() == []
+    clock.now += 0.1
+    [ask] = resender.check()
+    assert (ask.table, ask.id, ask.ranges) == ("T1", 1, ((3, 4),))
+    assert sent.asks == [ask] and ledger.resends()["T1"] == ask
+    clock.now += 3 * GRACE
+    assert resender.check() == []  # asked already: the retained request waits for the table
+
+    # Event 3 arrives; later 8 shows a new gap, which alone is not asked before its grace.
+    _events(ledger, "T1", [3, 8])
+    resender.changed("T1", "events")
+    assert resender.check() == []
+    clock.now += GRACE
+    [again] = resender.check()
+    assert (again.id, again.ranges) == (2, ((4, 4), (6, 7)))
+
+    _events(ledger, "T1", [4, 6, 7])  # the table served it
+    resender.changed("T1", "events")
+    clock.now += GRACE
+    assert resender.check() == [] and ledger.gaps("T1") == [] and ledger.missing("T1") == []
+
+
+def test_a_gap_filled_within_the_grace_period_is_not_asked_for(ledger: Ledger) -> None:
+    resender, clock, sent = _resender(ledger)
+    _events(ledger, "T1", [1, 3])
+    resender.changed("T1", "events")
+    assert resender.check() == []
+    clock.now += GRACE / 2
+    _events(ledger, "T1", [2])
+    resender.changed("T1", "events")
+    assert resender.check() == []
+    clock.now += GRACE
+    assert resender.check() == [] and sent.asks == []
+
+
+def test_the_tail_the_status_reveals_is_asked_for(ledger: Ledger) -> None:
+    resender, clock, sent = _resender(ledger)
+    _events(ledger, "T2", [1, 2])
+    ledger.set_status("T2", {"format": 1, "table": "T2", "state": "idle", "event_seq": 6})
+    assert ledger.gaps("T2") == [] and ledger.missing("T2") == [(3, 6)]
+    resender.changed("T2", "status")
+    assert resender.check() == []
+    clock.now += GRACE
+    [ask] = resender.check()
+    assert (ask.table, ask.ranges) == ("T2", ((3, 6),))
+    # A table the hub knew of before it started is looked at without a change.
+    fresh, fresh_clock, fresh_sent = _resender(ledger)
+    fresh.check()
+    fresh_clock.now += GRACE
+    assert fresh.check() == []  # covered by the request already asked
+    assert sent.asks == [ask] and fresh_sent.asks == []
+
+
+def test_the_organiser_asks_at_once_and_ids_stay_above_the_brokers(ledger: Ledger) -> None:
+    resender, _clock, sent = _resender(ledger)
+    _events(ledger, "T1", [1, 4])
+    assert resender.ask("T3") is None  # nothing missing there
+    ledger.note_resend_id("T1", 7)  # the broker's retained request, from an earlier ledger
+    first = resender.ask("T1")
+    second = resender.ask("T1")
+    assert first is not None and second is not None
+    assert (first.id, second.id, second.ranges) == (8, 9, ((2, 3),))
+    assert sent.asks == [first, second]
+    ledger.note_resend_id("T1", 3)  # an older id never lowers the next one
+    assert ledger.ask_resend("T1", [(2, 3)]).id == 10
+
+
+def test_the_payload_is_the_request_the_table_reads() -> None:
+    ask = ResendAsk("7", 4, ((1, 3), (9, 9)), "2026-11-23T22:00:00.000+00:00")
+    request = ResendRequest.from_payload(resend_payload(ask))
+    assert request == ResendRequest("7", 4, ((1, 3), (9, 9)))

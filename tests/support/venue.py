@@ -1,0 +1,210 @@
+"""A venue in processes for end-to-end tests: a real Mosquitto, ``gg-arbiter hub`` serving,
+and ``gg-arbiter run --sim`` tables on it, each game played through a table's simulator API
+as the players at the board would.
+
+:class:`Node` is a ``gg-arbiter`` process on a fixed web port (it can be killed with -9 and
+started again on it); :class:`SimTable` a sim table with its data directory (what its
+journals say the hub must hold); :class:`BoardGame` one assigned board's game at its table;
+:func:`held` the hub ledger's events read beside the running hub; :func:`venue` starts a
+broker, a hub and tables.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import sqlite3
+import subprocess
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arbiter.fleet.outbox import Cursor, Outbox
+from arbiter.fleet.payloads import event_payload
+from arbiter.hub.ledger import canonical
+from arbiter.storage.journal import list_game_ids, read_game
+from tests.support.mqtt import MOSQUITTO, Mosquitto, port_open
+from tests.support.spawn import Session, free_port, gg_arbiter
+from tests.support.waiting import WAIT, wait_until
+from tests.support.web import FAST_CONFIG, PIN, http_json, play
+
+#: The header that carries the organiser's (and the tables' admin) PIN on API calls.
+ORGANISER = {"X-Admin-PIN": PIN}
+
+
+class Node:
+    """``gg-arbiter ARGS`` serving on a fixed web port, so it can come back on it."""
+
+    def __init__(self, args: list[str], port: int, ready: str) -> None:
+        self.args, self.port, self.ready = args, port, ready
+        self.session: Session | None = None
+        self.web = type("Web", (), {"port": port})()
+
+    def launch(self) -> Node:
+        """Start the process; :meth:`wait_ready` waits for its ready line."""
+        self.session = Session(self.args)
+        return self
+
+    def wait_ready(self) -> Node:
+        assert self.session is not None
+        self.session.expect(self.ready)
+        return self
+
+    def start(self) -> Node:
+        return self.launch().wait_ready()
+
+    def kill9(self) -> None:
+        assert self.session is not None
+        self.session.proc.send_signal(signal.SIGKILL)
+        self.session.proc.wait(WAIT)
+        wait_until(lambda: not port_open(self.port), what="the web port closed")
+
+    def stop(self) -> None:
+        if self.session is None or self.session.proc.poll() is not None:
+            return
+        self.session.proc.terminate()
+        try:
+            self.session.proc.wait(WAIT)
+        except subprocess.TimeoutExpired:
+            self.session.kill()
+
+    def call(self, method: str, path: str, body: Any = None, pin: bool = False) -> Any:
+        """One JSON request (with the PIN if ``pin``); fails the test on a status >= 300."""
+        status, answer = http_json(self.web, method, path, body, ORGANISER if pin else None)
+        assert status < 300, (method, path, status, answer)
+        return answer
+
+
+class SimTable:
+    """A ``run --sim`` table with its data directory, played through the simulator API."""
+
+    def __init__(self, name: str, node: Node, data: Path) -> None:
+        self.name, self.node, self.data = name, node, data
+        self.game = 0
+
+    def status(self) -> dict[str, Any]:
+        return dict(self.node.call("GET", "/api/status"))
+
+    def put(self, slot: str, piece: str) -> None:
+        self.node.call("PUT", f"/api/sim/slots/{slot}", {"piece": piece})
+
+    def clear(self, slot: str) -> None:
+        self.node.call("DELETE", f"/api/sim/slots/{slot}")
+
+    def new_game(self) -> None:
+        self.game = int(self.node.call("POST", "/api/games", {}, pin=True)["game_id"])
+        wait_until(lambda: self.status()["state"] == "idle", what=f"table {self.name} ready")
+
+    def challenge(self, attacker: str, defender: str) -> None:
+        before = self.status()["challenge_count"]
+        play(self.put, self.clear, self.status, attacker, defender)
+        assert self.status()["challenge_count"] == before + 1, f"table {self.name}"
+
+    def over(self) -> bool:
+        return read_game(self.data, self.game).ending is not None
+
+    def expected(self) -> list[str]:
+        """The events its journals give, as the hub must hold them (canonical JSON)."""
+        pending = Outbox(self.data).pending(Cursor(), 1_000_000)
+        return [canonical(event_payload(p.item, table=self.name, seq=p.seq))
+                for p in pending if p.seq is not None]
+
+    def endings(self) -> dict[str, tuple[str, str | None]]:
+        out: dict[str, tuple[str, str | None]] = {}
+        for gid in list_game_ids(self.data):
+            ending = read_game(self.data, gid).ending
+            assert ending is not None, f"table {self.name} game {gid} is not over"
+            d = ending.to_dict()
+            out[str(gid)] = (d["kind"], d["winner"])
+        return out
+
+
+@contextmanager
+def venue(
+    tmp_path: Path, event: str, table_names: Sequence[str]
+) -> Iterator[tuple[Node, dict[str, SimTable]]]:
+    """A broker, a hub (organiser PIN :data:`PIN`) and one sim table per name, all ready."""
+    if not shutil.which(MOSQUITTO):
+        pytest.skip("mosquitto is not installed (bash setup.sh --dev installs it)")
+    broker = Mosquitto(tmp_path / "broker").start()
+    nodes: list[Node] = []
+    try:
+        hub_data = tmp_path / "hub"
+        subprocess.run([*gg_arbiter(), "hub", "--event", event, "--data", str(hub_data),
+                        "set-pin", PIN], check=True, capture_output=True, timeout=60)
+        port = free_port()
+        hub = Node(["hub", "--event", event, "--data", str(hub_data), "--broker", broker.url,
+                    "--host", "127.0.0.1", "--port", str(port)], port, "hub web on")
+        nodes.append(hub.launch())
+        config = tmp_path / "table.toml"
+        config.write_text(FAST_CONFIG + f'\n[web]\nadmin_pin = "{PIN}"\n')
+        tables: dict[str, SimTable] = {}
+        for name in table_names:
+            port, data = free_port(), tmp_path / f"t{name}"
+            node = Node(["run", "--sim", "--config", str(config), "--data", str(data),
+                         "--host", "127.0.0.1", "--port", str(port), "--broker", broker.url,
+                         "--event", event, "--table", name], port, "gg-arbiter ready")
+            nodes.append(node.launch())
+            tables[name] = SimTable(name, node, data)
+        for node in nodes:  # launched together, waited for together: a faster start
+            node.wait_ready()
+        yield hub, tables
+    finally:
+        for node in nodes:
+            node.stop()
+        broker.stop()
+
+
+class BoardGame:
+    """One board's game at its table: ``board`` as ``/api/rounds`` gives it, with its
+    ``round``."""
+
+    def __init__(self, table: SimTable, board: dict[str, Any]) -> None:
+        self.table, self.board = table, board
+
+    @property
+    def name(self) -> str:
+        return self.table.name
+
+    @property
+    def id(self) -> int:
+        return self.table.game
+
+    def start(self) -> None:
+        """Wait for the hub's assignment, start a new game (it carries it), one challenge."""
+        def assigned() -> bool:
+            a = self.table.status().get("assignment") or {}
+            return (a.get("round"), a.get("board")) == (self.board["round"], self.board["board"])
+
+        wait_until(assigned, what=f"table {self.name} has its assignment")
+        self.table.new_game()
+        self.table.challenge("W:SPY", "B:5*G")  # spy takes general
+
+    def finish(self, winner: str | None) -> None:
+        """End the game: ``"W"`` or ``"B"`` captures the other's flag; None agrees a draw."""
+        if winner == "W":
+            self.table.challenge("W:PVT", "B:FLG")
+        elif winner == "B":
+            self.table.challenge("B:PVT", "W:FLG")
+        else:
+            self.table.node.call("POST", f"/api/games/{self.id}/end", {"reason": "draw"},
+                                 pin=True)
+
+
+def held(ledger: Path, table: str) -> list[str]:
+    """The hub ledger's events of ``table`` in seq order, read beside the running hub."""
+    if not ledger.exists():
+        return []
+    db = sqlite3.connect(f"file:{ledger}?mode=ro", uri=True, timeout=30)
+    try:
+        rows = db.execute("SELECT payload FROM events WHERE table_name=? ORDER BY seq",
+                          (table,)).fetchall()
+    except sqlite3.OperationalError:  # the hub has not made its schema yet
+        return []
+    finally:
+        db.close()
+    return [canonical(json.loads(p)) for (p,) in rows]
