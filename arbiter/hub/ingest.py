@@ -187,7 +187,10 @@ class Ingest:
                     last = True
                     break
                 batch.append(msg)
-            self.take_batch(batch)
+            try:
+                self.take_batch(batch)
+            except Exception:  # the ingest must not stop on one batch; what it did not ack
+                log.exception("the ingest's writer failed on a batch")  # comes again
             if last:
                 return
 

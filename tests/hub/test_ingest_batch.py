@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -146,3 +147,28 @@ def test_ingest_writer_thread_takes_what_paho_queued(
         ledger._db.set_trace_callback(None)
     assert statements.count("COMMIT") == 1
     assert seen.acks == [(1, [("T1", 1), ("T1", 2)]), (2, [("T1", 1), ("T1", 2)])]
+
+
+def test_ingest_writer_survives_a_batch_that_fails(ledger: Ledger, seen: Seen) -> None:
+    # A listener that fails (a bug) must not stop the ingest: the next batch is written.
+    told = threading.Event()
+
+    def failing(table: str, kind: str) -> None:
+        told.set()
+        raise RuntimeError("a listener's bug")
+
+    ingest = Ingest(ledger, EVENT, "127.0.0.1", 1, on_change=failing)
+    ingest.client.ack = seen.ack  # type: ignore[method-assign, assignment]
+    writer = threading.Thread(target=ingest._write_loop)
+    writer.start()
+    try:
+        ingest._message(ingest.client, None, _message(1, "T1", "events", new_game("T1", 1, "g1")))
+        assert told.wait(10)
+        ingest._message(ingest.client, None,
+                        _message(2, "T1", "events", challenge("T1", 2, "g1", 1, 1, 0)))
+    finally:
+        ingest._inbox.put(None)
+        writer.join(10)
+    assert not writer.is_alive()
+    assert [mid for mid, _disk in seen.acks] == [1, 2]
+    assert seen.on_disk() == [("T1", 1), ("T1", 2)]
