@@ -282,8 +282,10 @@ class SessionRegistry:
             self._sessions[sid] = (now, now)
         return sid
 
-    def touch(self, sid: object) -> bool:
-        """True (and the idle time restarts) while ``sid`` is a live session."""
+    def touch(self, sid: object, *, renew: bool = True) -> bool:
+        """True (and, with ``renew``, the idle time restarts) while ``sid`` is a live
+        session. A page's own background fetches pass ``renew=False``: a page left
+        open is not someone using it."""
         if not isinstance(sid, str):
             return False
         with self._lock:
@@ -295,7 +297,8 @@ class SessionRegistry:
             if now - seen >= self.idle or now - opened >= self.lifetime:
                 del self._sessions[sid]
                 return False
-            self._sessions[sid] = (opened, now)
+            if renew:
+                self._sessions[sid] = (opened, now)
             return True
 
     def close(self, sid: object) -> None:

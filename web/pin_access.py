@@ -66,13 +66,14 @@ class PinAccess:
         if problem is not None:
             abort(503, description=problem.replace("gg-arbiter set-pin", self.repair))
 
-    def logged_in(self) -> bool:
+    def logged_in(self, *, renew: bool = True) -> bool:
         """True for a live session (not logged out, idle or too old) made with the
-        current PIN and session epoch; each such request restarts the idle time."""
+        current PIN and session epoch; each such request restarts the idle time,
+        unless ``renew`` is False (a page refreshing itself in the background)."""
         mark = session.get(_MARK_KEY)
         if not (isinstance(mark, str) and mark and mark == auth.pin_fingerprint(_data_dir())):
             return False
-        return _sessions().touch(session.get(_SESSION_KEY))
+        return _sessions().touch(session.get(_SESSION_KEY), renew=renew)
 
     def pin_accepted(self, pin: str) -> bool:
         """Check a PIN, counting a failure.

@@ -30,6 +30,7 @@ from arbiter.hub.ledger import Ledger, ResendAsk
 from arbiter.hub.resend import GRACE, Resender
 from arbiter.hubweb import create_hub_app
 from arbiter.hubweb.feed import VenueFeed
+from arbiter.hubweb.views import suggested_tables
 from arbiter.mqtt.address import BrokerAddress, BrokerAddressError
 from arbiter.mqtt.tls import check_listener, client_context
 from arbiter.storage.paths import default_data_dir
@@ -224,6 +225,28 @@ def _assign(args: argparse.Namespace) -> int:
     return 0
 
 
+def _assign_round(args: argparse.Namespace) -> int:
+    """Every board of a round not yet at a table to its suggested one (board n: the n-th
+    table heard of), as the organiser page fills them in."""
+    with _ledger(args) as ledger:
+        suggested = suggested_tables(ledger, args.round)
+        current = {r.pairing.board: r.table for r in ledger.pairings(args.round)}
+        payloads = {}
+        for board, table in suggested.items():
+            if table is None or current.get(board) is not None:
+                continue
+            payloads[table] = ledger.assign_table(args.round, board, table, args.who)
+            print(f"round {args.round} board {board} -> table {table}")
+    missing = [b for b, t in suggested.items() if t is None]
+    if args.broker and payloads:
+        _publish_once(args, payloads)
+    if missing:
+        print(f"no table to suggest for board(s) {', '.join(map(str, missing))}: "
+              "assign them by name", file=sys.stderr)
+        return 1
+    return 0
+
+
 def _publish(args: argparse.Namespace) -> int:
     with _ledger(args) as ledger:
         payloads = ledger.assignments(args.round)
@@ -345,6 +368,13 @@ def add_hub_parser(sub: Any, parser_class: type[argparse.ArgumentParser]) -> Non
     assign.add_argument("table")
     who(assign)
     assign.set_defaults(func=_assign)
+
+    assign_round = cmds.add_parser(
+        "assign-round", help="send each board of a round not yet at a table to the n-th "
+        "table heard of (published with --broker)")
+    assign_round.add_argument("round", type=int)
+    who(assign_round)
+    assign_round.set_defaults(func=_assign_round)
 
     publish = cmds.add_parser("publish", help="publish a round's assignments (needs --broker)")
     publish.add_argument("round", type=int)

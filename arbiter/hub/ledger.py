@@ -408,15 +408,14 @@ class Ledger:
             pairings = swiss_round(self.seeded(), self.games_for_pairing(), number)
         elif system == "round-robin":
             raw = self._meta("round_robin_order")
+            order = [p.name for p in self.seeded()] if raw is None else json.loads(raw)
+            # Paired first: a refused first round (too few players yet) fixes no order.
+            pairings = berger_round(order, number)
             if raw is None:
-                order = [p.name for p in self.seeded()]
                 with self._write() as db:
                     db.execute(
                         "INSERT INTO meta VALUES ('round_robin_order', ?)", (json.dumps(order),)
                     )
-            else:
-                order = json.loads(raw)
-            pairings = berger_round(order, number)
         else:
             raise PairingError(f"unknown pairing system {system!r} (swiss, round-robin)")
         self.add_round(pairings, system)

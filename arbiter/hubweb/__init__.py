@@ -49,7 +49,8 @@ def create_hub_app(
     ``test_config`` overrides settings: ``ADMIN_PIN`` (else the stored one, or
     one generated and printed once), ``SSE_KEEPALIVE``, ``STREAM_CAPACITY``,
     ``PIN_MAX_FAILURES`` per ``PIN_WINDOW_SECONDS``, ``ADMIN_IDLE_SECONDS``,
-    ``ADMIN_CLOCK``, ``TESTING``.
+    ``ADMIN_CLOCK``, ``ORGANISER_POLL_SECONDS`` (how often the organiser page also
+    looks for what the public stream does not announce), ``TESTING``.
     """
     app = Flask(__name__)
     app.config.from_mapping(
@@ -58,6 +59,12 @@ def create_hub_app(
         SSE_KEEPALIVE=KEEPALIVE_SECONDS,
         STREAM_CAPACITY=STREAM_CAPACITY,
         **pin_access_config(cookie="gg_organiser", idle_seconds=60 * 60),
+        # The cookie is sent only when the session changes: the organiser page's live
+        # fetches, answered while a form's action is under way, would otherwise send
+        # back the session they read, bringing back a message the page already showed.
+        # (The idle time is kept server-side, so a fixed cookie lifetime loses nothing.)
+        SESSION_REFRESH_EACH_REQUEST=False,
+        ORGANISER_POLL_SECONDS=15,
     )
     if test_config:
         app.config.update(test_config)

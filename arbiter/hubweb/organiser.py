@@ -36,6 +36,7 @@ from arbiter.hub.ledger import SYSTEMS
 from arbiter.hubweb import views
 from arbiter.hubweb.public import feed, ledger
 from arbiter.tournament.model import Result
+from arbiter.tournament.players_csv import MAX_NAME
 from arbiter.tournament.standings import TieBreak
 from web import auth
 from web.body import json_object
@@ -46,10 +47,22 @@ log = logging.getLogger(__name__)
 bp = Blueprint("organiser", __name__)
 
 RESULTS = {r.value: r for r in Result} | {"none": None}
+#: How many of the latest audit entries the page shows (the API has them all).
+AUDIT_SHOWN = 200
+#: Session key: the name the page's changes are audited under.
+WHO_KEY = "organiser_who"
 
 
 class OrganiserInputError(ArbiterError, ValueError):
     """A form or API body that does not name what the action needs."""
+
+
+class NotSentError(ArbiterError, RuntimeError):
+    """An assignment stored in the ledger that the broker did not take."""
+
+
+class AssignmentRefusedError(ArbiterError, ValueError):
+    """Some boards of a round could not be assigned as asked (the rest were)."""
 
 
 # --- access -------------------------------------------------------------------
@@ -108,7 +121,7 @@ def _who(body: dict[str, Any]) -> str:
 
 
 def add_player(body: dict[str, Any]) -> str:
-    name = _text(body, "name")
+    name = _text(body, "name", MAX_NAME)
     rating = _number(body, "rating") if body.get("rating") not in (None, "") else 0
     ledger().add_player(name, rating)
     return f"{name} added"
@@ -117,7 +130,8 @@ def add_player(body: dict[str, Any]) -> str:
 def import_players(body: dict[str, Any]) -> str:
     text = body.get("csv")
     if not isinstance(text, str) or not text.strip():
-        raise OrganiserInputError("'csv' must be the CSV text (a header line with name)")
+        raise OrganiserInputError("paste the players' CSV or choose its file"
+                                  " ('csv': a header line with name, and rating if any)")
     return f"{len(ledger().import_players_csv(text))} player(s) added"
 
 
@@ -135,17 +149,90 @@ def pair(body: dict[str, Any]) -> str:
     return f"round {pairings[0].round} paired: {len(pairings)} board(s)" if pairings else "paired"
 
 
-def assign(body: dict[str, Any]) -> str:
-    round_number, board = _number(body, "round"), _number(body, "board")
-    table = _text(body, "table", 32)
+def _table_name(value: object, what: str = "table") -> str:
+    if not isinstance(value, str) or not value.strip() or len(value.strip()) > 32:
+        raise OrganiserInputError(f"{what} must be a table name of 1 to 32 characters")
+    table = value.strip()
     if "/" in table or "+" in table or "#" in table:
         raise OrganiserInputError("a table name cannot hold / + or #")
-    payload = ledger().assign_table(round_number, board, table, _who(body))
+    return table
+
+
+def _send(table: str, payload: dict[str, Any] | None) -> bool:
+    """Publish a table's assignment; False when the hub has no broker link to send it."""
     publish = current_app.extensions["hub_publish"]
     if publish is None:
+        return False
+    try:
+        publish(table, payload)
+    except ArbiterError as exc:  # the broker did not take it: stored, to be sent again
+        raise NotSentError(f"stored but not sent to table {table}: {exc}; send again") from None
+    return True
+
+
+def assign(body: dict[str, Any]) -> str:
+    round_number, board = _number(body, "round"), _number(body, "board")
+    table = _table_name(body.get("table"), "'table'")
+    payload = ledger().assign_table(round_number, board, table, _who(body))
+    if not _send(table, payload):
         return f"round {round_number} board {board} -> table {table} (published at next start)"
-    publish(table, payload)
     return f"round {round_number} board {board} -> table {table}, sent"
+
+
+def assign_round(body: dict[str, Any]) -> str:
+    """Assign a round's boards at once: ``tables`` maps board to table; boards left out
+    (or no ``tables`` at all) take the suggested table (board n: the n-th table heard of)."""
+    round_number = _number(body, "round")
+    led = ledger()
+    if round_number not in {n for n, _s in led.rounds()}:
+        raise OrganiserInputError(f"there is no round {round_number}")
+    current = {r.pairing.board: r.table for r in led.pairings(round_number)
+               if not r.pairing.is_bye}
+    given = body.get("tables") or {}
+    if not isinstance(given, dict):
+        raise OrganiserInputError("'tables' must map board numbers to table names")
+    wanted: dict[int, str] = {}
+    suggested = views.suggested_tables(led, round_number)
+    for board in current:
+        value = given.get(str(board), given.get(board)) if given else suggested[board]
+        if value is None or (isinstance(value, str) and not value.strip()):
+            continue
+        wanted[board] = _table_name(value, f"board {board}'s table")
+    if not wanted:
+        raise OrganiserInputError(f"round {round_number}: no table named for any board"
+                                  " (no table has been heard of yet)")
+    done, refused, unsent = [], [], []
+    for board, table in wanted.items():
+        if current[board] == table:
+            continue
+        try:
+            payload = led.assign_table(round_number, board, table, _who(body))
+        except ArbiterError as exc:
+            refused.append(f"board {board}: {exc}")
+            continue
+        try:
+            sent = _send(table, payload)
+        except NotSentError as exc:
+            unsent.append(f"board {board}: {exc}")
+            continue
+        done.append(f"board {board} -> table {table}"
+                    + (", sent" if sent else " (published at next start)"))
+    text = f"round {round_number}: " + ("; ".join(done) if done else "nothing changed")
+    if refused or unsent:
+        raise AssignmentRefusedError("; ".join([text, *refused, *unsent]))
+    return text
+
+
+def publish_round(body: dict[str, Any]) -> str:
+    """Send every assignment of a round again (a table replaced, or the broker restarted)."""
+    round_number = _number(body, "round")
+    assignments = ledger().assignments(round_number)
+    if not assignments:
+        raise OrganiserInputError(f"round {round_number} has no board assigned to a table")
+    for table, payload in assignments.items():
+        if not _send(table, payload):
+            return f"round {round_number}: published at next start (no broker link)"
+    return f"round {round_number}: {len(assignments)} assignment(s) sent again"
 
 
 def correct(body: dict[str, Any]) -> str:
@@ -164,6 +251,8 @@ def tiebreaks(body: dict[str, Any]) -> str:
     known = [t.value for t in TieBreak]
     if not isinstance(names, list) or not names or any(n not in known for n in names):
         raise OrganiserInputError(f"'tiebreaks' must list some of {', '.join(known)}")
+    if len(set(names)) != len(names):
+        raise OrganiserInputError("each tie-break may be chosen once")
     ledger().set_tiebreaks([TieBreak(n) for n in names], _who(body))
     return "tie-breaks: " + ", ".join(names)
 
@@ -189,6 +278,8 @@ ACTIONS: dict[str, Callable[[dict[str, Any]], str]] = {
     "withdraw": withdraw,
     "pair": pair,
     "assign": assign,
+    "assign-round": assign_round,
+    "publish": publish_round,
     "result": correct,
     "tiebreaks": tiebreaks,
     "resend": resend,
@@ -209,13 +300,36 @@ def _run(action: str, body: dict[str, Any]) -> str:
 @bp.get("/organiser")
 @organiser_page
 def dashboard() -> str:
+    return _dashboard(live_parts=False)
+
+
+@bp.get("/organiser/live")
+def live_parts() -> ResponseReturnValue:
+    """The page again, for hub.js to swap its live parts in. Not a use of the session:
+    a page left open still ends its session after the idle time."""
+    ACCESS.require_file()
+    if not ACCESS.logged_in(renew=False):
+        return redirect(url_for(ACCESS.login_endpoint))
+    return _dashboard(live_parts=True)
+
+
+def _dashboard(*, live_parts: bool) -> str:
     led = ledger()
+    audit = list(reversed(led.audit()))
+    rounds = list(reversed(views.rounds(led)))
+    for r in rounds:
+        suggested = views.suggested_tables(led, r["round"])
+        for b in r["boards"]:
+            b["suggest"] = suggested.get(b["board"])
     return render_template(
         "hub_organiser.html",
         players=led.seeded(),
-        rounds=list(reversed(views.rounds(led))),
+        rounds=rounds,
+        system=rounds[0]["system"] if rounds else "swiss",
+        known_tables=sorted(led.tables(), key=views.table_key),
         venue=views.venue(led, feed().silent()),
-        audit=list(reversed(led.audit())),
+        audit=audit[:AUDIT_SHOWN],
+        audit_total=len(audit),
         rejections=list(reversed(led.rejections()))[:50],
         gaps={t: g for t in led.tables() if (g := led.missing(t))},
         resends=led.resends(),
@@ -223,7 +337,44 @@ def dashboard() -> str:
         all_tiebreaks=[t.value for t in TieBreak],
         results=sorted(RESULTS),
         kinds=KINDS,
+        who=session.get(WHO_KEY, ""),
+        # hub.js fetching the live parts: the action's message is the page's, not this fetch's.
+        live_parts=live_parts,
+        poll=float(current_app.config["ORGANISER_POLL_SECONDS"]),
     )
+
+
+def _form_body(action: str) -> dict[str, Any]:
+    """A form's fields as the action's body (the JSON API's shape)."""
+    body: dict[str, Any] = dict(request.form)
+    if action == "tiebreaks":
+        # One select per place (tiebreak-1, -2, ...); "none" leaves a place out.
+        places = sorted((k for k in request.form if k.startswith("tiebreak-")),
+                        key=lambda k: int(k[9:]) if k[9:].isdigit() else 1 << 30)
+        chosen = [v for k in places if (v := request.form.get(k, ""))]
+        body["tiebreaks"] = chosen or request.form.getlist("tiebreaks")
+    elif action == "assign-round":
+        body["tables"] = {k.removeprefix("table-"): v for k, v in request.form.items()
+                          if k.startswith("table-")}
+    elif action == "import" and not str(body.get("csv", "")).strip():
+        upload = request.files.get("file")
+        if upload is not None and upload.filename:
+            try:
+                body["csv"] = upload.read().decode("utf-8-sig")
+            except UnicodeDecodeError:
+                raise OrganiserInputError(
+                    f"{upload.filename}: not UTF-8 text (save it as CSV UTF-8)") from None
+    return body
+
+
+@bp.post("/organiser/whoami")
+@organiser_page
+def whoami() -> ResponseReturnValue:
+    """The name this session's changes are logged under in the audit log."""
+    who = request.form.get("who", "").strip()[:64]
+    session[WHO_KEY] = who
+    flash(f"changes from this page are logged as {who or 'organiser'}", "ok")
+    return redirect(url_for("organiser.dashboard"))
 
 
 @bp.post("/organiser/<action>")
@@ -231,10 +382,10 @@ def dashboard() -> str:
 def act(action: str) -> ResponseReturnValue:
     if action not in ACTIONS:
         abort(404)
-    body: dict[str, Any] = dict(request.form)
-    if action == "tiebreaks":
-        body["tiebreaks"] = request.form.getlist("tiebreaks")
     try:
+        body = _form_body(action)
+        if not str(body.get("who") or "").strip():
+            body["who"] = session.get(WHO_KEY)
         flash(_run(action, body), "ok")
     except ArbiterError as exc:
         flash(str(exc), "error")
@@ -268,6 +419,8 @@ _API_ACTIONS = {
     "/api/organiser/players/withdraw": "withdraw",
     "/api/organiser/rounds": "pair",
     "/api/organiser/assign": "assign",
+    "/api/organiser/assign/round": "assign-round",
+    "/api/organiser/publish": "publish",
     "/api/organiser/result": "result",
     "/api/organiser/tiebreaks": "tiebreaks",
     "/api/organiser/resend": "resend",

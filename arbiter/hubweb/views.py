@@ -81,7 +81,7 @@ def table_row(
 def venue(ledger: Ledger, silent: Mapping[str, str]) -> dict[str, Any]:
     """Every table heard of or assigned in the latest round, by name."""
     number, by_table = current_pairings(ledger)
-    names = sorted(set(ledger.tables()) | set(by_table), key=_table_key)
+    names = sorted(set(ledger.tables()) | set(by_table), key=table_key)
     return {
         "event": ledger.event,
         "round": number,
@@ -89,8 +89,34 @@ def venue(ledger: Ledger, silent: Mapping[str, str]) -> dict[str, Any]:
     }
 
 
-def _table_key(name: str) -> tuple[int, str]:
+def table_key(name: str) -> tuple[int, str]:
+    """Order table names by number where they are numbers: 2 before 10."""
     return (int(name), "") if name.isdigit() else (1 << 30, name)
+
+
+def suggested_tables(ledger: Ledger, round_number: int) -> dict[int, str | None]:
+    """For each board of a round played at a table, its table, or the one to suggest.
+
+    A board already assigned keeps its table. Board n is suggested the n-th
+    table heard of (by number), unless another board of the round has it;
+    None where there is no such table (the organiser names one).
+    """
+    rows = [r for r in ledger.pairings(round_number) if not r.pairing.is_bye]
+    known = sorted(ledger.tables(), key=table_key)
+    used = {r.table for r in rows if r.table is not None}
+    out: dict[int, str | None] = {}
+    for row in rows:
+        board = row.pairing.board
+        if row.table is not None:
+            out[board] = row.table
+            continue
+        candidate = known[board - 1] if 0 < board <= len(known) else None
+        if candidate is None or candidate in used:
+            out[board] = None
+        else:
+            out[board] = candidate
+            used.add(candidate)
+    return out
 
 
 def rounds(ledger: Ledger) -> list[dict[str, Any]]:

@@ -175,3 +175,24 @@ def test_hub_killed_mid_round_loses_no_event(tmp_path: Path) -> None:
         assert ledger.gaps("T1") == []
         assert ledger.verify() == []
         assert ledger.pairings(1)[0].result is not None
+
+
+def test_hub_cli_assigns_a_round_to_the_suggested_tables(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    players = tmp_path / "players.csv"
+    players.write_text("name,rating\nAna,1800\nBen,1700\nCid,1600\nDee,1500\nEve,1400\n")
+    assert hub(tmp_path, "players", "import", str(players)) == 0
+    assert hub(tmp_path, "pair", "--system", "swiss") == 0  # two boards and a bye
+    with Ledger(tmp_path / "hub.sqlite", EVENT) as ledger:
+        ledger.set_online("1", True)  # one table heard of: board 2 has none to take
+    capsys.readouterr()
+    assert hub(tmp_path, "assign-round", "1") == 1
+    out, err = capsys.readouterr()
+    assert out == "round 1 board 1 -> table 1\n" and "board(s) 2" in err
+    with Ledger(tmp_path / "hub.sqlite", EVENT) as ledger:
+        ledger.set_online("2", True)
+    assert hub(tmp_path, "assign-round", "1") == 0
+    assert capsys.readouterr().out == "round 1 board 2 -> table 2\n"  # board 1 kept
+    with Ledger(tmp_path / "hub.sqlite", EVENT) as ledger:
+        assert {t: a["board"] for t, a in ledger.assignments(1).items()} == {"1": 1, "2": 2}

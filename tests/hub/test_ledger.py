@@ -342,3 +342,13 @@ def test_retained_flags_skip_their_own_fsync_and_events_keep_full_sync(ledger: L
     assert flags.count("PRAGMA synchronous=NORMAL") == 2
     assert not any("synchronous=NORMAL" in s for s in event)
     assert db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL again
+
+
+def test_ledger_round_robin_refused_too_early_fixes_no_order(ledger: Ledger) -> None:
+    ledger.add_player("Ana")
+    with pytest.raises(PairingError):
+        ledger.pair_round("round-robin")  # one player: nothing to pair yet
+    ledger.add_players([Player("Ben", 1900), Player("Cy"), Player("Di")])
+    pairings = ledger.pair_round("round-robin")
+    assert len(pairings) == 2  # all four, Ben seeded first
+    assert {p.white for p in pairings} | {p.black for p in pairings} == {"Ana", "Ben", "Cy", "Di"}

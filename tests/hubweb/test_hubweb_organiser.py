@@ -4,13 +4,19 @@ actions (players, pairing, assignment, corrections with their audit, exports).""
 from __future__ import annotations
 
 import csv
+import html as html_text
 import io
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from arbiter.hub.ledger import Ledger
+from arbiter.hubweb import create_hub_app
+from arbiter.hubweb.feed import VenueFeed
 from tests.hubweb.conftest import Hub
+from tests.support.clock import FakeClock
 from tests.support.web import PIN
 
 pytestmark = pytest.mark.timeout(60)
@@ -151,7 +157,134 @@ def test_organiser_bad_input_is_a_400_not_a_change(hub: Hub) -> None:
         ("/api/organiser/result", {"round": 1, "board": 1, "result": "2-0"}),
         ("/api/organiser/assign", {"round": 1, "board": 1, "table": "a/b"}),
         ("/api/organiser/tiebreaks", {"tiebreaks": ["coin-toss"]}),
+        ("/api/organiser/tiebreaks", {"tiebreaks": ["buchholz", "buchholz"]}),
+        ("/api/organiser/assign/round", {"round": 1}),
+        ("/api/organiser/publish", {"round": "x"}),
     ]:
         r = client.post(path, json=body, headers=API)
         assert r.status_code == 400, (path, r.get_json())
     assert hub.ledger.players() == [] and hub.ledger.audit() == []
+
+
+def _flash(client: Any) -> str:
+    """The message the organiser page shows after an action."""
+    html = client.get("/organiser").get_data(as_text=True)
+    match = re.search(r'<p class="flash flash-(\w+)">([^<]*)</p>', html)
+    assert match, "no message shown"
+    return f"{match.group(1)}: {html_text.unescape(match.group(2))}"
+
+
+def _form(client: Any, token: str, action: str, **fields: Any) -> str:
+    response = client.post(f"/organiser/{action}", data={"csrf": token, **fields})
+    assert response.status_code == 302, (action, response.status_code)
+    return _flash(client)
+
+
+def test_organiser_page_bad_input_gives_a_message_not_an_error(hub: Hub) -> None:
+    client = hub.app.test_client()
+    token = _login(client)
+    cases: list[tuple[str, dict[str, Any], str]] = [
+        ("players", {"name": ""}, "'name' must be text"),
+        ("players", {"name": "Ana", "rating": "high"}, "'rating' must be a whole number"),
+        ("players", {"name": "A" * 41}, "1 to 40 characters"),
+        ("import", {"csv": ""}, "paste the players' CSV or choose its file"),
+        ("import", {"csv": "who,rating\nAna,1\n"}, "line 1: the header has no 'name' column"),
+        ("import", {"file": (io.BytesIO(b"name\n\xff\xfe\n"), "latin.csv")}, "not UTF-8"),
+        ("withdraw", {"name": "Nobody"}, "no player named 'Nobody'"),
+        ("pair", {"system": "knockout"}, "'system' must be swiss or round-robin"),
+        ("assign-round", {"round": "1"}, "there is no round 1"),
+        ("assign-round", {"round": "x"}, "'round' must be a whole number"),
+        ("result", {"round": "1", "board": "1", "result": "none"}, "no board 1 in round 1"),
+        ("publish", {"round": "1"}, "round 1 has no board assigned"),
+        ("tiebreaks", {}, "'tiebreaks' must list some of"),
+        ("tiebreaks", {"tiebreak-1": "buchholz", "tiebreak-2": "buchholz"}, "chosen once"),
+    ]
+    for action, fields, says in cases:
+        shown = _form(client, token, action, **fields)
+        assert shown.startswith("error: ") and says in shown, (action, shown)
+    assert hub.ledger.players() == [] and hub.ledger.audit() == []
+
+
+def test_organiser_page_runs_players_pairing_and_tables(hub: Hub) -> None:
+    client = hub.app.test_client()
+    token = _login(client)
+    assert _form(client, token, "players", name="Ana", rating="1900") == "ok: Ana added"
+    upload = io.BytesIO("name,rating\nBen,1800\nCy,1700\nDi,1600\nÉva,1500\n".encode())
+    assert _form(client, token, "import", file=(upload, "players.csv")) == "ok: 4 player(s) added"
+    for table in ("2", "10", "1"):  # heard of: ordered by number, 1, 2, 10
+        hub.ledger.set_online(table, True)
+    assert _form(client, token, "pair", system="swiss").startswith("ok: round 1 paired")
+    rows = hub.ledger.pairings(1)
+    assert [r.pairing.is_bye for r in rows] == [False, False, True]
+    html = client.get("/organiser").get_data(as_text=True)
+    # Board n is offered the n-th table heard of; the bye has no table.
+    offered = dict(re.findall(r'name="table-(\d+)" value="([^"]*)"', html))
+    assert offered == {"1": "1", "2": "2"}
+    done = _form(client, token, "assign-round", round="1", **{f"table-{b}": t
+                                                                for b, t in offered.items()})
+    assert done.startswith("ok: round 1: board 1 -> table 1")
+    assert set(hub.ledger.assignments(1)) == {"1", "2"}
+    # Re-assigning board 2 to table 10 is a correction under the session's name.
+    assert _form(client, token, "whoami", who="chief").startswith("ok: ")
+    moved = _form(client, token, "assign-round", round="1", **{"table-1": "1", "table-2": "10"})
+    assert moved == "ok: round 1: board 2 -> table 10 (published at next start)"
+    refused = _form(client, token, "assign-round", round="1", **{"table-1": "10"})
+    assert refused.startswith("error: ") and "already has board 2" in refused
+    assert _form(client, token, "result", round="1", board="1", result="0-1").startswith("ok: ")
+    assert [(a.who, a.what, a.before, a.after) for a in hub.ledger.audit()] == [
+        ("chief", "reassign", "2", "10"), ("chief", "result", None, "0-1")]
+    assert _form(client, token, "withdraw", name="Éva") == "ok: Éva withdrawn"
+    assert _form(client, token, "publish", round="1").startswith("ok: round 1: published")
+    # Tie-breaks by place: 1st Buchholz, 2nd direct encounter, 3rd none.
+    chosen = {"tiebreak-1": "buchholz", "tiebreak-2": "direct-encounter", "tiebreak-3": ""}
+    assert _form(client, token, "tiebreaks", **chosen).startswith("ok: tie-breaks: buchholz")
+    assert [t.value for t in hub.ledger.tiebreaks()] == ["buchholz", "direct-encounter"]
+
+
+def test_organiser_api_assigns_a_round_to_the_suggested_tables(hub: Hub) -> None:
+    client = hub.app.test_client()
+    roster = "name,rating\nAna,1900\nBen,1800\nCy,1700\nDi,1600\n"
+    assert client.post("/api/organiser/players/import", json={"csv": roster},
+                       headers=API).status_code == 200
+    assert client.post("/api/organiser/rounds", json={"system": "round-robin"},
+                       headers=API).status_code == 200
+    hub.ledger.set_online("B", True)  # only one table heard of: board 2 gets none
+    done = client.post("/api/organiser/assign/round", json={"round": 1}, headers=API)
+    assert done.status_code == 200, done.get_json()
+    assert hub.ledger.assignments(1).keys() == {"B"}
+    # Named tables win over the suggestion; a table taken by another board is refused
+    # (409) while the rest is done.
+    both = client.post("/api/organiser/assign/round", headers=API,
+                       json={"round": 1, "tables": {"1": "B", "2": "B"}})
+    assert both.status_code == 409 and "already has board 1" in both.get_json()["error"]
+    moved = client.post("/api/organiser/assign/round", headers=API,
+                        json={"round": 1, "tables": {"1": "A", "2": "B"}})
+    assert moved.status_code == 200, moved.get_json()
+    assert {t: a["board"] for t, a in hub.ledger.assignments(1).items()} == {"A": 1, "B": 2}
+    again = client.post("/api/organiser/publish", json={"round": 1}, headers=API)
+    assert again.status_code == 200 and "next start" in again.get_json()["done"]
+
+
+def test_organiser_page_refreshing_itself_does_not_keep_the_session_alive(
+    tmp_path: Path,
+) -> None:
+    clock = FakeClock()
+    with Ledger(tmp_path / "hub.sqlite", "club") as led:
+        app = create_hub_app(led, VenueFeed(led), tmp_path, test_config={
+            "ADMIN_PIN": PIN, "TESTING": True, "ADMIN_IDLE_SECONDS": 600, "ADMIN_CLOCK": clock})
+        client = app.test_client()
+        _login(client)
+        live = client.get("/organiser/live")
+        assert live.status_code == 200 and 'id="rounds-live"' in live.get_data(as_text=True)
+        clock.advance(400)
+        assert client.get("/organiser/live").status_code == 200  # still within the idle time
+        clock.advance(400)  # 800 s since the last real use, though 400 s since a live fetch
+        ended = client.get("/organiser/live")
+        assert ended.status_code == 302 and ended.headers["Location"].endswith("/organiser/login")
+        assert client.get("/organiser").status_code == 302
+        # A real use (the page itself) does restart the idle time.
+        _login(client)
+        clock.advance(400)
+        assert client.get("/organiser").status_code == 200
+        clock.advance(400)
+        assert client.get("/organiser/live").status_code == 200

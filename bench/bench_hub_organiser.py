@@ -1,0 +1,79 @@
+"""Benchmark the organiser page's live fetch at a big event: what one open organiser
+page costs the hub each time it refreshes its parts.
+
+Run: .venv/bin/python bench/bench_hub_organiser.py [--players N] [--rounds N] [--fetches N]
+Builds a ledger of --players players over --rounds Swiss rounds (each board at
+its own table, every result in), then times GET /organiser/live (the page's
+live parts, logged in) and GET /organiser, and prints p50/p99 in milliseconds
+and the size of the answer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+
+from arbiter.hub.ledger import Ledger
+from arbiter.hubweb import create_hub_app
+from arbiter.hubweb.feed import VenueFeed
+from arbiter.tournament.model import Player, Result
+
+PIN = "2468"
+
+
+def percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def build(ledger: Ledger, players: int, rounds: int, rng: random.Random) -> None:
+    ledger.add_players([Player(f"Player {i:03d}", 2400 - i) for i in range(players)])
+    for number in range(1, rounds + 1):
+        for p in ledger.pair_round("swiss"):
+            if p.black is None:
+                continue
+            ledger.assign_table(number, p.board, str(p.board), "bench")
+            ledger.correct_result(number, p.board, rng.choice(list(Result)), "bench")
+    for table in range(1, players // 2 + 1):
+        ledger.set_online(str(table), True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=400)
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--fetches", type=int, default=30)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp)
+        with Ledger(data / "hub.sqlite", "bench") as ledger:
+            started = time.perf_counter()
+            build(ledger, args.players, args.rounds, random.Random(7))
+            print(f"event: {args.players} players, {args.rounds} rounds, "
+                  f"{len(ledger.tables())} tables (built in {time.perf_counter() - started:.1f} s)")
+            app = create_hub_app(ledger, VenueFeed(ledger, timedelta(minutes=10)), data,
+                                 test_config={"ADMIN_PIN": PIN, "TESTING": True})
+            client = app.test_client()
+            login = client.get("/organiser/login").get_data(as_text=True)
+            token = re.search(r'name="csrf" value="([^"]+)"', login)
+            assert token is not None
+            client.post("/organiser/login", data={"pin": PIN, "csrf": token.group(1)})
+            for path in ("/organiser/live", "/organiser"):
+                times, size = [], 0
+                for _ in range(args.fetches):
+                    t0 = time.perf_counter()
+                    response = client.get(path)
+                    times.append((time.perf_counter() - t0) * 1000)
+                    assert response.status_code == 200, response.status_code
+                    size = len(response.get_data())
+                print(f"GET {path}: p50 {percentile(times, 0.5):.0f} ms, "
+                      f"p99 {percentile(times, 0.99):.0f} ms, {size / 1024:.0f} KB")
+
+
+if __name__ == "__main__":
+    main()
