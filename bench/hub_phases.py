@@ -151,6 +151,9 @@ def main() -> int:
             _note_thread_cpu()
 
     threading.Thread(target=sample, name="bench-sampler", daemon=True).start()
+    switch = os.environ.get("GG_BENCH_SWITCH_INTERVAL")  # try another GIL switch interval
+    if switch:
+        sys.setswitchinterval(float(switch))
     period = os.environ.get("GG_BENCH_FEED_PERIOD")  # try another throttle period
     if period:
         init = VenueFeed.__init__
