@@ -18,6 +18,7 @@ a freshly started hub with an empty ledger until every board has its result.
 from __future__ import annotations
 
 import argparse
+import bisect
 import json
 import multiprocessing
 import os
@@ -65,10 +66,13 @@ def prepare(data: Path, event: str, tables: int) -> dict[str, dict[str, Any]]:
 
 
 class HubProcess:
-    def __init__(self, data: Path, event: str, broker: int) -> None:
+    def __init__(self, data: Path, event: str, broker: int, phases: Path | None = None) -> None:
         self.port = free_port()
+        # With phases, bench/hub_phases.py runs the same command line with stamps.
+        runner = (["-m", "arbiter.app.cli"] if phases is None
+                  else [str(ROOT / "bench" / "hub_phases.py"), str(phases)])
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "arbiter.app.cli", "hub", "--event", event, "--data",
+            [sys.executable, *runner, "hub", "--event", event, "--data",
              str(data), "--broker", f"mqtt://127.0.0.1:{broker}", "--host", "127.0.0.1",
              "--port", str(self.port)],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -117,10 +121,17 @@ class Tables:
         self.challenges = dict.fromkeys(assignments, 0)
         self.sent: dict[tuple[str, int], float] = {}
         self.log: dict[str, list[dict[str, Any]]] = {t: [] for t in assignments}
+        # When the broker acknowledged each challenge (PUBACK back at the table's client).
+        self.mids: dict[tuple[str, int], tuple[str, int]] = {}
+        self.early: dict[tuple[str, int], float] = {}  # acked before publish() returned
+        self.acked: dict[tuple[str, int], float] = {}
+        self.lock = threading.Lock()
         for name in assignments:
             c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"bench-{event}-{name}")
             c.max_inflight_messages_set(100)
             c.will_set(self.topic(name, "online"), b"false", qos=1, retain=True)
+            c.user_data_set(name)
+            c.on_publish = self._published
             c.connect("127.0.0.1", broker)
             c.loop_start()
             self.clients[name] = c
@@ -128,15 +139,24 @@ class Tables:
     def topic(self, table: str, kind: str) -> str:
         return f"gg/{self.slug}/table/{table}/{kind}"
 
-    def publish(self, table: str, kind: str, body: Any, retain: bool = False) -> None:
+    def publish(self, table: str, kind: str, body: Any, retain: bool = False) -> int:
         raw = body if isinstance(body, bytes) else json.dumps(body).encode()
-        self.clients[table].publish(self.topic(table, kind), raw, qos=1, retain=retain)
+        return self.clients[table].publish(self.topic(table, kind), raw, qos=1,
+                                           retain=retain).mid
 
-    def event(self, table: str, body: dict[str, Any]) -> None:
+    def _published(self, _client: mqtt.Client, table: str, mid: int, *_rest: Any) -> None:
+        with self.lock:
+            mark = self.mids.pop((table, mid), None)
+            if mark is None:
+                self.early[(table, mid)] = time.time()
+            else:
+                self.acked[mark] = time.time()
+
+    def event(self, table: str, body: dict[str, Any]) -> int:
         self.seq[table] += 1
         payload = {"format": 1, "table": table, "seq": self.seq[table], "game": 1, **body}
         self.log[table].append(payload)
-        self.publish(table, "events", payload)
+        return self.publish(table, "events", payload)
 
     def start_games(self) -> None:
         for table, a in self.assignments.items():
@@ -149,9 +169,15 @@ class Tables:
         self.challenges[table] += 1
         n = self.challenges[table]
         self.sent[(table, n)] = time.time()
-        self.event(table, {"type": "challenge", "number": n, "attacker_side": "W",
-                           "result": "attacker", "eliminated": {"W": n // 2, "B": (n + 1) // 2},
-                           "at": time.time()})
+        mid = self.event(table, {"type": "challenge", "number": n, "attacker_side": "W",
+                                 "result": "attacker",
+                                 "eliminated": {"W": n // 2, "B": (n + 1) // 2},
+                                 "at": time.time()})
+        with self.lock:
+            if (table, mid) in self.early:
+                self.acked[(table, n)] = self.early.pop((table, mid))
+            else:
+                self.mids[(table, mid)] = (table, n)
         if self.with_status:
             self.publish(table, "status", {"format": 1, "table": table, "state": "result",
                                            "game_id": 1, "challenge_count": n}, retain=True)
@@ -235,9 +261,11 @@ def run(args: argparse.Namespace, work: Path) -> None:
     broker = Mosquitto(work / "broker", extra="max_queued_messages 100000\n").start()
     try:
         assignments = prepare(work / "hub", "venue", args.tables)
-        hub = HubProcess(work / "hub", "venue", broker.port)
+        phases = work / "phases.json" if args.phases else None
+        hub = HubProcess(work / "hub", "venue", broker.port, phases)
         tables = Tables(broker.port, "venue", assignments)
         tables.with_status = not args.no_status
+        arrivals: list[tuple[str, int, float]] = []
         try:
             tables.start_games()
             viewers = Viewers(hub.port, args.viewers, args.measured)
@@ -275,9 +303,68 @@ def run(args: argparse.Namespace, work: Path) -> None:
         finally:
             tables.close()
             hub.stop()
+        if phases is not None and arrivals:
+            print_phases(json.loads(phases.read_text()), tables.sent, arrivals, tables.acked)
         replay(broker.port, work, args.tables, tables.log)
     finally:
         broker.stop()
+
+
+def print_phases(
+    stamps: dict[str, Any], sent: dict[tuple[str, int], float],
+    arrivals: list[tuple[str, int, float]], acked: dict[tuple[str, int], float],
+) -> None:
+    """Where each challenge's time went, from the hub's stamps (bench/hub_phases.py)."""
+    received = {(t, n): at for t, n, at in stamps["received"]}
+    committed = {(t, n): at for t, n, at in stamps["committed"]}
+    flushes = sorted(stamps["flushes"])
+    begins = [f[0] for f in flushes]
+    views: dict[tuple[str, int], list[float]] = {}
+    for t, n, at in arrivals:
+        views.setdefault((t, n), []).append(at)
+    steps: dict[str, list[float]] = {k: [] for k in (
+        "(publish to broker's ack)", "broker to ingest", "ledger commit", "wait in the feed",
+        "row reads", "into the queues", "queue to viewer", "whole way")}
+    for mark, pub in sent.items():
+        if mark not in received or mark not in committed or mark not in views:
+            continue
+        done = committed[mark]
+        # The first send that began after the commit and carried the table.
+        i = bisect.bisect_left(begins, done)
+        flush = next((f for f in flushes[i:] if mark[0] in f[3]), None)
+        if flush is None:
+            continue
+        begun, read, queued, _tables = flush
+        if mark in acked:
+            steps["(publish to broker's ack)"].append(acked[mark] - pub)
+        steps["broker to ingest"].append(received[mark] - pub)
+        steps["ledger commit"].append(done - received[mark])
+        steps["wait in the feed"].append(begun - done)
+        steps["row reads"].append(read - begun)
+        steps["into the queues"].append(queued - read)
+        steps["queue to viewer"] += [at - queued for at in views[mark]]
+        steps["whole way"] += [at - pub for at in views[mark]]
+    sizes = [len(f[3]) for f in flushes]
+    print(f"phases ({len(steps['ledger commit'])} challenges joined, per challenge; the last two"
+          f" per parsed viewer; {len(flushes)} sends of "
+          f"{sum(sizes) / max(1, len(sizes)):.1f} tables on average):")
+    took = [1000 * (done - begun) for begun, done, _n in stamps.get("batches", [])]
+    size = [n for _b, _d, n in stamps.get("batches", [])]
+    print(f"  the ingest's group commits: {len(took)} of {sum(size) / max(1, len(size)):.1f}"
+          f" messages on average (largest {max(size, default=0)}); each took"
+          f" p50 {percentile(took, 0.5):.1f} ms, p99 {percentile(took, 0.99):.1f} ms,"
+          f" max {max(took, default=float('nan')):.1f} ms (commit, acks and telling the feed)")
+    for gen in (0, 1, 2):
+        ms = [1000 * took for g, took in stamps.get("gc", []) if g == gen]
+        print(f"  garbage collections of generation {gen}: {len(ms)}, p50"
+              f" {percentile(ms, 0.5):.1f} ms, max {max(ms, default=float('nan')):.1f} ms")
+    threads = stamps.get("threads", {})
+    print("  hub CPU seconds by thread: " + ", ".join(
+        f"{name} {used:.1f}" for name, used in sorted(threads.items(), key=lambda i: -i[1])))
+    for name, values in steps.items():
+        ms = [1000 * v for v in values]
+        print(f"  {name:<26} p50 {percentile(ms, 0.5):7.1f} ms  p99 {percentile(ms, 0.99):7.1f}"
+              f" ms  max {max(ms, default=float('nan')):7.1f} ms")
 
 
 def replay(broker: int, work: Path, count: int, log: dict[str, list[dict[str, Any]]]) -> None:
@@ -322,6 +409,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--no-status", action="store_true",
                         help="tables publish events only (no retained status per challenge)")
+    parser.add_argument("--phases", action="store_true",
+                        help="also print where the time goes, step by step (bench/hub_phases.py)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-hub-venue-") as tmp:
         run(args, Path(tmp))

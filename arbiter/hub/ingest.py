@@ -5,7 +5,13 @@ Subscribes to ``gg/<event>/table/+/#`` at QoS 1 with a persistent session
 published while the hub is down are queued by the broker and delivered when
 it comes back. Acknowledgements are manual: a QoS 1 event is acknowledged
 only once the ledger has it on disk (or has refused it for good), so a hub
-killed mid-message gets it again. Retained ``online``, ``status`` and
+killed mid-message gets it again.
+
+Group commit: paho's thread only queues each message; a writer thread takes
+every message queued and writes them in one ledger transaction (one fsync,
+:meth:`Ledger.batch`), then acknowledges them and tells ``on_change``. So the
+broker's window of unacknowledged messages never waits on one fsync per
+message, and a backlog after a slow disk is written at once. Retained ``online``, ``status`` and
 ``record/<game>`` topics arrive again at every subscription, which is how a
 restarted hub catches up with the tables' state.
 
@@ -19,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import queue
 import sqlite3
 import ssl
 import threading
@@ -38,6 +45,10 @@ log = logging.getLogger(__name__)
 
 #: Seconds to wait for the broker to take a published assignment.
 PUBLISH_TIMEOUT = 10.0
+#: Most messages written in one transaction (a replayed round arrives all at once).
+MAX_BATCH = 500
+#: Topics the broker keeps retained and gives again: a batch of only these needs no fsync.
+RETAINED_KINDS = ("online", "status")
 
 
 def table_prefix(event: str, table: str) -> str:
@@ -53,7 +64,8 @@ class Ingest:
     """Feeds ``ledger`` from the broker at ``host``:``port`` for ``event``.
 
     ``on_change(table, kind)`` (optional) is called after each message the
-    ledger took, from the MQTT thread, so pages can be told to refresh.
+    ledger took, once it is committed, from the ingest's writer thread, so pages
+    can be told to refresh.
     """
 
     def __init__(
@@ -94,6 +106,8 @@ class Ingest:
         self.client.on_connect_fail = self._connect_failed
         self.client.on_subscribe = self._subscribed
         self.client.on_message = self._message
+        self._inbox: queue.Queue[mqtt.MQTTMessage | None] = queue.Queue()
+        self._writer: threading.Thread | None = None
 
     # --- life -------------------------------------------------------------------
 
@@ -101,6 +115,9 @@ class Ingest:
         """Connect, subscribe and serve in paho's thread; IngestError if not subscribed in
         ``timeout``; BrokerTlsError (at once) if TLS is why it cannot connect."""
         check_listener(self.host, self.port, self._tls)
+        self._writer = threading.Thread(target=self._write_loop, name="hub-ledger-writer",
+                                        daemon=True)
+        self._writer.start()
         self.client.connect_async(self.host, self.port, keepalive=30)
         self.client.loop_start()
         if not self.connected.wait(timeout):
@@ -108,9 +125,14 @@ class Ingest:
             raise IngestError(f"no connection to the broker at {self.host}:{self.port}")
 
     def stop(self) -> None:
-        """Disconnect cleanly (the broker keeps the session and queues for it)."""
+        """Disconnect cleanly (the broker keeps the session and queues for it), then
+        write what is queued (unacknowledged: the broker sends it again anyway)."""
         self.client.disconnect()
         self.client.loop_stop()
+        if self._writer is not None:
+            self._inbox.put(None)
+            self._writer.join(timeout=30)
+            self._writer = None
 
     def _connected(
         self, client: mqtt.Client, _userdata: Any, _flags: Any, reason: ReasonCode, _props: Any
@@ -145,18 +167,64 @@ class Ingest:
 
     # --- in ---------------------------------------------------------------------
 
-    def _message(self, client: mqtt.Client, _userdata: Any, msg: mqtt.MQTTMessage) -> None:
-        try:
-            done = self._take(msg.topic, msg.payload)
-        except sqlite3.Error:
-            # Not acknowledged: the broker sends it again at the next connection.
-            log.exception("the ledger could not take a message on %s", msg.topic)
-            return
-        if done and msg.qos > 0:
-            client.ack(msg.mid, msg.qos)
+    def _message(self, _client: mqtt.Client, _userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        self._inbox.put(msg)  # paho's thread never waits on the disk
 
-    def _take(self, topic: str, payload: bytes) -> bool:
-        """Hand one message to the ledger; True when it is done with (kept or refused)."""
+    def _write_loop(self) -> None:
+        """The writer thread: each time, every message queued, in one transaction."""
+        while True:
+            first = self._inbox.get()
+            if first is None:
+                return
+            batch = [first]
+            last = False
+            while len(batch) < MAX_BATCH:
+                try:
+                    msg = self._inbox.get_nowait()
+                except queue.Empty:
+                    break
+                if msg is None:
+                    last = True
+                    break
+                batch.append(msg)
+            try:
+                self.take_batch(batch)
+            except Exception:  # the ingest must not stop on one batch; what it did not ack
+                log.exception("the ingest's writer failed on a batch")  # comes again
+            if last:
+                return
+
+    def take_batch(self, batch: list[mqtt.MQTTMessage]) -> None:
+        """Write ``batch`` in one transaction; then acknowledge and announce what it took.
+
+        A message the ledger fails on (sqlite3.Error) is undone alone and not
+        acknowledged: the broker sends it again at the next connection. If the
+        commit fails, none is acknowledged.
+        """
+        durable = any(_kind(m.topic) not in RETAINED_KINDS for m in batch)
+        done: list[mqtt.MQTTMessage] = []
+        changes: list[tuple[str, str]] = []
+        try:
+            with self.ledger.batch(durable=durable):
+                for msg in batch:
+                    try:
+                        if self._take(msg.topic, msg.payload, changes):
+                            done.append(msg)
+                    except sqlite3.Error:
+                        log.exception("the ledger could not take a message on %s", msg.topic)
+        except sqlite3.Error:
+            log.exception("the ledger could not commit %d message(s)", len(batch))
+            return
+        for msg in done:  # in the order received, as MQTT wants
+            if msg.qos > 0:
+                self.client.ack(msg.mid, msg.qos)
+        for table, kind in changes:
+            self._changed(table, kind)
+
+    def _take(self, topic: str, payload: bytes, changes: list[tuple[str, str]]) -> bool:
+        """Hand one message to the ledger; True when it is done with (kept or refused).
+
+        What it changed is added to ``changes``, to announce once committed."""
         parts = topic.split("/")
         if len(parts) < 5 or parts[:3] != ["gg", self.event, "table"]:
             return True
@@ -172,7 +240,7 @@ class Ingest:
                 self.ledger.note_rejection(table, None, f"online payload {text[:20]!r}")
                 return True
             self.ledger.set_online(table, text == "true")
-            self._changed(table, "online")
+            changes.append((table, "online"))
             return True
         if not payload:
             return True  # a cleared retained topic
@@ -186,13 +254,15 @@ class Ingest:
             return True
         # A refusal is for good: the ledger logged and noted it, so it is acknowledged.
         with contextlib.suppress(MalformedEventError, ContradictingEventError):
-            self._take_json(table, kind, body)
+            self._take_json(table, kind, body, changes)
         return True
 
-    def _take_json(self, table: str, kind: str, body: dict[str, Any]) -> None:
+    def _take_json(
+        self, table: str, kind: str, body: dict[str, Any], changes: list[tuple[str, str]]
+    ) -> None:
         if kind == "events":
             if self.ledger.record_event(table, body):
-                self._changed(table, "events")
+                changes.append((table, "events"))
             return
         if body.get("table") != table:
             self.ledger.note_rejection(
@@ -201,14 +271,14 @@ class Ingest:
             return
         if kind == "status":
             self.ledger.set_status(table, body)
-            self._changed(table, "status")
+            changes.append((table, "status"))
         elif kind.startswith("record/"):
             game = kind.removeprefix("record/")
             if str(body.get("game")) != game or not isinstance(body.get("record"), Mapping):
                 self.ledger.note_rejection(table, None, f"record of game {game!r} malformed")
                 return
             self.ledger.set_record(table, game, body["record"])
-            self._changed(table, "record")
+            changes.append((table, "record"))
 
     def _note_resend(self, table: str, payload: bytes) -> None:
         with contextlib.suppress(ValueError, UnicodeDecodeError, TypeError, AttributeError):
@@ -292,6 +362,11 @@ def publish_once(
     finally:
         client.disconnect()
         client.loop_stop()
+
+
+def _kind(topic: str) -> str:
+    """The part of a table's topic after ``gg/<event>/table/<table>/``."""
+    return "/".join(topic.split("/")[4:])
 
 
 def _assignment_bytes(assignment: Mapping[str, Any] | None) -> bytes:

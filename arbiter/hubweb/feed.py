@@ -1,10 +1,13 @@
 """The hub's live feed: what changed at the venue, for every open page's event stream.
 
-The ingest calls :meth:`VenueFeed.changed` after the ledger took a table's
-message; that only marks the table. A sender thread gathers the marked tables
-for ``batch`` seconds, reads their rows again and sends them as one message
-to every page, encoded once (200 tables each publishing every few seconds,
-times 200 pages, stay cheap this way, and the ingest never waits on a page).
+The ingest calls :meth:`VenueFeed.changed` after the ledger committed a
+table's message; that only marks the table. A sender thread reads the marked
+tables' rows again and sends them as one message to every page, encoded once,
+at most once every ``period`` seconds (a leading-edge :class:`Throttle`: a
+change after a quiet spell goes at once, one during a busy spell waits for
+the rest of the period and goes with every change made meanwhile). 200
+tables each publishing every few seconds, times 200 pages, stay cheap this
+way, no change waits more than a period, and the ingest never waits on a page.
 A page that missed a message (its ``seq`` jumped) or sees ``refresh`` fetches
 the JSON views again. The same thread notices tables that went silent.
 
@@ -19,7 +22,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from datetime import timedelta
 from typing import Any, cast
 
@@ -33,8 +36,8 @@ log = logging.getLogger(__name__)
 QUEUE_SIZE = 256
 #: Seconds between two looks for silent tables.
 TICK_SECONDS = 5.0
-#: Seconds the sender gathers changes before it sends them as one message.
-BATCH_SECONDS = 0.15
+#: Least seconds between two messages of changes (the most a change waits to be sent).
+PERIOD_SECONDS = 0.1
 
 Item = tuple[int, bytes]  # (seq, the message's SSE text, encoded once for every stream)
 
@@ -50,6 +53,29 @@ def _put_dropping_oldest(q: queue.Queue[Any], item: Any) -> None:
                 q.get_nowait()
             except queue.Empty:
                 continue
+
+
+class Throttle:
+    """Leading-edge rate limit: a send may go at once if the last one began at least
+    ``period`` seconds ago, else at the last one's start plus ``period``."""
+
+    def __init__(self, period: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.period = period
+        self._clock = clock
+        self._last: float | None = None
+
+    def delay(self) -> float:
+        """Seconds to wait before the next send may go (0: now)."""
+        if self._last is None:
+            return 0.0
+        return max(0.0, self._last + self.period - self._clock())
+
+    def now(self) -> float:
+        return self._clock()
+
+    def sent(self, begun: float) -> None:
+        """A send went, which began at ``begun`` (from :meth:`now`)."""
+        self._last = begun
 
 
 def _encode(message: dict[str, Any]) -> bytes:
@@ -70,12 +96,13 @@ class VenueFeed:
         *,
         queue_size: int = QUEUE_SIZE,
         tick: float = TICK_SECONDS,
-        batch: float = BATCH_SECONDS,
+        period: float = PERIOD_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.ledger = ledger
         self.quiet = quiet
         self.tick = tick
-        self.batch = batch
+        self.throttle = Throttle(period, clock)
         self._queue_size = queue_size
         self._lock = threading.Lock()
         self._seq = 0
@@ -142,15 +169,16 @@ class VenueFeed:
         else:
             self._wake.set()
 
-    def flush(self) -> None:
-        """Send the rows of every table changed since the last flush, as one message."""
+    def flush(self) -> bool:
+        """Send the rows of every table changed since the last flush, as one message;
+        False when there was none."""
         with self._lock:
             tables, self._dirty = self._dirty, set()
             recheck, self._recheck_silence = self._recheck_silence, False
         if recheck:
             self._look(notify=False)
         if not tables:
-            return
+            return False
         _number, by_table = views.current_pairings(self.ledger)
         silent = self.silent()
         rows = [views.table_row(self.ledger, t, by_table.get(t), silent) for t in sorted(tables)]
@@ -163,6 +191,7 @@ class VenueFeed:
                     results = results or before is not None or row["over"] or bool(row["result"])
                     self._results[row["table"]] = mark
         self._send({"type": "tables", "tables": rows, "results": results})
+        return True
 
     def refresh(self) -> None:
         """Something the organiser did (pairing, result, players): pages fetch everything."""
@@ -190,7 +219,7 @@ class VenueFeed:
     # --- the sender thread --------------------------------------------------------
 
     def start(self) -> None:
-        """Send changes from a thread of its own (batched), and look for silence every
+        """Send changes from a thread of its own (throttled), and look for silence every
         ``tick`` seconds, until :meth:`stop`."""
         self._look(notify=False)
         self._thread = threading.Thread(target=self._run, name="hub-feed", daemon=True)
@@ -203,13 +232,17 @@ class VenueFeed:
             if self._stop.is_set():
                 return
             if woke:
-                self._stop.wait(self.batch)  # gather what comes with it
+                # Too soon after the last send: gather what comes until the period is over.
+                if self._stop.wait(self.throttle.delay()):
+                    return
                 self._wake.clear()
             if time.monotonic() >= next_look:
                 self._look(notify=True)
                 next_look = time.monotonic() + self.tick
+            begun = self.throttle.now()
             try:
-                self.flush()
+                if self.flush():
+                    self.throttle.sent(begun)
             except Exception:  # logged; the next change tries again
                 log.exception("could not send the venue's changes")
 

@@ -1,0 +1,174 @@
+"""The ingest's group commit: every queued message in one transaction, acknowledged and
+announced only once committed, a refused or failed message never holding back the others."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+import pytest
+from paho.mqtt.enums import MQTTErrorCode
+
+from arbiter.hub.ingest import Ingest, table_prefix
+from arbiter.hub.ledger import Ledger
+from tests.hub.contract import challenge, new_game
+
+EVENT = "open-2026"
+
+
+@pytest.fixture
+def ledger(tmp_path: Path) -> Iterator[Ledger]:
+    with Ledger(tmp_path / "hub.sqlite", EVENT) as led:
+        yield led
+
+
+class Seen:
+    """What the ingest acknowledged and announced, each with the events another
+    connection (a restarted hub) found on disk at that moment."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.path = ledger.path
+        self.acks: list[tuple[int, list[tuple[str, int]]]] = []
+        self.changes: list[tuple[str, str, list[tuple[str, int]]]] = []
+
+    def on_disk(self) -> list[tuple[str, int]]:
+        with sqlite3.connect(self.path) as other:
+            return list(other.execute("SELECT table_name, seq FROM events ORDER BY 1, 2"))
+
+    def ack(self, mid: int, _qos: int) -> MQTTErrorCode:
+        self.acks.append((mid, self.on_disk()))
+        return MQTTErrorCode.MQTT_ERR_SUCCESS
+
+    def changed(self, table: str, kind: str) -> None:
+        self.changes.append((table, kind, self.on_disk()))
+
+
+@pytest.fixture
+def seen(ledger: Ledger) -> Seen:
+    return Seen(ledger)
+
+
+@pytest.fixture
+def ingest(ledger: Ledger, seen: Seen) -> Ingest:
+    """An ingest not connected: the test hands it what paho would have received. Its
+    client's ``ack`` is noted (paho's side of an ack is not what is tested here)."""
+    ing = Ingest(ledger, EVENT, "127.0.0.1", 1, on_change=seen.changed)
+    ing.client.ack = seen.ack  # type: ignore[method-assign, assignment]
+    return ing
+
+
+def _message(mid: int, table: str, kind: str, payload: Any) -> mqtt.MQTTMessage:
+    msg = mqtt.MQTTMessage(mid, (table_prefix(EVENT, table) + kind).encode())
+    msg.payload = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    msg.qos = 1
+    return msg
+
+
+def test_ingest_writes_a_batch_in_one_commit_then_acks_and_announces(
+    ledger: Ledger, ingest: Ingest, seen: Seen
+) -> None:
+    batch = [
+        _message(1, "T1", "events", new_game("T1", 1, "g1")),
+        _message(2, "T1", "events", challenge("T1", 2, "g1", 1, 1, 0)),
+        _message(3, "T1", "events", new_game("T1", 1, "other")),  # contradicts seq 1
+        _message(4, "T1", "events", b"{not json"),
+        _message(5, "T1", "status", {"format": 1, "table": "T1", "state": "result"}),
+        _message(6, "T2", "events", new_game("T2", 1, "g1")),
+    ]
+    statements: list[str] = []
+    ledger._db.set_trace_callback(statements.append)
+    try:
+        ingest.take_batch(batch)
+    finally:
+        ledger._db.set_trace_callback(None)
+    everything = [("T1", 1), ("T1", 2), ("T2", 1)]
+    # One transaction, one fsync, for the whole batch.
+    assert statements.count("COMMIT") == 1
+    # Refusals are for good, so acknowledged too; every ack in the order received and
+    # only once everything is on disk.
+    assert seen.acks == [(mid, everything) for mid in range(1, 7)]
+    assert seen.changes == [("T1", "events", everything), ("T1", "events", everything),
+                            ("T1", "status", everything), ("T2", "events", everything)]
+    assert len(ledger.rejections()) == 2
+
+
+def test_ingest_leaves_a_message_the_ledger_fails_on_unacknowledged(
+    ledger: Ledger, ingest: Ingest, seen: Seen
+) -> None:
+    ledger._db.execute(
+        "CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.table_name='T2'"
+        " BEGIN SELECT RAISE(ABORT, 'refused'); END"
+    )
+    ingest.take_batch([
+        _message(1, "T1", "events", new_game("T1", 1, "g1")),
+        _message(2, "T2", "events", new_game("T2", 1, "g1")),
+        _message(3, "T1", "events", challenge("T1", 2, "g1", 1, 1, 0)),
+    ])
+    # T2's message is sent again by the broker at the next connection; the others stay.
+    assert [mid for mid, _disk in seen.acks] == [1, 3]
+    assert seen.acks[0][1] == [("T1", 1), ("T1", 2)]
+    assert [(t, k) for t, k, _disk in seen.changes] == [("T1", "events"), ("T1", "events")]
+
+
+def test_ingest_acks_nothing_of_a_batch_whose_commit_failed(
+    ledger: Ledger, ingest: Ingest, seen: Seen
+) -> None:
+    ledger._db.execute(
+        "CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.table_name='T2'"
+        " BEGIN SELECT RAISE(ROLLBACK, 'the disk failed'); END"
+    )
+    ingest.take_batch([
+        _message(1, "T1", "events", new_game("T1", 1, "g1")),
+        _message(2, "T2", "events", new_game("T2", 1, "g1")),
+        _message(3, "T3", "events", new_game("T3", 1, "g1")),
+    ])
+    assert seen.acks == []
+    assert seen.changes == []
+    assert seen.on_disk() == []
+
+
+def test_ingest_writer_thread_takes_what_paho_queued(
+    ledger: Ledger, ingest: Ingest, seen: Seen
+) -> None:
+    # Queued before the writer starts, as while it commits: one batch takes them all.
+    for mid, body in enumerate([new_game("T1", 1, "g1"), challenge("T1", 2, "g1", 1, 1, 0)], 1):
+        ingest._message(ingest.client, None, _message(mid, "T1", "events", body))
+    statements: list[str] = []
+    ledger._db.set_trace_callback(statements.append)
+    try:
+        ingest._inbox.put(None)  # then stop
+        ingest._write_loop()
+    finally:
+        ledger._db.set_trace_callback(None)
+    assert statements.count("COMMIT") == 1
+    assert seen.acks == [(1, [("T1", 1), ("T1", 2)]), (2, [("T1", 1), ("T1", 2)])]
+
+
+def test_ingest_writer_survives_a_batch_that_fails(ledger: Ledger, seen: Seen) -> None:
+    # A listener that fails (a bug) must not stop the ingest: the next batch is written.
+    told = threading.Event()
+
+    def failing(table: str, kind: str) -> None:
+        told.set()
+        raise RuntimeError("a listener's bug")
+
+    ingest = Ingest(ledger, EVENT, "127.0.0.1", 1, on_change=failing)
+    ingest.client.ack = seen.ack  # type: ignore[method-assign, assignment]
+    writer = threading.Thread(target=ingest._write_loop)
+    writer.start()
+    try:
+        ingest._message(ingest.client, None, _message(1, "T1", "events", new_game("T1", 1, "g1")))
+        assert told.wait(10)
+        ingest._message(ingest.client, None,
+                        _message(2, "T1", "events", challenge("T1", 2, "g1", 1, 1, 0)))
+    finally:
+        ingest._inbox.put(None)
+        writer.join(10)
+    assert not writer.is_alive()
+    assert [mid for mid, _disk in seen.acks] == [1, 2]
+    assert seen.on_disk() == [("T1", 1), ("T1", 2)]

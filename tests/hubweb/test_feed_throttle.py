@@ -1,0 +1,71 @@
+"""The venue feed's leading-edge throttle: a change after a quiet spell goes at once, one
+during a busy spell waits for the rest of the period, never longer."""
+
+from __future__ import annotations
+
+import json
+import queue
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from arbiter.hub.ledger import Ledger
+from arbiter.hubweb.feed import Throttle, VenueFeed
+from tests.hub.contract import new_game
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_throttle_lets_the_first_send_go_at_once_then_one_per_period() -> None:
+    clock = FakeClock()
+    throttle = Throttle(0.1, clock)
+    assert throttle.delay() == 0.0  # nothing sent yet
+    throttle.sent(throttle.now())
+    clock.now += 0.03
+    assert throttle.delay() == pytest.approx(0.07)  # the rest of the period
+    clock.now += 0.07
+    assert throttle.delay() == 0.0
+    throttle.sent(clock.now - 0.02)  # a send that began 20 ms ago counts from its start
+    assert throttle.delay() == pytest.approx(0.08)
+    clock.now += 5.0
+    assert throttle.delay() == 0.0  # after a quiet spell: at once, no gathering wait
+
+
+@pytest.fixture
+def ledger(tmp_path: Path) -> Iterator[Ledger]:
+    with Ledger(tmp_path / "hub.sqlite", "club") as led:
+        led.record_event("T1", new_game("T1", 1, "g1"))
+        led.record_event("T2", new_game("T2", 1, "g1"))
+        yield led
+
+
+def _tables(q: queue.Queue[object]) -> list[str]:
+    seq_text = q.get(timeout=10)
+    assert isinstance(seq_text, tuple)
+    data = seq_text[1].decode().split("data: ", 1)[1]
+    return [row["table"] for row in json.loads(data)["tables"]]
+
+
+def test_feed_sends_a_change_after_a_quiet_spell_at_once(ledger: Ledger) -> None:
+    # A period of an hour: a feed that waited a period (or a batch) after each wake
+    # would send nothing within the test's bound.
+    clock = FakeClock()
+    feed = VenueFeed(ledger, timedelta(minutes=10), period=3600.0, clock=clock)
+    q = feed.subscribe()
+    feed.start()
+    try:
+        feed.changed("T1", "events")
+        assert _tables(q) == ["T1"]
+        clock.now += 3600.0  # a period later: the next change goes at once too
+        feed.changed("T2", "events")
+        assert _tables(q) == ["T2"]
+    finally:
+        feed.stop()
