@@ -98,11 +98,14 @@ _ARCHIVE_TABLES = {
     "records": ("table_name", "game", "payload", "received_at"),
     "corrections": ("id", "at", "who", "what", "target", "before", "after"),
     "rejections": ("id", "at", "table_name", "seq", "reason"),
+    "resends": ("table_name", "id", "ranges", "asked_at"),
 }
+#: Sections newer than the archive format: an older archive without them imports as empty.
+_ARCHIVE_LATER = frozenset({"resends"})
 _ORDER = {
     "meta": "key", "players": "registered", "rounds": "number", "pairings": "round, board",
     "tables": "name", "events": "table_name, seq", "records": "table_name, game",
-    "corrections": "id", "rejections": "id",
+    "corrections": "id", "rejections": "id", "resends": "table_name",
     "games": "table_name, game",
 }
 
@@ -851,7 +854,8 @@ class Ledger:
                     marks = ", ".join("?" for _ in columns)
                     db.executemany(
                         f"INSERT INTO {name} ({', '.join(columns)}) VALUES ({marks})",
-                        [tuple(row[c] for c in columns) for row in archive[name]],
+                        [tuple(row[c] for c in columns) for row in (
+                            archive.get(name, []) if name in _ARCHIVE_LATER else archive[name])],
                     )
                 for table, game in db.execute(
                     "SELECT DISTINCT table_name, game FROM events"

@@ -291,6 +291,24 @@ def test_ledger_archive_imports_into_a_new_hub(ledger: Ledger, tmp_path: Path) -
         other.import_archive(archive)
 
 
+def test_ledger_archive_keeps_the_resend_requests(ledger: Ledger, tmp_path: Path) -> None:
+    # A new hub must go on numbering a table's resend requests above those it already
+    # sent, or the table (which serves each id once) would ignore its next request.
+    _play_round_robin(ledger)
+    ledger.ask_resend("T1", [(2, 3)])
+    second = ledger.ask_resend("T1", [(5, 5)])
+    archive = json.loads(json.dumps(ledger.export_archive()))
+    with Ledger(tmp_path / "new.sqlite", "open-2026") as fresh:
+        fresh.import_archive(archive)
+        assert fresh.resends() == ledger.resends()
+        assert fresh.ask_resend("T1", [(7, 7)]).id == second.id + 1
+    older = {k: v for k, v in archive.items() if k != "resends"}  # written before resends
+    with Ledger(tmp_path / "older.sqlite", "open-2026") as fresh:
+        fresh.import_archive(older)
+        assert fresh.resends() == {}
+        assert fresh.standings() == ledger.standings()
+
+
 def test_ledger_verify_reports_a_game_that_disagrees_with_its_events(
     paired: Ledger, tmp_path: Path
 ) -> None:
