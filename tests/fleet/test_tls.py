@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from arbiter.app.cli import main
 from arbiter.fleet.outbox import CursorFile
 from tests.fleet.conftest import GAME, TableFactory
 from tests.support.mqtt import Mosquitto, Subscriber, make_tls, seqs, tls_mosquitto
+from tests.support.spawn import Session
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.timeout(120)
@@ -72,3 +74,53 @@ def test_tls_trouble_is_named_on_the_page_and_the_table_judges_on(
     assert status["challenge_count"] == len(GAME) and status["state"] == "game_over"
     assert status["broker"]["state"] == "reconnecting"
     assert CursorFile(tmp_path / "data").load().seq == 0  # nothing went out, in plain or not
+
+
+def _run_table(url: str, data: Path, *extra: str) -> Session:
+    session = Session(["run", "--sim", "--data", str(data), "--port", "0", "--broker", url,
+                       "--event", "demo", "--table", "7", *extra])
+    session.expect("gg-arbiter ready")
+    return session
+
+
+def test_run_ca_file_flag_wins_over_the_config_file(
+    tls_broker: Mosquitto, tmp_path: Path
+) -> None:
+    assert tls_broker.tls and tls_broker.tls_port
+    # The file names another CA: connecting proves the flag's CA file was used.
+    config = tmp_path / "table.toml"
+    config.write_text(f'[tournament]\nca_file = "{make_tls(tmp_path / "other").ca}"\n')
+    sub = Subscriber(tls_broker.tls_port, "gg/#", ca_file=tls_broker.tls.ca, host="localhost")
+    session = _run_table(tls_broker.tls_url(), tmp_path / "data", "--config", str(config),
+                         "--ca-file", str(tls_broker.tls.ca))
+    try:
+        sub.wait(lambda s: [m.payload for m in s.on("/online")][-1:] == [b"true"],
+                 what="the table online over TLS with --ca-file")
+    finally:
+        session.kill()
+        sub.close()
+
+
+def test_run_ca_file_flag_missing_is_one_clear_line(
+    tls_broker: Mosquitto, tmp_path: Path
+) -> None:
+    missing = tmp_path / "missing.pem"
+    session = _run_table(tls_broker.tls_url(), tmp_path / "data", "--ca-file", str(missing))
+    try:
+        session.expect(f"CA file {missing}: cannot read it")
+        session.send("quit")
+        _code, output = session.finish()
+    finally:
+        session.kill()
+    assert sum("cannot read it" in line for line in output.splitlines()) == 1, output
+
+
+@pytest.mark.parametrize("broker_flags", [["--broker", "mqtt://localhost:1883"], []],
+                         ids=["plain broker", "no broker"])
+def test_run_ca_file_flag_needs_an_mqtts_broker(
+    broker_flags: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["run", "--sim", *broker_flags, "--event", "e", "--table", "1", "--ca-file", "x.pem"]
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "mqtts://" in err[0], err
