@@ -1,5 +1,6 @@
-"""A table on a TLS broker (mqtts:// with ca_file): published when the CA is right;
-refused, with the cause on its page, when it is not, and judging its game all along."""
+"""A table on a TLS broker (mqtts:// with ca_file or run --ca-file): published when the
+CA is right; refused, with the cause on its page, when it is not, and judging its game
+all along."""
 
 from __future__ import annotations
 
@@ -57,14 +58,19 @@ def test_tls_trouble_is_named_on_the_page_and_the_table_judges_on(
     url, expect = tls_broker.tls_url(), ""
     if trouble == "another CA":
         ca, expect = make_tls(tmp_path / "other").ca, "does not verify"
+        cause = "certificate not signed by the CA file"
     elif trouble == "missing CA file":
         ca, expect = tmp_path / "missing.pem", "cannot read it"
+        cause = "the CA file cannot be used"
     elif trouble == "name mismatch":
         url, expect = tls_broker.tls_url("127.0.0.1"), "is not for the name '127.0.0.1'"
+        cause = "certificate made for another name"
     elif trouble == "TLS to a plain port":
         url, expect = f"mqtts://localhost:{tls_broker.port}", "answers plain MQTT"
+        cause = "the broker's port is not TLS"
     else:
         url, expect = f"mqtt://localhost:{tls_broker.tls_port}", "speaks TLS"
+        cause = "the broker wants TLS (mqtts://)"
     extra = f'ca_file = "{ca}"\n' if url.startswith("mqtts") else ""
     table = make_table(url, extra=extra)
     wait_until(lambda: expect in table.arbiter.status()["broker"]["detail"],
@@ -73,6 +79,7 @@ def test_tls_trouble_is_named_on_the_page_and_the_table_judges_on(
     status = table.arbiter.status()
     assert status["challenge_count"] == len(GAME) and status["state"] == "game_over"
     assert status["broker"]["state"] == "reconnecting"
+    assert status["broker"]["cause"] == cause  # the footer's few words
     assert CursorFile(tmp_path / "data").load().seq == 0  # nothing went out, in plain or not
 
 
