@@ -13,6 +13,7 @@ from __future__ import annotations
 import enum
 import socket
 import ssl
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +25,9 @@ from arbiter.errors import ArbiterError
 PROBE_TIMEOUT = 3.0
 #: OpenSSL's verify codes for a certificate of another host name or IP address.
 NAME_MISMATCH = (62, 64)
+#: OpenSSL's verify codes for a certificate not valid yet, and one expired: on a Pi
+#: without a clock battery or network time, most often the Pi's clock is wrong.
+NOT_YET_VALID, EXPIRED = 9, 10
 #: An MQTT 3.1.1 CONNECT (clean session, no client id): a plain broker answers CONNACK.
 _CONNECT = b"\x10\x0c\x00\x04MQTT\x04\x02\x00\x0a\x00\x00"
 _CONNACK = 0x20
@@ -34,6 +38,8 @@ class TlsFault(enum.Enum):
 
     WANTS_TLS = "the broker wants TLS (mqtts://)"
     NOT_SIGNED = "certificate not signed by the CA file"
+    NOT_YET_VALID = "certificate not valid yet: is this table's clock right?"
+    EXPIRED = "certificate expired (or this table's clock is wrong)"
     OTHER_NAME = "certificate made for another name"
     NOT_TLS = "the broker's port is not TLS"
     HANDSHAKE = "TLS handshake failed"
@@ -107,6 +113,12 @@ def diagnose(host: str, port: int, context: ssl.SSLContext | None,
                               f"the broker's certificate at {where} is not for the name "
                               f"{host!r} ({exc.verify_message}): connect by a name it was "
                               "made for")
+        if exc.verify_code in (NOT_YET_VALID, EXPIRED):
+            return TlsProblem(TlsFault.NOT_YET_VALID if exc.verify_code == NOT_YET_VALID
+                              else TlsFault.EXPIRED,
+                              f"the broker's certificate at {where} does not verify "
+                              f"({exc.verify_message}): check the clock here "
+                              f"({_now_utc()}), or renew the certificate")
         return TlsProblem(TlsFault.NOT_SIGNED,
                           f"the broker's certificate at {where} does not verify "
                           f"({exc.verify_message}): give the CA file that signed it")
@@ -127,6 +139,10 @@ def check_listener(host: str, port: int, context: ssl.SSLContext | None,
     problem = listener_problem(host, port, context, timeout)
     if problem is not None:
         raise BrokerTlsError(problem)
+
+
+def _now_utc() -> str:
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
 
 
 def _speaks_tls(host: str, port: int, timeout: float) -> bool:
