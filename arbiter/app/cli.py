@@ -231,16 +231,19 @@ def _cmd_run(args: argparse.Namespace) -> int:
     sim = _choose_sim(args, config)
     from arbiter.app.service import serve, stdin_or_none
 
-    if args.broker is not None or args.event is not None or args.table is not None:
+    flags = (args.broker, args.event, args.table, args.ca_file)
+    if any(flag is not None for flag in flags):
         from dataclasses import replace
 
         from arbiter.fleet.settings import SettingsError
 
         try:
             tournament = config.tournament.override(
-                broker=args.broker, event=args.event, table=args.table)
+                broker=args.broker, event=args.event, table=args.table, ca_file=args.ca_file)
         except SettingsError as exc:
             raise CliError(str(exc)) from None
+        if args.ca_file and not tournament.configured:  # else it would be ignored silently
+            raise CliError("--ca-file is for an mqtts:// broker (give --broker too)")
         config = replace(config, tournament=tournament)
     host = args.host or config.web.host
     port = args.port if args.port is not None else config.web.port
@@ -794,6 +797,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "with [tournament] ca_file (docs/mqtt.md)")
     run.add_argument("--event", metavar="SLUG", help="tournament event (topic gg/SLUG/...)")
     run.add_argument("--table", metavar="NAME", help="this table's name in the tournament")
+    run.add_argument("--ca-file", metavar="PATH",
+                     help="mqtts:// only: the CA that signed the broker's certificate "
+                          "(as [tournament] ca_file; this wins)")
     run.set_defaults(func=_cmd_run)
 
     tune = sub.add_parser("tune", help="play a tune, or render it with --wav FILE")

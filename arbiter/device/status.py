@@ -60,11 +60,12 @@ class StatusFacts:
 def fleet_status(fleet: FleetState | None) -> JsonDict:
     """The tournament part of the status: the broker link and the table's assignment."""
     if fleet is None:
-        return {"broker": {"state": BrokerState.NOT_CONFIGURED.value, "detail": ""},
+        return {"broker": {"state": BrokerState.NOT_CONFIGURED.value, "detail": "",
+                           "cause": ""},
                 "assignment": None}
     assignment = fleet.assignment
     return {
-        "broker": {"state": fleet.broker.value, "detail": fleet.detail},
+        "broker": {"state": fleet.broker.value, "detail": fleet.detail, "cause": fleet.cause},
         "assignment": {**assignment.to_dict(), "text": assignment.text} if assignment else None,
     }
 

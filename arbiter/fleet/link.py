@@ -38,7 +38,7 @@ from arbiter.fleet.payloads import (
 from arbiter.fleet.resend import ResendError, ResendRequest, ServedFile
 from arbiter.fleet.settings import SettingsError, TournamentSettings
 from arbiter.fleet.state import BrokerState, FleetState
-from arbiter.mqtt.tls import BrokerTlsError, client_context, listener_problem, secure
+from arbiter.mqtt.tls import BrokerTlsError, TlsFault, client_context, diagnose, secure
 from arbiter.rules.jsondata import JsonDict
 
 log = logging.getLogger(__name__)
@@ -134,7 +134,8 @@ class FleetLink:
             try:
                 self._tls = client_context(self.settings.ca_file)
             except BrokerTlsError as exc:  # no connection at all: never plain instead
-                self._report(f"{exc}: not connecting to {self.broker}", error=True)
+                self._report(f"{exc}: not connecting to {self.broker}", error=True,
+                             cause="the CA file cannot be used")
                 return
         client = mqtt.Client(
             CallbackAPIVersion.VERSION2,
@@ -145,7 +146,7 @@ class FleetLink:
         try:
             password = self.settings.password()
         except SettingsError as exc:
-            self._report(str(exc), error=True)
+            self._report(str(exc), error=True, cause="the password file cannot be read")
             password = None
         if self.broker.username:
             client.username_pw_set(self.broker.username, password)
@@ -196,7 +197,8 @@ class FleetLink:
                     reason: ReasonCode, _properties: object) -> None:
         if reason.is_failure:
             self._refused = True  # the disconnect that follows says nothing new
-            self._report(f"the broker {self.broker} refused the table: {reason}")
+            self._report(f"the broker {self.broker} refused the table: {reason}",
+                         cause=f"refused by the broker ({str(reason).lower()})")
             return
         self._refused = False
         self._up = True
@@ -227,10 +229,16 @@ class FleetLink:
     def _tls_problem(self) -> bool:
         """After a connection that failed before the broker answered: report it if TLS is
         why (a certificate, a host name, a plain listener for TLS or the reverse)."""
-        problem = listener_problem(self.broker.host, self.broker.port, self._tls)
+        problem = diagnose(self.broker.host, self.broker.port, self._tls)
         if problem is not None:
-            self._report(problem, error=True)
+            self._report(problem.message, error=True, cause=self._plain(problem.fault))
         return problem is not None
+
+    def _plain(self, fault: TlsFault) -> str:
+        """The fault in a few words; with no CA file the system's CAs are the ones meant."""
+        if fault is TlsFault.NOT_SIGNED and self.settings.ca_file is None:
+            return "certificate not signed by a CA this table trusts"
+        return fault.value
 
     def _on_publish(self, _client: mqtt.Client, _userdata: object, mid: int,
                     _reason: ReasonCode, _properties: object) -> None:
@@ -274,9 +282,10 @@ class FleetLink:
             self._request = request  # a newer request replaces one not yet taken
         self._wake.set()
 
-    def _report(self, detail: str, *, error: bool = False) -> None:
-        """One log line per new problem; the page shows the state and the detail."""
-        self.state.set_broker(BrokerState.RECONNECTING, detail)
+    def _report(self, detail: str, *, error: bool = False, cause: str = "") -> None:
+        """One log line per new problem; the page shows the state and the cause (the
+        few words, never a host: the footer is public), ``/api/status`` the detail."""
+        self.state.set_broker(BrokerState.RECONNECTING, detail, cause)
         if detail != self._reported:
             self._reported = detail
             (log.error if error else log.warning)("broker: %s", detail)

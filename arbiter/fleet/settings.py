@@ -51,8 +51,9 @@ class TournamentSettings:
                    Path(ca_file) if ca_file else None, keepalive)
 
     def override(self, *, broker: str | None = None, event: str | None = None,
-                 table: str | None = None) -> TournamentSettings:
-        """These settings with the command line's ``--broker``, ``--event``, ``--table``.
+                 table: str | None = None, ca_file: str | None = None) -> TournamentSettings:
+        """These settings with the command line's ``--broker``, ``--event``, ``--table``,
+        ``--ca-file`` (each, when given, wins over the file).
 
         :raises SettingsError: naming the setting.
         """
@@ -61,7 +62,7 @@ class TournamentSettings:
             event if event is not None else self.event,
             table if table is not None else self.table,
             password_file=str(self.password_file or ""),
-            ca_file=str(self.ca_file or ""),
+            ca_file=ca_file if ca_file is not None else str(self.ca_file or ""),
             keepalive=self.keepalive,
         )
 

@@ -35,6 +35,7 @@ class FleetState:
         self._lock = threading.Lock()
         self._state = state
         self._detail = ""
+        self._cause = ""
         self._assignment = assignment
         self._listeners: list[Callable[[], None]] = []
 
@@ -49,6 +50,12 @@ class FleetState:
             return self._detail
 
     @property
+    def cause(self) -> str:
+        """Why it is not connected, in a few plain words for the page footer ("": none)."""
+        with self._lock:
+            return self._cause
+
+    @property
     def assignment(self) -> Assignment | None:
         with self._lock:
             return self._assignment
@@ -58,11 +65,12 @@ class FleetState:
         with self._lock:
             self._listeners.append(listener)
 
-    def set_broker(self, state: BrokerState, detail: str = "") -> None:
+    def set_broker(self, state: BrokerState, detail: str = "", cause: str = "") -> None:
+        """``detail``: the full message (as logged); ``cause``: its few words, if known."""
         with self._lock:
-            if (state, detail) == (self._state, self._detail):
+            if (state, detail, cause) == (self._state, self._detail, self._cause):
                 return
-            self._state, self._detail = state, detail
+            self._state, self._detail, self._cause = state, detail, cause
         self._changed()
 
     def set_assignment(self, assignment: Assignment | None) -> None:

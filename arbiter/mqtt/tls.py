@@ -10,8 +10,11 @@ protocol. Nothing here ever falls back to plain MQTT.
 
 from __future__ import annotations
 
+import enum
 import socket
 import ssl
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -22,9 +25,32 @@ from arbiter.errors import ArbiterError
 PROBE_TIMEOUT = 3.0
 #: OpenSSL's verify codes for a certificate of another host name or IP address.
 NAME_MISMATCH = (62, 64)
+#: OpenSSL's verify codes for a certificate not valid yet, and one expired: on a Pi
+#: without a clock battery or network time, most often the Pi's clock is wrong.
+NOT_YET_VALID, EXPIRED = 9, 10
 #: An MQTT 3.1.1 CONNECT (clean session, no client id): a plain broker answers CONNACK.
 _CONNECT = b"\x10\x0c\x00\x04MQTT\x04\x02\x00\x0a\x00\x00"
 _CONNACK = 0x20
+
+
+class TlsFault(enum.Enum):
+    """What kind of TLS problem: its value is the cause in a few plain words (a page footer)."""
+
+    WANTS_TLS = "the broker wants TLS (mqtts://)"
+    NOT_SIGNED = "certificate not signed by the CA file"
+    NOT_YET_VALID = "certificate not valid yet: is this table's clock right?"
+    EXPIRED = "certificate expired (or this table's clock is wrong)"
+    OTHER_NAME = "certificate made for another name"
+    NOT_TLS = "the broker's port is not TLS"
+    HANDSHAKE = "TLS handshake failed"
+
+
+@dataclass(frozen=True)
+class TlsProblem:
+    """Why TLS keeps a client from the broker: ``fault`` in short, ``message`` in full."""
+
+    fault: TlsFault
+    message: str
 
 
 class BrokerTlsError(ArbiterError):
@@ -60,11 +86,19 @@ def listener_problem(host: str, port: int, context: ssl.SSLContext | None,
     None when the set-up fits the listener, or when nothing answers at all (an
     unreachable broker is not a TLS matter: the caller says that its own way).
     """
+    problem = diagnose(host, port, context, timeout)
+    return problem.message if problem is not None else None
+
+
+def diagnose(host: str, port: int, context: ssl.SSLContext | None,
+             timeout: float = PROBE_TIMEOUT) -> TlsProblem | None:
+    """:func:`listener_problem`, with the kind of fault too (for a short display)."""
     where = f"{host}:{port}"
     if context is None:
         if _speaks_tls(host, port, timeout):
-            return (f"the broker at {where} speaks TLS: use mqtts://{where} with the CA "
-                    "file that signed its certificate")
+            return TlsProblem(TlsFault.WANTS_TLS,
+                              f"the broker at {where} speaks TLS: use mqtts://{where} with "
+                              "the CA file that signed its certificate")
         return None
     try:
         raw = socket.create_connection((host, port), timeout)
@@ -75,15 +109,26 @@ def listener_problem(host: str, port: int, context: ssl.SSLContext | None,
             return None
     except ssl.SSLCertVerificationError as exc:
         if exc.verify_code in NAME_MISMATCH:
-            return (f"the broker's certificate at {where} is not for the name {host!r} "
-                    f"({exc.verify_message}): connect by a name it was made for")
-        return (f"the broker's certificate at {where} does not verify ({exc.verify_message}): "
-                "give the CA file that signed it")
+            return TlsProblem(TlsFault.OTHER_NAME,
+                              f"the broker's certificate at {where} is not for the name "
+                              f"{host!r} ({exc.verify_message}): connect by a name it was "
+                              "made for")
+        if exc.verify_code in (NOT_YET_VALID, EXPIRED):
+            return TlsProblem(TlsFault.NOT_YET_VALID if exc.verify_code == NOT_YET_VALID
+                              else TlsFault.EXPIRED,
+                              f"the broker's certificate at {where} does not verify "
+                              f"({exc.verify_message}): check the clock here "
+                              f"({_now_utc()}), or renew the certificate")
+        return TlsProblem(TlsFault.NOT_SIGNED,
+                          f"the broker's certificate at {where} does not verify "
+                          f"({exc.verify_message}): give the CA file that signed it")
     except OSError as exc:  # ssl.SSLError, reset, EOF, timeout: not a TLS listener?
         if _speaks_plain_mqtt(host, port, timeout):
-            return (f"the broker at {where} answers plain MQTT, not TLS: "
-                    "use mqtt:// or the broker's TLS port")
-        return f"TLS handshake with the broker at {where} failed: {exc}"
+            return TlsProblem(TlsFault.NOT_TLS,
+                              f"the broker at {where} answers plain MQTT, not TLS: "
+                              "use mqtt:// or the broker's TLS port")
+        return TlsProblem(TlsFault.HANDSHAKE,
+                          f"TLS handshake with the broker at {where} failed: {exc}")
     finally:
         raw.close()
 
@@ -94,6 +139,10 @@ def check_listener(host: str, port: int, context: ssl.SSLContext | None,
     problem = listener_problem(host, port, context, timeout)
     if problem is not None:
         raise BrokerTlsError(problem)
+
+
+def _now_utc() -> str:
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
 
 
 def _speaks_tls(host: str, port: int, timeout: float) -> bool:

@@ -165,6 +165,8 @@ def test_a_broker_that_refuses_is_away_or_stalls_never_stops_the_verdicts(
         assert status["broker"]["state"] == "reconnecting"
         if trouble == "wrong password":
             wait_until(lambda: "refused" in table.arbiter.status()["broker"]["detail"])
+            assert table.arbiter.status()["broker"]["cause"] == (
+                "refused by the broker (not authorized)")
         assert CursorFile(tmp_path / "data").load().seq == 0
     finally:
         if locked is not None:
@@ -207,5 +209,6 @@ def test_no_broker_configured_status_says_so(make_table: TableFactory) -> None:
     table = make_table("")
     assert table.link is None
     table.rig.challenge("W:SPY", "B:5*G")
-    assert table.arbiter.status()["broker"] == {"state": "not configured", "detail": ""}
+    assert table.arbiter.status()["broker"] == {"state": "not configured", "detail": "",
+                                                "cause": ""}
     assert table.arbiter.status()["assignment"] is None

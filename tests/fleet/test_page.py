@@ -13,9 +13,13 @@ from arbiter.app.assembly import build_arbiter
 from arbiter.app.config import load_config
 from arbiter.fleet.assignment import Assignment
 from arbiter.fleet.state import BrokerState
+from tests.fleet.conftest import TableFactory
+from tests.support.mqtt import make_tls, tls_mosquitto
 from tests.support.web import CHROMIUM, CHROMIUM_ARGS, build_app, live_server
 
 pytestmark = [pytest.mark.timeout(120)]
+#: Between the broker's state and its cause in the footer.
+DASH = "\u2014"
 
 
 @pytest.fixture
@@ -68,3 +72,27 @@ def test_page_without_a_tournament_says_not_configured(tmp_path: Path) -> None:
     finally:
         device.close()
     assert "broker: not configured" in html
+
+
+def test_footer_says_why_tls_fails_in_plain_words(
+    browser: Any, make_table: TableFactory, tmp_path: Path
+) -> None:
+    from playwright.sync_api import expect
+
+    with tls_mosquitto(tmp_path / "tls-broker", "localhost") as broker:
+        other_ca = make_tls(tmp_path / "other").ca  # not the CA that signed the broker's
+        table = make_table(broker.tls_url(), extra=f'ca_file = "{other_ca}"\n')
+        footer = f"broker: reconnecting {DASH} certificate not signed by the CA file"
+        with live_server(build_app(table.arbiter)) as server:
+            page = browser.new_page()
+            problems: list[str] = []
+            page.on("pageerror", lambda e: problems.append(str(e)))
+            page.goto(server.url)
+            expect(page.locator('[data-f="broker"]')).to_have_text(footer, timeout=30_000)
+            # Served that way too, before any script runs; and naming no host.
+            html = build_app(table.arbiter).test_client().get("/").get_data(as_text=True)
+            assert footer in html
+            assert "localhost" not in footer and str(broker.tls_port) not in footer
+            table.arbiter.fleet.set_broker(BrokerState.CONNECTED)
+            expect(page.locator('[data-f="broker"]')).to_have_text("broker: connected")
+            assert problems == []

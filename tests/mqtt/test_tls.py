@@ -4,16 +4,25 @@ in one line (certificate, host name, plain listener for TLS and the reverse)."""
 from __future__ import annotations
 
 import os
+import shutil
 import ssl
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
-from arbiter.mqtt.tls import BrokerTlsError, check_listener, client_context, listener_problem
-from tests.support.mqtt import Mosquitto, make_tls, tls_mosquitto
+from arbiter.mqtt.tls import (
+    BrokerTlsError,
+    TlsFault,
+    check_listener,
+    client_context,
+    diagnose,
+    listener_problem,
+)
+from tests.support.mqtt import MOSQUITTO, Mosquitto, make_tls, tls_mosquitto
 from tests.support.spawn import free_port
 
 pytestmark = pytest.mark.timeout(60)
@@ -95,3 +104,25 @@ def test_nothing_listening_is_not_a_tls_problem(broker: Mosquitto) -> None:
     port = free_port()
     assert listener_problem("localhost", port, client_context(broker.tls.ca)) is None
     assert listener_problem("localhost", port, None) is None
+
+
+@pytest.mark.parametrize(("days", "fault", "words"), [
+    ((-10, -1), TlsFault.EXPIRED, "certificate has expired"),
+    ((1, 10), TlsFault.NOT_YET_VALID, "certificate is not yet valid"),
+], ids=["expired", "not yet valid"])
+def test_a_certificate_out_of_its_dates_is_told_from_another_ca(
+    days: tuple[int, int], fault: TlsFault, words: str, tmp_path: Path
+) -> None:
+    if not shutil.which(MOSQUITTO):
+        pytest.skip("mosquitto is not installed (bash setup.sh --dev installs it)")
+    now = datetime.now(UTC)
+    tls = make_tls(tmp_path / "tls", "localhost", not_before=now + timedelta(days=days[0]),
+                   not_after=now + timedelta(days=days[1]))
+    broker = Mosquitto(tmp_path / "broker", tls=tls).start()
+    try:
+        assert broker.tls_port
+        problem = diagnose("localhost", broker.tls_port, client_context(tls.ca))
+    finally:
+        broker.stop()
+    assert problem is not None and problem.fault is fault
+    assert words in problem.message and "check the clock here" in problem.message

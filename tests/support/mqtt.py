@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -43,13 +44,16 @@ class TlsFiles:
     key: Path
 
 
-def make_tls(directory: Path, *names: str) -> TlsFiles:
-    """A fresh CA and a broker certificate for ``names`` (default localhost and 127.0.0.1)."""
+def make_tls(directory: Path, *names: str, not_before: datetime | None = None,
+             not_after: datetime | None = None) -> TlsFiles:
+    """A fresh CA and a broker certificate for ``names`` (default localhost and 127.0.0.1),
+    valid from ``not_before`` to ``not_after`` (default: trustme's, around now)."""
     import trustme  # only the TLS tests need it
 
     directory.mkdir(parents=True, exist_ok=True)
     ca = trustme.CA()
-    issued = ca.issue_cert(*(names or ("localhost", "127.0.0.1")))
+    issued = ca.issue_cert(*(names or ("localhost", "127.0.0.1")), not_before=not_before,
+                           not_after=not_after)
     files = TlsFiles(directory / "ca.pem", directory / "broker.pem", directory / "broker.key")
     ca.cert_pem.write_to_path(str(files.ca))
     for i, pem in enumerate(issued.cert_chain_pems):

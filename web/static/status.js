@@ -162,7 +162,10 @@
     // Tournament: the hub's assignment, and the link to its broker.
     field("assignment").hidden = !s.assignment;
     setText("assignment", s.assignment ? s.assignment.text : "");
-    setText("broker", "broker: " + ((s.broker && s.broker.state) || "not configured"));
+    // The cause is a few plain words about the network (never a host or a rank).
+    var cause = s.broker && s.broker.cause;
+    setText("broker", "broker: " + ((s.broker && s.broker.state) || "not configured") +
+      (cause ? " \u2014 " + cause : ""));
   }
 
   function setConnection(state, words) {
