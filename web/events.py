@@ -17,6 +17,8 @@ import threading
 from collections.abc import Generator
 from typing import Any, Protocol
 
+from flask import Response, jsonify
+
 from arbiter.device.status import put_dropping_oldest
 from arbiter.errors import ArbiterError
 
@@ -180,3 +182,22 @@ class StreamHub:
             queues = list(self._open)
         for q in queues:
             put_dropping_oldest(q, _STOP)
+
+
+def stream_response(hub: StreamHub, poll: str, retry_seconds: int) -> Response:
+    """``hub``'s next event stream as a response, or, when it is full, a quick 503 JSON
+    naming ``poll`` (the page's polling route) and when to try again (``Retry-After``):
+    never a wait for a thread."""
+    try:
+        stream = hub.open()
+    except StreamsFullError as exc:
+        log.debug("event stream refused: %s", exc)
+        response = jsonify({"error": f"{exc}; poll {poll}, or retry after {retry_seconds} s"})
+        response.status_code = 503
+        response.headers["Retry-After"] = str(retry_seconds)
+        return response
+    return Response(
+        stream,
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )

@@ -16,7 +16,7 @@ from arbiter.device.protocol import DeviceView
 from arbiter.rules.game import Game, GameInProgressError
 from arbiter.storage.journal import CorruptDataError, StoreError, UnknownGameError
 from web import present
-from web.events import StreamHub, StreamsFullError
+from web.events import stream_response
 
 log = logging.getLogger(__name__)
 
@@ -80,23 +80,9 @@ def api_status() -> Response:
 
 @bp.get("/api/events")
 def api_events() -> Response:
-    hub: StreamHub = current_app.extensions["arbiter_streams"]
-    try:
-        stream = hub.open()
-    except StreamsFullError as exc:
-        # A quick refusal, never a wait for a thread: the page polls /api/status
-        # and tries the stream again after Retry-After.
-        log.debug("event stream refused: %s", exc)
-        retry = int(current_app.config["STREAM_RETRY_SECONDS"])
-        response = jsonify({"error": f"{exc}; poll /api/status, or retry after {retry} s"})
-        response.status_code = 503
-        response.headers["Retry-After"] = str(retry)
-        return response
-    return Response(
-        stream,
-        mimetype="text/event-stream",
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-    )
+    # The page polls /api/status while refused, and tries the stream again after Retry-After.
+    return stream_response(current_app.extensions["arbiter_streams"], "/api/status",
+                           int(current_app.config["STREAM_RETRY_SECONDS"]))
 
 
 def _summaries() -> list[dict[str, Any]]:

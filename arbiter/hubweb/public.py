@@ -6,7 +6,6 @@ and a game's reveal appears once the game is over (see :mod:`arbiter.hubweb.view
 
 from __future__ import annotations
 
-import logging
 from typing import cast
 
 from flask import Blueprint, Response, abort, current_app, jsonify, render_template
@@ -14,9 +13,7 @@ from flask import Blueprint, Response, abort, current_app, jsonify, render_templ
 from arbiter.hub.ledger import Ledger
 from arbiter.hubweb import views
 from arbiter.hubweb.feed import VenueFeed
-from web.events import StreamHub, StreamsFullError
-
-log = logging.getLogger(__name__)
+from web.events import stream_response
 
 bp = Blueprint("public", __name__)
 
@@ -90,19 +87,5 @@ def api_game(table: str, game_id: str) -> Response:
 
 @bp.get("/api/events")
 def api_events() -> Response:
-    hub: StreamHub = current_app.extensions["arbiter_streams"]
-    try:
-        stream = hub.open()
-    except StreamsFullError as exc:
-        log.debug("event stream refused: %s", exc)
-        response = jsonify(
-            {"error": f"{exc}; poll /api/venue, or retry after {STREAM_RETRY_SECONDS} s"}
-        )
-        response.status_code = 503
-        response.headers["Retry-After"] = str(STREAM_RETRY_SECONDS)
-        return response
-    return Response(
-        stream,
-        mimetype="text/event-stream",
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-    )
+    return stream_response(current_app.extensions["arbiter_streams"], "/api/venue",
+                           STREAM_RETRY_SECONDS)
