@@ -29,6 +29,25 @@ class AssignmentError(ArbiterError, ValueError):
     """An assignment payload that cannot be used; the table keeps the one it had."""
 
 
+def wire_object(payload: bytes, error: type[ArbiterError]) -> JsonDict | None:
+    """The JSON object of a message the hub sends a table (``assignment``, ``resend``);
+    None for an empty payload (a cleared retained topic).
+
+    :raises error: not JSON, not an object, or not of :data:`WIRE_FORMAT`.
+    """
+    if not payload.strip():
+        return None
+    try:
+        data = json.loads(payload)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise error(f"not JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise error("not a JSON object")
+    if data.get("format") != WIRE_FORMAT:
+        raise error(f"unknown format {data.get('format')!r}")
+    return data
+
+
 @dataclass(frozen=True)
 class Assignment:
     """Round ``round``, board ``board``: ``white`` plays White, ``black`` plays Black."""
@@ -44,17 +63,8 @@ class Assignment:
 
         :raises AssignmentError: not the assignment JSON of docs/mqtt.md.
         """
-        if not payload.strip():
-            return None
-        try:
-            data = json.loads(payload)
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise AssignmentError(f"not JSON: {exc}") from None
-        if not isinstance(data, dict):
-            raise AssignmentError("not a JSON object")
-        if data.get("format") != WIRE_FORMAT:
-            raise AssignmentError(f"unknown format {data.get('format')!r}")
-        return cls.from_dict(data)
+        data = wire_object(payload, AssignmentError)
+        return None if data is None else cls.from_dict(data)
 
     @classmethod
     def from_dict(cls, data: JsonDict) -> Assignment:

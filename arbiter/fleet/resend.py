@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arbiter.errors import ArbiterError
-from arbiter.fleet.assignment import WIRE_FORMAT
+from arbiter.fleet.assignment import WIRE_FORMAT, wire_object
 from arbiter.storage.durable import write_durably
 
 log = logging.getLogger(__name__)
@@ -44,14 +44,9 @@ class ResendRequest:
 
         :raises ResendError: not the resend JSON of docs/mqtt.md.
         """
-        if not payload.strip():
+        data = wire_object(payload, ResendError)
+        if data is None:
             return None
-        try:
-            data = json.loads(payload)
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise ResendError(f"not JSON: {exc}") from None
-        if not isinstance(data, dict) or data.get("format") != WIRE_FORMAT:
-            raise ResendError("not a format 1 JSON object")
         table, number, ranges = data.get("table"), data.get("id"), data.get("ranges")
         if not isinstance(table, str) or not table:
             raise ResendError("'table' must be the table's name")
