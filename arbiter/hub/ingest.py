@@ -294,27 +294,13 @@ class Ingest:
 
     def publish_assignment(self, table: str, assignment: Mapping[str, Any] | None) -> None:
         """Set (or with None clear) a table's retained ``assignment``; waits for the broker."""
-        info = self.client.publish(
-            table_prefix(self.event, table) + "assignment", _assignment_bytes(assignment),
-            qos=1, retain=True,
-        )
-        try:
-            info.wait_for_publish(PUBLISH_TIMEOUT)
-        except (ValueError, RuntimeError) as exc:
-            raise IngestError(f"assignment for {table!r} not sent: {exc}") from None
-        if not info.is_published():
-            raise IngestError(f"assignment for {table!r} not taken by the broker in time")
+        _publish_retained(self.client, table_prefix(self.event, table) + "assignment",
+                          _assignment_bytes(assignment), f"assignment for {table!r}")
 
     def publish_resend(self, ask: ResendAsk) -> None:
         """Publish a table's retained ``resend`` request; waits for the broker."""
-        info = self.client.publish(table_prefix(self.event, ask.table) + "resend",
-                                   resend_payload(ask), qos=1, retain=True)
-        try:
-            info.wait_for_publish(PUBLISH_TIMEOUT)
-        except (ValueError, RuntimeError) as exc:
-            raise IngestError(f"resend request for {ask.table!r} not sent: {exc}") from None
-        if not info.is_published():
-            raise IngestError(f"resend request for {ask.table!r} not taken by the broker in time")
+        _publish_retained(self.client, table_prefix(self.event, ask.table) + "resend",
+                          resend_payload(ask), f"resend request for {ask.table!r}")
 
     def publish_round(self, round_number: int) -> None:
         """Publish every assignment of a round to its table."""
@@ -355,13 +341,21 @@ def publish_once(
     client.loop_start()
     try:
         for topic, payload, what in messages:
-            info = client.publish(topic, payload, qos=1, retain=True)
-            info.wait_for_publish(PUBLISH_TIMEOUT)
-            if not info.is_published():
-                raise IngestError(f"{what} not taken by the broker in time")
+            _publish_retained(client, topic, payload, what)
     finally:
         client.disconnect()
         client.loop_stop()
+
+
+def _publish_retained(client: mqtt.Client, topic: str, payload: bytes, what: str) -> None:
+    """Publish a retained QoS 1 message and wait until the broker has it."""
+    info = client.publish(topic, payload, qos=1, retain=True)
+    try:
+        info.wait_for_publish(PUBLISH_TIMEOUT)
+    except (ValueError, RuntimeError) as exc:
+        raise IngestError(f"{what} not sent: {exc}") from None
+    if not info.is_published():
+        raise IngestError(f"{what} not taken by the broker in time")
 
 
 def _kind(topic: str) -> str:
