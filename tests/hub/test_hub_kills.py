@@ -24,10 +24,8 @@ import pytest
 
 from arbiter.fleet.outbox import CursorFile
 from tests.support.mqtt import MOSQUITTO, Mosquitto
-from tests.support.spawn import free_port
-from tests.support.venue import Node, SimTable, held
+from tests.support.venue import Node, SimTable, held, hub_node, sim_table
 from tests.support.waiting import WAIT, wait_until
-from tests.support.web import FAST_CONFIG, PIN
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -66,21 +64,12 @@ def venue(tmp_path: Path) -> Iterator[tuple[Mosquitto, Node, dict[str, SimTable]
     nodes: list[Node] = []
     try:
         hub_data = tmp_path / "hub"
-        port = free_port()
-        hub = Node(["hub", "--event", EVENT, "--data", str(hub_data), "--broker", url,
-                    "--host", "127.0.0.1", "--port", str(port)], port, "hub web on")
+        hub = hub_node(hub_data, EVENT, url)
         nodes.append(hub.start())
-        config = tmp_path / "table.toml"
-        config.write_text(FAST_CONFIG + f'\n[web]\nadmin_pin = "{PIN}"\n')
         tables: dict[str, SimTable] = {}
         for name in ("1", "2"):
-            port = free_port()
-            data = tmp_path / f"t{name}"
-            node = Node(["run", "--sim", "--config", str(config), "--data", str(data),
-                         "--host", "127.0.0.1", "--port", str(port), "--broker", url,
-                         "--event", EVENT, "--table", name], port, "gg-arbiter ready")
-            nodes.append(node.start())
-            tables[name] = SimTable(name, node, data)
+            tables[name] = sim_table(tmp_path, name, EVENT, url)
+            nodes.append(tables[name].node.start())
         yield broker, hub, tables, hub_data / "hub.sqlite"
     finally:
         for node in nodes:

@@ -16,10 +16,9 @@ from arbiter.app.cli import main
 from arbiter.fleet.outbox import CursorFile
 from arbiter.fleet.resend import ServedFile
 from tests.support.mqtt import MOSQUITTO, Mosquitto
-from tests.support.spawn import free_port
-from tests.support.venue import Node, SimTable, held
+from tests.support.venue import Node, SimTable, held, hub_node, sim_table
 from tests.support.waiting import WAIT, wait_until
-from tests.support.web import FAST_CONFIG, PIN
+from tests.support.web import PIN
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -40,23 +39,14 @@ def venue(tmp_path: Path) -> Iterator[tuple[Mosquitto, SimTable, HubFactory, Pat
 
     def make_hub(resend_after: float) -> Node:
         assert _hub_cli(hub_data, "set-pin", PIN) == 0
-        port = free_port()
-        node = Node(["hub", "--event", EVENT, "--data", str(hub_data), "--broker", url,
-                     "--host", "127.0.0.1", "--port", str(port),
-                     "--resend-after", str(resend_after)], port, "hub web on")
+        node = hub_node(hub_data, EVENT, url, "--resend-after", str(resend_after))
         nodes.append(node)
         return node.start()
 
     try:
-        config = tmp_path / "table.toml"
-        config.write_text(FAST_CONFIG + f'\n[web]\nadmin_pin = "{PIN}"\n')
-        port = free_port()
-        data = tmp_path / "t1"
-        node = Node(["run", "--sim", "--config", str(config), "--data", str(data),
-                     "--host", "127.0.0.1", "--port", str(port), "--broker", url,
-                     "--event", EVENT, "--table", "1"], port, "gg-arbiter ready")
-        nodes.append(node.start())
-        yield broker, SimTable("1", node, data), make_hub, hub_data / "hub.sqlite"
+        table = sim_table(tmp_path, "1", EVENT, url)
+        nodes.append(table.node.start())
+        yield broker, table, make_hub, hub_data / "hub.sqlite"
     finally:
         for n in nodes:
             n.stop()

@@ -123,6 +123,26 @@ class SimTable:
         return out
 
 
+def hub_node(hub_data: Path, event: str, broker_url: str, *extra: str) -> Node:
+    """``gg-arbiter hub`` serving ``event`` from ``hub_data`` on a free port (not started)."""
+    port = free_port()
+    return Node(["hub", "--event", event, "--data", str(hub_data), "--broker", broker_url,
+                 "--host", "127.0.0.1", "--port", str(port), *extra], port, "hub web on")
+
+
+def sim_table(tmp_path: Path, name: str, event: str, broker_url: str) -> SimTable:
+    """``gg-arbiter run --sim`` as table ``name`` of ``event`` (admin PIN :data:`PIN`),
+    its data in ``tmp_path/t<name>``, on a free port (not started)."""
+    config = tmp_path / "table.toml"
+    if not config.exists():
+        config.write_text(FAST_CONFIG + f'\n[web]\nadmin_pin = "{PIN}"\n')
+    port, data = free_port(), tmp_path / f"t{name}"
+    node = Node(["run", "--sim", "--config", str(config), "--data", str(data),
+                 "--host", "127.0.0.1", "--port", str(port), "--broker", broker_url,
+                 "--event", event, "--table", name], port, "gg-arbiter ready")
+    return SimTable(name, node, data)
+
+
 @contextmanager
 def venue(
     tmp_path: Path, event: str, table_names: Sequence[str]
@@ -136,20 +156,11 @@ def venue(
         hub_data = tmp_path / "hub"
         subprocess.run([*gg_arbiter(), "hub", "--event", event, "--data", str(hub_data),
                         "set-pin", PIN], check=True, capture_output=True, timeout=60)
-        port = free_port()
-        hub = Node(["hub", "--event", event, "--data", str(hub_data), "--broker", broker.url,
-                    "--host", "127.0.0.1", "--port", str(port)], port, "hub web on")
+        hub = hub_node(hub_data, event, broker.url)
         nodes.append(hub.launch())
-        config = tmp_path / "table.toml"
-        config.write_text(FAST_CONFIG + f'\n[web]\nadmin_pin = "{PIN}"\n')
-        tables: dict[str, SimTable] = {}
-        for name in table_names:
-            port, data = free_port(), tmp_path / f"t{name}"
-            node = Node(["run", "--sim", "--config", str(config), "--data", str(data),
-                         "--host", "127.0.0.1", "--port", str(port), "--broker", broker.url,
-                         "--event", event, "--table", name], port, "gg-arbiter ready")
-            nodes.append(node.launch())
-            tables[name] = SimTable(name, node, data)
+        tables = {name: sim_table(tmp_path, name, event, broker.url) for name in table_names}
+        for table in tables.values():
+            nodes.append(table.node.launch())
         for node in nodes:  # launched together, waited for together: a faster start
             node.wait_ready()
         yield hub, tables
