@@ -53,6 +53,16 @@ def event_bytes(sub: Subscriber) -> list[tuple[int, bytes]]:
     return [(json.loads(m.payload)["seq"], m.payload) for m in sub.on("/events")]
 
 
+def played(table: Any, sub: Subscriber, tmp_path: Path) -> Path:
+    """Play the whole game at ``table``; once ``sub`` has every event and the broker
+    acknowledged each, the table's data directory."""
+    play(table)
+    sub.wait(lambda s: len(s.events()) == ALL_EVENTS, what="the whole game")
+    data = tmp_path / "data"
+    wait_until(lambda: CursorFile(data).load().seq == ALL_EVENTS, what="every event acked")
+    return data
+
+
 def served(data: Path) -> int:
     return ServedFile(data).load()
 
@@ -69,10 +79,7 @@ def test_the_events_asked_for_go_out_again_byte_for_byte_once(
 ) -> None:
     sub = Subscriber(broker.port)
     table = make_table(broker.url)
-    play(table)
-    sub.wait(lambda s: len(s.events()) == ALL_EVENTS, what="the whole game")
-    data = tmp_path / "data"
-    wait_until(lambda: CursorFile(data).load().seq == ALL_EVENTS, what="every event acked")
+    data = played(table, sub, tmp_path)
     first = dict(event_bytes(sub))
     status = sub.on("/status")[-1].json()
     assert status["event_seq"] == ALL_EVENTS  # what the hub compares with its ledger
@@ -102,10 +109,7 @@ def test_a_request_for_another_table_or_unknown_events_changes_nothing(
 ) -> None:
     sub = Subscriber(broker.port)
     table = make_table(broker.url)
-    play(table)
-    sub.wait(lambda s: len(s.events()) == ALL_EVENTS, what="the whole game")
-    data = tmp_path / "data"
-    wait_until(lambda: CursorFile(data).load().seq == ALL_EVENTS, what="every event acked")
+    data = played(table, sub, tmp_path)
 
     hub.ask({"table": "8", "id": 5, "ranges": [[1, 7]]})  # on table 7's topic: refused
     hub.ask({"table": "7", "id": 6, "ranges": [[50, 60]]})  # never had those
@@ -122,10 +126,7 @@ def test_an_offline_table_serves_the_request_when_it_comes_back(
 ) -> None:
     sub = Subscriber(broker.port)
     table = make_table(f"mqtt://127.0.0.1:{proxy.port}")
-    play(table)
-    sub.wait(lambda s: len(s.events()) == ALL_EVENTS, what="the whole game")
-    data = tmp_path / "data"
-    wait_until(lambda: CursorFile(data).load().seq == ALL_EVENTS, what="every event acked")
+    data = played(table, sub, tmp_path)
     first = dict(event_bytes(sub))
 
     proxy.mode = "refuse"
