@@ -32,7 +32,7 @@ from arbiter.hubweb import create_hub_app
 from arbiter.hubweb.feed import VenueFeed
 from arbiter.hubweb.views import suggested_tables
 from arbiter.mqtt.address import BrokerAddress, BrokerAddressError
-from arbiter.mqtt.tls import check_listener, client_context
+from arbiter.mqtt.tls import client_context
 from arbiter.storage.paths import default_data_dir
 from arbiter.tournament.model import Result
 from arbiter.tournament.standings import TieBreak
@@ -122,8 +122,6 @@ def _serve(args: argparse.Namespace) -> int:
     if not args.broker:
         raise HubCliError("gg-arbiter hub: give --broker URL to serve (or a subcommand)")
     link = broker_link(args)
-    # TLS that cannot work stops the hub before it opens anything (said in one line).
-    check_listener(link.address.host, link.address.port, link.tls)
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
@@ -140,9 +138,13 @@ def _serve(args: argparse.Namespace) -> int:
                         on_change=changed, username=link.username,
                         password=link.password, tls=link.tls)
         resender = Resender(ledger, ingest.publish_resend, grace=args.resend_after)
-        app = create_hub_app(ledger, feed, ledger.path.parent,
-                             publish=ingest.publish_assignment, resend=resender.ask)
+        # Connected and subscribed first: a broker that cannot be reached, or TLS that
+        # cannot work (BrokerTlsError, at once), stops the hub in one line (said by main)
+        # before it shows a PIN or opens its web port.
+        ingest.start(timeout=args.connect_timeout)
         try:
+            app = create_hub_app(ledger, feed, ledger.path.parent,
+                                 publish=ingest.publish_assignment, resend=resender.ask)
             # Waitress keeps everything a response has sent in its current output
             # buffer (it never prunes a buffer that has once been partly sent) until
             # the buffer reaches outbuf_high_watermark, 16 MB by default: a venue
@@ -151,14 +153,12 @@ def _serve(args: argparse.Namespace) -> int:
             # old) that often; a backlog past 64 KB goes to a temporary file.
             server = make_server(app, args.host, args.port, outbuf_overflow=64 * 1024,
                                  outbuf_high_watermark=256 * 1024)
-        except WebServerError as exc:
-            raise HubCliError(str(exc)) from None
-        web_thread = threading.Thread(target=server.run, name="hub-web", daemon=True)
-        try:
-            ingest.start(timeout=args.connect_timeout)
-        except ArbiterError:  # IngestError, BrokerTlsError: said in one line by main
-            server.close()
+        except BaseException as exc:
+            ingest.stop()
+            if isinstance(exc, WebServerError):
+                raise HubCliError(str(exc)) from None
             raise
+        web_thread = threading.Thread(target=server.run, name="hub-web", daemon=True)
         try:
             feed.start()
             resender.start()
