@@ -7,6 +7,7 @@ Content-Security-Policy with no error in the console.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -116,8 +117,13 @@ def test_browser_sim_panel_keeps_its_own_pick_over_a_stale_slots_answer(
             timeout=10_000,
         )
         page.route("**/api/sim/slots", hold_first_poll)
-        with page.expect_request(slots_poll, timeout=10_000):
-            pass  # the panel's next poll is now held, its answer says "empty"
+        # The panel's next poll is held, its answer says "empty". Not expect_request: a poll
+        # sent between the route and the waiter is held unseen, and no other poll follows
+        # a pending one. The route's handler runs while Playwright waits: wait in steps.
+        deadline = time.monotonic() + 10
+        while not held:
+            assert time.monotonic() < deadline, "no slots poll came to be held"
+            page.wait_for_timeout(20)
         page.select_option('form[data-slot="attacker"] select[name="side"]', "W")
         page.select_option('form[data-slot="attacker"] select[name="rank"]', "SPY")
         page.click('form[data-slot="attacker"] button[data-act="seat"]')
