@@ -6,7 +6,8 @@
 Sources: ``arbiter/app/default_config.toml`` (through :func:`arbiter.app.config.load_config`)
 for every pin and port, :data:`arbiter.rules.keycode.DEFAULT_KEYCODE` for the key code,
 and ``parts.toml`` (through ``geometry.py``) for the printed parts. Outputs: ``pinout.md``,
-``keycodes.md``, ``gg_params.scad``, ``keys_all.scad`` and the parts-list block of
+``keycodes.md``, ``gg_params.scad``, ``gg_assembly.scad`` (``assembly.py``: the flagship's
+layout), ``keys_all.scad`` and the parts-list block of
 ``README.md`` (``partslist.py``); ``wiring.py`` adds the wiring pictures and ``wiring.md``,
 ``keychart.py`` the key chart (SVG and PDF). The other ``.scad`` files and the rest of
 ``README.md`` are written by hand.
@@ -37,6 +38,7 @@ from arbiter.rules.pieces import all_pieces  # noqa: E402
 
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
+import assembly  # noqa: E402
 import geometry as geo  # noqa: E402
 import partslist  # noqa: E402
 
@@ -440,6 +442,7 @@ def outputs(config: Config | None = None, keycode: KeyCode = DEFAULT_KEYCODE,
         **wiring.outputs(config, HEADER),
         **keychart.outputs(keycode, {name: value for name, value, _ in geom.params}),
         HERE / "gg_params.scad": params_scad(geom),
+        HERE / "gg_assembly.scad": assembly.scad(parts),
         HERE / "keys_all.scad": keys_all_scad(keycode, geom),
         readme: partslist.fill(readme.read_text(encoding="utf-8"), geo.load_parts(parts), geom),
     }
