@@ -170,7 +170,7 @@ def _figures(parts: dict[str, Any], g: geo.Geometry) -> dict[str, Any]:
         "floor": en["floor"], "wall_b": wall_b, "front": front, "slot_x": slot_x,
         "slot_y": slot_y, "slot_yc": slot_yc, "slot_depth": 6.0, "pocket": pocket,
         "pocket_y0": pocket_y0, "cav_b": cav_b, "block_h": block_h,
-        "slot_xc": (round(width / 2 - v("rc_pitch") / 2, 2), round(width / 2 + v("rc_pitch") / 2, 2)),
+        "slot_xc": tuple(round(width / 2 + s * v("rc_pitch") / 2, 2) for s in (-1, 1)),
         "mid_x": round(width / 2, 2), "button_y": 47.5, "buzzer_y": depth - wall_b - 9,
         "outline": box(0, 0, 0, width, depth, rim + block_h),
     }
@@ -266,14 +266,14 @@ def layout(pi: str = "pi4", parts_path: Path = geo.PARTS) -> Assembly:
         for what, bx in (("power", en["zero_pwr_x"]), ("data (Pico cable)", en["zero_usb_x"])):
             cx, _ = pi_xy(bx, 0)
             power_x.append(cx)
-            add(f"Zero micro-USB {what} plug", box(cx - pm[0] / 2, py1 + 0.5, top_z + 1.4 - pm[1] / 2,
-                                                   cx + pm[0] / 2, py1 + 0.5 + pm[2],
-                                                   top_z + 1.4 + pm[1] / 2),
+            add(f"Zero micro-USB {what} plug",
+                box(cx - pm[0] / 2, py1 + 0.5, top_z + 1.4 - pm[1] / 2, cx + pm[0] / 2,
+                    py1 + 0.5 + pm[2], top_z + 1.4 + pm[1] / 2),
                 Kind.PLUG_OUT, colour="dimgray")
 
     # --- the Pico at the front right, parts up, micro-USB end to the left.
     pico_l, pico_w = base["pico_size"]
-    kx1, ky0 = W - e - col - 1, e + 2          # clear of the corner column
+    kx1, ky0 = W - e - col - 2, e + 2          # clear of the corner column
     kx0, ky1 = kx1 - pico_l, ky0 + pico_w
     pico_holes = [(kx0 + 2 + i * base["pico_holes"][0], ky0 + 4.8 + j * base["pico_holes"][1])
                   for i in (0, 1) for j in (0, 1)]
@@ -358,7 +358,8 @@ def layout(pi: str = "pi4", parts_path: Path = geo.PARTS) -> Assembly:
                         f["buzzer_y"] + bz / 2, slab_z + g.value("bz_h")))
     add("block slab", box(0, 0, slab_z, W, D, rim + bh), group="block", colour="lightblue",
         openings=tuple(openings))
-    for name, b in (("front", box(0, 0, rim, W, wb, slab_z)), ("back", box(0, D - wb, rim, W, D, slab_z)),
+    for name, b in (("front", box(0, 0, rim, W, wb, slab_z)),
+                    ("back", box(0, D - wb, rim, W, D, slab_z)),
                     ("left", box(0, wb, rim, wb, D - wb, slab_z)),
                     ("right", box(W - wb, wb, rim, W, D - wb, slab_z))):
         add(f"block {name} wall", b, group="block", colour="lightblue")

@@ -95,7 +95,7 @@ module half(which) {
     }
 }
 
-if (part == "whole") {
+if (is_undef(GG_PRINT)) if (part == "whole") {
     half("left");
     half("right");
     %translate([block_origin[0], block_origin[1], base_t])

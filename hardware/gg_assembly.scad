@@ -23,12 +23,12 @@ asm_button_y = 47.5;
 asm_buzzer_y = 76.8;
 asm_pi_holes = [[131.6, 82.9], [131.6, 33.9], [73.6, 82.9], [73.6, 33.9]];
 asm_zero_holes = [[131.6, 59.9], [73.6, 59.9]];
-asm_pico_holes = [[86.6, 9.2], [86.6, 20.6], [133.6, 9.2], [133.6, 20.6]];
+asm_pico_holes = [[85.6, 9.2], [85.6, 20.6], [132.6, 9.2], [132.6, 20.6]];
 asm_columns = [[5.9, 5.9], [140.1, 5.9], [5.9, 83.9], [140.1, 83.9]];
 asm_board_z = 8.4;
 asm_short_h = 4;
 asm_col = 7;
-asm_pico_box = [84.6, 4.4, 135.6, 25.4];
+asm_pico_box = [83.6, 4.4, 134.6, 25.4];
 asm_pi_box = [50.1, 30.4, 135.1, 86.4];
 asm_back_open_pi4 = [[115.9, 131.9, 6, 19]];
 asm_back_open_zero = [[74.1, 88.1, 6, 19], [86.7, 100.7, 6, 19]];
@@ -42,10 +42,10 @@ asm_solids_pi4 = [
     ["Pi GPIO header + Dupont", "black", [[77.1, 31.3, 10], [127.9, 36.5, 32.5]], 0],
     ["Pi USB-C receptacle", "silver", [[119.4, 79, 10], [128.4, 86.9, 13.3]], 0],
     ["USB-C power plug", "dimgray", [[117.65, 86.9, 8.4], [130.15, 116.9, 14.9]], 1],
-    ["Pico board", "green", [[84.6, 4.4, 8.4], [135.6, 25.4, 10]], 0],
-    ["Pico front header + Dupont", "black", [[85.1, 4.71, 10], [135.1, 7.31, 26.5]], 0],
-    ["Pico back header + Dupont", "black", [[85.1, 22.49, 10], [135.1, 25.09, 26.5]], 0],
-    ["Pico micro-USB plug", "dimgray", [[55.3, 9.4, 10], [83.3, 20.4, 17]], 1],
+    ["Pico board", "green", [[83.6, 4.4, 8.4], [134.6, 25.4, 10]], 0],
+    ["Pico front header + Dupont", "black", [[84.1, 4.71, 10], [134.1, 7.31, 26.5]], 0],
+    ["Pico back header + Dupont", "black", [[84.1, 22.49, 10], [134.1, 25.09, 26.5]], 0],
+    ["Pico micro-USB plug", "dimgray", [[54.3, 9.4, 10], [82.3, 20.4, 17]], 1],
     ["ATTACKER RC522 board", "blue", [[7.5, 14.15, 46.8], [46.5, 74.15, 48.4]], 0],
     ["ATTACKER RC522 chip-side parts", "blue", [[10.5, 34.15, 43.3], [43.5, 68.15, 46.8]], 0],
     ["ATTACKER RC522 header + Dupont", "black", [[16.8, 70.35, 30.3], [37.2, 72.95, 46.8]], 0],
@@ -65,10 +65,10 @@ asm_solids_zero2w = [
     ["Zero GPIO header + Dupont", "black", [[77.1, 57.3, 10], [127.9, 62.5, 32.5]], 0],
     ["Zero micro-USB power plug", "dimgray", [[75.6, 86.9, 7.9], [86.6, 114.9, 14.9]], 1],
     ["Zero micro-USB data (Pico cable) plug", "dimgray", [[88.2, 86.9, 7.9], [99.2, 114.9, 14.9]], 1],
-    ["Pico board", "green", [[84.6, 4.4, 8.4], [135.6, 25.4, 10]], 0],
-    ["Pico front header + Dupont", "black", [[85.1, 4.71, 10], [135.1, 7.31, 26.5]], 0],
-    ["Pico back header + Dupont", "black", [[85.1, 22.49, 10], [135.1, 25.09, 26.5]], 0],
-    ["Pico micro-USB plug", "dimgray", [[55.3, 9.4, 10], [83.3, 20.4, 17]], 1],
+    ["Pico board", "green", [[83.6, 4.4, 8.4], [134.6, 25.4, 10]], 0],
+    ["Pico front header + Dupont", "black", [[84.1, 4.71, 10], [134.1, 7.31, 26.5]], 0],
+    ["Pico back header + Dupont", "black", [[84.1, 22.49, 10], [134.1, 25.09, 26.5]], 0],
+    ["Pico micro-USB plug", "dimgray", [[54.3, 9.4, 10], [82.3, 20.4, 17]], 1],
     ["ATTACKER RC522 board", "blue", [[7.5, 14.15, 46.8], [46.5, 74.15, 48.4]], 0],
     ["ATTACKER RC522 chip-side parts", "blue", [[10.5, 34.15, 43.3], [43.5, 68.15, 46.8]], 0],
     ["ATTACKER RC522 header + Dupont", "black", [[16.8, 70.35, 30.3], [37.2, 72.95, 46.8]], 0],

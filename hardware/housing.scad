@@ -44,9 +44,12 @@ module housing() {
         translate([W - e - 1, asm_pi_box[3] - 36, asm_board_z - 3]) cube([e + 2, 16, 5]);
     }
     // corner columns: the block's screws bite into their pilot holes
-    for (c = asm_columns) translate([c[0] - asm_col / 2, c[1] - asm_col / 2, fl - 0.01]) difference() {
-        cube([asm_col, asm_col, rim - fl + 0.01]);
-        translate([asm_col / 2, asm_col / 2, rim - fl - 10]) bore(m25_pilot, 11);
+    // (each grown 0.5 mm into its two walls: one solid, no touching faces)
+    for (c = asm_columns) translate([c[0], c[1], fl - 0.01]) difference() {
+        translate([c[0] < W / 2 ? -asm_col / 2 - 0.5 : -asm_col / 2,
+                   c[1] < D / 2 ? -asm_col / 2 - 0.5 : -asm_col / 2, 0])
+            cube([asm_col + 0.5, asm_col + 0.5, rim - fl + 0.01]);
+        translate([0, 0, rim - fl - 10]) bore(m25_pilot, 11);
     }
     for (p = asm_pi_holes) translate([p[0], p[1], fl - 0.01]) boss(6, asm_board_z - fl, m25_pilot);
     for (p = asm_zero_holes) translate([p[0], p[1], fl - 0.01]) boss(6, asm_short_h, m25_pilot);

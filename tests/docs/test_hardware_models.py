@@ -57,12 +57,15 @@ def test_a_warning_is_reported(tmp_path: Path) -> None:
     assert any("size_not_defined" in w for w in warnings)
 
 
-def test_every_scad_file_has_a_preview_and_the_readme_embeds_them() -> None:
+def test_every_scad_file_has_a_preview_and_a_readme_embeds_them() -> None:
     rendered = {m.scad for m in models.MODELS}
-    assert {p.name for p in HARDWARE.glob("*.scad")} - rendered == {"gg_params.scad", "gg_lib.scad"}
+    assert {p.name for p in HARDWARE.glob("*.scad")} - rendered == {
+        "gg_params.scad", "gg_lib.scad", "gg_assembly.scad"}
     readme = (HARDWARE / "README.md").read_text(encoding="utf-8")
+    prints = (HARDWARE / "print" / "README.md").read_text(encoding="utf-8")
     for model in models.MODELS:
-        assert f"](img/{model.name}.png)" in readme, model.name
+        assert (f"](img/{model.name}.png)" in readme
+                or f"](../img/{model.name}.png)" in prints), model.name
 
 
 def test_slot_block_builds_the_heights_the_stack_checks(tmp_path: Path) -> None:
