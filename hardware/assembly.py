@@ -239,7 +239,7 @@ def layout(pi: str = "pi4", parts_path: Path = geo.PARTS) -> Assembly:
         gx1, gy1 = pi_xy(7.2, 52.5 + 2.6)
         add("Pi GPIO header + Dupont", box(gx0, gy0, top_z, gx1, gy1,
                                            top_z + en["pi_header_h"] + en["dupont_h"]),
-            colour="black")
+            colour="darkslategray")
         cx, _ = pi_xy(en["pi_usbc_x"], 0)
         add("Pi USB-C receptacle", box(cx - 4.5, py1 - 7.4, top_z, cx + 4.5, py1 + 0.5,
                                        top_z + 3.3), colour="silver")
@@ -260,7 +260,7 @@ def layout(pi: str = "pi4", parts_path: Path = geo.PARTS) -> Assembly:
         gx1, gy1 = pi_xy(7.2, 26.5 + 2.6)
         add("Zero GPIO header + Dupont", box(gx0, gy0, top_z, gx1, gy1,
                                              top_z + en["pi_header_h"] + en["dupont_h"]),
-            colour="black")
+            colour="darkslategray")
         pm = en["microusb_plug"]
         power_x = []
         for what, bx in (("power", en["zero_pwr_x"]), ("data (Pico cable)", en["zero_usb_x"])):
@@ -282,8 +282,9 @@ def layout(pi: str = "pi4", parts_path: Path = geo.PARTS) -> Assembly:
                                           y + so_d / 2, board_z), group="tray", colour="tan")
     add("Pico board", box(kx0, ky0, board_z, kx1, ky1, top_z), colour="green")
     for side, yy in (("front", ky0 + 1.61), ("back", ky1 - 1.61)):
-        add(f"Pico {side} header + Dupont", box(kx0 + 0.5, yy - 1.3, top_z, kx1 - 0.5, yy + 1.3,
-                                                top_z + 2.5 + en["dupont_h"]), colour="black")
+        add(f"Pico {side} header + Dupont",
+            box(kx0 + 0.5, yy - 1.3, top_z, kx1 - 0.5, yy + 1.3, top_z + 2.5 + en["dupont_h"]),
+            colour="darkslategray")
     pm = en["microusb_plug"]
     kyc = (ky0 + ky1) / 2
     add("Pico micro-USB plug", box(kx0 - en["pico_usb_overhang"] - pm[2], kyc - pm[0] / 2, top_z,
@@ -333,7 +334,7 @@ def layout(pi: str = "pi4", parts_path: Path = geo.PARTS) -> Assembly:
         add(f"{side} RC522 header + Dupont", box(xc - rc["header_len"] / 2, hy - 1.3,
                                                  board_top - rc["t"] - rc["header_drop"],
                                                  xc + rc["header_len"] / 2, hy + 1.3,
-                                                 board_top - rc["t"]), colour="black")
+                                                 board_top - rc["t"]), colour="darkslategray")
         led = box(xc - 2.9, f["front"] / 2 - 2.9, rim + bh - 1.0, xc + 2.9, f["front"] / 2 + 2.9,
                   rim + bh + 7.6)
         add(f"{side} LED", led, colour="red" if s == 0 else "yellow")
@@ -353,7 +354,7 @@ def layout(pi: str = "pi4", parts_path: Path = geo.PARTS) -> Assembly:
                         f["button_y"] + btn_r, rim + bh + 0.1))
     bz = g.value("bz_d")
     add("piezo", box(mx - 6.1, f["buzzer_y"] - 6.1, slab_z, mx + 6.1, f["buzzer_y"] + 6.1,
-                     slab_z + parts["buzzer"]["h"]), colour="black")
+                     slab_z + parts["buzzer"]["h"]), colour="darkslategray")
     openings.append(box(mx - bz / 2, f["buzzer_y"] - bz / 2, slab_z - 0.1, mx + bz / 2,
                         f["buzzer_y"] + bz / 2, slab_z + g.value("bz_h")))
     add("block slab", box(0, 0, slab_z, W, D, rim + bh), group="block", colour="lightblue",

@@ -334,8 +334,11 @@ def index_md(data: dict[str, Any]) -> str:
              "15 % infill, 0.4 mm nozzle). `.stl` and `.3mf` hold the same mesh.", "",
              "## Per variant", "",
              "| Variant | Files (copies) | Print time | Filament |", "|---|---|--:|--:|"]
-    for variant, v in data["variants"].items():
-        files = ", ".join(f"`{n}`" + (f" x{c}" if c > 1 else "") for n, c in v["files"].items())
+    order = [p.name for p in PARTS]
+    for variant in VARIANTS:
+        v = data["variants"][variant]
+        files = ", ".join(f"`{n}`" + (f" x{v['files'][n]}" if v["files"][n] > 1 else "")
+                          for n in order if n in v["files"])
         lines.append(f"| `{variant}` | {files} | {v['print_time']} | {v['filament_g']:g} g |")
     lines += ["", "`zero_spacers` only with a Pi Zero 2 W; `tag_shoes_wooden` instead of "
               "`tag_shoes` for a wooden set (the rc522 total counts the Zero spacers).", "",

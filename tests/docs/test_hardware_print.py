@@ -155,8 +155,11 @@ def test_each_print_file_fits_is_manifold_and_slices_as_recorded(part: Any) -> N
     _need("prusa-slicer")
     recorded = pr.manifest()["parts"][part.name]
     figures = pr.slice_part(part.stl)
-    for key in ("size_mm", "print_time_s", "filament_g", "filament_m"):
-        assert figures[key] == recorded[key], (part.name, key)
+    assert figures["size_mm"] == recorded["size_mm"], part.name
+    # PrusaSlicer slices on several threads: its estimates wander by a few seconds
+    # (0.05 % seen) between runs of the same file; a stale figure is off by far more.
+    for key in ("print_time_s", "filament_g", "filament_m"):
+        assert figures[key] == pytest.approx(recorded[key], rel=0.005), (part.name, key)
     # The 3MF is the same part to the slicer.
     info = pr.slicer_info(part.threemf)
     assert info["manifold"] == "yes"
