@@ -163,6 +163,21 @@ def write(models: Sequence[Model] = MODELS) -> list[str]:
     return warnings
 
 
+def refresh(models: Sequence[Model] = MODELS) -> list[str]:
+    """Render only the previews whose sources changed (or are missing); returns warnings."""
+    IMG.mkdir(exist_ok=True)
+    recorded = manifest()
+    warnings, data = [], {}
+    for model in models:
+        entry = recorded.get(model.name, {})
+        if entry.get("sources") != source_hash(model) or not model.png.exists():
+            warnings += [f"{model.name}: {w}" for w in render(model, model.png)]
+        data[model.name] = {"scad": model.scad, "sources": source_hash(model),
+                            "png": file_hash(model.png)}
+    MANIFEST.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return warnings
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true",

@@ -1,8 +1,13 @@
 """Export every printed part, bed-ready, into ``hardware/print/``, slice it, and render it.
 
-    .venv/bin/python hardware/print.py            export what changed, slice, render
+    .venv/bin/python hardware/print.py            regenerate, export what changed, slice, render
     .venv/bin/python hardware/print.py --all      re-export every part
     .venv/bin/python hardware/print.py --check    exit 1 if a print file is stale (cheap)
+
+The one command for everything made from the models: it first runs ``generate.py``
+(``gg_params.scad``, ``gg_assembly.scad`` and the other generated files), then
+re-renders the model previews whose sources changed (``models.py``: the exploded
+assembly among them), then exports, slices and pictures each changed part.
 
 Each part is an OpenSCAD model with its settings, turned for the bed (flat
 face down, no supports), exported by Debian's ``openscad`` as binary STL
@@ -45,6 +50,7 @@ if str(HERE) not in sys.path:  # the sibling modules, also when loaded by file p
     sys.path.insert(0, str(HERE))
 
 import assembly  # noqa: E402
+import generate  # noqa: E402
 import geometry as geo  # noqa: E402
 import models  # noqa: E402
 
@@ -177,7 +183,7 @@ def _need(tool: str) -> str:
 
 
 def export_stl(part: Part, out: Path) -> None:
-    """Render ``part`` with openscad to binary STL at ``out``."""
+    """Render ``part`` with openscad to binary STL at ``out`` (canonical order)."""
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / f"{part.name}.scad"
         src.write_text(part.wrapper(), encoding="utf-8")
@@ -186,6 +192,28 @@ def export_stl(part: Part, out: Path) -> None:
     bad = [ln for ln in result.stderr.splitlines() if ln.startswith(("WARNING", "ERROR"))]
     if result.returncode != 0 or not out.exists() or bad:
         raise PrintError(f"openscad failed on {part.name}: {(bad or [result.stderr[-1500:]])}")
+    canonicalize(out)
+
+
+STL_HEADER = b"Salpakan Arbiter: hardware/print.py".ljust(80, b" ")
+
+
+def canonicalize(path: Path) -> None:
+    """Rewrite a binary STL in one canonical order (OpenSCAD's triangle order varies run
+    to run): each triangle starts at its smallest vertex (winding kept), triangles sorted."""
+    data = path.read_bytes()
+    (count,) = struct.unpack_from("<I", data, 80)
+    tris = []
+    for i in range(count):
+        v = struct.unpack_from("<12f", data, 84 + 50 * i)
+        a, b, c = v[3:6], v[6:9], v[9:12]
+        turns = [(a, b, c), (b, c, a), (c, a, b)]
+        tris.append((v[0:3], min(turns)))
+    tris.sort(key=lambda t: (t[1], t[0]))
+    out = bytearray(STL_HEADER) + struct.pack("<I", count)
+    for normal, (a, b, c) in tris:
+        out += struct.pack("<12fH", *normal, *a, *b, *c, 0)
+    path.write_bytes(bytes(out))
 
 
 def read_stl(path: Path) -> list[tuple[tuple[float, ...], ...]]:
@@ -295,7 +323,7 @@ def render_bed(part: Part, out: Path) -> None:
             f'color("orange") translate([{BED[0] / 2 - cx:g}, {BED[1] / 2 - cy:g}, 0]) '
             f'import("{part.stl}");\n', encoding="utf-8")
         cmd = ["nice", "xvfb-run", "-a", _need("openscad"), "-o", str(out),
-               f"--imgsize={BED_IMG}", "--camera=90,90,0,55,0,25,420",
+               f"--imgsize={BED_IMG}", "--camera=90,90,0,55,0,25,520",
                "--colorscheme=Tomorrow", str(src)]
         result = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
     if result.returncode != 0 or not out.exists():
@@ -482,11 +510,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.check:
             problems = check()
+            problems += [f"{m.name}: preview sources changed (run hardware/print.py)"
+                         for m in models.MODELS
+                         if models.manifest().get(m.name, {}).get("sources")
+                         != models.source_hash(m)]
             for line in problems:
                 print(line)
             return 1 if problems else 0
+        if generate.main([]) != 0:
+            return 2
+        warnings = models.refresh()
+        if warnings:
+            print("\n".join(warnings), file=sys.stderr)
+            return 2
         done = build(chosen, force=args.all or bool(args.parts))
-    except PrintError as exc:
+    except (PrintError, models.RenderError) as exc:
         print(f"print.py: {exc}", file=sys.stderr)
         return 2
     print(f"exported {', '.join(done)}" if done else "all print files are up to date")

@@ -20,6 +20,10 @@
 // middle the NEW GAME button (12 mm, nut underneath), behind it the piezo
 // (glue it in from below) under four sound holes.
 //
+// Its underside is open over the housing: that is the cable pass. The
+// RC522 headers and the LED, button and piezo wires hang straight down to
+// the Pico and the Pi's header; nothing runs round the outside.
+//
 // Print upside down (top face on the bed), no supports.
 
 include <gg_params.scad>

@@ -38,7 +38,8 @@ module rfid_block() {
             for (p = rfid_bosses()) translate([p[0], p[1], 0]) cylinder(d = 7, h = rcav_h, $fn = 32);
         }
         for (p = rfid_bosses()) translate([p[0], p[1], -1]) bore(m25_pilot, 13);
-        translate([rmid_x - 10, rblock_d - wall - 1, -1]) cube([20, wall + 2, 7]);
+        // cable exit in the front wall, towards the boards on the base plate
+        translate([rmid_x - 10, -1, -1]) cube([20, wall + 2, 7]);
         for (s = [0, 1]) {
             // piece slot
             translate([rslot_xc(s) - rfid_slot_x / 2, front_margin, rfloor_z])

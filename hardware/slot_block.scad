@@ -53,8 +53,8 @@ module slot_block() {
             for (p = block_bosses()) translate([p[0], p[1], 0]) cylinder(d = 7, h = cav_h, $fn = 32);
         }
         for (p = block_bosses()) translate([p[0], p[1], -1]) bore(m25_pilot, 13);
-        // cable exit at the back
-        translate([mid_x - 10, block_d - wall - 1, -1]) cube([20, wall + 2, 7]);
+        // cable exit in the front wall, towards the boards on the base plate
+        translate([mid_x - 10, -1, -1]) cube([20, wall + 2, 7]);
         for (s = [0, 1]) {
             // the slot
             translate([slot_x0(s), front_margin, floor_z]) cube([slot_x, slot_y, slot_depth + 1]);
