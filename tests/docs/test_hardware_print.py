@@ -157,9 +157,10 @@ def test_each_print_file_fits_is_manifold_and_slices_as_recorded(part: Any) -> N
     figures = pr.slice_part(part.stl)
     assert figures["size_mm"] == recorded["size_mm"], part.name
     # PrusaSlicer slices on several threads: its estimates wander by a few seconds
-    # (0.05 % seen) between runs of the same file; a stale figure is off by far more.
-    for key in ("print_time_s", "filament_g", "filament_m"):
-        assert figures[key] == pytest.approx(recorded[key], rel=0.005), (part.name, key)
+    # between runs of the same file (up to 11 s in 2 h, 4 s in a minute seen); a stale
+    # figure is off by far more.
+    for key, least in (("print_time_s", 10), ("filament_g", 0.1), ("filament_m", 0.05)):
+        assert figures[key] == pytest.approx(recorded[key], rel=0.005, abs=least), (part.name, key)
     # The 3MF is the same part to the slicer.
     info = pr.slicer_info(part.threemf)
     assert info["manifold"] == "yes"
