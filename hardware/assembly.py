@@ -82,6 +82,7 @@ class Solid:
     openings: tuple[Box, ...] = ()
     group: str = ""          # solids of one group are one part (never checked together)
     colour: str = "silver"
+    round: bool = False      # a cylinder standing in its box (the OpenSCAD check draws it so)
 
 
 @dataclass(frozen=True)
@@ -191,8 +192,8 @@ def layout(pi: str = "pi4", parts_path: Path = geo.PARTS) -> Assembly:
     solids: list[Solid] = []
 
     def add(name: str, b: Box, kind: Kind = Kind.PART, group: str = "", colour: str = "silver",
-            openings: tuple[Box, ...] = ()) -> None:
-        solids.append(Solid(name, b, kind, openings, group, colour))
+            openings: tuple[Box, ...] = (), round: bool = False) -> None:
+        solids.append(Solid(name, b, kind, openings, group, colour, round))
 
     col = 7.0                                 # tray corner columns (block screws)
     # --- the Pi 3B+/4/5 footprint, turned half round: USB/Ethernet end at the
@@ -337,24 +338,32 @@ def layout(pi: str = "pi4", parts_path: Path = geo.PARTS) -> Assembly:
                                                  board_top - rc["t"]), colour="darkslategray")
         led = box(xc - 2.9, f["front"] / 2 - 2.9, rim + bh - 1.0, xc + 2.9, f["front"] / 2 + 2.9,
                   rim + bh + 7.6)
-        add(f"{side} LED", led, colour="red" if s == 0 else "yellow")
+        add(f"{side} LED", led, colour="red" if s == 0 else "yellow", round=True)
         openings.append(box(xc - 3.1, f["front"] / 2 - 3.1, rim + cav - 0.1, xc + 3.1,
                             f["front"] / 2 + 3.1, rim + bh + 0.1))
     mx = f["mid_x"]
     add("status LED", box(mx - 2.9, f["front"] / 2 - 2.9, rim + bh - 1.0, mx + 2.9,
-                          f["front"] / 2 + 2.9, rim + bh + 7.6), colour="green")
+                          f["front"] / 2 + 2.9, rim + bh + 7.6), colour="green", round=True)
     openings.append(box(mx - 3.1, f["front"] / 2 - 3.1, rim + cav - 0.1, mx + 3.1,
                         f["front"] / 2 + 3.1, rim + bh + 0.1))
     bt = en["button_body"]
     btn_r = g.value("btn_cavity") / 2
-    add("NEW GAME button", box(mx - bt[0] / 2, f["button_y"] - bt[0] / 2, rim + bh - 3 - bt[1],
-                               mx + bt[0] / 2, f["button_y"] + bt[0] / 2, rim + bh + 4),
-        colour="red")
-    openings.append(box(mx - btn_r, f["button_y"] - btn_r, rim + cav - 0.1, mx + btn_r,
-                        f["button_y"] + btn_r, rim + bh + 0.1))
+    by, top, panel = f["button_y"], rim + bh, g.value("btn_panel")
+    thread = parts["button"]["hole_d"] / 2
+    add("NEW GAME button cap", box(mx - bt[0] / 2, by - bt[0] / 2, top, mx + bt[0] / 2,
+                                   by + bt[0] / 2, top + 4), colour="red", round=True)
+    add("NEW GAME button thread", box(mx - thread, by - thread, top - panel, mx + thread,
+                                      by + thread, top), colour="silver", round=True)
+    add("NEW GAME button body and nut", box(mx - bt[0] / 2, by - bt[0] / 2, top - panel - bt[1],
+                                            mx + bt[0] / 2, by + bt[0] / 2, top - panel),
+        colour="silver", round=True)
+    hole = g.value("btn_hole") / 2
+    openings.append(box(mx - hole, by - hole, top - panel - 0.1, mx + hole, by + hole, top + 0.1))
+    openings.append(box(mx - btn_r, by - btn_r, rim + cav - 0.1, mx + btn_r, by + btn_r,
+                        top - panel + 0.01))
     bz = g.value("bz_d")
     add("piezo", box(mx - 6.1, f["buzzer_y"] - 6.1, slab_z, mx + 6.1, f["buzzer_y"] + 6.1,
-                     slab_z + parts["buzzer"]["h"]), colour="darkslategray")
+                     slab_z + parts["buzzer"]["h"]), colour="darkslategray", round=True)
     openings.append(box(mx - bz / 2, f["buzzer_y"] - bz / 2, slab_z - 0.1, mx + bz / 2,
                         f["buzzer_y"] + bz / 2, slab_z + g.value("bz_h")))
     add("block slab", box(0, 0, slab_z, W, D, rim + bh), group="block", colour="lightblue",
@@ -397,9 +406,11 @@ def scad(parts_path: Path = geo.PARTS) -> str:
     lines.append(f"asm_back_open_pi4 = {_v(f['back_open'])};")
     lines.append(f"asm_back_open_zero = {_v(zero.figures['back_open'])};")
     for a in (pi4, zero):
-        rows = [f'    ["{s.name}", "{s.colour}", {_v(s.box)}, {int(s.kind is not Kind.PART)}],'
+        rows = [f'    ["{s.name}", "{s.colour}", {_v(s.box)}, {int(s.kind is not Kind.PART)}, '
+                f"{int(s.round)}, {_v(list(s.openings))}],"
                 for s in a.solids if not s.group]
-        lines += ["", f"// Every part that is not printed ({a.pi}): [name, colour, box, plug?].",
+        lines += ["", f"// Every part that is not printed ({a.pi}): [name, colour, box, plug?,",
+                  "// round?, openings other solids pass through].",
                   f"asm_solids_{a.pi} = [", *rows, "];"]
     return "\n".join(lines) + "\n"
 

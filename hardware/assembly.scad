@@ -11,9 +11,25 @@ pi = "pi4";
 explode = 0;
 
 solids = pi == "zero2w" ? asm_solids_zero2w : asm_solids_pi4;
-color("tan") housing();
-for (s = solids) {
-    lift = s[2][0][2] >= asm_rim + asm_cav_b - 20 && s[2][1][2] > asm_rim ? explode * 2 : explode * 0.5;
-    color(s[3] == 1 ? "dimgray" : s[1]) translate([0, 0, lift]) translate(s[2][0]) cube(s[2][1] - s[2][0]);
+
+// One solid as assembly.py sees it, shrunk by `inset` on every side: a box (or
+// the cylinder standing in it) less its openings.
+module asm_solid(s, inset = 0) {
+    size = s[2][1] - s[2][0] - 2 * [inset, inset, inset];
+    difference() {
+        translate(s[2][0] + [inset, inset, inset])
+            if (s[4] == 1) translate([size[0] / 2, size[1] / 2, 0])
+                cylinder(d = min(size[0], size[1]), h = size[2], $fn = 48);
+            else cube(size);
+        for (o = s[5]) translate(o[0]) cube(o[1] - o[0]);
+    }
 }
-color("lightblue", 0.85) translate([0, 0, asm_rim + explode * 2]) rc522_block();
+
+if (is_undef(GG_CHECK)) {
+    color("tan") housing();
+    for (s = solids) {
+        lift = s[2][0][2] >= asm_rim + asm_cav_b - 20 && s[2][1][2] > asm_rim ? explode * 2 : explode * 0.5;
+        color(s[3] == 1 ? "dimgray" : s[1]) translate([0, 0, lift]) asm_solid(s);
+    }
+    color("lightblue", 0.85) translate([0, 0, asm_rim + explode * 2]) rc522_block();
+}

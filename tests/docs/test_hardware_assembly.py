@@ -9,7 +9,10 @@ ends inside the housing) and expect the check to name them.
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
+import shutil
+import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -84,7 +87,7 @@ def test_the_layout_places_what_the_build_needs() -> None:
         assert {"Pico board", "Pico micro-USB plug", "ATTACKER RC522 board",
                 "DEFENDER RC522 board", "ATTACKER RC522 header + Dupont",
                 "DEFENDER RC522 header + Dupont", "ATTACKER LED", "DEFENDER LED", "status LED",
-                "NEW GAME button", "piezo", "tray back wall", "block slab"} <= names
+                "NEW GAME button body and nut", "piezo", "tray back wall", "block slab"} <= names
         assert any(s.kind is asm.Kind.PLUG_OUT and "power" in s.name
                    for s in asm.layout(pi).solids)
 
@@ -119,3 +122,45 @@ def test_the_generated_scad_carries_the_checked_layout() -> None:
         for solid in asm.layout(pi).solids:
             if not solid.group:
                 assert f'["{solid.name}",' in text
+
+
+# ------------------------------------------------------ OpenSCAD: the printed parts
+
+
+def _csg(tmp_path: Path, pi: str, part: str, extra: str = "") -> str:
+    """openscad's report on the printed ``part`` intersected with every placed solid."""
+    if shutil.which("openscad") is None:
+        message = "openscad is not installed (bash setup.sh --dev installs it)"
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must check the assembly: {message}")
+        pytest.skip(message)
+    scad = tmp_path / "check.scad"
+    # Each solid shrunk by 0.01 mm: a board resting on its standoffs touches, not collides.
+    scad.write_text(f'GG_CHECK = true;\ninclude <{HARDWARE / "assembly.scad"}>\npi = "{pi}";\n'
+                    f"intersection() {{\n    {part};\n"
+                    f"    union() {{ for (s = solids) asm_solid(s, 0.01); {extra} }}\n}}\n",
+                    encoding="utf-8")
+    result = subprocess.run(["nice", "openscad", "-o", str(tmp_path / "common.stl"), str(scad)],
+                            capture_output=True, text=True, timeout=600, check=False)
+    return result.stderr
+
+
+PRINTED = {"housing": "housing()", "rc522_block": "translate([0, 0, asm_rim]) rc522_block()"}
+
+
+@pytest.mark.parametrize("pi", asm.PIS)
+@pytest.mark.parametrize("part", sorted(PRINTED))
+def test_the_printed_part_meets_no_placed_solid(tmp_path: Path, part: str, pi: str) -> None:
+    # The same check as problems(), on the real printed geometry: what OpenSCAD makes of
+    # housing.scad and rc522_block.scad, intersected with every board, plug and header.
+    assert "Current top level object is empty." in _csg(tmp_path, pi, PRINTED[part])
+
+
+def test_the_openscad_check_sees_a_plug_in_a_wall(tmp_path: Path) -> None:
+    plug = asm.layout("pi4").named("USB-C power plug").box
+    # The power plug 25 mm to the side of its window: it goes through the back wall.
+    lo = [round(v, 3) for v in plug.moved(dx=-25).lo]
+    size = [round(h - low, 3) for low, h in zip(plug.lo, plug.hi, strict=True)]
+    report = _csg(tmp_path, "pi4", PRINTED["housing"], f"translate({lo}) cube({size});")
+    assert "Current top level object is empty." not in report
+    assert (tmp_path / "common.stl").exists()

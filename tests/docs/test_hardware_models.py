@@ -82,3 +82,27 @@ def test_slot_block_builds_the_heights_the_stack_checks(tmp_path: Path) -> None:
     assert float(built["gg_tooth_z"]) == pytest.approx(rows["tooth presses past OP"].nominal)
     assert float(built["gg_floor_under_z"]) == pytest.approx(
         rows["floor clears switch body"].nominal)
+
+
+def test_the_switch_carrier_fits_its_slot_one_way_only(tmp_path: Path) -> None:
+    # The carrier's screws are symmetric under a half turn (so it would fit backwards,
+    # reading every key mirrored); its key pin is not, and the block has one hole for it.
+    scad = tmp_path / "carrier.scad"
+    scad.write_text(f"GG_PART = 1;\ninclude <{HARDWARE / 'slot_block.scad'}>\n"
+                    "echo(gg_len = carrier_len, gg_w = carrier_w, gg_pin = carrier_pin(),"
+                    " gg_screws = carrier_screws(), gg_pin_d = carrier_pin_d);\n",
+                    encoding="utf-8")
+    echo = tmp_path / "carrier.echo"
+    subprocess.run(["openscad", "-o", str(echo), str(scad)], capture_output=True, text=True,
+                   timeout=120, check=True)
+    text = echo.read_text(encoding="utf-8")
+    nums = [float(x) for x in re.findall(r"-?[\d.]+", text.split("gg_len = ", 1)[1])]
+    length, width, pin, screws, pin_d = nums[0], nums[1], nums[2:4], nums[4:8], nums[8]
+
+    def turned(p: list[float]) -> tuple[float, float]:
+        return length - p[0], width - p[1]
+
+    a, b = screws[0:2], screws[2:4]
+    assert turned(a) == pytest.approx(b) and turned(b) == pytest.approx(a)
+    tx, ty = turned(pin)
+    assert ((tx - pin[0]) ** 2 + (ty - pin[1]) ** 2) ** 0.5 > 2 * pin_d
