@@ -441,7 +441,8 @@ def outputs(config: Config | None = None, keycode: KeyCode = DEFAULT_KEYCODE,
         **keychart.outputs(keycode, {name: value for name, value, _ in geom.params}),
         HERE / "gg_params.scad": params_scad(geom),
         HERE / "keys_all.scad": keys_all_scad(keycode, geom),
-        readme: partslist.fill(readme.read_text(encoding="utf-8"), geo.load_parts(parts), geom),
+        readme: partslist.fill(readme.read_text(encoding="utf-8"), geo.load_parts(parts), geom,
+                               partslist.load_prints()),
     }
 
 
