@@ -7,7 +7,8 @@ Sources: ``arbiter/app/default_config.toml`` (through :func:`arbiter.app.config.
 for every pin and port, :data:`arbiter.rules.keycode.DEFAULT_KEYCODE` for the key code,
 and ``parts.toml`` (through ``geometry.py``) for the printed parts. Outputs: ``pinout.md``,
 ``keycodes.md``, ``gg_params.scad``, ``keys_all.scad`` and the parts-list block of
-``README.md`` (``partslist.py``); ``wiring.py`` adds the wiring pictures and ``wiring.md``,
+``README.md`` (``partslist.py``); ``wiring.py`` adds the schematic pictures and ``wiring.md``,
+``harness.py`` the wiring diagrams and pin maps (WireViz, Graphviz) in ``docs/build/wiring/``,
 ``keychart.py`` the key chart (SVG and PDF). The other ``.scad`` files and the rest of
 ``README.md`` are written by hand.
 An impossible geometry (a stack figure below its margin) exits 2 naming the figure.
@@ -28,6 +29,7 @@ if str(ROOT) not in sys.path:  # run as a script from a checkout without install
 if str(HERE) not in sys.path:  # the sibling generators, also when loaded by file path
     sys.path.insert(0, str(HERE))
 
+import harness  # noqa: E402
 import keychart  # noqa: E402
 import wiring  # noqa: E402
 
@@ -186,14 +188,18 @@ def _kind_notes(config: Config, kind: str) -> list[str]:
             f"| DEFENDER | `reader.defender_port` | `{r.defender_port}` | the same, second "
             "adapter |",
             "",
-            "RDM6300 TX is 5 V logic: use adapters whose RX takes 5 V, or a divider "
-            "(TX to 1 kΩ to RX, RX to 2 kΩ to GND). Keep the two antenna coils a few cm apart.",
+            "RDM6300 TX is 5 V logic: always fit the 1 kΩ / 2 kΩ divider (TX to 1 kΩ to RX, "
+            "RX to 2 kΩ to GND; 3.3 V at RX). It is needed into any 3.3 V input (a 3.3 V "
+            "adapter, the Pi's GPIO15, a Pico pin) and harmless into a 5 V one, so one wiring "
+            "suits every adapter ([wiring.md](wiring.md) draws it). Keep the two antenna coils "
+            "a few cm apart.",
         ]
     return [
         f"The Pico uses no GPIO of the Pi: it plugs into a USB port and appears as "
         f"`{r.mcu_port}` (config key `reader.mcu_port`, named by "
-        "`firmware/udev/99-gg-arbiter.rules`). Its RDM6300 wiring is in "
-        "`firmware/micropython/README.md`.",
+        "`firmware/udev/99-gg-arbiter.rules`). Its readers' wiring (two RC522 boards for "
+        "the `pico-rc522` flagship, or two RDM6300s with their dividers) is drawn in "
+        "[wiring.md](wiring.md).",
     ]
 
 
@@ -438,6 +444,7 @@ def outputs(config: Config | None = None, keycode: KeyCode = DEFAULT_KEYCODE,
         HERE / "pinout.md": pinout_md(config),
         HERE / "keycodes.md": keycodes_md(keycode, geom),
         **wiring.outputs(config, HEADER),
+        **harness.outputs(config, HEADER),
         **keychart.outputs(keycode, {name: value for name, value, _ in geom.params}),
         HERE / "gg_params.scad": params_scad(geom),
         HERE / "keys_all.scad": keys_all_scad(keycode, geom),
@@ -480,6 +487,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1 if old else 0
     for path in old:
         content = files[path]
+        path.parent.mkdir(parents=True, exist_ok=True)
         if isinstance(content, bytes):
             path.write_bytes(content)
         else:
