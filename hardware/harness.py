@@ -7,7 +7,7 @@ Called by ``hardware/generate.py``. For every variant it writes, into
   order, one colour per wire, the LEDs with their polarity and the resistor on
   the anode leg, the divider resistors), rendered by WireViz and Graphviz's
   ``dot`` to ``<variant>.svg`` and ``<variant>.png``; the flagship has two
-  (``pico-rc522-readers`` and ``pico-rc522-pi``);
+  (``rc522-readers`` and ``rc522-pi``);
 - ``<variant>-header.gv``: the Pi's 2 x 20 header as seen from above (pin 1 at
   the top left, the SD card end), every pin used filled in its wire's colour,
   rendered to SVG and PNG; the Pico-based variants also get
@@ -234,7 +234,7 @@ def _leds_buzzer_button(h: Harness, config: Config, kind: str,
 def flagship_readers() -> Harness:
     """Pico to the two RC522 boards (the SPI bus, shared lines as Y splices)."""
     p = rc522_pins()
-    h = Harness("pico-rc522: the Pico and its two RC522 boards")
+    h = Harness("rc522: the Pico and its two RC522 boards")
     shared = {"SCK": (p.sck, "YE"), "MOSI": (p.mosi, "BU"), "MISO": (p.miso, "GN"),
               "RST": (p.rst, "WH")}
     own = {"A": (p.cs_a, "OG", PICO_GND_A), "D": (p.cs_d, "VT", PICO_GND_D)}
@@ -263,7 +263,7 @@ def flagship_readers() -> Harness:
 
 def flagship_pi(config: Config, header: Mapping[int, str]) -> Harness:
     """The Pi's side of the flagship: LEDs, piezo, button, and the Pico's USB cable."""
-    h = Harness("pico-rc522: the Pi's LEDs, piezo, NEW GAME button and the Pico's cable")
+    h = Harness("rc522: the Pi's LEDs, piezo, NEW GAME button and the Pico's cable")
     _leds_buzzer_button(h, config, "mcu", header)
     h.connector("Pi USB", "Pi: any USB-A port", [1], [f"appears as {config.reader.mcu_port}"],
                 subtype="Zero 2 W: its OTG port")
@@ -412,8 +412,8 @@ def rdm6300_pi(config: Config, header: Mapping[int, str]) -> Harness:
 def harnesses(config: Config, header: Mapping[int, str]) -> dict[str, Harness]:
     """Every diagram, by file stem, the flagship first."""
     return {
-        "pico-rc522-readers": flagship_readers(),
-        "pico-rc522-pi": flagship_pi(config, header),
+        "rc522-readers": flagship_readers(),
+        "rc522-pi": flagship_pi(config, header),
         "keys-gpio": keys_gpio(config, header),
         "keys-mcp23017": keys_mcp23017(config, header),
         "rdm6300-readers": rdm6300(config, header),
@@ -499,7 +499,7 @@ def sources(config: Config, header: Mapping[int, str]) -> dict[str, str]:
     hs = harnesses(config, header)
     files = {f"{stem}.yml": h.yaml() for stem, h in hs.items()}
     for variant, pi_h, pico_h in (
-        ("pico-rc522", hs["pico-rc522-pi"], hs["pico-rc522-readers"]),
+        ("rc522", hs["rc522-pi"], hs["rc522-readers"]),
         ("keys-gpio", hs["keys-gpio"], None),
         ("keys-mcp23017", hs["keys-mcp23017"], None),
         ("rdm6300", hs["rdm6300-pi"], None),

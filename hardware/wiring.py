@@ -1,7 +1,8 @@
 """Wiring pictures (schemdraw SVG) and tables for every reader kind.
 
-Called by ``hardware/generate.py``; writes ``wiring-<kind>.svg`` for each wired
-``reader.kind`` and ``wiring.md``. Everything comes from the code's own tables:
+Called by ``hardware/generate.py``; writes ``docs/build/schematics/wiring-<kind>.svg``
+for each wired ``reader.kind`` and ``docs/build/wiring.md``. Everything comes from the
+code's own tables:
 the config (every Pi GPIO, through ``Config.gpio_pins``), the MCP23017 reader's
 default expander bits, the Pico firmware's UART pins (read from
 ``firmware/micropython/main.py``) and the 40-pin header map passed in by
@@ -40,8 +41,10 @@ NOTE = (
 #: The reader kinds a builder wires, each with its picture (the simulator needs none).
 KINDS = tuple(kind for kind in READER_KINDS if kind != "sim")
 
+#: Where wiring.md and the schematics go (the docs site's Build section).
+DOCS = ROOT / "docs" / "build"
 #: Where the wiring diagrams are, relative to wiring.md (hardware/harness.py writes them).
-DIAGRAMS = "../docs/build/wiring"
+DIAGRAMS = "wiring"
 
 LED_RESISTOR = "330 Ω"
 #: RDM6300 TX (5 V logic) to a 3.3 V input: TX - 1 kΩ - input - 2 kΩ - GND gives 3.3 V.
@@ -249,7 +252,8 @@ def _md_kind(config: Config, kind: str, header: Mapping[int, str]) -> list[str]:
     r = config.reader
     runs = pi_runs(config, kind, header)
     plan = pi_ground_plan(config, kind, header)
-    out = [f"## `{kind}`", "", f"Picture: [wiring-{kind}.svg](wiring-{kind}.svg)", ""]
+    out = [f"## `{kind}`", "",
+           f"Schematic: [wiring-{kind}.svg](schematics/wiring-{kind}.svg)", ""]
     if kind == "keys-gpio":
         out += ["Supply: none; the Pi's internal pull-ups hold every switch input high.", ""]
     if kind == "keys-mcp23017":
@@ -319,8 +323,8 @@ def _md_kind(config: Config, kind: str, header: Mapping[int, str]) -> list[str]:
             "| ANT1, ANT2 | the coil under the ATTACKER slot | the coil under the DEFENDER "
             "slot |",
             "",
-            "The RC522 (13.56 MHz) option of the firmware (the `pico-rc522` flagship) is",
-            "wired as its diagram shows (`pico-rc522-readers` above).",
+            "The RC522 (13.56 MHz) option of the firmware (the `rc522` flagship) is",
+            "wired as its diagram shows (`rc522-readers` above).",
             "",
         ]
     out += ["Pi GPIO runs:", "", *_md_runs(runs, plan), "", "Ground returns:", "",
@@ -349,11 +353,11 @@ def wiring_md(config: Config, header: Mapping[int, str]) -> str:
         "| Variant | Wiring diagram | Pi header from above | Pico from above |",
         "|---|---|---|---|",
         *[f"| `{variant}` | {diagrams} | [header]({DIAGRAMS}/{variant}-header.png) | "
-          + (f"[Pico]({DIAGRAMS}/{variant}-pico.png)" if variant in ("pico-rc522", "mcu")
+          + (f"[Pico]({DIAGRAMS}/{variant}-pico.png)" if variant in ("rc522", "mcu")
              else "") + " |"
           for variant, diagrams in (
-              ("pico-rc522", f"[readers]({DIAGRAMS}/pico-rc522-readers.png), "
-                             f"[Pi side]({DIAGRAMS}/pico-rc522-pi.png)"),
+              ("rc522", f"[readers]({DIAGRAMS}/rc522-readers.png), "
+                             f"[Pi side]({DIAGRAMS}/rc522-pi.png)"),
               ("keys-gpio", f"[all]({DIAGRAMS}/keys-gpio.png)"),
               ("keys-mcp23017", f"[all]({DIAGRAMS}/keys-mcp23017.png)"),
               ("rdm6300", f"[readers]({DIAGRAMS}/rdm6300-readers.png), "
@@ -696,6 +700,6 @@ def pictures(config: Config, header: Mapping[int, str]) -> dict[str, str]:
 
 def outputs(config: Config, header: Mapping[int, str]) -> dict[Path, str]:
     """Every file this module generates (path -> text)."""
-    files = {HERE / name: text for name, text in pictures(config, header).items()}
-    files[HERE / "wiring.md"] = wiring_md(config, header)
+    files = {DOCS / "schematics" / name: text for name, text in pictures(config, header).items()}
+    files[DOCS / "wiring.md"] = wiring_md(config, header)
     return files

@@ -34,7 +34,7 @@ PICO_GND = {3, 8, 13, 18, 23, 28, 38}
 PICO_3V3_OUT, PICO_VSYS, PICO_VBUS = 36, 39, 40
 #: Raspberry Pi 40-pin header GND pins.
 PI_GND = {6, 9, 14, 20, 25, 30, 34, 39}
-VARIANTS = ("pico-rc522", "keys-gpio", "keys-mcp23017", "rdm6300", "mcu")
+VARIANTS = ("rc522", "keys-gpio", "keys-mcp23017", "rdm6300", "mcu")
 
 
 @pytest.fixture(scope="module")
@@ -91,25 +91,25 @@ def test_diagrams_and_renders_are_committed_fresh(generate: ModuleType,
         assert OUT / f"{variant}-header.png" in files
     assert generate.stale(files) == [], "run .venv/bin/python hardware/generate.py"
     # and a stale one is reported
-    some = OUT / "pico-rc522-readers.yml"
+    some = OUT / "rc522-readers.yml"
     assert generate.stale({some: str(files[some]).replace("RC522", "RC523")}) == [some]
 
 
 def test_rendering_is_byte_stable(harness: ModuleType) -> None:
-    text = (OUT / "pico-rc522-readers.yml").read_text(encoding="utf-8")
+    text = (OUT / "rc522-readers.yml").read_text(encoding="utf-8")
     harness.render.cache_clear()
-    first = harness.render("pico-rc522-readers.yml", text)
+    first = harness.render("rc522-readers.yml", text)
     harness.render.cache_clear()
-    assert harness.render("pico-rc522-readers.yml", text) == first
-    assert first == ((OUT / "pico-rc522-readers.svg").read_bytes(),
-                     (OUT / "pico-rc522-readers.png").read_bytes())
+    assert harness.render("rc522-readers.yml", text) == first
+    assert first == ((OUT / "rc522-readers.svg").read_bytes(),
+                     (OUT / "rc522-readers.png").read_bytes())
 
 
 # ------------------------------------------------------------------- flagship
 
 
 def test_flagship_boards_are_wired_as_the_firmware_drives_them() -> None:
-    doc = _doc("pico-rc522-readers")
+    doc = _doc("rc522-readers")
     pins = _firmware_pins()
     boards = [n for n in doc["connectors"] if n.startswith("RC522")]
     assert sorted(boards) == ["RC522 ATTACKER", "RC522 DEFENDER"]
@@ -135,7 +135,7 @@ def test_flagship_boards_are_wired_as_the_firmware_drives_them() -> None:
         assert label.startswith(f"GP{gp[0]}" if gp else ("GND" if pin in PICO_GND else "3V3"))
 
 
-@pytest.mark.parametrize("stem", ["pico-rc522-readers", "pico-rc522-pi", "keys-gpio",
+@pytest.mark.parametrize("stem", ["rc522-readers", "rc522-pi", "keys-gpio",
                                   "keys-mcp23017", "rdm6300-readers", "mcu-readers"])
 def test_every_wire_has_a_colour_and_a_bundle_never_repeats_one(stem: str) -> None:
     doc = _doc(stem)
@@ -146,7 +146,7 @@ def test_every_wire_has_a_colour_and_a_bundle_never_repeats_one(stem: str) -> No
         assert len(signal) == len(set(signal)), (stem, name, colours)
 
 
-@pytest.mark.parametrize("stem", ["pico-rc522-pi", "keys-gpio", "rdm6300-pi", "mcu-pi"])
+@pytest.mark.parametrize("stem", ["rc522-pi", "keys-gpio", "rdm6300-pi", "mcu-pi"])
 def test_leds_show_polarity_and_their_resistor_on_the_anode(generate: ModuleType,
                                                            stem: str) -> None:
     doc = _doc(stem)
@@ -164,9 +164,9 @@ def test_leds_show_polarity_and_their_resistor_on_the_anode(generate: ModuleType
         assert src == "Pi GND" and pin in PI_GND
 
 
-@pytest.mark.parametrize("stem", ["pico-rc522-pi", "keys-gpio", "keys-mcp23017", "rdm6300-pi"])
+@pytest.mark.parametrize("stem", ["rc522-pi", "keys-gpio", "keys-mcp23017", "rdm6300-pi"])
 def test_pi_pins_follow_the_config(generate: ModuleType, stem: str) -> None:
-    kind = {"pico-rc522-pi": "mcu", "rdm6300-pi": "rdm6300"}.get(stem, stem)
+    kind = {"rc522-pi": "mcu", "rdm6300-pi": "rdm6300"}.get(stem, stem)
     config = generate.config_for(load_config(), kind)
     doc = _doc(stem)
     pi = doc["connectors"]["Pi"]
@@ -216,7 +216,7 @@ def test_header_map_is_the_2_by_20_header_from_above(generate: ModuleType,
             pairs.append((int(numbers[0]), int(numbers[1])))
     assert pairs == [(n, n + 1) for n in range(1, 41, 2)]  # odd row left, pin 1 on top
     assert "SD card end" in text
-    stem = "pico-rc522-pi" if variant == "pico-rc522" else (
+    stem = "rc522-pi" if variant == "rc522" else (
         f"{variant}-pi" if variant in ("rdm6300", "mcu") else variant)
     doc = _doc(stem)
     used = set(doc["connectors"]["Pi"]["pins"]) | set(doc["connectors"]["Pi GND"]["pins"])
@@ -228,7 +228,7 @@ def test_header_map_is_the_2_by_20_header_from_above(generate: ModuleType,
 
 def test_flagship_pictures_fit_a_page(harness: ModuleType) -> None:
     # 14 pt text at the PNG's dpi, scaled to A4 landscape's 277 mm: at least 6 pt
-    for stem in ("pico-rc522-readers", "pico-rc522-pi"):
+    for stem in ("rc522-readers", "rc522-pi"):
         data = (OUT / f"{stem}.png").read_bytes()
         width, _ = struct.unpack(">II", data[16:24])
         page_px = 277 / 25.4 * harness.PNG_DPI
