@@ -316,10 +316,10 @@ def keys_mcp23017(config: Config, header: Mapping[int, str]) -> Harness:
     mcp_gnd = next(iter(plan.values()))
     inta = wiring._bcm_pin(header, r.interrupt_pin)
     pi = h.connectors["Pi"]
-    for pin, label in ((1, "3V3: MCP23017 VDD, RESET"), (3, "GPIO2 SDA1"), (5, "GPIO3 SCL1"),
-                       (inta, f"GPIO{r.interrupt_pin}: MCP23017 INTA")):
+    for pin, label in ((1, "MCP23017 VDD, RESET"), (3, "SDA1 to MCP23017 SDA"),
+                       (5, "SCL1 to MCP23017 SCL"), (inta, "MCP23017 INTA")):
         pi["pins"].append(pin)
-        pi["pinlabels"].append(label if ":" in label else f"{header[pin]}: {label}")
+        pi["pinlabels"].append(f"{header[pin]}: {label}")
     gnd = h.connectors["Pi GND"]
     if mcp_gnd not in gnd["pins"]:
         gnd["pins"].append(mcp_gnd)
@@ -336,8 +336,9 @@ def keys_mcp23017(config: Config, header: Mapping[int, str]) -> Harness:
                 subtype="chip pins", notes="100 nF VDD-VSS at the chip; A0-A2 to VSS")
     h.wire("Pi", 1, "RD", "MCP23017", p["VDD"])
     h.wire("Pi", 1, "RD", "MCP23017", p["RESET"], note="3V3 also to RESET (perfboard link)")
-    h.wire("Pi", 3, "BU", "MCP23017", p["SDA"])
-    h.wire("Pi", 5, "YE", "MCP23017", p["SCL"])
+    # colours the LEDs, piezo and button (BN, OG, YE, GN, BU) do not use
+    h.wire("Pi", 3, "VT", "MCP23017", p["SDA"])
+    h.wire("Pi", 5, "GY", "MCP23017", p["SCL"])
     h.wire("Pi", inta, "WH", "MCP23017", p["INTA"])
     h.wire("Pi GND", mcp_gnd, "BK", "MCP23017", p["VSS"])
     for slot, bits in zip(wiring.SLOTS, (att, dfd), strict=True):
