@@ -213,6 +213,18 @@ def slug(title: str) -> str:
     return kept.replace(" ", "-")
 
 
+WHOLE_TABLE_AIM = 50.0  # EUR: the aim for a whole table, Pi included
+
+
+def _whole_table_verdict(parts: Mapping[str, Any], prints: Mapping[str, Prints] | None) -> str:
+    name, cost = min(whole_tables(parts, prints), key=lambda pc: pc[1])
+    if cost <= WHOLE_TABLE_AIM:
+        return f"A whole table for under {WHOLE_TABLE_AIM:.0f} EUR: {cost:.2f} EUR with a {name}."
+    return (f"The aim of a whole table under {WHOLE_TABLE_AIM:.0f} EUR is not reached: the "
+            f"cheapest, with a {name}, costs {cost:.2f} EUR (the Pi, its supply and SD card "
+            f"alone are {cost - variant_cost(parts, parts['budget']['variant'], prints):.2f} EUR).")
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "/")
 
@@ -260,6 +272,8 @@ def block(parts: dict[str, Any], geom: geo.Geometry,
         "|---|--:|---|",
         *[f"| {name} | {cost:.2f} EUR | {_cell(pi['note'])} |"
           for (name, cost), pi in zip(whole_tables(parts, prints), parts["pi"], strict=True)],
+        "",
+        _whole_table_verdict(parts, prints),
         "",
     ]
     for v in VARIANTS:
