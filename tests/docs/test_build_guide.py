@@ -4,7 +4,9 @@ resolve."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -125,3 +127,42 @@ def test_guide_anchor_to_the_parts_list_exists(text: str) -> None:
     slugs = {"".join(c for c in h.lower() if c.isalnum() or c in " -_").replace(" ", "-")
              for h in headings}
     assert anchor.group(1) in slugs
+
+
+def _parts() -> dict[str, object]:
+    import tomllib
+
+    with (ROOT / "hardware" / "parts.toml").open("rb") as f:
+        return tomllib.load(f)
+
+
+@pytest.mark.parametrize(("doc", "variant"), [("guide.md", "rc522"), ("README.md", None)])
+def test_screw_sizes_written_in_the_steps_are_in_the_parts_list(doc: str,
+                                                                variant: str | None) -> None:
+    parts = _parts()["part"]
+    assert isinstance(parts, list)
+    screws = " ".join(p["number"] for p in parts
+                      if p["name"].startswith("Screw") and (variant is None or variant in p["qty"]))
+    body = (DOCS / doc).read_text(encoding="utf-8")
+    steps_text = body.split("<!-- parts-list: end -->")[-1]  # the hand-written part
+    sizes = set(re.findall(r"\bM\d(?:\.\d)? x \d+\b", steps_text))
+    assert sizes, doc
+    for size in sizes:
+        assert size in screws, f"{doc} names {size}, which the parts list does not buy"
+
+
+def test_pins_written_in_the_guide_match_the_pin_tables(text: str) -> None:
+    spec = importlib.util.spec_from_file_location("hardware_generate_guide",
+                                                  ROOT / "hardware" / "generate.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    harness, wiring = sys.modules["harness"], sys.modules["wiring"]
+    flat = " ".join(text.split())  # the Markdown's line breaks do not matter
+    order = ", ".join(harness.RC522_PINS)
+    assert f"its order {order}" in flat
+    assert f"3V3(OUT), pin {harness.PICO_3V3}" in flat
+    assert wiring.PICO_HEADER[harness.PICO_3V3] == "3V3(OUT)"
+    assert f"{wiring.LED_RESISTOR} resistor" in flat
+    pin = harness.PICO_3V3
+    assert f"pin {pin} against {pin - 1} and {pin + 1}" in flat
