@@ -5,14 +5,19 @@
 
 Sources: ``arbiter/app/default_config.toml`` (through :func:`arbiter.app.config.load_config`)
 for every pin and port, :data:`arbiter.rules.keycode.DEFAULT_KEYCODE` for the key code,
-and ``parts.toml`` (through ``geometry.py``) for the printed parts. Outputs, in
-``docs/build/``: ``pinout.md``, ``keycodes.md``, the parts-list block of ``README.md`` and
-the shopping block of ``guide.md`` (``partslist.py``); in ``hardware/``: ``gg_params.scad``,
-``keys_all.scad``; ``wiring.py`` adds the schematic pictures and ``wiring.md``,
-``harness.py`` the wiring diagrams and pin maps (WireViz, Graphviz) in ``docs/build/wiring/``,
+and ``parts.toml`` (through ``geometry.py``) for the printed parts. Outputs: ``pinout.md``,
+``keycodes.md``, ``gg_params.scad``, ``keys_all.scad`` and the parts-list block of
+``README.md`` (``partslist.py``); ``wiring.py`` adds the wiring pictures and ``wiring.md``,
 ``keychart.py`` the key chart (SVG and PDF). The other ``.scad`` files and the rest of
 ``README.md`` are written by hand.
 An impossible geometry (a stack figure below its margin) exits 2 naming the figure.
+
+The builder's documents are in ``docs/build/`` (``DOCS``): pinout.md, keycodes.md,
+wiring.md with the schematics, README.md's parts lists and guide.md's shopping block
+(``partslist.py``, filament and print time from ``hardware/print/manifest.json``), the
+wiring diagrams and pin maps (``harness.py``: WireViz and Graphviz, in
+``docs/build/wiring/``) and the magnet polarity figure (``polarity.py``); the ``.scad``
+files and the key chart stay in ``hardware/``.
 """
 
 from __future__ import annotations
@@ -447,17 +452,16 @@ def outputs(config: Config | None = None, keycode: KeyCode = DEFAULT_KEYCODE,
     return {
         DOCS / "pinout.md": pinout_md(config),
         DOCS / "keycodes.md": keycodes_md(keycode, geom),
-        **wiring.outputs(config, HEADER),
         **harness.outputs(config, HEADER),
-        **keychart.outputs(keycode, {name: value for name, value, _ in geom.params}),
         DOCS / "img" / "magnet-polarity.svg": polarity.figure(
             {name: value for name, value, _ in geom.params}),
-        HERE / "gg_params.scad": params_scad(geom),
-        HERE / "keys_all.scad": keys_all_scad(keycode, geom),
-        readme: partslist.fill(readme.read_text(encoding="utf-8"), geo.load_parts(parts), geom,
-                               partslist.load_prints()),
         partslist.GUIDE: partslist.fill_guide(partslist.GUIDE.read_text(encoding="utf-8"),
                                               geo.load_parts(parts), partslist.load_prints()),
+        **wiring.outputs(config, HEADER),
+        **keychart.outputs(keycode, {name: value for name, value, _ in geom.params}),
+        HERE / "gg_params.scad": params_scad(geom),
+        HERE / "keys_all.scad": keys_all_scad(keycode, geom),
+        readme: partslist.fill(readme.read_text(encoding="utf-8"), geo.load_parts(parts), geom),
     }
 
 

@@ -377,8 +377,9 @@ def fill_guide(guide: str, parts: dict[str, Any],
 
 
 def fill(readme: str, parts: dict[str, Any], geom: geo.Geometry,
-         prints: Mapping[str, Prints] | None = None) -> str:
-    """``readme`` with its parts-list block regenerated."""
+         manifest: Path | None = MANIFEST) -> str:
+    """``readme`` with its parts-list block regenerated (slicer figures from ``manifest``)."""
+    prints = load_prints(manifest) if manifest is not None else None
     try:
         head, rest = readme.split(BEGIN, 1)
         _, tail = rest.split(END, 1)
