@@ -9,14 +9,12 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arbiter import __version__
 from arbiter.app.config import Config, ConfigError, load_config
 from arbiter.app.hub_cli import add_hub_parser
-from arbiter.device.arbiter import Arbiter
 from arbiter.errors import ArbiterError
-from arbiter.hardware.pins import PinSetupError
 from arbiter.rules.game import EndingError, EndingKind, Game
 from arbiter.rules.pieces import Piece, PieceError, parse_rank, parse_side
 from arbiter.rules.ranks import Rank, Side
@@ -31,6 +29,11 @@ from arbiter.storage.journal import (
 )
 from arbiter.storage.paths import DATA_ENV, default_config_path, default_data_dir
 from arbiter.tunes.defaults import load_tunes
+
+if TYPE_CHECKING:
+    # The device is loaded only by the commands that build one: `gg-arbiter hub`
+    # never loads a device or hardware module.
+    from arbiter.device.arbiter import Arbiter
 
 
 class CliError(ArbiterError):
@@ -124,6 +127,7 @@ def _ask_pin(prompt: str, hint: str) -> str:
 def _build(config: Config, sim: bool) -> Arbiter:
     """The device for run/selftest, with every set-up failure as one clear line."""
     from arbiter.app.assembly import build_arbiter
+    from arbiter.hardware.pins import PinSetupError
 
     try:
         return build_arbiter(config, sim=sim)
@@ -700,7 +704,7 @@ def _enroll_through_service(config: Config, args: argparse.Namespace) -> int:
 
 
 def _cmd_set_pin(args: argparse.Namespace) -> int:
-    from web.auth import AuthError, set_pin
+    from web.kit.auth import AuthError, set_pin
 
     config = _load_config(args)
     pin = args.pin

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from arbiter.hub.ledger import Ledger
-from arbiter.hubweb.feed import Throttle, VenueFeed
 from tests.hub.contract import new_game
+from web.hub.feed import Throttle, VenueFeed
 
 
 class FakeClock:

@@ -15,8 +15,8 @@ from flask import Blueprint, Response, abort, current_app, jsonify, render_templ
 from arbiter.device.protocol import DeviceView
 from arbiter.rules.game import Game, GameInProgressError
 from arbiter.storage.journal import CorruptDataError, StoreError, UnknownGameError
-from web import present
-from web.events import stream_response
+from web.kit import present
+from web.kit.events import stream_response
 
 log = logging.getLogger(__name__)
 

@@ -35,9 +35,9 @@ from arbiter.errors import ArbiterError
 from arbiter.rules.game import EndingError, EndingKind, WrongGameError
 from arbiter.rules.pieces import PieceError, parse_side
 from arbiter.rules.ranks import Side
-from web.body import json_object
-from web.pin_access import PinAccess
-from web.public import get_device, load_game
+from web.kit.body import json_object
+from web.kit.pin_access import PinAccess
+from web.table.public import get_device, load_game
 
 log = logging.getLogger(__name__)
 
