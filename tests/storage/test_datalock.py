@@ -28,9 +28,8 @@ def test_datalock_probe_never_creates_the_lock_file(tmp_path: Path) -> None:
 
 
 def test_datalock_is_the_one_the_game_store_holds(tmp_path: Path) -> None:
-    with GameStore(tmp_path):
-        with pytest.raises(StoreLockedError):
-            DataDirLock.take(tmp_path, create=False)
+    with GameStore(tmp_path), pytest.raises(StoreLockedError):
+        DataDirLock.take(tmp_path, create=False)
     probe = DataDirLock.take(tmp_path, create=False)
     assert probe is not None  # released with the store
     probe.release()
