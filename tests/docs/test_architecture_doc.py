@@ -97,8 +97,10 @@ def test_architecture_doc_maps_every_named_thread() -> None:
                 if name is None:
                     unnamed.append(f"{path}:{node.lineno}")
                     continue
-            elif _called(node, "_spawn") and len(node.args) == 2:
-                name = node.args[1]
+            elif _called(node, "BackgroundThread"):  # arbiter/threads.py: (target, name)
+                name = node.args[1] if len(node.args) > 1 else next(
+                    k.value for k in node.keywords if k.arg == "name"
+                )
             else:
                 continue
             parts = [part for part in _literal_parts(name) if len(part) >= 3]
