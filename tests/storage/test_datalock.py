@@ -18,8 +18,9 @@ def test_datalock_second_holder_refused_until_released(tmp_path: Path) -> None:
         DataDirLock.take(tmp_path)
     first.release()
     first.release()  # twice is harmless
-    with DataDirLock.take(tmp_path) as again:
-        assert again is not None and again.held
+    again = DataDirLock.take(tmp_path)
+    assert again is not None and again.held
+    again.release()
 
 
 def test_datalock_probe_never_creates_the_lock_file(tmp_path: Path) -> None:
