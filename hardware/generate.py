@@ -13,7 +13,7 @@ and ``parts.toml`` (through ``geometry.py``) for the printed parts. Outputs: ``p
 An impossible geometry (a stack figure below its margin) exits 2 naming the figure.
 
 The builder's documents are in ``docs/build/`` (``DOCS``): pinout.md, keycodes.md,
-wiring.md with the schematics, README.md's parts lists and guide.md's shopping block
+wiring.md with the schematics, index.md's parts lists and guide.md's shopping block
 (``partslist.py``, filament and print time from ``hardware/print/manifest.json``), the
 wiring diagrams and pin maps (``harness.py``: WireViz and Graphviz, in
 ``docs/build/wiring/``) and the magnet polarity figure (``polarity.py``); the ``.scad``
@@ -448,7 +448,7 @@ def outputs(config: Config | None = None, keycode: KeyCode = DEFAULT_KEYCODE,
     """
     config = config if config is not None else load_config()
     geom = geo.load(parts, keycode.switches, keycode.weight)
-    readme = DOCS / "README.md"
+    readme = DOCS / "index.md"
     return {
         DOCS / "pinout.md": pinout_md(config),
         DOCS / "keycodes.md": keycodes_md(keycode, geom),

@@ -111,7 +111,7 @@ def test_pinned_firmware_matches_the_firmware_readme(text: str) -> None:
 
 
 def test_relative_links_resolve() -> None:
-    for doc in (GUIDE, DOCS / "README.md", DOCS / "wiring.md", ROOT / "hardware" / "README.md"):
+    for doc in (GUIDE, DOCS / "index.md", DOCS / "wiring.md", ROOT / "hardware" / "README.md"):
         body = doc.read_text(encoding="utf-8")
         for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", body):
             if target.startswith(("http://", "https://")):
@@ -120,11 +120,12 @@ def test_relative_links_resolve() -> None:
 
 
 def test_guide_anchor_to_the_parts_list_exists(text: str) -> None:
-    anchor = re.search(r"\(README\.md#([^)]+)\)", text)
+    anchor = re.search(r"\(index\.md#([^)]+)\)", text)
     assert anchor is not None
-    readme = (DOCS / "README.md").read_text(encoding="utf-8")
+    readme = (DOCS / "index.md").read_text(encoding="utf-8")
     headings = re.findall(r"^#+ (.+)$", readme, re.M)
-    slugs = {"".join(c for c in h.lower() if c.isalnum() or c in " -_").replace(" ", "-")
+    # Python-Markdown's toc slug (MkDocs), of the heading's text without its code marks
+    slugs = {re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", h.replace("`", "")).strip().lower())
              for h in headings}
     assert anchor.group(1) in slugs
 
@@ -136,7 +137,7 @@ def _parts() -> dict[str, object]:
         return tomllib.load(f)
 
 
-@pytest.mark.parametrize(("doc", "variant"), [("guide.md", "rc522"), ("README.md", None)])
+@pytest.mark.parametrize(("doc", "variant"), [("guide.md", "rc522"), ("index.md", None)])
 def test_screw_sizes_written_in_the_steps_are_in_the_parts_list(doc: str,
                                                                 variant: str | None) -> None:
     parts = _parts()["part"]

@@ -166,7 +166,7 @@ def _buy(p: dict[str, Any], qty: int) -> float:
 
 def test_parts_list_covers_every_variant_and_small_part(generate: ModuleType,
                                                         parts: dict[str, Any]) -> None:
-    readme = (DOCS / "README.md").read_text(encoding="utf-8")
+    readme = (DOCS / "index.md").read_text(encoding="utf-8")
     for v in VARIANTS:
         assert f"### Parts for `{v}`" in readme
     # the flagship's table comes first
@@ -272,7 +272,7 @@ def test_filament_comes_from_the_slicer_manifest(generate: ModuleType, parts: di
 
 
 def test_a_stale_parts_block_is_reported(generate: ModuleType) -> None:
-    readme = DOCS / "README.md"
+    readme = DOCS / "index.md"
     files = generate.outputs()
     assert readme in files
     assert generate.stale({readme: files[readme]}) == []

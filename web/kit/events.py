@@ -1,6 +1,6 @@
 """Server-Sent Events: one stream of status dicts per open page.
 
-Each stream holds one server thread while it is open (see :mod:`web.serve`),
+Each stream holds one server thread while it is open (see :mod:`web.kit.serve`),
 so the hub admits at most ``capacity`` streams at once; one more is refused
 with :class:`StreamsFullError` (the page then polls ``/api/status``).
 A stream sends a comment line at once, the current status, then one ``data:``
@@ -19,8 +19,8 @@ from typing import Any, Protocol
 
 from flask import Response, jsonify
 
-from arbiter.device.status import put_dropping_oldest
 from arbiter.errors import ArbiterError
+from arbiter.queues import put_dropping_oldest
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +108,7 @@ class StreamHub:
 
     @capacity.setter
     def capacity(self, value: int) -> None:
-        """Set by :func:`web.serve.make_server` to the streams its thread pool holds."""
+        """Set by :func:`web.kit.serve.make_server` to the streams its thread pool holds."""
         if value < 1:
             raise ValueError(f"stream capacity must be at least 1, not {value}")
         with self._lock:

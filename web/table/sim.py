@@ -17,8 +17,8 @@ from arbiter.device.protocol import SimulatedSlots
 from arbiter.rules.pieces import PieceError
 from arbiter.rules.ranks import Rank, Side
 from arbiter.rules.verdict import Role
-from web.body import json_object
-from web.public import get_device
+from web.kit.body import json_object
+from web.table.public import get_device
 
 bp = Blueprint("sim", __name__)
 

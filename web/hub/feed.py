@@ -11,7 +11,7 @@ way, no change waits more than a period, and the ingest never waits on a page.
 A page that missed a message (its ``seq`` jumped) or sees ``refresh`` fetches
 the JSON views again. The same thread notices tables that went silent.
 
-:class:`HubStreams` is the table's :class:`web.events.StreamHub` (same
+:class:`HubStreams` is the table's :class:`web.kit.events.StreamHub` (same
 admission limit, stopped with the server) sending this feed's encoded text.
 """
 
@@ -27,8 +27,9 @@ from datetime import timedelta
 from typing import Any, cast
 
 from arbiter.hub.ledger import Ledger
-from arbiter.hubweb import views
-from web.events import RETRY_MILLISECONDS, StatusSource, StreamHub
+from arbiter.queues import put_dropping_oldest
+from web.hub import views
+from web.kit.events import RETRY_MILLISECONDS, StatusSource, StreamHub
 
 log = logging.getLogger(__name__)
 
@@ -40,19 +41,6 @@ TICK_SECONDS = 5.0
 PERIOD_SECONDS = 0.1
 
 Item = tuple[int, bytes]  # (seq, the message's SSE text, encoded once for every stream)
-
-
-def _put_dropping_oldest(q: queue.Queue[Any], item: Any) -> None:
-    """Queue ``item``; a slow page loses its oldest message, never blocks the sender."""
-    while True:
-        try:
-            q.put_nowait(item)
-            return
-        except queue.Full:
-            try:
-                q.get_nowait()
-            except queue.Empty:
-                continue
 
 
 class Throttle:
@@ -155,7 +143,7 @@ class VenueFeed:
             message = {"seq": self._seq, **message}
             item: Item = (self._seq, _encode(message))
             for q in self._subscribers:
-                _put_dropping_oldest(q, item)
+                put_dropping_oldest(q, item)
 
     def changed(self, table: str, kind: str = "") -> None:
         """A table's message was taken by the ledger (called from the ingest thread)."""

@@ -36,8 +36,8 @@ from waitress.server import create_server
 from waitress.task import ErrorTask, ThreadedTaskDispatcher
 
 from arbiter.errors import ArbiterError
-from web.body import MAX_BODY_BYTES
-from web.events import STREAM_CAPACITY, StreamHub
+from web.kit.body import MAX_BODY_BYTES
+from web.kit.events import STREAM_CAPACITY, StreamHub
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +65,7 @@ class JsonErrorTask(ErrorTask):  # type: ignore[misc]  # waitress has no type hi
     ``{"error": ...}`` with the app's security headers."""
 
     def execute(self) -> None:
-        from web import SECURITY_HEADERS
+        from web.kit.hooks import SECURITY_HEADERS
 
         error = self.request.error
         detail = str(error.body).strip()

@@ -1,4 +1,4 @@
-"""PIN access for a Flask app built by :func:`web.install_pin_access`: the table's admin
+"""PIN access for a Flask app set up by :func:`install_pin_access`: the table's admin
 pages and the hub's organiser pages share it, each with its own words and login page.
 
 The state lives in the app (its ``DATA_DIR`` admin file and the extensions
@@ -11,14 +11,19 @@ from __future__ import annotations
 
 import functools
 import logging
+import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from flask import abort, current_app, redirect, request, session, url_for
+from flask import Flask, abort, current_app, redirect, request, session, url_for
 from werkzeug.exceptions import ServiceUnavailable, TooManyRequests
 
-from web import auth
+from web.kit import auth
+from web.kit.body import MAX_BODY_BYTES
 
 log = logging.getLogger(__name__)
 
@@ -164,3 +169,55 @@ class PinAccess:
         """End the session on the server: a copy of the cookie is refused from now on."""
         _sessions().close(session.get(_SESSION_KEY))
         session.clear()
+
+
+def pin_access_config(*, cookie: str, idle_seconds: float) -> dict[str, Any]:
+    """The settings :func:`install_pin_access` reads, with their defaults: PIN attempts
+    (5 per 300 s, 2 checks at a time for up to 10 s), a Strict, HTTP-only session
+    cookie named ``cookie`` for 12 h ended after ``idle_seconds`` idle, body size limit."""
+    return {
+        "PIN_MAX_FAILURES": 5,
+        "PIN_WINDOW_SECONDS": 300,
+        "PIN_CHECK_LIMIT": 2,
+        "PIN_CHECK_WAIT": 10.0,
+        "SESSION_COOKIE_NAME": cookie,
+        "SESSION_COOKIE_HTTPONLY": True,
+        "SESSION_COOKIE_SAMESITE": "Strict",
+        "PERMANENT_SESSION_LIFETIME": timedelta(hours=12),
+        "ADMIN_IDLE_SECONDS": idle_seconds,
+        "ADMIN_CLOCK": time.monotonic,
+        "MAX_CONTENT_LENGTH": MAX_BODY_BYTES,
+    }
+
+
+def install_pin_access(app: Flask, *, repair: str) -> str | None:
+    """Set up PIN access for ``app`` from its ``DATA_DIR``: the admin file, the session
+    secret, the attempt limiter, the session registry and the PIN-check gate.
+
+    Returns a PIN generated on this first run (None otherwise). A damaged admin file
+    is logged with the ``repair`` command and leaves PIN access off, never the app.
+    """
+    new_pin: str | None = None
+    secret: str | None = None
+    data_dir = Path(app.config["DATA_DIR"])
+    try:
+        new_pin = auth.ensure_admin(data_dir, app.config["ADMIN_PIN"])
+        secret = auth.session_secret(data_dir)
+    except auth.AdminFileError as exc:
+        # The public pages must not depend on the admin file; admin routes say how to repair.
+        log.error("admin access off: %s; repair with `%s`", exc, repair)
+    if not app.config.get("SECRET_KEY"):
+        # Without the stored secret, one for this run only: sessions end at restart anyway.
+        app.config["SECRET_KEY"] = secret or secrets.token_hex(32)
+    app.extensions["arbiter_limiter"] = auth.AttemptLimiter(
+        int(app.config["PIN_MAX_FAILURES"]), float(app.config["PIN_WINDOW_SECONDS"])
+    )
+    app.extensions["arbiter_sessions"] = auth.SessionRegistry(
+        idle=float(app.config["ADMIN_IDLE_SECONDS"]),
+        lifetime=app.permanent_session_lifetime.total_seconds(),
+        clock=app.config["ADMIN_CLOCK"],
+    )
+    app.extensions["arbiter_pin_gate"] = auth.PinGate(
+        int(app.config["PIN_CHECK_LIMIT"]), float(app.config["PIN_CHECK_WAIT"])
+    )
+    return new_pin

@@ -1,7 +1,7 @@
 """The venue's public pages and JSON: tables, rounds, standings, games; live over SSE.
 
 No rank while a game is on: the views hold counts, players and results only,
-and a game's reveal appears once the game is over (see :mod:`arbiter.hubweb.views`).
+and a game's reveal appears once the game is over (see :mod:`web.hub.views`).
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from typing import cast
 from flask import Blueprint, Response, abort, current_app, jsonify, render_template
 
 from arbiter.hub.ledger import Ledger
-from arbiter.hubweb import views
-from arbiter.hubweb.feed import VenueFeed
-from web.events import stream_response
+from web.hub import views
+from web.hub.feed import VenueFeed
+from web.kit.events import stream_response
 
 bp = Blueprint("public", __name__)
 

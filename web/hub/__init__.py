@@ -1,34 +1,30 @@
 """The hub's web app: the venue's public pages, the organiser's pages, and their JSON API.
 
-``create_hub_app(ledger, feed, publish)`` builds it; :func:`web.serve.make_server`
+``create_hub_app(ledger, feed, publish)`` builds it; :func:`web.kit.serve.make_server`
 serves it with waitress, as on a table. Views read the ledger (through
-:mod:`arbiter.hubweb.views`); only the organiser's actions, behind the PIN,
+:mod:`web.hub.views`); only the organiser's actions, behind the PIN,
 change it. ``publish(table, payload)`` sends a table its assignment (the
 serving hub's MQTT client); without it, assignments are stored and published
 at the hub's next start. ``resend(table)`` asks a table to publish its
 missing events again (the organiser's "ask again"). The PIN, sessions, CSRF
-and the attempt limiter are the table's own (:mod:`web.auth`), with ``admin.json`` in the hub's data
-directory.
+and the attempt limiter are the kit's (:mod:`web.kit.auth`), as on a table, with
+``admin.json`` in the hub's data directory.
 """
 
 from __future__ import annotations
 
-import logging
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response, jsonify, render_template, request
-from flask.typing import ResponseReturnValue
-from werkzeug.exceptions import HTTPException
+from flask import Flask
 
 from arbiter.hub.ledger import Ledger, ResendAsk
-from arbiter.hubweb.feed import HubStreams, VenueFeed
-from web import SECURITY_HEADERS, auth, install_pin_access, pin_access_config
-from web.events import KEEPALIVE_SECONDS, STREAM_CAPACITY
-
-log = logging.getLogger(__name__)
+from web.hub.feed import HubStreams, VenueFeed
+from web.kit.events import KEEPALIVE_SECONDS, STREAM_CAPACITY
+from web.kit.hooks import install_hooks
+from web.kit.pin_access import install_pin_access, pin_access_config
 
 Publish = Callable[[str, Mapping[str, Any] | None], None]
 #: Ask a table to publish its missing events again; None when nothing is missing.
@@ -77,45 +73,20 @@ def create_hub_app(
     app.extensions["hub_feed"] = feed
     app.extensions["hub_publish"] = publish
     app.extensions["hub_resend"] = resend
-    # The key web.serve.make_server looks for: it sizes and stops the streams.
+    # The key web.kit.serve.make_server looks for: it sizes and stops the streams.
     app.extensions["arbiter_streams"] = HubStreams(
         feed, float(app.config["SSE_KEEPALIVE"]), int(app.config["STREAM_CAPACITY"])
     )
 
-    from arbiter.hubweb.organiser import bp as organiser_bp
-    from arbiter.hubweb.public import bp as public_bp
+    from web.hub.organiser import bp as organiser_bp
+    from web.hub.public import bp as public_bp
 
     app.register_blueprint(public_bp)
     app.register_blueprint(organiser_bp)
-    _install_hooks(app)
+    install_hooks(
+        app,
+        private_prefixes=("/organiser",),
+        error_template="hub_error.html",
+        page_globals=lambda: {"event": ledger.event},
+    )
     return app
-
-
-def _install_hooks(app: Flask) -> None:
-    @app.after_request
-    def security_headers(response: Response) -> Response:
-        for name, value in SECURITY_HEADERS.items():
-            response.headers.setdefault(name, value)
-        if request.path.startswith(("/api/", "/organiser")):
-            response.headers.setdefault("Cache-Control", "no-store")
-        return response
-
-    @app.errorhandler(HTTPException)
-    def http_error(error: HTTPException) -> ResponseReturnValue:
-        code = error.code or 500
-        message = error.description or error.name
-        extra = [(k, v) for k, v in error.get_headers() if k.lower() != "content-type"]
-        if request.path.startswith("/api/"):
-            response = jsonify({"error": message})
-            response.status_code = code
-            response.headers.extend(extra)
-            return response
-        return render_template("hub_error.html", code=code, title=error.name,
-                               message=message), code, extra
-
-    @app.context_processor
-    def page_globals() -> dict[str, Any]:
-        from flask import session
-
-        return {"csrf_token": lambda: auth.csrf_token(session),
-                "event": app.extensions["hub_ledger"].event}

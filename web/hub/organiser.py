@@ -1,6 +1,6 @@
 """The organiser's pages and JSON API, behind the PIN: players, rounds, tables, results.
 
-Same access design as the table's admin (:mod:`web.admin`): pages use a login
+Same access design as the table's admin (:mod:`web.table.admin`): pages use a login
 session (HttpOnly, SameSite=Strict, ended server-side at logout) and a CSRF
 token in every form; API calls send the PIN in ``X-Admin-PIN``, or use a
 logged-in session plus ``X-CSRF-Token``. Wrong PINs are counted per client
@@ -33,14 +33,14 @@ from flask.typing import ResponseReturnValue
 from arbiter.errors import ArbiterError
 from arbiter.hub.exports import KINDS, export
 from arbiter.hub.ledger import SYSTEMS
-from arbiter.hubweb import views
-from arbiter.hubweb.public import feed, ledger
 from arbiter.tournament.model import Result
 from arbiter.tournament.players_csv import MAX_NAME
 from arbiter.tournament.standings import TieBreak
-from web import auth
-from web.body import json_object
-from web.pin_access import PinAccess
+from web.hub import views
+from web.hub.public import feed, ledger
+from web.kit import auth
+from web.kit.body import json_object
+from web.kit.pin_access import PinAccess
 
 log = logging.getLogger(__name__)
 

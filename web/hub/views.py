@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from arbiter.hub.ledger import GameRow, Ledger, PairingRow
-from web.present import ending_text, reveal
+from web.kit.present import ending_text, reveal
 
 #: The parts of a table's status the venue shows (public, and without a rank).
 STATUS_FIELDS = ("state",)
