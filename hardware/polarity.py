@@ -76,10 +76,11 @@ def figure(g: Mapping[str, float]) -> str:
     for cx in (x1 + foot * SCALE / 2, x1 + w_px - foot * SCALE / 2):
         # the pocket opens upwards now; the magnet's marked face points down into it
         out += _magnet(cx, y1 + 30, d, t, marked_up=False)
-    out.append(_text(x1, key_bottom + floor_t * SCALE + 60,
-                     "red = the marked face (the face that pointed up in the pile)", 13))
+    out.append(_text(x0, key_bottom + floor_t * SCALE + 106,
+                     "red = the marked face: the face that pointed up in the pile.", 13,
+                     weight="bold"))
     width = x1 + w_px + 30
-    height = key_bottom + floor_t * SCALE + 95
+    height = key_bottom + floor_t * SCALE + 122
     body = "\n".join(f"  {line}" for line in out)
     return (f"<!-- {NOTE} -->\n"
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '

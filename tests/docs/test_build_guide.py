@@ -167,3 +167,25 @@ def test_pins_written_in_the_guide_match_the_pin_tables(text: str) -> None:
     assert f"{wiring.LED_RESISTOR} resistor" in flat
     pin = harness.PICO_3V3
     assert f"pin {pin} against {pin - 1} and {pin + 1}" in flat
+
+
+def test_magnet_figure_draws_the_one_rule() -> None:
+    # As built every magnet's marked (red) face is its top; gluing a key upside down
+    # (the right-hand panel) the marked face is the bottom, going into the pocket first.
+    import xml.etree.ElementTree as ET
+
+    svg = "{http://www.w3.org/2000/svg}"
+    root = ET.parse(DOCS / "img" / "magnet-polarity.svg").getroot()
+    width = float(root.get("width") or 0)
+    magnets = [r for r in root.iter(f"{svg}rect") if r.get("fill") == "#90a4ae"]
+    marks = [ln for ln in root.iter(f"{svg}line") if ln.get("stroke") == "#d32f2f"]
+    assert len(magnets) == len(marks) == 6  # 2 key + 2 floor as built, 2 key when gluing
+    for rect, mark in zip(magnets, marks, strict=True):
+        top = float(rect.get("y") or 0)
+        bottom = top + float(rect.get("height") or 0)
+        y = float(mark.get("y1") or 0)
+        as_built = float(rect.get("x") or 0) < width / 2
+        assert y == pytest.approx(top if as_built else bottom)
+    index = (DOCS / "index.md").read_text(encoding="utf-8")
+    assert "](img/magnet-polarity.svg)" in index
+    assert "marked face **up**" in index
