@@ -413,7 +413,8 @@ def fitting_md() -> list[str]:
         "sticker at the worst place in one slot (shoe against the slot's inner wall, stuck "
         f"{tag['placement_tol']:g} mm off centre) stays {row.worst:g} mm from the other antenna "
         f"loop's edge, {row.margin:g} mm more than the read range (at least "
-        f"{rc['cross_read_margin']:g} mm required; stack row in [keycodes.md](../keycodes.md)). "
+        f"{rc['cross_read_margin']:g} mm required; stack row in "
+        "[keycodes.md](../../docs/build/keycodes.md)). "
         "The Pi also refuses one tag seen in both slots.", "",
         "**Boards (flagship).** A Raspberry Pi 3B+/4/5 lies parts up with its port side "
         "(USB-C power) against the housing's back wall, the power plug through its window, "

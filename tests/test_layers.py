@@ -31,8 +31,9 @@ BELOW = {
     "tournament": set(),
     "hub": {"tournament", "rules", "storage", "mqtt"},
     "mqtt": set(),
-    "hubweb": {"hub", "tournament"},
 }
+#: Standard-library-only modules at the package root that every layer may use.
+SHARED_ROOT_MODULES = ("arbiter.errors", "arbiter.queues", "arbiter.threads")
 HARDWARE_LIBRARIES = {
     "gpiozero", "serial", "smbus2", "flask", "RPi", "lgpio", "waitress", "web", "paho",
 }
@@ -72,8 +73,8 @@ def test_layers_contracts_kept() -> None:
         ("arbiter/rules/verdict.py", "import arbiter.device.arbiter", "Layers"),
         ("arbiter/storage/journal.py", "import arbiter.hardware.signals", "Layers"),
         ("arbiter/device/arbiter.py", "import arbiter.app.config", "Layers"),
-        ("web/present.py", "import arbiter.app.cli", "Layers"),
-        ("arbiter/hardware/identify.py", "import web", "Layers"),
+        ("web/kit/present.py", "import arbiter.app.cli", "Layers"),
+        ("arbiter/hardware/identify.py", "import web.kit.present", "Layers"),
         ("arbiter/storage/registry.py", "import gpiozero", "Rules, tunes, storage"),
         ("arbiter/device/arbiter.py", "import serial", "Device"),
         ("arbiter/tournament/model.py", "import arbiter.rules.ranks", "Tournament"),
@@ -82,10 +83,14 @@ def test_layers_contracts_kept() -> None:
         ("arbiter/storage/journal.py", "import paho.mqtt.client", "Rules, tunes, storage"),
         ("arbiter/fleet/link.py", "import flask", "Fleet"),
         ("arbiter/fleet/outbox.py", "import arbiter.device.status", "Layers"),
-        ("arbiter/hubweb/views.py", "import arbiter.device.status", "Hub web"),
-        ("arbiter/hubweb/feed.py", "import paho.mqtt.client", "Hub web"),
-        ("web/present.py", "import arbiter.hubweb.views", "Layers"),
-        ("arbiter/hub/ledger.py", "import arbiter.hubweb.views", "Hub"),
+        ("web/hub/views.py", "import arbiter.device.status", "Hub app"),
+        ("web/hub/feed.py", "import paho.mqtt.client", "Hub app"),
+        ("web/hub/views.py", "import web.table.public", "Layers"),
+        ("web/table/public.py", "import web.hub.views", "Layers"),
+        ("web/kit/events.py", "import arbiter.device.status", "Web kit"),
+        ("web/kit/serve.py", "import web.table", "Layers"),
+        ("web/kit/present.py", "import web.hub.views", "Layers"),
+        ("arbiter/hub/ledger.py", "import web.hub.views", "Hub"),
         ("arbiter/mqtt/tls.py", "import arbiter.hub.ledger", "MQTT address and TLS"),
     ],
 )
@@ -120,7 +125,7 @@ def test_layers_import_only_lower_layers(layer: str) -> None:
     for path in _layer_files(layer):
         for name in _imports(path):
             parts = name.split(".")
-            if parts[0] != "arbiter" or name in ("arbiter", "arbiter.errors"):
+            if parts[0] != "arbiter" or name in ("arbiter", *SHARED_ROOT_MODULES):
                 continue
             assert parts[1] in allowed, f"{path.relative_to(ROOT)} imports {name}"
 
@@ -150,11 +155,29 @@ def test_layers_core_import_loads_no_hardware_module() -> None:
     assert out.stdout.strip() == "[]"
 
 
-def test_layers_only_app_and_hubweb_import_web() -> None:
+def test_layers_only_app_imports_web() -> None:
     for path in sorted((ROOT / "arbiter").rglob("*.py")):
-        if path.is_relative_to(ROOT / "arbiter" / "app") or path.is_relative_to(
-            ROOT / "arbiter" / "hubweb"
-        ):
+        if path.is_relative_to(ROOT / "arbiter" / "app"):
             continue
         for name in _imports(path):
             assert name.split(".")[0] != "web", f"{path.relative_to(ROOT)} imports {name}"
+
+
+#: What a table has and a hub process must never load.
+TABLE_ONLY = ("arbiter.device", "arbiter.hardware", "web.table", "serial", "gpiozero", "smbus2",
+              "RPi", "lgpio")
+
+
+def test_layers_hub_process_loads_nothing_of_a_table(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from arbiter.app.cli import main\n"
+        "import arbiter.hub.ingest, arbiter.hub.resend, web.hub, web.hub.organiser\n"
+        f"status = main(['hub', '--event', 'e', '--data', {str(tmp_path)!r}, 'players', 'list'])\n"
+        "assert not status, status\n"
+        f"print(sorted(m for m in sys.modules if m.startswith({TABLE_ONLY!r})))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "[]"

@@ -28,16 +28,16 @@ from arbiter.hub.exports import KINDS, export
 from arbiter.hub.ingest import Ingest, publish_once
 from arbiter.hub.ledger import Ledger, ResendAsk
 from arbiter.hub.resend import GRACE, Resender
-from arbiter.hubweb import create_hub_app
-from arbiter.hubweb.feed import VenueFeed
-from arbiter.hubweb.views import suggested_tables
 from arbiter.mqtt.address import BrokerAddress, BrokerAddressError
 from arbiter.mqtt.tls import client_context
 from arbiter.storage.paths import default_data_dir
 from arbiter.tournament.model import Result
 from arbiter.tournament.standings import TieBreak
-from web.auth import AuthError, set_pin
-from web.serve import WebServerError, make_server
+from web.hub import create_hub_app
+from web.hub.feed import VenueFeed
+from web.hub.views import suggested_tables
+from web.kit.auth import AuthError, set_pin
+from web.kit.serve import WebServerError, make_server
 
 log = logging.getLogger(__name__)
 

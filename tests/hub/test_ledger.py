@@ -27,26 +27,17 @@ from arbiter.tournament.errors import DuplicatePlayerError, PairingError, Unknow
 from arbiter.tournament.model import Pairing, Player, Result
 from arbiter.tournament.standings import TieBreak
 from tests.hub.contract import assignment, challenge, game_over, new_game
-
-
-class Clock:
-    """A fake clock, moved by the test."""
-
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 23, 20, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
+from tests.support.clock import FakeClock
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def clock() -> FakeClock:
+    return FakeClock(start=datetime(2026, 11, 23, 20, 0, tzinfo=UTC).timestamp())
 
 
 @pytest.fixture
-def ledger(tmp_path: Path, clock: Clock) -> Iterator[Ledger]:
-    with Ledger(tmp_path / "event.sqlite", "open-2026", clock=clock) as led:
+def ledger(tmp_path: Path, clock: FakeClock) -> Iterator[Ledger]:
+    with Ledger(tmp_path / "event.sqlite", "open-2026", clock=clock.wall) as led:
         yield led
 
 
@@ -172,9 +163,9 @@ def test_ledger_scores_once_a_missing_new_game_arrives(paired: Ledger) -> None:
 
 
 def test_ledger_correction_is_audited_and_wins_over_later_events(
-    paired: Ledger, clock: Clock
+    paired: Ledger, clock: FakeClock
 ) -> None:
-    clock.now += timedelta(minutes=5, milliseconds=250)
+    clock.advance(timedelta(minutes=5, milliseconds=250).total_seconds())
     paired.correct_result(1, 1, Result.DRAW, who="chief arbiter")
     paired.record_event("T1", new_game("T1", 1, "g1", assignment(1, 1, "Ana", "Dee")))
     paired.record_event("T1", game_over("T1", 2, "g1", "flag_home", "W"))
@@ -330,14 +321,14 @@ def test_ledger_swiss_waits_for_every_result(ledger: Ledger) -> None:
     assert len(ledger.pair_round("swiss")) == 2
 
 
-def test_ledger_flags_silent_tables_of_the_round(paired: Ledger, clock: Clock) -> None:
+def test_ledger_flags_silent_tables_of_the_round(paired: Ledger, clock: FakeClock) -> None:
     quiet = timedelta(minutes=5)
     assert paired.silent_tables(quiet) == [("T1", "no event yet"), ("T2", "no event yet")]
     paired.record_event("T1", new_game("T1", 1, "g1", assignment(1, 1, "Ana", "Dee")))
     paired.record_event("T2", new_game("T2", 1, "g1", assignment(1, 2, "Ben", "Cid")))
     paired.set_online("T2", False)  # its last will
     assert paired.silent_tables(quiet) == [("T2", "offline")]
-    clock.now += timedelta(minutes=6)
+    clock.advance(timedelta(minutes=6).total_seconds())
     paired.record_event("T2", game_over("T2", 2, "g1", "draw", None))  # T2's game is over
     assert paired.silent_tables(quiet) == [("T1", "no event since 2026-11-23T20:00:00.000+00:00")]
 

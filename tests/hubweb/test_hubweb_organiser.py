@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 
 from arbiter.hub.ledger import Ledger
-from arbiter.hubweb import create_hub_app
-from arbiter.hubweb.feed import VenueFeed
 from tests.hubweb.conftest import Hub
 from tests.support.clock import FakeClock
 from tests.support.web import PIN
+from web.hub import create_hub_app
+from web.hub.feed import VenueFeed
 
 pytestmark = pytest.mark.timeout(60)
 
