@@ -27,6 +27,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 IMG = HERE / "img"
+#: The builder's guide embeds some previews: those live in the docs site's tree.
+DOCS_IMG = HERE.parent / "docs" / "build" / "img"
 MANIFEST = IMG / "previews.json"
 SIZE = "800,600"
 _INCLUDE = re.compile(r"^\s*(?:include|use)\s*<([^>]+)>", re.MULTILINE)
@@ -45,10 +47,11 @@ class Model:
     caption: str
     camera: str | None = None
     defines: tuple[str, ...] = ()
+    docs: bool = False   # the guide embeds it: written under docs/build/img/
 
     @property
     def png(self) -> Path:
-        return IMG / f"{self.name}.png"
+        return (DOCS_IMG if self.docs else IMG) / f"{self.name}.png"
 
 
 MODELS: tuple[Model, ...] = (
@@ -73,12 +76,13 @@ MODELS: tuple[Model, ...] = (
           "port windows, vents, corner columns"),
     Model("tag_shoe", "tag_shoe.scad", "one tag shoe: the piece's recess on top",
           camera="0,0,0,55,0,25,140"),
-    Model("assembly", "assembly.scad", "the flagship assembled: Pi 4, Pico, RC522 boards, plugs"),
+    Model("assembly", "assembly.scad", "the flagship assembled: Pi 4, Pico, RC522 boards, plugs",
+          docs=True),
     Model("assembly_exploded", "assembly.scad", "the flagship exploded: housing, Pi, Pico, "
           "plugs (grey), RC522 boards, LEDs, button and piezo, the block on top",
-          camera="73,45,60,60,0,30,420", defines=("explode=30",)),
+          camera="73,45,60,60,0,30,420", defines=("explode=30",), docs=True),
     Model("assembly_zero", "assembly.scad", "the flagship with a Pi Zero 2 W, exploded",
-          camera="73,45,60,60,0,30,420", defines=('pi="zero2w"', "explode=30")),
+          camera="73,45,60,60,0,30,420", defines=('pi="zero2w"', "explode=30"), docs=True),
 )
 
 
@@ -169,6 +173,7 @@ def refresh(models: Sequence[Model] = MODELS) -> list[str]:
     recorded = manifest()
     warnings, data = [], {}
     for model in models:
+        model.png.parent.mkdir(parents=True, exist_ok=True)
         entry = recorded.get(model.name, {})
         if entry.get("sources") != source_hash(model) or not model.png.exists():
             warnings += [f"{model.name}: {w}" for w in render(model, model.png)]

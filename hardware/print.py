@@ -18,7 +18,8 @@ would never compare equal). PrusaSlicer's command line (``prusa-slicer``,
 size and ``manifold = yes``) and slices it with ``print/slicer.ini``; its
 estimated print time and filament go into ``print/manifest.json``, with the
 totals per variant, for the parts list and the guide. A picture of each part
-as it lies on the bed goes to ``img/bed_<part>.png``, and
+as it lies on the bed goes to ``docs/build/img/print/bed_<part>.png`` (the guide
+embeds them), and
 ``print/README.md`` lists them all.
 
 Staleness is cheap to check: the manifest records a hash of each part's
@@ -55,7 +56,7 @@ import geometry as geo  # noqa: E402
 import models  # noqa: E402
 
 OUT = HERE / "print"
-IMG = HERE / "img"
+IMG = HERE.parent / "docs" / "build" / "img" / "print"
 MANIFEST = OUT / "manifest.json"
 INDEX = OUT / "README.md"
 SLICER_INI = OUT / "slicer.ini"
@@ -377,13 +378,13 @@ def index_md(data: dict[str, Any]) -> str:
         size = " x ".join(f"{s:g}" for s in p["size_mm"])
         lines.append(f"| [{part.name}.stl]({part.name}.stl), [.3mf]({part.name}.3mf) | "
                      f"{part.what} | {size} | {p['print_time']} | {p['filament_g']:g} g | "
-                     f"![{part.name}](../img/bed_{part.name}.png) |")
+                     f"![{part.name}](../../docs/build/img/print/bed_{part.name}.png) |")
     lines += ["", *fitting_md(), "", "## The models", "",
               "Previews of every model (`hardware/models.py`), the exploded assembly among them.",
               "", "| Model | Preview |", "|---|---|"]
     for model in models.MODELS:
         lines.append(f"| [{model.scad}](../{model.scad}): {model.caption} | "
-                     f"![{model.name}](../img/{model.name}.png) |")
+                     f"![{model.name}]({os.path.relpath(model.png, OUT)}) |")
     return "\n".join(lines) + "\n"
 
 
@@ -444,7 +445,7 @@ def fitting_md() -> list[str]:
 def build(parts: Sequence[Part], force: bool = False) -> list[str]:
     """Export, slice and picture each part whose sources changed (every part if ``force``)."""
     OUT.mkdir(exist_ok=True)
-    IMG.mkdir(exist_ok=True)
+    IMG.mkdir(parents=True, exist_ok=True)
     data = manifest()
     done = []
     for part in parts:

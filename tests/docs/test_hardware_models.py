@@ -4,6 +4,7 @@ committed PNG preview in hardware/img/ is what a fresh render gives."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import subprocess
 import sys
@@ -64,8 +65,9 @@ def test_every_scad_file_has_a_preview_and_a_readme_embeds_them() -> None:
     readme = (HARDWARE / "README.md").read_text(encoding="utf-8")
     prints = (HARDWARE / "print" / "README.md").read_text(encoding="utf-8")
     for model in models.MODELS:
+        from_prints = os.path.relpath(model.png, HARDWARE / "print")
         assert (f"](img/{model.name}.png)" in readme
-                or f"](../img/{model.name}.png)" in prints), model.name
+                or f"]({from_prints})" in prints), model.name
 
 
 def test_slot_block_builds_the_heights_the_stack_checks(tmp_path: Path) -> None:

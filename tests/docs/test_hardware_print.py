@@ -178,3 +178,14 @@ def test_each_print_file_is_what_openscad_renders(part: Any, tmp_path: Path) -> 
     out = tmp_path / f"{part.name}.stl"
     pr.export_stl(part, out)
     assert pr.file_hash(out) == pr.file_hash(part.stl), f"{part.name}: stale, run print.py"
+
+
+def test_the_guide_shows_the_flagship_prints_and_the_exploded_assembly() -> None:
+    guide_path = HARDWARE.parent / "docs" / "build" / "guide.md"
+    guide = guide_path.read_text(encoding="utf-8")
+    for part in pr.PARTS:
+        if part.copies.get("rc522") and part.name != "zero_spacers":
+            link = os.path.relpath(part.png, guide_path.parent)
+            assert f"]({link})" in guide, part.name
+    assert "](img/assembly_exploded.png)" in guide
+    assert (guide_path.parent / "img" / "assembly_exploded.png").is_file()
