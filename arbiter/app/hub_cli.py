@@ -33,6 +33,7 @@ from arbiter.mqtt.tls import client_context
 from arbiter.storage.paths import default_data_dir
 from arbiter.tournament.model import Result
 from arbiter.tournament.standings import TieBreak
+from arbiter.wire import AssignmentMessage
 from web.hub import create_hub_app
 from web.hub.feed import VenueFeed
 from web.hub.views import suggested_tables
@@ -97,7 +98,7 @@ def _address(url: str) -> BrokerAddress:
 
 
 def _publish_once(args: argparse.Namespace,
-                  assignments: Mapping[str, Mapping[str, Any] | None],
+                  assignments: Mapping[str, AssignmentMessage | None],
                   resends: Sequence[ResendAsk] = ()) -> None:
     link = broker_link(args)
     publish_once(link.address.host, link.address.port, args.event, assignments,

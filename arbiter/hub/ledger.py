@@ -26,15 +26,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from arbiter import wire
 from arbiter.hub.errors import (
     ArchiveError,
     AssignmentError,
     ContradictingEventError,
     LedgerEventError,
-    MalformedEventError,
-    TopicMismatchError,
     UnknownPairingError,
 )
 from arbiter.tournament.errors import PairingError, UnknownPlayerError
@@ -46,10 +45,8 @@ from arbiter.tournament.swiss import swiss_round
 
 log = logging.getLogger(__name__)
 
-#: The version of the table events and of the archive this ledger reads.
+#: The version of the archive this ledger writes and reads (the events': wire.FORMAT).
 FORMAT = 1
-EVENT_TYPES = ("new_game", "challenge", "game_over")
-ENDINGS = ("flag_captured", "flag_home", "resignation", "draw", "abandoned")
 SYSTEMS = ("swiss", "round-robin", "manual")
 
 _SCHEMA = """
@@ -167,9 +164,7 @@ class ResendAsk:
     asked_at: str | None
 
 
-def canonical(payload: Mapping[str, Any]) -> str:
-    """The one JSON text of a payload, so two copies of an event compare equal."""
-    return json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+canonical = wire.canonical
 
 
 def _utc_now() -> datetime:
@@ -471,7 +466,9 @@ class Ledger:
         r, b, w, k, res, t, c = row
         return PairingRow(Pairing(r, b, w, k), None if res is None else Result(res), t, bool(c))
 
-    def assign_table(self, round_number: int, board: int, table: str, who: str) -> dict[str, Any]:
+    def assign_table(
+        self, round_number: int, board: int, table: str, who: str
+    ) -> wire.AssignmentMessage:
         """Send a pairing to ``table``; returns its retained ``assignment`` payload.
 
         Moving a pairing from one table to another is a correction (audited).
@@ -496,14 +493,10 @@ class Ledger:
                 self._audit(db, who, "reassign", f"round {round_number} board {board}",
                             row.table, table)
             # A game already played at the new table may now be this pairing's.
-            for (game,) in db.execute(
-                "SELECT game FROM games WHERE table_name=? AND round=? AND board=?",
-                (table, round_number, board),
-            ).fetchall():
-                self._derive(db, table, game)
+            self._score(db, round_number, board)
         return assignment_payload(row.pairing)
 
-    def assignments(self, round_number: int) -> dict[str, dict[str, Any]]:
+    def assignments(self, round_number: int) -> dict[str, wire.AssignmentMessage]:
         """Each table's assignment payload for a round."""
         return {
             row.table: assignment_payload(row.pairing)
@@ -514,9 +507,12 @@ class Ledger:
     def correct_result(
         self, round_number: int, board: int, result: Result | None, who: str
     ) -> None:
-        """Set a pairing's result by hand (audited); later table events no longer change it."""
+        """Set a pairing's result by hand (audited); later table events no longer change it.
+        Setting the result it already has does nothing."""
         with self._write() as db:
             row = self._pairing(db, round_number, board)
+            if row.result == result:  # nothing to correct: no audit, and table events still count
+                return
             db.execute(
                 "UPDATE pairings SET result=?, corrected=1 WHERE round=? AND board=?",
                 (None if result is None else result.value, round_number, board),
@@ -552,22 +548,25 @@ class Ledger:
 
     # --- tables and their events ------------------------------------------------
 
-    def record_event(self, table: str, event: Mapping[str, Any]) -> bool:
+    def record_event(self, table: str, event: Mapping[str, object]) -> bool:
         """Keep one table event, exactly once; True when new, False for a copy of one held.
 
-        ``table`` is the table named by the topic the event came on.
+        ``table`` is the table named by the topic the event came on. The event is checked
+        against the wire format (:func:`arbiter.wire.check_event`) and kept as it returns
+        it: its known fields only.
 
         :raises TopicMismatchError: the payload names another table.
-        :raises MalformedEventError: the payload does not follow the contract.
+        :raises WireFormatError: the payload does not follow the contract.
         :raises ContradictingEventError: another payload is held for this (table, seq).
         Each refusal is logged and noted in the rejections, never stored as an event.
         """
         try:
-            seq, game, kind = _check_event(table, event)
-        except MalformedEventError as exc:
-            self.note_rejection(table, _seq_of(event), str(exc))
+            checked = wire.check_event(event, table)
+        except wire.WireFormatError as exc:
+            self.note_rejection(table, exc.seq, str(exc))
             raise
-        text = canonical(event)
+        seq, game, kind = checked["seq"], str(checked["game"]), checked["type"]
+        text = canonical(checked)
         with self._write() as db:
             held = db.execute(
                 "SELECT payload FROM events WHERE table_name=? AND seq=?", (table, seq)
@@ -610,35 +609,41 @@ class Ledger:
         ]
 
     def _derive(self, db: sqlite3.Connection, table: str, game: str) -> None:
-        """Rebuild one game's row (and its pairing's result) from its stored events."""
-        row = _derive_game(
-            table, game,
-            [json.loads(p) for (p,) in db.execute(
-                "SELECT payload FROM events WHERE table_name=? AND game=? ORDER BY seq",
-                (table, game),
-            )],
-        )
-        scored = False
-        if row.round is not None and row.board is not None:
-            pairing = db.execute(
-                "SELECT white, black, table_name, corrected FROM pairings"
-                " WHERE round=? AND board=?",
-                (row.round, row.board),
-            ).fetchone()
-            scored = (
-                pairing is not None
-                and (pairing[0], pairing[1], pairing[2]) == (row.white, row.black, table)
-            )
-            if scored and row.result is not None and not pairing[3]:
-                db.execute(
-                    "UPDATE pairings SET result=? WHERE round=? AND board=?",
-                    (row.result.value, row.round, row.board),
-                )
+        """Rebuild one game's row from its stored events, then score its board."""
+        row = _derive_game(table, game, _game_events(db, table, game))
         db.execute(
             "INSERT OR REPLACE INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (table, game, row.round, row.board, row.white, row.black, row.challenges,
              row.lost_w, row.lost_b, row.ending, row.winner,
-             None if row.result is None else row.result.value, int(scored)),
+             None if row.result is None else row.result.value, 0),
+        )
+        if row.round is not None and row.board is not None:
+            self._score(db, row.round, row.board)
+
+    def _score(self, db: sqlite3.Connection, round_number: int, board: int) -> None:
+        """Mark the game that counts for a board, and give the board its result.
+
+        The rule (a function of the games' content, never of their arrival order): of
+        the games at the board's table whose ``new_game`` carried this very pairing,
+        the scored one is the first to start (lowest ``new_game`` seq) that was not
+        abandoned; a later game under the same assignment is kept, not scored, and
+        shown to the organiser (:meth:`replayed`). A corrected board keeps its result.
+        """
+        chosen, candidates = _scored_game(db, round_number, board)
+        table = candidates[0][0] if candidates else None
+        # A game of the board at a table it no longer has counts no more.
+        db.execute("UPDATE games SET scored=0 WHERE round=? AND board=? AND table_name IS NOT ?",
+                   (round_number, board, table))
+        if not candidates:
+            return
+        db.execute(
+            "UPDATE games SET scored=(game=?) WHERE table_name=? AND round=? AND board=?",
+            (chosen, table, round_number, board),
+        )
+        result = next((r for _t, g, _e, r in candidates if g == chosen), None)
+        db.execute(
+            "UPDATE pairings SET result=? WHERE round=? AND board=? AND corrected=0",
+            (result, round_number, board),
         )
 
     def games(self, table: str | None = None) -> list[GameRow]:
@@ -656,12 +661,12 @@ class Ledger:
                                None if result is None else Result(result), bool(scored)))
         return out
 
-    def events(self, table: str) -> list[dict[str, Any]]:
+    def events(self, table: str) -> list[wire.Event]:
         """A table's events in sequence order."""
         rows = self._read(
             "SELECT payload FROM events WHERE table_name=? ORDER BY seq", (table,)
         )
-        return [json.loads(p) for (p,) in rows]
+        return [_stored_event(p) for (p,) in rows]
 
     def tables(self) -> list[str]:
         """Every table heard of."""
@@ -698,7 +703,7 @@ class Ledger:
         runs = self.gaps(table) if held < last else []
         _online, status, _seen = self.table_state(table)
         published = status.get("event_seq") if status else None
-        if isinstance(published, int) and not isinstance(published, bool) and published > last:
+        if published is not None and published > last:
             runs.append((last + 1, published))
         return runs
 
@@ -744,7 +749,7 @@ class Ledger:
                 (table, int(online), self._now()),
             )
 
-    def set_status(self, table: str, status: Mapping[str, Any]) -> None:
+    def set_status(self, table: str, status: wire.StatusMessage) -> None:
         """Note a table's retained public ``status``."""
         with self._write(durable=False) as db:
             db.execute(
@@ -754,7 +759,7 @@ class Ledger:
                 (table, canonical(status), self._now()),
             )
 
-    def set_record(self, table: str, game: str, record: Mapping[str, Any]) -> None:
+    def set_record(self, table: str, game: str, record: wire.JsonObject) -> None:
         """Keep the full record a table published for a game that is over."""
         with self._write() as db:
             db.execute(
@@ -763,21 +768,24 @@ class Ledger:
                 (table, game, canonical(record), self._now()),
             )
 
-    def record(self, table: str, game: str) -> dict[str, Any] | None:
+    def record(self, table: str, game: str) -> wire.JsonObject | None:
         """The full record of a game, once its table published it (None before)."""
         rows = self._read(
             "SELECT payload FROM records WHERE table_name=? AND game=?", (table, game)
         )
-        return json.loads(rows[0][0]) if rows else None
+        return cast(wire.JsonObject, json.loads(rows[0][0])) if rows else None
 
-    def table_state(self, table: str) -> tuple[bool | None, dict[str, Any] | None, str | None]:
+    def table_state(
+        self, table: str
+    ) -> tuple[bool | None, wire.StatusMessage | None, str | None]:
         """(online, status, last seen) of a table; None where unknown."""
         rows = self._read("SELECT online, status, last_seen FROM tables WHERE name=?", (table,))
         if not rows:
             return None, None, None
         online, status, seen = rows[0]
+        # Stored as wire.parse returned it.
         return (None if online is None else bool(online),
-                None if status is None else json.loads(status), seen)
+                None if status is None else cast(wire.StatusMessage, json.loads(status)), seen)
 
     def silent_tables(self, quiet: timedelta) -> list[tuple[str, str]]:
         """(table, why) for each table of the latest round with a game still to finish
@@ -814,20 +822,34 @@ class Ledger:
             held = {(g.table, g.game): g for g in self.games()}
             keys = self._db.execute("SELECT DISTINCT table_name, game FROM events").fetchall()
             for table, game in keys:
-                fresh = _derive_game(
-                    table, game,
-                    [json.loads(p) for (p,) in self._db.execute(
-                        "SELECT payload FROM events WHERE table_name=? AND game=? ORDER BY seq",
-                        (table, game),
-                    )],
-                )
+                fresh = _derive_game(table, game, _game_events(self._db, table, game))
                 got = held.pop((table, game), None)
                 if got is None or (got.challenges, got.lost_w, got.lost_b, got.ending,
                                    got.result, got.round, got.board) != (
                         fresh.challenges, fresh.lost_w, fresh.lost_b, fresh.ending,
                         fresh.result, fresh.round, fresh.board):
                     problems.append(f"game {game} of table {table} differs from its events")
+            problems += self._verify_scores()
             problems += [f"game {g} of table {t} has no events" for t, g in held]
+        return problems
+
+    def _verify_scores(self) -> list[str]:
+        """Each board's scored game and result against the rule of :meth:`_score`."""
+        problems: list[str] = []
+        boards = self._db.execute(
+            "SELECT round, board, result, corrected FROM pairings ORDER BY round, board"
+        ).fetchall()
+        for round_number, board, result, corrected in boards:
+            chosen, candidates = _scored_game(self._db, round_number, board)
+            if not candidates:
+                continue
+            scored = [g for (g,) in self._db.execute(
+                "SELECT game FROM games WHERE round=? AND board=? AND scored=1",
+                (round_number, board))]
+            want = next((r for _t, g, _e, r in candidates if g == chosen), None)
+            if scored != ([chosen] if chosen else []) or (not corrected and result != want):
+                problems.append(f"round {round_number} board {board}: its result is not the"
+                                " one of its scored game")
         return problems
 
     def export_archive(self) -> dict[str, Any]:
@@ -865,70 +887,60 @@ class Ledger:
             raise ArchiveError(f"the archive is damaged: {exc}") from None
 
 
-def assignment_payload(pairing: Pairing) -> dict[str, Any]:
+def assignment_payload(pairing: Pairing) -> wire.AssignmentMessage:
     """The retained ``assignment`` a table receives for ``pairing``."""
-    return {"format": FORMAT, "round": pairing.round, "board": pairing.board,
-            "white": pairing.white, "black": pairing.black}
+    if pairing.black is None:
+        raise AssignmentError("a bye is not played at a table")
+    return wire.assignment_message(
+        wire.assignment(pairing.round, pairing.board, pairing.white, pairing.black))
 
 
-def _seq_of(event: Mapping[str, Any]) -> int | None:
-    seq = event.get("seq") if isinstance(event, Mapping) else None
-    return seq if isinstance(seq, int) and not isinstance(seq, bool) else None
+def _stored_event(text: str) -> wire.Event:
+    # Kept as wire.check_event returned it.
+    return cast(wire.Event, json.loads(text))
 
 
-def _check_event(table: str, event: Mapping[str, Any]) -> tuple[int, str, str]:
-    """(seq, game, type) of a well-formed event from ``table``."""
-    if not isinstance(event, Mapping):
-        raise MalformedEventError("an event is a JSON object")
-    if event.get("format") != FORMAT:
-        raise MalformedEventError(f"format {event.get('format')!r}, not {FORMAT}")
-    if event.get("table") != table:
-        raise TopicMismatchError(
-            f"the payload names table {event.get('table')!r} on table {table!r}'s topic"
-        )
-    seq = _seq_of(event)
-    if seq is None or seq < 1:
-        raise MalformedEventError(f"seq {event.get('seq')!r} is not a whole number from 1")
-    game = event.get("game")
-    if not isinstance(game, (str, int)) or isinstance(game, bool) or game == "":
-        raise MalformedEventError(f"game {game!r} is not an id")
-    kind = event.get("type")
-    if not isinstance(kind, str) or kind not in EVENT_TYPES:
-        raise MalformedEventError(f"type {kind!r} is not one of {', '.join(EVENT_TYPES)}")
-    if kind == "new_game":
-        a = event.get("assignment")
-        if a is not None and not (
-            isinstance(a, Mapping)
-            and all(isinstance(a.get(k), int) and not isinstance(a.get(k), bool)
-                    for k in ("round", "board"))
-            and all(isinstance(a.get(k), str) for k in ("white", "black"))
-        ):
-            raise MalformedEventError("assignment is not {round, board, white, black} or null")
-    elif kind == "challenge":
-        lost = event.get("eliminated")
-        if not (isinstance(event.get("number"), int) and isinstance(lost, Mapping)
-                and all(isinstance(lost.get(s), int) for s in ("W", "B"))):
-            raise MalformedEventError("a challenge needs number and eliminated {W, B}")
-    else:
-        ending = event.get("ending")
-        if not (isinstance(ending, Mapping) and ending.get("kind") in ENDINGS
-                and ending.get("winner") in ("W", "B", None)):
-            raise MalformedEventError("game_over needs ending {kind, winner}")
-    return seq, str(game), kind
+def _game_events(db: sqlite3.Connection, table: str, game: str) -> list[wire.Event]:
+    return [_stored_event(p) for (p,) in db.execute(
+        "SELECT payload FROM events WHERE table_name=? AND game=? ORDER BY seq", (table, game))]
 
 
-def _derive_game(table: str, game: str, events: Sequence[Mapping[str, Any]]) -> GameRow:
-    """A game's row from its events (in sequence order)."""
-    assignment: Mapping[str, Any] | None = None
+def _scored_game(
+    db: sqlite3.Connection, round_number: int, board: int
+) -> tuple[str | None, list[tuple[str, str, str | None, str | None]]]:
+    """(the game that counts, every candidate as (table, game, ending, result)) of a board:
+    the games at its table started with its pairing, first started first (see
+    :meth:`Ledger._score`). No candidate: the board has no table or no such game."""
+    pairing = db.execute(
+        "SELECT white, black, table_name FROM pairings WHERE round=? AND board=?",
+        (round_number, board),
+    ).fetchone()
+    if pairing is None or pairing[2] is None:
+        return None, []
+    white, black, table = pairing
+    candidates = db.execute(
+        "SELECT g.table_name, g.game, g.ending, g.result FROM games g"
+        " WHERE g.table_name=? AND g.round=? AND g.board=? AND g.white=? AND g.black IS ?"
+        " ORDER BY (SELECT MIN(e.seq) FROM events e WHERE e.table_name=g.table_name"
+        " AND e.game=g.game AND e.type='new_game')",
+        (table, round_number, board, white, black),
+    ).fetchall()
+    chosen = next((g for _t, g, ending, _r in candidates if ending != "abandoned"), None)
+    return chosen, [tuple(c) for c in candidates]
+
+
+def _derive_game(table: str, game: str, events: Sequence[wire.Event]) -> GameRow:
+    """A game's row from its events (in sequence order); ``scored`` is the board's to say."""
+    assignment: wire.AssignmentBody | None = None
     challenges = lost_w = lost_b = 0
     ending: str | None = None
     winner: str | None = None
     for e in events:
         if e["type"] == "new_game":
-            assignment = e.get("assignment")
+            assignment = e["assignment"]
         elif e["type"] == "challenge":
-            challenges = max(challenges, int(e["number"]))
-            lost_w, lost_b = int(e["eliminated"]["W"]), int(e["eliminated"]["B"])
+            challenges = max(challenges, e["number"])
+            lost_w, lost_b = e["eliminated"]["W"], e["eliminated"]["B"]
         elif e["type"] == "game_over":
             ending, winner = e["ending"]["kind"], e["ending"]["winner"]
     result: Result | None = None
@@ -936,10 +948,12 @@ def _derive_game(table: str, game: str, events: Sequence[Mapping[str, Any]]) -> 
         result = Result.from_winner(Colour(winner))
     elif ending == "draw":
         result = Result.DRAW
-    a = assignment or {}
     return GameRow(
-        table=table, game=game, round=a.get("round"), board=a.get("board"),
-        white=a.get("white"), black=a.get("black"), challenges=challenges,
-        lost_w=lost_w, lost_b=lost_b, ending=ending, winner=winner, result=result,
-        scored=False,
+        table=table, game=game,
+        round=None if assignment is None else assignment["round"],
+        board=None if assignment is None else assignment["board"],
+        white=None if assignment is None else assignment["white"],
+        black=None if assignment is None else assignment["black"],
+        challenges=challenges, lost_w=lost_w, lost_b=lost_b, ending=ending, winner=winner,
+        result=result, scored=False,
     )

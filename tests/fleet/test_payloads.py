@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -44,10 +45,11 @@ def test_items_of_an_ended_game_end_with_game_over_then_the_record(tmp_path: Pat
         game = store.current
         items = game_items(game)
     assert [i.kind for i in items] == ["new_game", "challenge", "game_over", "record"]
-    assert items[2].body["ending"] == {"kind": "resignation", "winner": "B",
-                                       "at": game.ending.at if game.ending else None}
-    assert items[3].body["record"] == game.full_record()
-    assert items[1].body["eliminated"] == {"W": 0, "B": 1}
+    bodies: list[Any] = [i.body for i in items]
+    assert bodies[2]["ending"] == {"kind": "resignation", "winner": "B",
+                                   "at": game.ending.at if game.ending else None}
+    assert bodies[3]["record"] == game.full_record()
+    assert bodies[1]["eliminated"] == {"W": 0, "B": 1}
 
 
 def test_event_and_status_payloads_carry_format_and_table() -> None:

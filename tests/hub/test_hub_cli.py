@@ -12,6 +12,7 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
+from arbiter import wire
 from arbiter.app.cli import main
 from arbiter.hub.ingest import table_prefix
 from arbiter.hub.ledger import Ledger
@@ -85,9 +86,9 @@ def test_hub_cli_reports_errors_in_one_line(
     capsys.readouterr()
 
 
-def _events(table: str, count: int) -> list[dict[str, object]]:
+def _events(table: str, count: int) -> list[wire.Event]:
     """``count`` events of one table: game g1 on round 1 board 1, then unassigned games."""
-    out: list[dict[str, object]] = []
+    out: list[wire.Event] = []
     for seq in range(1, count + 1):
         number, step = divmod(seq - 1, 10)
         game = f"g{number + 1}"

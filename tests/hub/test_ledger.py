@@ -18,14 +18,14 @@ from arbiter.hub.errors import (
     ContradictingEventError,
     ExportError,
     LedgerEventError,
-    MalformedEventError,
-    TopicMismatchError,
 )
 from arbiter.hub.exports import export
 from arbiter.hub.ledger import Ledger
 from arbiter.tournament.errors import DuplicatePlayerError, PairingError, UnknownPlayerError
 from arbiter.tournament.model import Pairing, Player, Result
 from arbiter.tournament.standings import TieBreak
+from arbiter.wire import TopicMismatchError
+from arbiter.wire import WireFormatError as MalformedEventError
 from tests.hub.contract import assignment, challenge, game_over, new_game
 
 
@@ -90,9 +90,7 @@ def test_ledger_refuses_a_payload_naming_another_table(ledger: Ledger) -> None:
 
 
 def _broken(change: dict[str, Any]) -> dict[str, Any]:
-    event = game_over("T1", 3, "g1", "flag_home", "W")
-    event.update(change)
-    return event
+    return {**game_over("T1", 3, "g1", "flag_home", "W"), **change}
 
 
 @pytest.mark.parametrize(
@@ -106,7 +104,8 @@ def _broken(change: dict[str, Any]) -> dict[str, Any]:
         _broken({"type": "reveal"}),
         _broken({"ending": {"kind": "flag_home", "winner": "X"}}),
         _broken({"ending": {"kind": "timeout", "winner": "W"}}),
-        new_game("T1", 1, "g1", {"round": 1, "board": "1", "white": "a", "black": "b"}),
+        {**new_game("T1", 1, "g1"),
+         "assignment": {"round": 1, "board": "1", "white": "a", "black": "b"}},
         {**challenge("T1", 2, "g1", 1, 0, 1), "eliminated": {"W": 0}},
     ],
 )

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arbiter import wire
 from arbiter.hub.ledger import Ledger
 from arbiter.tournament.model import Player
 from tests.hub.contract import assignment, challenge, game_over, new_game
 
 
-def _events() -> list[tuple[str, dict[str, Any]]]:
+def _events() -> list[tuple[str, wire.Event]]:
     """Two tables: T1 plays board 1 then an unassigned game; T2 plays board 2 to a draw."""
     t1 = [
         new_game("T1", 1, "g1", assignment(1, 1, "Ana", "Dee")),
@@ -33,7 +33,7 @@ def _events() -> list[tuple[str, dict[str, Any]]]:
     return [("T1", e) for e in t1] + [("T2", e) for e in t2]
 
 
-def _state(events: list[tuple[str, dict[str, Any]]]) -> tuple[object, ...]:
+def _state(events: list[tuple[str, wire.Event]]) -> tuple[object, ...]:
     with tempfile.TemporaryDirectory() as tmp, Ledger(Path(tmp) / "l.sqlite", "e") as ledger:
         ledger.add_players([Player("Ana"), Player("Ben"), Player("Cid"), Player("Dee")])
         ledger.pair_round("round-robin")
@@ -56,7 +56,7 @@ IN_ORDER = _state(_events())
 @settings(max_examples=40, deadline=None)
 @given(st.permutations(_events()), st.lists(st.integers(0, 9), max_size=6))
 def test_ledger_order_and_copies_do_not_matter(
-    shuffled: list[tuple[str, dict[str, Any]]], copies: list[int]
+    shuffled: list[tuple[str, wire.Event]], copies: list[int]
 ) -> None:
     delivered = shuffled + [shuffled[i] for i in copies]
     assert _state(delivered) == IN_ORDER

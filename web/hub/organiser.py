@@ -36,6 +36,7 @@ from arbiter.hub.ledger import SYSTEMS
 from arbiter.tournament.model import Result
 from arbiter.tournament.players_csv import MAX_NAME
 from arbiter.tournament.standings import TieBreak
+from arbiter.wire import AssignmentMessage
 from web.hub import views
 from web.hub.public import feed, ledger
 from web.kit import auth
@@ -158,7 +159,7 @@ def _table_name(value: object, what: str = "table") -> str:
     return table
 
 
-def _send(table: str, payload: dict[str, Any] | None) -> bool:
+def _send(table: str, payload: AssignmentMessage | None) -> bool:
     """Publish a table's assignment; False when the hub has no broker link to send it."""
     publish = current_app.extensions["hub_publish"]
     if publish is None:

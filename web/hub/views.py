@@ -16,7 +16,8 @@ from typing import Any
 from arbiter.hub.ledger import GameRow, Ledger, PairingRow
 from web.kit.present import ending_text, reveal
 
-#: The parts of a table's status the venue shows (public, and without a rank).
+#: The parts of a table's status the venue shows (public, and without a rank; its values
+#: are the enumerated states of the wire format, so nothing a table writes there is shown).
 STATUS_FIELDS = ("state",)
 
 
@@ -51,7 +52,7 @@ def table_row(
 ) -> dict[str, Any]:
     """One table on the venue screen."""
     online, status, seen = ledger.table_state(table)
-    public = {k: (status or {}).get(k) for k in STATUS_FIELDS}
+    state = status["state"] if status else None
     game = latest_game(ledger, table)
     white = pairing.pairing.white if pairing else (game.white if game else None)
     black = pairing.pairing.black if pairing else (game.black if game else None)
@@ -61,7 +62,7 @@ def table_row(
     return {
         "table": table,
         "online": online,
-        "state": public["state"],
+        "state": state,
         "game": game.game if game else None,
         "challenges": game.challenges if game else 0,
         "lost": {"W": game.lost_w if game else 0, "B": game.lost_b if game else 0},
