@@ -637,7 +637,7 @@ class Ledger:
         if not candidates:
             return
         db.execute(
-            "UPDATE games SET scored=(game=?) WHERE table_name=? AND round=? AND board=?",
+            "UPDATE games SET scored=(game IS ?) WHERE table_name=? AND round=? AND board=?",
             (chosen, table, round_number, board),
         )
         result = next((r for _t, g, _e, r in candidates if g == chosen), None)
@@ -786,6 +786,37 @@ class Ledger:
         # Stored as wire.parse returned it.
         return (None if online is None else bool(online),
                 None if status is None else cast(wire.StatusMessage, json.loads(status)), seen)
+
+    def unscored_games(self) -> list[tuple[str, str, str]]:
+        """(table, game, why) of each game played that does not count, for the organiser:
+        one played again under an assignment whose board another game counts for, and
+        one played at a table of the latest round without NEW GAME after its assignment
+        (its events came after the round was paired, its new game carried no pairing of
+        that table). Abandoned games are left out: nothing was decided in them."""
+        out: list[tuple[str, str, str]] = []
+        again = self._read(
+            "SELECT g.table_name, g.game, g.round, g.board, s.game FROM games g"
+            " JOIN games s ON s.table_name=g.table_name AND s.round=g.round"
+            " AND s.board=g.board AND s.scored=1"
+            " WHERE g.scored=0 AND g.game<>s.game AND g.ending IS NOT 'abandoned'"
+            " ORDER BY g.table_name, g.game")
+        for table, game, rnd, board, counted in again:
+            out.append((table, game, f"played again under round {rnd} board {board}'s"
+                                     f" assignment: game {counted} counts"))
+        rounds = self._read("SELECT number, created_at FROM rounds ORDER BY number DESC LIMIT 1")
+        if rounds:
+            number, paired_at = rounds[0]
+            loose = self._read(
+                "SELECT g.table_name, g.game, p.board FROM games g JOIN pairings p"
+                " ON p.table_name=g.table_name AND p.round=?"
+                " WHERE g.scored=0 AND g.round IS NOT p.round AND g.ending IS NOT 'abandoned'"
+                " AND EXISTS (SELECT 1 FROM events e WHERE e.table_name=g.table_name"
+                " AND e.game=g.game AND e.type<>'new_game' AND e.received_at > ?)"
+                " ORDER BY g.table_name, g.game", (number, paired_at))
+            for table, game, board in loose:
+                out.append((table, game, f"played without NEW GAME after round {number} board"
+                                         f" {board} was assigned: not scored"))
+        return out
 
     def silent_tables(self, quiet: timedelta) -> list[tuple[str, str]]:
         """(table, why) for each table of the latest round with a game still to finish

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from arbiter import wire
 from arbiter.hub.errors import (
     ArchiveError,
     AssignmentError,
@@ -27,6 +28,7 @@ from arbiter.tournament.standings import TieBreak
 from arbiter.wire import TopicMismatchError
 from arbiter.wire import WireFormatError as MalformedEventError
 from tests.hub.contract import assignment, challenge, game_over, new_game
+from web.hub import views
 
 
 class Clock:
@@ -369,3 +371,82 @@ def test_ledger_round_robin_refused_too_early_fixes_no_order(ledger: Ledger) -> 
     pairings = ledger.pair_round("round-robin")
     assert len(pairings) == 2  # all four, Ben seeded first
     assert {p.white for p in pairings} | {p.black for p in pairings} == {"Ana", "Ben", "Cy", "Di"}
+
+
+def _replayed(table: str) -> list[wire.Event]:
+    """Board 2 (Ben-Cid) at T2 under one kept assignment: game g2 drawn, then g3 won by
+    White (the players pressed NEW GAME and played again)."""
+    a = assignment(1, 2, "Ben", "Cid")
+    return [
+        new_game(table, 1, "g2", a),
+        game_over(table, 2, "g2", "draw", None),
+        new_game(table, 3, "g3", a),
+        challenge(table, 4, "g3", 1, 0, 1),
+        game_over(table, 5, "g3", "flag_captured", "W"),
+    ]
+
+
+@pytest.mark.parametrize("late", [None, 1, 0], ids=["in order", "game_over late",
+                                                    "new_game late"])
+def test_ledger_result_is_the_first_games_whatever_the_arrival_order(
+    paired: Ledger, late: int | None
+) -> None:
+    events = _replayed("T2")
+    if late is not None:  # a resend brings it after the rest
+        events.append(events.pop(late))
+    for event in events:
+        paired.record_event("T2", event)
+    # The rule: the first game started with the pairing, not abandoned, counts.
+    assert paired.pairings(1)[1].result is Result.DRAW
+    assert [(g.game, g.scored) for g in paired.games("T2")] == [("g2", True), ("g3", False)]
+    board = views.rounds(paired)[0]["boards"][1]
+    assert (board["result"], board["game"]["game"]) == ("1/2-1/2", "g2")
+    assert paired.verify() == []
+    assert paired.unscored_games() == [
+        ("T2", "g3", "played again under round 1 board 2's assignment: game g2 counts")]
+
+
+def test_ledger_an_abandoned_first_game_gives_way_to_the_next(paired: Ledger) -> None:
+    a = assignment(1, 2, "Ben", "Cid")
+    for event in (new_game("T2", 1, "g2", a), game_over("T2", 2, "g2", "abandoned", None),
+                  new_game("T2", 3, "g3", a), game_over("T2", 4, "g3", "resignation", "B")):
+        paired.record_event("T2", event)
+    assert paired.pairings(1)[1].result is Result.BLACK_WIN
+    assert paired.unscored_games() == []
+
+
+def test_ledger_verify_reports_a_result_that_is_not_its_scored_games(
+    paired: Ledger, tmp_path: Path
+) -> None:
+    for event in _replayed("T2"):
+        paired.record_event("T2", event)
+    with sqlite3.connect(tmp_path / "event.sqlite") as db:
+        db.execute("UPDATE pairings SET result='1-0' WHERE round=1 AND board=2")
+    assert paired.verify() == ["round 1 board 2: its result is not the one of its scored game"]
+
+
+def test_ledger_setting_an_unchanged_result_does_nothing(paired: Ledger) -> None:
+    paired.record_event("T1", new_game("T1", 1, "g1", assignment(1, 1, "Ana", "Dee")))
+    paired.record_event("T1", game_over("T1", 2, "g1", "flag_home", "B"))
+    assert paired.pairings(1)[0].result is Result.BLACK_WIN
+    paired.correct_result(1, 1, Result.BLACK_WIN, who="org")  # Set pressed, nothing changed
+    assert paired.audit() == []
+    assert paired.pairings(1)[0].corrected is False
+    paired.correct_result(1, 2, None, who="org")  # no result, set to none
+    assert paired.audit() == [] and paired.pairings(1)[1].corrected is False
+
+
+def test_ledger_flags_a_game_played_without_new_game_after_the_assignment(
+    ledger: Ledger, clock: Clock
+) -> None:
+    ledger.add_players([Player("Ana"), Player("Ben")])
+    ledger.record_event("T1", new_game("T1", 1, "g1"))  # the start-up game, no pairing
+    clock.now += timedelta(minutes=1)
+    ledger.pair_round("round-robin")
+    ledger.assign_table(1, 1, "T1", who="org")
+    clock.now += timedelta(minutes=1)
+    ledger.record_event("T1", challenge("T1", 2, "g1", 1, 0, 1))  # played on, no NEW GAME
+    ledger.record_event("T1", game_over("T1", 3, "g1", "flag_captured", "W"))
+    assert ledger.pairings(1)[0].result is None
+    assert ledger.unscored_games() == [
+        ("T1", "g1", "played without NEW GAME after round 1 board 1 was assigned: not scored")]

@@ -147,13 +147,14 @@ def test_wire_refuses_poison_resends_and_assignments() -> None:
 
 
 def test_wire_refuses_a_record_with_absurd_times() -> None:
-    record = {"id": 1, "started_at": AT, "challenges": [{"number": 1, "at": AT}],
-              "ending": {"kind": "draw", "winner": None, "at": AT}}
-    message = {"format": 1, "table": "T1", "game": 1, "record": record}
-    assert wire.parse(wire.Topic.RECORD, _raw(message), table="T1", game="1") == message
+    record: dict[str, Any] = {"id": 1, "started_at": AT, "challenges": [{"number": 1, "at": AT}],
+                              "ending": {"kind": "draw", "winner": None, "at": AT}}
+    message: dict[str, Any] = {"format": 1, "table": "T1", "game": 1, "record": record}
+    got = wire.parse(wire.Topic.RECORD, _raw(message), table="T1", game="1")
+    assert got == dict(message)
     for bad in ({"started_at": 1e300}, {"challenges": [{"number": 1, "at": float("inf")}]}):
         with pytest.raises(wire.WireFormatError):
-            wire.parse(wire.Topic.RECORD, _raw({**message, "record": {**record, **bad}}),
+            wire.parse(wire.Topic.RECORD, _raw(dict(message, record={**record, **bad})),
                        table="T1", game="1")
     with pytest.raises(wire.TopicMismatchError):
         wire.parse(wire.Topic.RECORD, _raw(message), table="T1", game="2")
