@@ -76,13 +76,31 @@ def export(ledger: Ledger, kind: str, fmt: str) -> str:
     return to_csv(columns, rows) if fmt == "csv" else to_json(rows)
 
 
+#: What a spreadsheet reads as the start of a formula (OWASP, "CSV Injection").
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def cell(value: object) -> str:
+    """One CSV cell: None empty; text that a spreadsheet would run as a formula (a player
+    named ``=HYPERLINK(...)``, from a CSV import or a table's new game) gets a leading
+    single quote, so it is shown as typed. Numbers stay numbers (a negative score is a
+    number, not a formula)."""
+    if value is None:
+        return ""
+    if isinstance(value, (bool, int, float)):
+        return str(value)
+    text = str(value)
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
 def to_csv(columns: Sequence[str], rows: Sequence[dict[str, Any]]) -> str:
-    """CSV text: a header, then one line a row (None as an empty cell)."""
+    """CSV text: a header, then one line a row (None as an empty cell), every text cell
+    quoted (every cell: OWASP's advice) and neutralised (:func:`cell`)."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(columns)
+    writer = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_ALL)
+    writer.writerow([cell(c) for c in columns])
     for row in rows:
-        writer.writerow(["" if row[c] is None else row[c] for c in columns])
+        writer.writerow([cell(row[c]) for c in columns])
     return out.getvalue()
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import logging
 import sqlite3
@@ -256,7 +258,7 @@ def test_ledger_round_robin_standings_export(ledger: Ledger) -> None:
     # Buchholz Ben = Ana 3 + Cid 1.5 + Dee 0 = 4.5 = Cid's; Sonneborn-Berger Ben = Dee 0
     # + half Cid 0.75 = 0.75 = Cid's): a shared 2nd place; Dee 0.
     text = export(ledger, "standings", "csv")
-    assert text.splitlines() == [
+    assert [",".join(r) for r in csv.reader(io.StringIO(text))] == [
         "rank,name,score,played,wins,draws,losses,byes,"
         "direct-encounter,buchholz,sonneborn-berger",
         "1,Ana,3.0,3,3,0,0,0,0.0,3.0,3.0",
@@ -269,7 +271,8 @@ def test_ledger_round_robin_standings_export(ledger: Ledger) -> None:
     games = json.loads(export(ledger, "games", "json"))
     assert sum(g["scored"] for g in games) == 6
     ledger.set_tiebreaks([TieBreak.BUCHHOLZ], who="org")
-    assert export(ledger, "standings", "csv").splitlines()[0].endswith("byes,buchholz")
+    assert next(csv.reader(io.StringIO(export(ledger, "standings", "csv"))))[-2:] == [
+        "byes", "buchholz"]
     with pytest.raises(ExportError):
         export(ledger, "ranks", "csv")
 
@@ -450,3 +453,28 @@ def test_ledger_flags_a_game_played_without_new_game_after_the_assignment(
     assert ledger.pairings(1)[0].result is None
     assert ledger.unscored_games() == [
         ("T1", "g1", "played without NEW GAME after round 1 board 1 was assigned: not scored")]
+
+
+FORMULAS = ["=HYPERLINK(\"http://x\",\"y\")", "+cmd", "@SUM(1)", "-2+3", "=1+1", "@x",
+            "\tTab", "\rCr"]
+
+
+def test_ledger_csv_exports_neutralise_formulas(ledger: Ledger) -> None:
+    # OWASP (CSV Injection): a cell a spreadsheet would run as a formula starts with a
+    # single quote, and every cell is quoted.
+    ledger.add_players([Player(FORMULAS[0]), Player(FORMULAS[1]), Player(FORMULAS[2]),
+                        Player(FORMULAS[3]), Player(FORMULAS[6]), Player(FORMULAS[7])])
+    ledger.pair_round("round-robin")
+    ledger.assign_table(1, 1, "T1", who="org")
+    # A table's new game names players the ledger never checked.
+    ledger.record_event("T9", new_game("T9", 1, "g1", assignment(1, 7, FORMULAS[4],
+                                                                  FORMULAS[5])))
+    for kind in ("standings", "pairings", "games"):
+        text = export(ledger, kind, "csv")
+        cells = [c for row in csv.reader(io.StringIO(text)) for c in row]
+        shown = [f for f in FORMULAS if "'" + f in cells]
+        assert not [c for c in cells if c.startswith(("=", "+", "-", "@", "\t", "\r"))], kind
+        assert all(line.startswith('"') for line in text.split("\n") if line), kind
+        assert shown, kind
+    games = list(csv.DictReader(io.StringIO(export(ledger, "games", "csv"))))
+    assert (games[0]["white"], games[0]["black"]) == ("'=1+1", "'@x")
