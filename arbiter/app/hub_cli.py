@@ -318,6 +318,18 @@ def _silent(args: argparse.Namespace) -> int:
     return 1 if silent else 0
 
 
+#: The longest span a --*-after option takes, in its unit (a week of minutes).
+MAX_SPAN = 7 * 24 * 60.0
+
+
+def _span(text: str) -> float:
+    """A span of time of 0 to MAX_SPAN (argparse answers a bad one with exit 2)."""
+    value = float(text)  # ValueError: argparse's "invalid _span value"
+    if not 0 <= value <= MAX_SPAN:  # also NaN and inf
+        raise argparse.ArgumentTypeError(f"{text!r} is not from 0 to {MAX_SPAN:g}")
+    return value
+
+
 def add_hub_parser(sub: Any, parser_class: type[argparse.ArgumentParser]) -> None:
     """Add ``hub`` and its subcommands to the ``gg-arbiter`` subparsers ``sub``."""
     hub = sub.add_parser("hub", help="the tournament hub: serve an event, or script its ledger")
@@ -335,10 +347,10 @@ def add_hub_parser(sub: Any, parser_class: type[argparse.ArgumentParser]) -> Non
     hub.add_argument("--host", default="0.0.0.0", help="web address to serve on (default all)")
     hub.add_argument("--port", type=int, default=DEFAULT_WEB_PORT,
                      help=f"web port (default {DEFAULT_WEB_PORT}; 0 picks a free one)")
-    hub.add_argument("--resend-after", type=float, default=GRACE, metavar="SECONDS",
+    hub.add_argument("--resend-after", type=_span, default=GRACE, metavar="SECONDS",
                      help="ask a table to resend events missing for this long "
                           f"(default {GRACE:g})")
-    hub.add_argument("--silent-after", type=float, default=10.0, metavar="MINUTES",
+    hub.add_argument("--silent-after", type=_span, default=10.0, metavar="MINUTES",
                      help="flag a table of the round with no event for this long (default 10)")
     hub.set_defaults(func=_serve)
     cmds = hub.add_subparsers(dest="hub_command", metavar="SUBCOMMAND", parser_class=parser_class)
@@ -416,6 +428,6 @@ def add_hub_parser(sub: Any, parser_class: type[argparse.ArgumentParser]) -> Non
     silent = cmds.add_parser(
         "silent", help="tables of the round offline or quiet with a game on (exit 1 if any)"
     )
-    silent.add_argument("--quiet", type=float, default=10.0, metavar="MINUTES",
+    silent.add_argument("--quiet", type=_span, default=10.0, metavar="MINUTES",
                         help="no event for this long counts as silent (default 10)")
     silent.set_defaults(func=_silent)

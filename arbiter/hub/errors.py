@@ -13,6 +13,10 @@ class ContradictingEventError(HubError, ValueError):
     """An event for a (table, seq) already held, with a different payload."""
 
 
+class RatingError(HubError, ValueError):
+    """A player's rating outside 0 to :data:`arbiter.hub.ledger.MAX_RATING`."""
+
+
 class UnknownPairingError(HubError, LookupError):
     """No pairing with this round and board."""
 

@@ -34,6 +34,7 @@ from arbiter.hub.errors import (
     AssignmentError,
     ContradictingEventError,
     LedgerEventError,
+    RatingError,
     UnknownPairingError,
 )
 from arbiter.tournament.errors import PairingError, UnknownPlayerError
@@ -48,6 +49,8 @@ log = logging.getLogger(__name__)
 #: The version of the archive this ledger writes and reads (the events': wire.FORMAT).
 FORMAT = 1
 SYSTEMS = ("swiss", "round-robin", "manual")
+#: Highest rating a player may have (Elo-like ratings stay well below it).
+MAX_RATING = 9_999
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -351,6 +354,11 @@ class Ledger:
 
     def add_players(self, players: Sequence[Player]) -> None:
         """Register ``players`` (all or none); DuplicatePlayerError on a name held."""
+        for p in players:
+            if isinstance(p.rating, bool) or not isinstance(p.rating, int) or not (
+                    0 <= p.rating <= MAX_RATING):
+                raise RatingError(f"{p.name}: a rating is a whole number from 0 to"
+                                  f" {MAX_RATING}, not {p.rating!r}")
         check_unique([*self.players(), *players])
         with self._write() as db:
             (last,) = db.execute("SELECT COALESCE(MAX(registered), 0) FROM players").fetchone()
@@ -442,6 +450,8 @@ class Ledger:
         """The pairings of one round, or of every round, by round and board."""
         sql = "SELECT round, board, white, black, result, table_name, corrected FROM pairings"
         args: tuple[object, ...] = ()
+        if round_number is not None and not _fits(round_number):
+            return []  # no round has such a number (and SQLite could not hold it)
         if round_number is not None:
             sql += " WHERE round=?"
             args = (round_number,)
@@ -456,6 +466,8 @@ class Ledger:
         return [row.game for row in self.pairings()]
 
     def _pairing(self, db: sqlite3.Connection, round_number: int, board: int) -> PairingRow:
+        if not (_fits(round_number) and _fits(board)):
+            raise UnknownPairingError(f"no board {board} in round {round_number}")
         row = db.execute(
             "SELECT round, board, white, black, result, table_name, corrected FROM pairings"
             " WHERE round=? AND board=?",
@@ -924,6 +936,11 @@ def assignment_payload(pairing: Pairing) -> wire.AssignmentMessage:
         raise AssignmentError("a bye is not played at a table")
     return wire.assignment_message(
         wire.assignment(pairing.round, pairing.board, pairing.white, pairing.black))
+
+
+def _fits(number: int) -> bool:
+    """A number a round or board can be (and SQLite can hold)."""
+    return 0 <= number <= wire.MAX_INT
 
 
 def _stored_event(text: str) -> wire.Event:

@@ -200,3 +200,22 @@ def test_hub_cli_assigns_a_round_to_the_suggested_tables(
     assert capsys.readouterr().out == "round 1 board 2 -> table 2\n"  # board 1 kept
     with Ledger(tmp_path / "hub.sqlite", EVENT) as ledger:
         assert {t: a["board"] for t, a in ledger.assignments(1).items()} == {"1": 1, "2": 2}
+
+
+def test_hub_cli_huge_numbers_exit_2_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 10**30 does not fit SQLite's INTEGER: these raised OverflowError (a traceback).
+    huge = str(10**30)
+    assert hub(tmp_path, "players", "add", "Zed", "--rating", huge) == 2
+    assert "rating" in capsys.readouterr().err
+    assert hub(tmp_path, "players", "add", "Ana") == 0
+    assert hub(tmp_path, "players", "add", "Ben") == 0
+    assert hub(tmp_path, "pair", "--system", "round-robin") == 0
+    capsys.readouterr()
+    assert hub(tmp_path, "result", huge, "1", "1-0") == 2
+    assert hub(tmp_path, "result", "1", huge, "1-0") == 2
+    assert "no board" in capsys.readouterr().err
+    for span in ("1e300", "inf", "nan"):
+        assert hub(tmp_path, "silent", "--quiet", span) == 2
+        assert "--quiet" in capsys.readouterr().err
