@@ -302,7 +302,16 @@ def _gaps(args: argparse.Namespace) -> int:
     with _ledger(args) as ledger:
         out = {t: runs for t in ledger.tables() if (runs := ledger.missing(t))}
         asks = [ledger.ask_resend(t, runs) for t, runs in out.items()] if args.resend else []
+        refused = ledger.rejections()
     _print_json(out)
+    # Messages refused (not the wire format, another table's name...): never among the
+    # missing, so said apart, on stderr (stdout stays the JSON of the missing runs).
+    for at, table, seq, why in refused[-20:]:
+        print(f"refused {at} table {table}" + (f" seq {seq}" if seq else "") + f": {why}",
+              file=sys.stderr)
+    if len(refused) > 20:
+        print(f"({len(refused)} refused in all; the organiser page lists the latest 50)",
+              file=sys.stderr)
     if asks:
         _publish_once(args, {}, asks)
         for ask in asks:

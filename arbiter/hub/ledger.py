@@ -49,6 +49,8 @@ log = logging.getLogger(__name__)
 #: The version of the archive this ledger writes and reads (the events': wire.FORMAT).
 FORMAT = 1
 SYSTEMS = ("swiss", "round-robin", "manual")
+#: How long a table of the round may publish nothing the hub gets before it is flagged.
+PUBLISHES_NOTHING_AFTER = timedelta(minutes=1)
 #: Highest rating a player may have (Elo-like ratings stay well below it).
 MAX_RATING = 9_999
 
@@ -814,7 +816,7 @@ class Ledger:
             " ORDER BY g.table_name, g.game")
         for table, game, rnd, board, counted in again:
             out.append((table, game, f"played again under round {rnd} board {board}'s"
-                                     f" assignment: game {counted} counts"))
+                                     f" assignment (game {counted} counts)"))
         rounds = self._read("SELECT number, created_at FROM rounds ORDER BY number DESC LIMIT 1")
         if rounds:
             number, paired_at = rounds[0]
@@ -827,29 +829,44 @@ class Ledger:
                 " ORDER BY g.table_name, g.game", (number, paired_at))
             for table, game, board in loose:
                 out.append((table, game, f"played without NEW GAME after round {number} board"
-                                         f" {board} was assigned: not scored"))
+                                         f" {board} was assigned"))
         return out
 
-    def silent_tables(self, quiet: timedelta) -> list[tuple[str, str]]:
+    def silent_tables(
+        self, quiet: timedelta, grace: timedelta = PUBLISHES_NOTHING_AFTER
+    ) -> list[tuple[str, str]]:
         """(table, why) for each table of the latest round with a game still to finish
-        that is offline, or has sent no event for ``quiet``."""
-        rounds = self.rounds()
+        that is offline, has sent no event for ``quiet``, or publishes nothing the hub
+        gets: nothing at all heard of it ``grace`` after the round was paired (a login or
+        table name the broker's ACL refuses), or events its status counts that have not
+        come for ``grace``."""
+        rounds = self._read("SELECT number, created_at FROM rounds ORDER BY number DESC LIMIT 1")
         if not rounds:
             return []
+        number, paired_at = rounds[0]
         now = self._clock()
         silent: list[tuple[str, str]] = []
-        for row in self.pairings(rounds[-1][0]):
+        for row in self.pairings(number):
             if row.table is None or row.result is not None:
                 continue
-            online, _status, _seen = self.table_state(row.table)
-            ((last,),) = self._read(
-                "SELECT MAX(received_at) FROM events WHERE table_name=?", (row.table,)
+            online, status, _seen = self.table_state(row.table)
+            ((last, held),) = self._read(
+                "SELECT MAX(received_at), COALESCE(MAX(seq), 0) FROM events WHERE table_name=?",
+                (row.table,),
             )
+            since = now - datetime.fromisoformat(last or paired_at)
+            published = status.get("event_seq", 0) if status else 0
             if online is False:
                 silent.append((row.table, "offline"))
+            elif last is None and status is None and since > grace:
+                silent.append((row.table, f"publishes nothing: not heard since round {number}"
+                                          " was paired (check its login and table name)"))
+            elif published > held and since > grace:
+                silent.append((row.table, f"publishes nothing: its status counts {published}"
+                                          f" events, {held} arrived"))
             elif last is None:
                 silent.append((row.table, "no event yet"))
-            elif now - datetime.fromisoformat(last) > quiet:
+            elif since > quiet:
                 silent.append((row.table, f"no event since {last}"))
         return silent
 

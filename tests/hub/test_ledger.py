@@ -406,7 +406,7 @@ def test_ledger_result_is_the_first_games_whatever_the_arrival_order(
     assert (board["result"], board["game"]["game"]) == ("1/2-1/2", "g2")
     assert paired.verify() == []
     assert paired.unscored_games() == [
-        ("T2", "g3", "played again under round 1 board 2's assignment: game g2 counts")]
+        ("T2", "g3", "played again under round 1 board 2's assignment (game g2 counts)")]
 
 
 def test_ledger_an_abandoned_first_game_gives_way_to_the_next(paired: Ledger) -> None:
@@ -452,7 +452,7 @@ def test_ledger_flags_a_game_played_without_new_game_after_the_assignment(
     ledger.record_event("T1", game_over("T1", 3, "g1", "flag_captured", "W"))
     assert ledger.pairings(1)[0].result is None
     assert ledger.unscored_games() == [
-        ("T1", "g1", "played without NEW GAME after round 1 board 1 was assigned: not scored")]
+        ("T1", "g1", "played without NEW GAME after round 1 board 1 was assigned")]
 
 
 FORMULAS = ["=HYPERLINK(\"http://x\",\"y\")", "+cmd", "@SUM(1)", "-2+3", "=1+1", "@x",
@@ -478,3 +478,22 @@ def test_ledger_csv_exports_neutralise_formulas(ledger: Ledger) -> None:
         assert shown, kind
     games = list(csv.DictReader(io.StringIO(export(ledger, "games", "csv"))))
     assert (games[0]["white"], games[0]["black"]) == ("'=1+1", "'@x")
+
+
+def test_ledger_flags_a_table_of_the_round_that_publishes_nothing(
+    paired: Ledger, clock: Clock
+) -> None:
+    quiet, grace = timedelta(minutes=10), timedelta(minutes=1)
+    assert paired.silent_tables(quiet, grace) == [("T1", "no event yet"), ("T2", "no event yet")]
+    # T2 is heard (its status), but its events do not come (a publish the ACL refuses).
+    paired.set_status("T2", {"format": 1, "table": "T2", "state": "waiting", "event_seq": 3})
+    clock.now += timedelta(minutes=2)
+    assert paired.silent_tables(quiet, grace) == [
+        ("T1", "publishes nothing: not heard since round 1 was paired"
+               " (check its login and table name)"),
+        ("T2", "publishes nothing: its status counts 3 events, 0 arrived"),
+    ]
+    for event in (new_game("T2", 1, "g1", assignment(1, 2, "Ben", "Cid")),
+                  challenge("T2", 2, "g1", 1, 0, 1), challenge("T2", 3, "g1", 2, 0, 2)):
+        paired.record_event("T2", event)
+    assert [t for t, _why in paired.silent_tables(quiet, grace)] == ["T1"]

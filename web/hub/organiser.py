@@ -338,6 +338,7 @@ def _dashboard(*, live_parts: bool) -> str:
         audit=audit[:AUDIT_SHOWN],
         audit_total=len(audit),
         rejections=list(reversed(led.rejections()))[:50],
+        unscored=led.unscored_games(),
         gaps={t: g for t in led.tables() if (g := led.missing(t))},
         resends=led.resends(),
         tiebreaks=[t.value for t in led.tiebreaks()],
@@ -474,6 +475,7 @@ def api_tables() -> Response:
                     for t, a in led.resends().items()},
         "rejections": [{"at": a, "table": t, "seq": s, "reason": r}
                        for a, t, s, r in led.rejections()],
+        "unscored": [{"table": t, "game": g, "why": why} for t, g, why in led.unscored_games()],
     })
 
 

@@ -44,16 +44,35 @@ def current_pairings(ledger: Ledger) -> tuple[int | None, dict[str, PairingRow]]
     return number, {r.table: r for r in ledger.pairings(number) if r.table is not None}
 
 
+def unscored(ledger: Ledger) -> dict[tuple[str, str], str]:
+    """Why each game played that does not count is not scored, by (table, game)."""
+    return {(t, g): why for t, g, why in ledger.unscored_games()}
+
+
 def table_row(
     ledger: Ledger,
     table: str,
     pairing: PairingRow | None,
     silent: Mapping[str, str],
+    not_scored: Mapping[tuple[str, str], str] | None = None,
 ) -> dict[str, Any]:
-    """One table on the venue screen."""
+    """One table on the venue screen.
+
+    Under a pairing, the table's latest game is shown only when it is that board's
+    (its new game carried the pairing), or when it was played there and does not count
+    (with why, ``unscored``); the game of a round before, or the start-up game, is not
+    shown under the new pairing: no result until this round's game has one.
+    """
     online, status, seen = ledger.table_state(table)
     state = status["state"] if status else None
     game = latest_game(ledger, table)
+    why = None
+    if game is not None and pairing is not None and not (
+            game.scored and (game.round, game.board) == (pairing.pairing.round,
+                                                         pairing.pairing.board)):
+        why = (unscored(ledger) if not_scored is None else not_scored).get((table, game.game))
+        if why is None:
+            game = None
     white = pairing.pairing.white if pairing else (game.white if game else None)
     black = pairing.pairing.black if pairing else (game.black if game else None)
     ending = None
@@ -75,6 +94,7 @@ def table_row(
         "ending": ending,
         "ending_text": ending_text(ending),
         "silent": silent.get(table),
+        "unscored": why,
         "last_seen": seen,
     }
 
@@ -83,10 +103,11 @@ def venue(ledger: Ledger, silent: Mapping[str, str]) -> dict[str, Any]:
     """Every table heard of or assigned in the latest round, by name."""
     number, by_table = current_pairings(ledger)
     names = sorted(set(ledger.tables()) | set(by_table), key=table_key)
+    not_scored = unscored(ledger)
     return {
         "event": ledger.event,
         "round": number,
-        "tables": [table_row(ledger, t, by_table.get(t), silent) for t in names],
+        "tables": [table_row(ledger, t, by_table.get(t), silent, not_scored) for t in names],
     }
 
 
