@@ -11,7 +11,7 @@ import csv
 import io
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TypeAlias
 
 from arbiter.hub.errors import ExportError
 from arbiter.hub.ledger import Ledger
@@ -24,12 +24,16 @@ GAMES_COLUMNS = (
 )
 KINDS = ("standings", "pairings", "games")
 
+#: One cell of an export, and one row (column: cell).
+Cell: TypeAlias = str | int | float | bool | None
+Row: TypeAlias = dict[str, Cell]
 
-def standings_rows(ledger: Ledger) -> tuple[tuple[str, ...], list[dict[str, Any]]]:
+
+def standings_rows(ledger: Ledger) -> tuple[tuple[str, ...], list[Row]]:
     """(columns, rows): the standings, one column per tie-break in force."""
     breaks = ledger.tiebreaks()
     columns = STANDINGS_COLUMNS + tuple(t.value for t in breaks)
-    rows = [
+    rows: list[Row] = [
         {
             "rank": s.rank, "name": s.name, "score": s.score, "played": s.played,
             "wins": s.wins, "draws": s.draws, "losses": s.losses, "byes": s.byes,
@@ -40,9 +44,9 @@ def standings_rows(ledger: Ledger) -> tuple[tuple[str, ...], list[dict[str, Any]
     return columns, rows
 
 
-def pairings_rows(ledger: Ledger) -> tuple[tuple[str, ...], list[dict[str, Any]]]:
+def pairings_rows(ledger: Ledger) -> tuple[tuple[str, ...], list[Row]]:
     """(columns, rows): every pairing with its table and result."""
-    rows = [
+    rows: list[Row] = [
         {
             "round": r.pairing.round, "board": r.pairing.board, "table": r.table,
             "white": r.pairing.white, "black": r.pairing.black,
@@ -53,9 +57,9 @@ def pairings_rows(ledger: Ledger) -> tuple[tuple[str, ...], list[dict[str, Any]]
     return PAIRINGS_COLUMNS, rows
 
 
-def games_rows(ledger: Ledger) -> tuple[tuple[str, ...], list[dict[str, Any]]]:
+def games_rows(ledger: Ledger) -> tuple[tuple[str, ...], list[Row]]:
     """(columns, rows): every game seen at a table."""
-    rows = [
+    rows: list[Row] = [
         {
             "table": g.table, "game": g.game, "round": g.round, "board": g.board,
             "white": g.white, "black": g.black, "challenges": g.challenges,
@@ -93,7 +97,7 @@ def cell(value: object) -> str:
     return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
-def to_csv(columns: Sequence[str], rows: Sequence[dict[str, Any]]) -> str:
+def to_csv(columns: Sequence[str], rows: Sequence[Row]) -> str:
     """CSV text: a header, then one line a row (None as an empty cell), every text cell
     quoted (every cell: OWASP's advice) and neutralised (:func:`cell`)."""
     out = io.StringIO()
@@ -104,5 +108,5 @@ def to_csv(columns: Sequence[str], rows: Sequence[dict[str, Any]]) -> str:
     return out.getvalue()
 
 
-def to_json(rows: Sequence[dict[str, Any]]) -> str:
+def to_json(rows: Sequence[Row]) -> str:
     return json.dumps(list(rows), indent=1, ensure_ascii=False) + "\n"
