@@ -33,6 +33,8 @@ BELOW = {
     "mqtt": set(),
     "wire": {"rules"},
 }
+#: Standard-library-only modules at the package root that every layer may use.
+SHARED_ROOT_MODULES = ("arbiter.errors", "arbiter.queues", "arbiter.threads")
 HARDWARE_LIBRARIES = {
     "gpiozero", "serial", "smbus2", "flask", "RPi", "lgpio", "waitress", "web", "paho",
 }
@@ -127,7 +129,7 @@ def test_layers_import_only_lower_layers(layer: str) -> None:
     for path in _layer_files(layer):
         for name in _imports(path):
             parts = name.split(".")
-            if parts[0] != "arbiter" or name in ("arbiter", "arbiter.errors", "arbiter.queues"):
+            if parts[0] != "arbiter" or name in ("arbiter", *SHARED_ROOT_MODULES):
                 continue
             assert parts[1] in allowed, f"{path.relative_to(ROOT)} imports {name}"
 

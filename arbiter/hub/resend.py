@@ -20,6 +20,7 @@ from collections.abc import Callable
 from arbiter import wire
 from arbiter.errors import ArbiterError
 from arbiter.hub.ledger import Ledger, ResendAsk
+from arbiter.threads import BackgroundThread
 
 log = logging.getLogger(__name__)
 
@@ -68,8 +69,7 @@ class Resender:
         self._all = True  # the first pass looks at every table the ledger knows
         self._seen: dict[str, list[tuple[int, int, float]]] = {}  # missing runs, since when
         self._wake = threading.Event()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._thread = BackgroundThread(self._run, "hub-resend", wake=self._wake.set)
 
     # --- driven by the ingest (any thread) ----------------------------------------
 
@@ -139,17 +139,13 @@ class Resender:
     # --- the serving thread --------------------------------------------------------------
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="hub-resend", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
-        self._stop.set()
-        self._wake.set()
-        if self._thread is not None:
-            self._thread.join(10)
+        self._thread.stop(10)
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
+    def _run(self, stopping: threading.Event) -> None:
+        while not stopping.is_set():
             try:
                 self.check()
             except Exception:  # a pass that failed is retried; the hub serves on
@@ -161,7 +157,7 @@ class Resender:
             wait = min(pending) if pending else IDLE
             self._wake.wait(min(wait, IDLE))
             self._wake.clear()
-            self._stop.wait(CHECK_EVERY)
+            stopping.wait(CHECK_EVERY)
 
 
 def _text(runs: Runs) -> str:

@@ -30,27 +30,18 @@ from arbiter.tournament.standings import TieBreak
 from arbiter.wire import TopicMismatchError
 from arbiter.wire import WireFormatError as MalformedEventError
 from tests.hub.contract import assignment, challenge, game_over, new_game
+from tests.support.clock import FakeClock
 from web.hub import views
 
 
-class Clock:
-    """A fake clock, moved by the test."""
-
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 23, 20, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock(start=datetime(2026, 11, 23, 20, 0, tzinfo=UTC).timestamp())
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def ledger(tmp_path: Path, clock: Clock) -> Iterator[Ledger]:
-    with Ledger(tmp_path / "event.sqlite", "open-2026", clock=clock) as led:
+def ledger(tmp_path: Path, clock: FakeClock) -> Iterator[Ledger]:
+    with Ledger(tmp_path / "event.sqlite", "open-2026", clock=clock.wall) as led:
         yield led
 
 
@@ -175,9 +166,9 @@ def test_ledger_scores_once_a_missing_new_game_arrives(paired: Ledger) -> None:
 
 
 def test_ledger_correction_is_audited_and_wins_over_later_events(
-    paired: Ledger, clock: Clock
+    paired: Ledger, clock: FakeClock
 ) -> None:
-    clock.now += timedelta(minutes=5, milliseconds=250)
+    clock.advance(timedelta(minutes=5, milliseconds=250).total_seconds())
     paired.correct_result(1, 1, Result.DRAW, who="chief arbiter")
     paired.record_event("T1", new_game("T1", 1, "g1", assignment(1, 1, "Ana", "Dee")))
     paired.record_event("T1", game_over("T1", 2, "g1", "flag_home", "W"))
@@ -334,14 +325,14 @@ def test_ledger_swiss_waits_for_every_result(ledger: Ledger) -> None:
     assert len(ledger.pair_round("swiss")) == 2
 
 
-def test_ledger_flags_silent_tables_of_the_round(paired: Ledger, clock: Clock) -> None:
+def test_ledger_flags_silent_tables_of_the_round(paired: Ledger, clock: FakeClock) -> None:
     quiet = timedelta(minutes=5)
     assert paired.silent_tables(quiet) == [("T1", "no event yet"), ("T2", "no event yet")]
     paired.record_event("T1", new_game("T1", 1, "g1", assignment(1, 1, "Ana", "Dee")))
     paired.record_event("T2", new_game("T2", 1, "g1", assignment(1, 2, "Ben", "Cid")))
     paired.set_online("T2", False)  # its last will
     assert paired.silent_tables(quiet) == [("T2", "offline")]
-    clock.now += timedelta(minutes=6)
+    clock.advance(timedelta(minutes=6).total_seconds())
     paired.record_event("T2", game_over("T2", 2, "g1", "draw", None))  # T2's game is over
     assert paired.silent_tables(quiet) == [("T1", "no event since 2026-11-23T20:00:00.000+00:00")]
 
@@ -440,14 +431,14 @@ def test_ledger_setting_an_unchanged_result_does_nothing(paired: Ledger) -> None
 
 
 def test_ledger_flags_a_game_played_without_new_game_after_the_assignment(
-    ledger: Ledger, clock: Clock
+    ledger: Ledger, clock: FakeClock
 ) -> None:
     ledger.add_players([Player("Ana"), Player("Ben")])
     ledger.record_event("T1", new_game("T1", 1, "g1"))  # the start-up game, no pairing
-    clock.now += timedelta(minutes=1)
+    clock.advance(timedelta(minutes=1).total_seconds())
     ledger.pair_round("round-robin")
     ledger.assign_table(1, 1, "T1", who="org")
-    clock.now += timedelta(minutes=1)
+    clock.advance(timedelta(minutes=1).total_seconds())
     ledger.record_event("T1", challenge("T1", 2, "g1", 1, 0, 1))  # played on, no NEW GAME
     ledger.record_event("T1", game_over("T1", 3, "g1", "flag_captured", "W"))
     assert ledger.pairings(1)[0].result is None
@@ -481,13 +472,13 @@ def test_ledger_csv_exports_neutralise_formulas(ledger: Ledger) -> None:
 
 
 def test_ledger_flags_a_table_of_the_round_that_publishes_nothing(
-    paired: Ledger, clock: Clock
+    paired: Ledger, clock: FakeClock
 ) -> None:
     quiet, grace = timedelta(minutes=10), timedelta(minutes=1)
     assert paired.silent_tables(quiet, grace) == [("T1", "no event yet"), ("T2", "no event yet")]
     # T2 is heard (its status), but its events do not come (a publish the ACL refuses).
     paired.set_status("T2", {"format": 1, "table": "T2", "state": "waiting", "event_seq": 3})
-    clock.now += timedelta(minutes=2)
+    clock.advance(timedelta(minutes=2).total_seconds())
     assert paired.silent_tables(quiet, grace) == [
         ("T1", "publishes nothing: not heard since round 1 was paired"
                " (check its login and table name)"),

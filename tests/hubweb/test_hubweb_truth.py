@@ -20,28 +20,21 @@ from arbiter.hub.ledger import Ledger
 from arbiter.tournament.model import Player
 from tests.hub.contract import assignment, challenge, game_over, new_game
 from tests.hubweb.conftest import EVENT, _app
+from tests.support.clock import FakeClock
 from tests.support.web import PIN
 from web.hub.feed import VenueFeed
 
 API = {"X-Admin-PIN": PIN}
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 23, 20, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock(start=datetime(2026, 11, 23, 20, 0, tzinfo=UTC).timestamp())
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def site(tmp_path: Path, clock: Clock) -> Iterator[tuple[Ledger, Any]]:
-    with Ledger(tmp_path / "hub.sqlite", EVENT, clock=clock) as ledger:
+def site(tmp_path: Path, clock: FakeClock) -> Iterator[tuple[Ledger, Any]]:
+    with Ledger(tmp_path / "hub.sqlite", EVENT, clock=clock.wall) as ledger:
         feed = VenueFeed(ledger, timedelta(minutes=10))
         yield ledger, _app(ledger, feed, tmp_path).test_client()
 
@@ -68,7 +61,7 @@ def _csrf(html: str) -> str:
 
 
 def test_venue_shows_no_result_under_a_new_pairing_before_new_game(
-    site: tuple[Ledger, Any], clock: Clock
+    site: tuple[Ledger, Any], clock: FakeClock
 ) -> None:
     ledger, client = site
     ledger.add_players([Player("Ana"), Player("Ben"), Player("Cid"), Player("Dado")])
@@ -80,7 +73,7 @@ def test_venue_shows_no_result_under_a_new_pairing_before_new_game(
         ledger.record_event("1", event)
     row = _row(client, "1")
     assert (row["round"], row["result"], row["over"]) == (1, "1-0", True)
-    clock.now += timedelta(minutes=30)
+    clock.advance(timedelta(minutes=30).total_seconds())
     (second, _o) = ledger.pair_round("round-robin")
     ledger.assign_table(2, 1, "1", who="org")  # the round is sent; no NEW GAME yet
     row = _row(client, "1")
@@ -94,15 +87,15 @@ def test_venue_shows_no_result_under_a_new_pairing_before_new_game(
 
 
 def test_a_game_played_without_new_game_is_flagged_not_scored(
-    site: tuple[Ledger, Any], clock: Clock
+    site: tuple[Ledger, Any], clock: FakeClock
 ) -> None:
     ledger, client = site
     ledger.add_players([Player("Carla"), Player("Fely")])
     ledger.record_event("1", new_game("1", 1, "g1"))  # the start-up game, no assignment
-    clock.now += timedelta(minutes=1)
+    clock.advance(timedelta(minutes=1).total_seconds())
     ledger.pair_round("round-robin")
     ledger.assign_table(1, 1, "1", who="org")
-    clock.now += timedelta(minutes=1)
+    clock.advance(timedelta(minutes=1).total_seconds())
     for event in (challenge("1", 2, "g1", 1, 0, 1), game_over("1", 3, "g1", "resignation", "B")):
         ledger.record_event("1", event)  # played on without NEW GAME
     row = _row(client, "1")
