@@ -89,7 +89,8 @@ def table_row(
         "board": pairing.pairing.board if pairing else (game.board if game else None),
         "white": white,
         "black": black,
-        "result": _result(pairing),
+        # A game shown that does not count has no result of the board's to show beside it.
+        "result": None if why else _result(pairing),
         "over": ending is not None,
         "ending": ending,
         "ending_text": ending_text(ending),
