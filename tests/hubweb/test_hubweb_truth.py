@@ -76,14 +76,17 @@ def test_venue_shows_no_result_under_a_new_pairing_before_new_game(
     clock.advance(timedelta(minutes=30).total_seconds())
     (second, _o) = ledger.pair_round("round-robin")
     ledger.assign_table(2, 1, "1", who="org")  # the round is sent; no NEW GAME yet
+    ledger.set_status("1", {"format": 1, "table": "1", "state": "game_over"})  # round 1's
     row = _row(client, "1")
     assert (row["round"], row["white"], row["black"]) == (2, second.white, second.black)
     assert (row["result"], row["over"], row["ending"], row["game"]) == (None, False, None, None)
     assert row["challenges"] == 0 and row["unscored"] is None
+    assert row["state"] == "new_game_needed"  # shown "new game needed", not "game over"
     venue = client.get("/").get_data(as_text=True)
     assert "Flag captured" not in venue
     cell = _organiser_table_cell(client, "1")
-    assert ">over<" not in cell and "1-0" not in cell
+    assert ">over<" not in cell and "1-0" not in cell and "game over" not in cell
+    assert "new game needed" in cell
 
 
 def test_a_game_played_without_new_game_is_flagged_not_scored(

@@ -16,6 +16,9 @@ from typing import Any
 from arbiter.hub.ledger import GameRow, Ledger, PairingRow
 from web.kit.present import ending_text, reveal
 
+#: The state shown for a table whose board's game has not begun: no NEW GAME yet since
+#: the assignment (shown as "new game needed").
+NEW_GAME_NEEDED = "new_game_needed"
 #: The parts of a table's status the venue shows (public, and without a rank; its values
 #: are the enumerated states of the wire format, so nothing a table writes there is shown).
 STATUS_FIELDS = ("state",)
@@ -72,7 +75,9 @@ def table_row(
                                                          pairing.pairing.board)):
         why = (unscored(ledger) if not_scored is None else not_scored).get((table, game.game))
         if why is None:
-            game = None
+            game = None  # the round before's: its board's game has not begun
+            if state is not None:  # the device's own state ("game over") is of that game
+                state = NEW_GAME_NEEDED
     white = pairing.pairing.white if pairing else (game.white if game else None)
     black = pairing.pairing.black if pairing else (game.black if game else None)
     ending = None
