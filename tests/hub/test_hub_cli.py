@@ -219,3 +219,16 @@ def test_hub_cli_huge_numbers_exit_2_in_one_line(
     for span in ("1e300", "inf", "nan"):
         assert hub(tmp_path, "silent", "--quiet", span) == 2
         assert "--quiet" in capsys.readouterr().err
+
+
+def test_hub_cli_gaps_lists_refused_messages_on_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with Ledger(tmp_path / "hub.sqlite", EVENT) as ledger:
+        ledger.record_event("T1", new_game("T1", 1, "g1"))
+        with pytest.raises(wire.WireFormatError):
+            ledger.record_event("T1", {**challenge("T1", 2, "g1", 1, 0, 1), "number": 0})
+    assert hub(tmp_path, "gaps") == 0  # nothing missing: a refused message is not a gap
+    out, err = capsys.readouterr()
+    assert json.loads(out) == {}
+    assert "table T1 seq 2: 'number' must be a whole number from 1 to" in err
