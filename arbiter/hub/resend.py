@@ -12,14 +12,14 @@ comes back). The organiser can always ask again (``ask``).
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
 from collections.abc import Callable
 
+from arbiter import wire
 from arbiter.errors import ArbiterError
-from arbiter.hub.ledger import FORMAT, Ledger, ResendAsk
+from arbiter.hub.ledger import Ledger, ResendAsk
 from arbiter.threads import BackgroundThread
 
 log = logging.getLogger(__name__)
@@ -37,9 +37,7 @@ Runs = tuple[tuple[int, int], ...]
 
 def resend_payload(ask: ResendAsk) -> bytes:
     """The retained ``resend`` message of docs/mqtt.md."""
-    return json.dumps({"format": FORMAT, "table": ask.table, "id": ask.id,
-                       "ranges": [list(r) for r in ask.ranges]},
-                      separators=(",", ":")).encode()
+    return wire.encode(wire.resend_message(ask.table, ask.id, [list(r) for r in ask.ranges]))
 
 
 def _covered(runs: Runs, by: Runs) -> bool:

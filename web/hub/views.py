@@ -16,7 +16,11 @@ from typing import Any
 from arbiter.hub.ledger import GameRow, Ledger, PairingRow
 from web.kit.present import ending_text, reveal
 
-#: The parts of a table's status the venue shows (public, and without a rank).
+#: The state shown for a table whose board's game has not begun: no NEW GAME yet since
+#: the assignment (shown as "new game needed").
+NEW_GAME_NEEDED = "new_game_needed"
+#: The parts of a table's status the venue shows (public, and without a rank; its values
+#: are the enumerated states of the wire format, so nothing a table writes there is shown).
 STATUS_FIELDS = ("state",)
 
 
@@ -43,16 +47,37 @@ def current_pairings(ledger: Ledger) -> tuple[int | None, dict[str, PairingRow]]
     return number, {r.table: r for r in ledger.pairings(number) if r.table is not None}
 
 
+def unscored(ledger: Ledger) -> dict[tuple[str, str], str]:
+    """Why each game played that does not count is not scored, by (table, game)."""
+    return {(t, g): why for t, g, why in ledger.unscored_games()}
+
+
 def table_row(
     ledger: Ledger,
     table: str,
     pairing: PairingRow | None,
     silent: Mapping[str, str],
+    not_scored: Mapping[tuple[str, str], str] | None = None,
 ) -> dict[str, Any]:
-    """One table on the venue screen."""
+    """One table on the venue screen.
+
+    Under a pairing, the table's latest game is shown only when it is that board's
+    (its new game carried the pairing), or when it was played there and does not count
+    (with why, ``unscored``); the game of a round before, or the start-up game, is not
+    shown under the new pairing: no result until this round's game has one.
+    """
     online, status, seen = ledger.table_state(table)
-    public = {k: (status or {}).get(k) for k in STATUS_FIELDS}
+    state = status["state"] if status else None
     game = latest_game(ledger, table)
+    why = None
+    if game is not None and pairing is not None and not (
+            game.scored and (game.round, game.board) == (pairing.pairing.round,
+                                                         pairing.pairing.board)):
+        why = (unscored(ledger) if not_scored is None else not_scored).get((table, game.game))
+        if why is None:
+            game = None  # the round before's: its board's game has not begun
+            if state is not None:  # the device's own state ("game over") is of that game
+                state = NEW_GAME_NEEDED
     white = pairing.pairing.white if pairing else (game.white if game else None)
     black = pairing.pairing.black if pairing else (game.black if game else None)
     ending = None
@@ -61,7 +86,7 @@ def table_row(
     return {
         "table": table,
         "online": online,
-        "state": public["state"],
+        "state": state,
         "game": game.game if game else None,
         "challenges": game.challenges if game else 0,
         "lost": {"W": game.lost_w if game else 0, "B": game.lost_b if game else 0},
@@ -69,11 +94,13 @@ def table_row(
         "board": pairing.pairing.board if pairing else (game.board if game else None),
         "white": white,
         "black": black,
-        "result": _result(pairing),
+        # A game shown that does not count has no result of the board's to show beside it.
+        "result": None if why else _result(pairing),
         "over": ending is not None,
         "ending": ending,
         "ending_text": ending_text(ending),
         "silent": silent.get(table),
+        "unscored": why,
         "last_seen": seen,
     }
 
@@ -82,10 +109,11 @@ def venue(ledger: Ledger, silent: Mapping[str, str]) -> dict[str, Any]:
     """Every table heard of or assigned in the latest round, by name."""
     number, by_table = current_pairings(ledger)
     names = sorted(set(ledger.tables()) | set(by_table), key=table_key)
+    not_scored = unscored(ledger)
     return {
         "event": ledger.event,
         "round": number,
-        "tables": [table_row(ledger, t, by_table.get(t), silent) for t in names],
+        "tables": [table_row(ledger, t, by_table.get(t), silent, not_scored) for t in names],
     }
 
 

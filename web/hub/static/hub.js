@@ -34,6 +34,7 @@
     var result = row.over ? row.ending_text + (row.result ? " \u00b7 " + row.result : "") : (row.result || "");
     setText(card, "result", result);
     setText(card, "silent", row.silent ? "silent: " + row.silent : "");
+    setText(card, "unscored", row.unscored ? "not scored: " + row.unscored : "");
     card.classList.toggle("offline", row.online === false);
     card.classList.toggle("silent", !!row.silent);
     card.classList.toggle("over", !!row.over);
