@@ -186,6 +186,15 @@ def _entrants(players: Sequence[Player], games: Sequence[Game], played: int) -> 
     return out
 
 
+class _Graph(nx.Graph):  # type: ignore[misc]
+    """A networkx graph whose ``G[u][v]`` is the plain edge dict: the matching reads it
+    millions of times, and the read-only views cost most of its time."""
+
+    def __getitem__(self, n: int) -> dict[int, dict[str, int]]:
+        adjacency: dict[int, dict[int, dict[str, int]]] = self._adj
+        return adjacency[n]
+
+
 class _Matcher:
     """A weighted graph on the players and its maximum-weight matching.
 
@@ -212,9 +221,21 @@ class _Matcher:
         self.final[b] = a
         self.weight = {k: w for k, w in self.weight.items() if not ({a, b} & set(k))}
 
-    def compute(self) -> list[int]:
-        graph = nx.Graph()
-        graph.add_weighted_edges_from((a, b, w) for (a, b), w in self.weight.items())
+    def compute(self, extra: dict[tuple[int, int], int] | None = None, shift: int = 0) -> list[int]:
+        """A maximum-weight matching: ``mate[v]`` (``v`` itself when unmatched).
+
+        ``extra`` adds to the edges it names after every weight is shifted left by ``shift``.
+        """
+        graph = _Graph()
+        if extra:
+            weights = {k: w << shift for k, w in self.weight.items()}
+            for (a, b), w in extra.items():
+                key = (a, b) if a < b else (b, a)
+                if key in weights:
+                    weights[key] += w
+        else:
+            weights = self.weight
+        graph.add_weighted_edges_from((a, b, w) for (a, b), w in weights.items())
         mate = list(range(self.size))
         for a, b in self.final.items():
             mate[a] = b
@@ -617,24 +638,25 @@ class _Dutch:
                         base[oi, pi] = 0
                     matcher.set(pv, ov, base[oi, pi])
             # Each S1 player, in order, meets the highest-placed opponent the rest allows.
-            for pi in remainder:
-                pv = cur[pi]
-                if not pv < mate[pv] < nsgb_v:
-                    continue
-                addend = 0
-                for oi in reversed(remainder):
-                    ov = cur[oi]
-                    if oi <= pi or matched[ov]:
-                        continue
-                    w = base[oi, pi]
-                    if w:
-                        matcher.set(pv, ov, w + addend)
-                    addend += 1
-                mate = matcher.compute()
-                mv = mate[pv]
-                matched[pv] = matched[mv] = True
-                matcher.finalise(pv, mv)
-                pairs.append((pv, mv))
+            # Done one by one, each would be a matching with small addends on that player's
+            # edges; as one matching instead, the addends are scaled so that S1[0]'s choice
+            # outweighs every later one's, all below the smallest step of the weights.
+            s1 = [pi for pi in remainder if cur[pi] < mate[cur[pi]] < nsgb_v]
+            if s1:
+                radix = len(remainder) + 1
+                extra: dict[Edge, int] = {}
+                for i, pi in enumerate(s1):
+                    place = radix ** (len(s1) - 1 - i)
+                    for value, oi in enumerate(reversed(remainder), start=1):
+                        if oi > pi and base[oi, pi]:
+                            extra[cur[pi], cur[oi]] = value * place
+                mate = matcher.compute(extra, (radix ** len(s1)).bit_length())
+                for pi in s1:
+                    pv = cur[pi]
+                    mv = mate[pv]
+                    matched[pv] = matched[mv] = True
+                    matcher.finalise(pv, mv)
+                    pairs.append((pv, mv))
             # What is left moves down to the next bracket.
             new_cur: list[int] = []
             new_sgb = 0
