@@ -31,13 +31,14 @@ from flask import (
 from flask.typing import ResponseReturnValue
 
 from arbiter.errors import ArbiterError
-from arbiter.hub.exports import KINDS, export
+from arbiter.hub.exports import KINDS, export, trf
 from arbiter.hub.ledger import SYSTEMS
 from arbiter.hubweb import views
 from arbiter.hubweb.public import feed, ledger
 from arbiter.tournament.model import Result
 from arbiter.tournament.players_csv import MAX_NAME
 from arbiter.tournament.standings import TieBreak
+from arbiter.tournament.trf import import_trf
 from web import auth
 from web.body import json_object
 from web.pin_access import PinAccess
@@ -147,6 +148,16 @@ def pair(body: dict[str, Any]) -> str:
         raise OrganiserInputError("'system' must be swiss or round-robin")
     pairings = ledger().pair_round(str(system))
     return f"round {pairings[0].round} paired: {len(pairings)} board(s)" if pairings else "paired"
+
+
+def import_trf_event(body: dict[str, Any]) -> str:
+    text = body.get("trf")
+    if not isinstance(text, str) or not text.strip():
+        raise OrganiserInputError("paste the TRF file or choose it ('trf': its text)")
+    event = import_trf(text)
+    ledger().import_event(event.players, event.games, event.total_rounds)
+    return (f"{len(event.players)} player(s) and {len(ledger().rounds())} round(s) of"
+            f" {event.total_rounds} imported")
 
 
 def _table_name(value: object, what: str = "table") -> str:
@@ -275,6 +286,7 @@ def resend(body: dict[str, Any]) -> str:
 ACTIONS: dict[str, Callable[[dict[str, Any]], str]] = {
     "players": add_player,
     "import": import_players,
+    "import-trf": import_trf_event,
     "withdraw": withdraw,
     "pair": pair,
     "assign": assign,
@@ -356,6 +368,13 @@ def _form_body(action: str) -> dict[str, Any]:
     elif action == "assign-round":
         body["tables"] = {k.removeprefix("table-"): v for k, v in request.form.items()
                           if k.startswith("table-")}
+    elif action == "import-trf" and not str(body.get("trf", "")).strip():
+        upload = request.files.get("file")
+        if upload is not None and upload.filename:
+            try:
+                body["trf"] = upload.read().decode("utf-8-sig")
+            except UnicodeDecodeError:
+                raise OrganiserInputError(f"{upload.filename}: not UTF-8 text") from None
     elif action == "import" and not str(body.get("csv", "")).strip():
         upload = request.files.get("file")
         if upload is not None and upload.filename:
@@ -401,11 +420,14 @@ def download(kind: str, fmt: str) -> Response:
 def _export(kind: str, fmt: str) -> Response:
     if kind == "archive" and fmt == "json":
         response = jsonify(ledger().export_archive())
+    elif kind == "event" and fmt == "trf":
+        response = Response(trf(ledger()), mimetype="text/plain")
     elif kind in KINDS and fmt in ("csv", "json"):
         response = Response(export(ledger(), kind, fmt),
                             mimetype="text/csv" if fmt == "csv" else "application/json")
     else:
-        abort(404, description="exports: standings, pairings, games as csv or json; archive.json")
+        abort(404, description="exports: standings, pairings, games as csv or json;"
+              " archive.json; event.trf")
     name = f"{ledger().event}-{kind}.{fmt}"
     response.headers["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
@@ -416,6 +438,7 @@ def _export(kind: str, fmt: str) -> Response:
 _API_ACTIONS = {
     "/api/organiser/players": "players",
     "/api/organiser/players/import": "import",
+    "/api/organiser/import-trf": "import-trf",
     "/api/organiser/players/withdraw": "withdraw",
     "/api/organiser/rounds": "pair",
     "/api/organiser/assign": "assign",

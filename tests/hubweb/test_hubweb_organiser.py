@@ -288,3 +288,24 @@ def test_organiser_page_refreshing_itself_does_not_keep_the_session_alive(
         assert client.get("/organiser").status_code == 200
         clock.advance(400)
         assert client.get("/organiser/live").status_code == 200
+
+
+def test_organiser_page_imports_and_downloads_an_event_as_trf(hub: Hub) -> None:
+    golden = Path(__file__).parents[1] / "tournament" / "golden" / "dutch-009p-5r-seed3.trf"
+    text = golden.read_text(encoding="utf-8")
+    client = hub.app.test_client()
+    token = _login(client)
+    page = client.get("/organiser").get_data(as_text=True)
+    assert "Import an event (FIDE TRF)" in page and 'data-busy="Pairing' in page
+    bad = _form(client, token, "import-trf", file=(io.BytesIO(b"001 x\n"), "bad.trf"))
+    assert bad.startswith("error: ") and "at least 84 characters" in bad
+    done = _form(client, token, "import-trf", file=(io.BytesIO(text.encode()), "event.trf"))
+    assert done == "ok: 9 player(s) and 5 round(s) of 5 imported"
+    # The same event comes back out byte for byte, but for the event's name (line 012).
+    download = client.get("/organiser/export/event.trf")
+    assert download.status_code == 200
+    assert download.headers["Content-Disposition"].endswith('.trf"')
+    out = download.get_data(as_text=True).splitlines()
+    assert out[0] == f"012 {hub.ledger.event}" and out[1:] == text.splitlines()[1:]
+    # Once the event has players the import is no longer offered.
+    assert "Import an event (FIDE TRF)" not in client.get("/organiser").get_data(as_text=True)
