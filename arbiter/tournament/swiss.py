@@ -42,7 +42,7 @@ is odd, the other colour when it is even.
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import networkx as nx
@@ -206,6 +206,11 @@ class _Matcher:
         self.size = size
         self.weight: dict[tuple[int, int], int] = {}
         self.final: dict[int, int] = {}
+        #: While set, (U, c, sentinel): matchings are computed over U alone, each edge's
+        #: weight less c(edge), and a player of U left unmatched gets ``sentinel`` (a player
+        #: below U) as mate. Exact when every choice within U can be completed below it
+        #: (see _Dutch._separable), the completion field being then the same for all.
+        self.upper: tuple[set[int], Callable[[int, int], int], int] | None = None
 
     def set(self, a: int, b: int, w: int) -> None:
         if a in self.final or b in self.final:
@@ -227,18 +232,27 @@ class _Matcher:
         ``extra`` adds to the edges it names after every weight is shifted left by ``shift``.
         """
         graph = _Graph()
+        weights = self.weight
+        if self.upper is not None:
+            only, completion, _ = self.upper
+            weights = {
+                (a, b): w - completion(a, b)
+                for (a, b), w in weights.items()
+                if a in only and b in only and w > completion(a, b)
+            }
         if extra:
-            weights = {k: w << shift for k, w in self.weight.items()}
+            weights = {k: w << shift for k, w in weights.items()}
             for (a, b), w in extra.items():
                 key = (a, b) if a < b else (b, a)
                 if key in weights:
                     weights[key] += w
-        else:
-            weights = self.weight
         graph.add_weighted_edges_from((a, b, w) for (a, b), w in weights.items())
         mate = list(range(self.size))
         for a, b in self.final.items():
             mate[a] = b
+        if self.upper is not None:
+            for v in self.upper[0]:
+                mate[v] = self.upper[2]
         for a, b in nx.max_weight_matching(graph):
             mate[a] = b
             mate[b] = a
@@ -326,6 +340,8 @@ class _Dutch:
         self.single_downfloater_bye = False
         self.unplayed_rank: dict[int, int] = {}
         self.float_cache: dict[tuple[int, int], Float] = {}
+        self.incompatible: list[list[int]] | None = None
+        self.low_shift = self.low_bits()
 
     # --- the criteria -----------------------------------------------------------------
 
@@ -429,6 +445,12 @@ class _Dutch:
 
     def pair(self) -> tuple[list[tuple[int, int]], int | None]:
         n = self.n
+        if all(r.opponent is None and not r.bye for e in self.order for r in e.rounds):
+            # Nobody has played: one homogeneous bracket, nobody has a colour, a float
+            # or an opponent to avoid, so S1[i] meets S2[i] and the bye (an odd count)
+            # goes to the last player, which is what the matching below finds too.
+            half = n // 2
+            return [(i, i + half) for i in range(half)], (n - 1 if n % 2 else None)
         score = self.score
         matcher = _Matcher(n)
         odd = n % 2 == 1
@@ -445,15 +467,14 @@ class _Dutch:
                     matcher.set(lo, h, w)
                 else:
                     matcher.set(lo, h, self.edge(h, lo, False, False))
+        if not odd:
+            # Completion is the weights' first field: the first bracket's matching is
+            # complete exactly when some pairing keeps the absolute criteria.
+            return self._brackets(matcher)
         mate = matcher.compute()
-        unmatched = [v for v in range(n) if mate[v] == v]
-        if len(unmatched) > n % 2 or any(not self.order[v].bye_eligible for v in unmatched):
-            raise NoLegalPairingError(
-                self.played + 1,
-                "no pairing keeps the absolute criteria (no rematch, one bye at most, no two"
-                " players with the same absolute colour preference)",
-            )
+        self.check_complete(mate)
         if odd:
+            unmatched = [v for v in range(n) if mate[v] == v]
             self.bye_score = score[unmatched[0]]
             top = score[0]
             if self.bye_score >= top:
@@ -468,6 +489,75 @@ class _Dutch:
                 for h in range(lo):
                     matcher.set(lo, h, self.edge(h, lo, False, False))
         return self._brackets(matcher)
+
+    def low_bits(self) -> int:
+        """The width of every field below completion (C4) in :meth:`edge`."""
+        bits, gbits = self.size_bits, self.groups_shift
+        width = bits + gbits + bits + gbits + 2 * bits + 4 * bits + 3 * bits + 1
+        for back in (1, 2):
+            if self.played >= back:
+                width += 2 * bits + 2 * gbits
+        return width
+
+    def completion(self, a: int, b: int) -> int:
+        """The completion field of the edge a-b, in place."""
+        field = 1 + (not self.bye_candidate(a)) + (not self.bye_candidate(b))
+        return field << self.low_shift
+
+    def _separable(self, upper: list[int], below: int) -> bool:
+        """Whether every choice within ``upper`` can be completed by the players from
+        ``below`` on, whatever players of ``upper`` it leaves to them, the bye included.
+
+        By Dirac's theorem a graph of m >= 3 vertices, each joined to at least m/2
+        others, has a Hamiltonian cycle: a perfect matching when m is even, and one
+        without any given vertex when m is odd. Here every player of ``upper`` and below
+        must be compatible with enough of those below, however many of ``upper`` join them.
+        """
+        lower = self.n - below
+        if lower < 3:
+            return False
+        if self.n % 2 and self.score[upper[-1]] <= self.bye_score:
+            return False  # the bye could go to a player of ``upper``
+        if self.incompatible is None:
+            self.incompatible = [
+                [u for u in range(self.n) if u != v and not self.compatible(v, u)]
+                for v in range(self.n)
+            ]
+        need = (lower + len(upper)) / 2
+        for v in [*upper, *range(below, self.n)]:
+            inc = sum(1 for u in self.incompatible[v] if u >= below)
+            if lower - 1 - inc < need:
+                return False
+        return True
+
+    def check_complete(self, mate: list[int]) -> None:
+        """NoLegalPairingError unless ``mate`` pairs everyone, but one bye-eligible player
+        when the count is odd."""
+        unmatched = [v for v in range(self.n) if mate[v] == v]
+        if len(unmatched) > self.n % 2 or any(not self.order[v].bye_eligible for v in unmatched):
+            raise NoLegalPairingError(
+                self.played + 1,
+                "no pairing keeps the absolute criteria (no rematch, one bye at most, no two"
+                " players with the same absolute colour preference)",
+            )
+
+    @staticmethod
+    def _s1_choice(
+        cur: list[int], s1: list[int], remainder: list[int], base: dict[Edge, int],
+        matched: list[bool],
+    ) -> tuple[dict[Edge, int], int]:
+        """Addends (and the shift of the weights under them) that make each S1 player, in
+        order, meet the highest-placed opponent the rest allows: S1[0]'s outweighs every
+        later one's. Done one by one, each would be a matching with small addends on that
+        player's edges; together they are one."""
+        radix = len(remainder) + 1
+        extra: dict[Edge, int] = {}
+        for i, pi in enumerate(s1):
+            place = radix ** (len(s1) - 1 - i)
+            for value, oi in enumerate(reversed(remainder), start=1):
+                if oi > pi and not matched[cur[oi]] and base[oi, pi]:
+                    extra[cur[pi], cur[oi]] = value * place
+        return extra, (radix ** len(s1)).bit_length()
 
     def _brackets(self, matcher: _Matcher) -> tuple[list[tuple[int, int]], int | None]:
         n, score, bits = self.n, self.score, self.size_bits
@@ -505,7 +595,11 @@ class _Dutch:
             def in_bracket(v: int, low: int = sgb_v, high: int = nsgb_v) -> bool:
                 return low <= v < high
 
+            if self._separable(cur, nxt):
+                matcher.upper = (set(cur), self.completion, self.n - 1)
             mate = matcher.compute()
+            if sgb_v == 0 and matcher.upper is None:
+                self.check_complete(mate)
             # Which moved-down players are paired in this bracket (C6-C7), highest first.
             md_score = -1
             left = left_matched = 0
@@ -572,11 +666,21 @@ class _Dutch:
                     if oi <= pi:
                         break
                     matcher.set(cur[pi], cur[oi], remainder_edge(pi, oi, b, rem_pairs))
-            mate = matcher.compute()
+            # With the S1 players' choice of opponents (below) as the least significant
+            # part: when no exchange is needed, this one matching settles the bracket.
+            mate = matcher.compute(*self._s1_choice(cur, remainder[:rem_pairs], remainder,
+                                                    base, matched))
             exchanges = 0
             for pi in remainder[:rem_pairs]:
                 pv = cur[pi]
                 exchanges += mate[pv] <= pv or mate[pv] >= nsgb_v
+            if not exchanges:
+                for pi in remainder[:rem_pairs]:
+                    pv = cur[pi]
+                    mv = mate[pv]
+                    matched[pv] = matched[mv] = True
+                    matcher.finalise(pv, mv)
+                    pairs.append((pv, mv))
             todo = exchanges
             s_rem = rem_pairs
             it = rem_pairs
@@ -641,22 +745,18 @@ class _Dutch:
             # Done one by one, each would be a matching with small addends on that player's
             # edges; as one matching instead, the addends are scaled so that S1[0]'s choice
             # outweighs every later one's, all below the smallest step of the weights.
-            s1 = [pi for pi in remainder if cur[pi] < mate[cur[pi]] < nsgb_v]
+            s1 = [
+                pi for pi in remainder if not matched[cur[pi]] and cur[pi] < mate[cur[pi]] < nsgb_v
+            ]
             if s1:
-                radix = len(remainder) + 1
-                extra: dict[Edge, int] = {}
-                for i, pi in enumerate(s1):
-                    place = radix ** (len(s1) - 1 - i)
-                    for value, oi in enumerate(reversed(remainder), start=1):
-                        if oi > pi and base[oi, pi]:
-                            extra[cur[pi], cur[oi]] = value * place
-                mate = matcher.compute(extra, (radix ** len(s1)).bit_length())
+                mate = matcher.compute(*self._s1_choice(cur, s1, remainder, base, matched))
                 for pi in s1:
                     pv = cur[pi]
                     mv = mate[pv]
                     matched[pv] = matched[mv] = True
                     matcher.finalise(pv, mv)
                     pairs.append((pv, mv))
+            matcher.upper = None
             # What is left moves down to the next bracket.
             new_cur: list[int] = []
             new_sgb = 0
