@@ -206,11 +206,18 @@ class _Matcher:
         self.size = size
         self.weight: dict[tuple[int, int], int] = {}
         self.final: dict[int, int] = {}
-        #: While set, (U, c, sentinel): matchings are computed over U alone, each edge's
-        #: weight less c(edge), and a player of U left unmatched gets ``sentinel`` (a player
-        #: below U) as mate. Exact when every choice within U can be completed below it
-        #: (see _Dutch._separable), the completion field being then the same for all.
-        self.upper: tuple[set[int], Callable[[int, int], int], int] | None = None
+        self.relaxed = False
+        #: While set, (U, c, sentinel, check): matchings are computed over U alone, each
+        #: edge's weight less c(edge), and a player of U left unmatched gets ``sentinel``
+        #: (a player below U) as mate. Dropping the players below U relaxes only the
+        #: completion criterion, whose field is the same for every complete pairing: so
+        #: when the players of U left unmatched can be completed below (``check``, given
+        #: them; None: known for any), the result is a maximum matching of the whole.
+        #: Otherwise the whole graph is matched.
+        self.upper: (
+            tuple[set[int], Callable[[int, int], int], int, Callable[[list[int]], bool] | None]
+            | None
+        ) = None
 
     def set(self, a: int, b: int, w: int) -> None:
         if a in self.final or b in self.final:
@@ -231,15 +238,28 @@ class _Matcher:
 
         ``extra`` adds to the edges it names after every weight is shifted left by ``shift``.
         """
-        graph = _Graph()
-        weights = self.weight
         if self.upper is not None:
-            only, completion, _ = self.upper
-            weights = {
+            only, completion, sentinel, check = self.upper
+            relaxed = {
                 (a, b): w - completion(a, b)
-                for (a, b), w in weights.items()
+                for (a, b), w in self.weight.items()
                 if a in only and b in only and w > completion(a, b)
             }
+            mate = self._match(relaxed, extra, shift)
+            left = [v for v in only if mate[v] == v]
+            if check is None or check(left):
+                for v in left:
+                    mate[v] = sentinel
+                self.relaxed = True
+                return mate
+        self.relaxed = False
+        return self._match(self.weight, extra, shift)
+
+    def _match(
+        self, weights: dict[tuple[int, int], int], extra: dict[tuple[int, int], int] | None,
+        shift: int,
+    ) -> list[int]:
+        graph = _Graph()
         if extra:
             weights = {k: w << shift for k, w in weights.items()}
             for (a, b), w in extra.items():
@@ -250,13 +270,58 @@ class _Matcher:
         mate = list(range(self.size))
         for a, b in self.final.items():
             mate[a] = b
-        if self.upper is not None:
-            for v in self.upper[0]:
-                mate[v] = self.upper[2]
         for a, b in nx.max_weight_matching(graph):
             mate[a] = b
             mate[b] = a
         return mate
+
+
+def _perfect_matching_found(near: dict[int, set[int]]) -> bool:
+    """Whether a perfect matching of the graph ``near`` (vertex: its neighbours) was
+    found: greedily, fewest neighbours first, then by alternating paths. True is
+    certain (one was built); False may only mean the search missed it."""
+    mate: dict[int, int] = {}
+    for v in sorted(near, key=lambda v: (len(near[v]), v)):
+        if v in mate:
+            continue
+        free = [u for u in near[v] if u not in mate]
+        if free:
+            u = min(free, key=lambda u: (len(near[u]), u))
+            mate[v], mate[u] = u, v
+    for root in sorted(near):
+        if root in mate:
+            continue
+        # Breadth-first over alternating paths from ``root`` (no blossoms: may miss one).
+        parent: dict[int, int] = {root: root}
+        queue = [root]
+        end = None
+        while queue and end is None:
+            x = queue.pop(0)
+            for y in sorted(near[x]):
+                if y in parent:
+                    continue
+                if y not in mate:
+                    parent[y] = x
+                    end = y
+                    break
+                z = mate[y]
+                if z in parent:
+                    continue
+                parent[y] = x
+                parent[z] = y
+                queue.append(z)
+        if end is None:
+            return False
+        y = end
+        while True:
+            x = parent[y]
+            previous = mate.get(x)
+            mate[x], mate[y] = y, x
+            if x == root:
+                break
+            assert previous is not None
+            y = previous
+    return len(mate) == len(near)
 
 
 def _neutral_colour(me: _Entrant, other: _Entrant) -> Colour | None:
@@ -340,7 +405,7 @@ class _Dutch:
         self.single_downfloater_bye = False
         self.unplayed_rank: dict[int, int] = {}
         self.float_cache: dict[tuple[int, int], Float] = {}
-        self.incompatible: list[list[int]] | None = None
+        self.incompatible: list[set[int]] | None = None
         self.low_shift = self.low_bits()
 
     # --- the criteria -----------------------------------------------------------------
@@ -504,6 +569,49 @@ class _Dutch:
         field = 1 + (not self.bye_candidate(a)) + (not self.bye_candidate(b))
         return field << self.low_shift
 
+    def _relaxable(self, upper: list[int], below: int) -> bool:
+        """Whether the players from ``below`` on weigh only in the completion field of
+        the bracket's matchings (then :class:`_Matcher` may leave them out)."""
+        if self.n - below < 2:
+            return False
+        # With an odd count the bye must fall below, where the rank of its played games
+        # (C9) cannot weigh on the choices above.
+        return self.n % 2 == 0 or (
+            self.score[upper[-1]] > self.bye_score and not self.single_downfloater_bye
+        )
+
+    def _completes(self, below: int) -> Callable[[list[int]], bool]:
+        """A check that the players from ``below`` on, with those given, can all be
+        paired (but one bye-eligible player when the count is odd): it looks for such a
+        pairing, greedily and then by augmenting paths, and answers True only on finding
+        one (a False may be wrong: the caller then matches the whole graph)."""
+        incompatible = self._incompatible()
+
+        def check(left: list[int]) -> bool:
+            vertices = [*left, *range(below, self.n)]
+            if self.n % 2:
+                vertices.append(-1)  # the bye: pairs with any bye candidate
+            inside = set(vertices)
+            near: dict[int, set[int]] = {}
+            for v in vertices:
+                if v == -1:
+                    near[v] = {u for u in inside if u != -1 and self.bye_candidate(u)}
+                else:
+                    near[v] = inside - incompatible[v] - {v, -1}
+                    if self.n % 2 and self.bye_candidate(v):
+                        near[v].add(-1)
+            return _perfect_matching_found(near)
+
+        return check
+
+    def _incompatible(self) -> list[set[int]]:
+        if self.incompatible is None:
+            self.incompatible = [
+                {u for u in range(self.n) if u != v and not self.compatible(v, u)}
+                for v in range(self.n)
+            ]
+        return self.incompatible
+
     def _separable(self, upper: list[int], below: int) -> bool:
         """Whether every choice within ``upper`` can be completed by the players from
         ``below`` on, whatever players of ``upper`` it leaves to them, the bye included.
@@ -516,16 +624,10 @@ class _Dutch:
         lower = self.n - below
         if lower < 3:
             return False
-        if self.n % 2 and self.score[upper[-1]] <= self.bye_score:
-            return False  # the bye could go to a player of ``upper``
-        if self.incompatible is None:
-            self.incompatible = [
-                [u for u in range(self.n) if u != v and not self.compatible(v, u)]
-                for v in range(self.n)
-            ]
+        incompatible = self._incompatible()
         need = (lower + len(upper)) / 2
         for v in [*upper, *range(below, self.n)]:
-            inc = sum(1 for u in self.incompatible[v] if u >= below)
+            inc = sum(1 for u in incompatible[v] if u >= below)
             if lower - 1 - inc < need:
                 return False
         return True
@@ -595,10 +697,11 @@ class _Dutch:
             def in_bracket(v: int, low: int = sgb_v, high: int = nsgb_v) -> bool:
                 return low <= v < high
 
-            if self._separable(cur, nxt):
-                matcher.upper = (set(cur), self.completion, self.n - 1)
+            if self._relaxable(cur, nxt):
+                check = None if self._separable(cur, nxt) else self._completes(nxt)
+                matcher.upper = (set(cur), self.completion, self.n - 1, check)
             mate = matcher.compute()
-            if sgb_v == 0 and matcher.upper is None:
+            if sgb_v == 0 and not matcher.relaxed:
                 self.check_complete(mate)
             # Which moved-down players are paired in this bracket (C6-C7), highest first.
             md_score = -1

@@ -220,3 +220,14 @@ def test_average_rating_of_opponents_rounds_half_up() -> None:
                     [("P", "S", W)]])
     players = [Player("P", 1500), Player("Q", 1801), Player("R", 1800), Player("S")]
     assert _values(TieBreak.ARO, players, games)["P"] == 1801
+
+
+def test_default_tiebreaks_on_the_fide_example() -> None:
+    # A and B tied on 2.5 drew each other (direct encounter ½ each); today's Buchholz
+    # leaves B's bye out: A 5 > B 4. Sonneborn-Berger: A 1·0.5 + ½·2.5 + 1·2 = 3.75,
+    # B 1·1.5 + ½·2.5 = 2.75.
+    rows = standings(RATED, FIDE)
+    assert _table(rows)[:2] == [(1, "A", 2.5), (2, "B", 2.5)]
+    assert _values(TieBreak.SONNEBORN_BERGER, RATED, FIDE)["A"] == 3.75
+    assert _values(TieBreak.SONNEBORN_BERGER, RATED, FIDE)["B"] == 2.75
+    assert _values(TieBreak.DIRECT_ENCOUNTER, RATED, FIDE)["A"] == 0.5  # the draw with B
