@@ -205,6 +205,7 @@ class _Matcher:
     def __init__(self, size: int) -> None:
         self.size = size
         self.weight: dict[tuple[int, int], int] = {}
+        self.near: list[set[int]] = [set() for _ in range(size)]  # the edges, by player
         self.final: dict[int, int] = {}
         self.relaxed = False
         #: While set, (U, c, sentinel, check): matchings are computed over U alone, each
@@ -225,13 +226,21 @@ class _Matcher:
         key = (a, b) if a < b else (b, a)
         if w > 0:
             self.weight[key] = w
-        else:
-            self.weight.pop(key, None)
+            self.near[a].add(b)
+            self.near[b].add(a)
+        elif self.weight.pop(key, None) is not None:
+            self.near[a].discard(b)
+            self.near[b].discard(a)
 
     def finalise(self, a: int, b: int) -> None:
         self.final[a] = b
         self.final[b] = a
-        self.weight = {k: w for k, w in self.weight.items() if not ({a, b} & set(k))}
+        for v in (a, b):
+            for u in self.near[v]:
+                self.weight.pop((u, v) if u < v else (v, u), None)
+                if u not in (a, b):
+                    self.near[u].discard(v)
+            self.near[v] = set()
 
     def compute(self, extra: dict[tuple[int, int], int] | None = None, shift: int = 0) -> list[int]:
         """A maximum-weight matching: ``mate[v]`` (``v`` itself when unmatched).
@@ -240,11 +249,13 @@ class _Matcher:
         """
         if self.upper is not None:
             only, completion, sentinel, check = self.upper
-            relaxed = {
-                (a, b): w - completion(a, b)
-                for (a, b), w in self.weight.items()
-                if a in only and b in only and w > completion(a, b)
-            }
+            relaxed: dict[tuple[int, int], int] = {}
+            for a in only:
+                for b in self.near[a]:
+                    if a < b and b in only:
+                        w = self.weight[a, b] - completion(a, b)
+                        if w > 0:
+                            relaxed[a, b] = w
             mate = self._match(relaxed, extra, shift)
             left = [v for v in only if mate[v] == v]
             if check is None or check(left):
@@ -406,6 +417,7 @@ class _Dutch:
         self.unplayed_rank: dict[int, int] = {}
         self.float_cache: dict[tuple[int, int], Float] = {}
         self.incompatible: list[set[int]] | None = None
+        self.not_candidate: list[bool] | None = None  # read once the bye's score is known
         self.low_shift = self.low_bits()
 
     # --- the criteria -----------------------------------------------------------------
@@ -566,8 +578,9 @@ class _Dutch:
 
     def completion(self, a: int, b: int) -> int:
         """The completion field of the edge a-b, in place."""
-        field = 1 + (not self.bye_candidate(a)) + (not self.bye_candidate(b))
-        return field << self.low_shift
+        if self.not_candidate is None:
+            self.not_candidate = [not self.bye_candidate(v) for v in range(self.n)]
+        return (1 + self.not_candidate[a] + self.not_candidate[b]) << self.low_shift
 
     def _relaxable(self, upper: list[int], below: int) -> bool:
         """Whether the players from ``below`` on weigh only in the completion field of
