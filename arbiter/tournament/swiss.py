@@ -548,9 +548,12 @@ class _Dutch:
             # Completion is the weights' first field: the first bracket's matching is
             # complete exactly when some pairing keeps the absolute criteria.
             return self._brackets(matcher)
-        mate = matcher.compute()
-        self.check_complete(mate)
-        if odd:
+        quick = self._lowest_bye_score()
+        if quick is not None:
+            self.bye_score = quick
+        else:
+            mate = matcher.compute()
+            self.check_complete(mate)
             unmatched = [v for v in range(n) if mate[v] == v]
             self.bye_score = score[unmatched[0]]
             top = score[0]
@@ -558,6 +561,7 @@ class _Dutch:
                 self.single_downfloater_bye = all(
                     score[mate[v]] >= top for v in range(n) if score[v] >= top
                 )
+        if odd:
             counts = sorted((self.order[v].played for v in range(n) if score[v] == self.bye_score),
                             reverse=True)
             for rank, count in enumerate(counts):
@@ -566,6 +570,32 @@ class _Dutch:
                 for h in range(lo):
                     matcher.set(lo, h, self.edge(h, lo, False, False))
         return self._brackets(matcher)
+
+    def _lowest_bye_score(self) -> int | None:
+        """The score the bye goes to, when a pairing search shows it at once, else None.
+
+        The first matching of an odd round (weights above) leaves out a bye-eligible
+        player of the lowest score group that allows one: its other fields only count
+        the scores paired, highest first. So a legal pairing of everyone but one
+        eligible player of the lowest group that has any is the answer; a pairing found
+        is certain, a miss (or a bye in the top group, where the first matching's pairs
+        matter too) leaves it to the matching.
+        """
+        incompatible = self._incompatible()
+        everyone = set(range(self.n))
+        for group in sorted(set(self.score)):
+            if group >= self.score[0]:
+                return None
+            eligible = [
+                v for v in range(self.n) if self.score[v] == group and self.order[v].bye_eligible
+            ]
+            for v in reversed(eligible):
+                near = {u: everyone - incompatible[u] - {u, v} for u in everyone - {v}}
+                if _perfect_matching_found(near):
+                    return group
+            if eligible:
+                return None
+        return None
 
     def low_bits(self) -> int:
         """The width of every field below completion (C4) in :meth:`edge`."""
