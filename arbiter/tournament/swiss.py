@@ -11,6 +11,8 @@ of the bracket's decisions (which moved-down players are paired, their
 opponents, the exchanges between S1 and S2, then each S1 player's opponent,
 highest first) follow the FIDE-endorsed engine bbpPairings v6, with which
 the golden tests (tests/tournament/golden/) compare the pairings round by round.
+(A bracket is matched over its own players alone when those it leaves below can
+be shown to complete the round: the same result, found faster; see _Matcher.upper.)
 
 Players are numbered in seed order (their pairing numbers, as in a TRF file).
 Per player, from the games played before the round:
