@@ -35,6 +35,7 @@ from arbiter.hub.exports import KINDS, export, trf
 from arbiter.hub.ledger import SYSTEMS
 from arbiter.hubweb import views
 from arbiter.hubweb.public import feed, ledger
+from arbiter.tournament.errors import NoLegalPairingError
 from arbiter.tournament.model import Result
 from arbiter.tournament.players_csv import MAX_NAME
 from arbiter.tournament.standings import TieBreak
@@ -146,7 +147,12 @@ def pair(body: dict[str, Any]) -> str:
     system = body.get("system", "swiss")
     if system not in SYSTEMS or system == "manual":
         raise OrganiserInputError("'system' must be swiss or round-robin")
-    pairings = ledger().pair_round(str(system))
+    try:
+        pairings = ledger().pair_round(str(system))
+    except NoLegalPairingError as exc:
+        raise NoLegalPairingError(
+            exc.round, f"{exc.reason}; pair it by hand: gg-arbiter hub pair-manual"
+        ) from None
     return f"round {pairings[0].round} paired: {len(pairings)} board(s)" if pairings else "paired"
 
 

@@ -309,3 +309,20 @@ def test_organiser_page_imports_and_downloads_an_event_as_trf(hub: Hub) -> None:
     assert out[0] == f"012 {hub.ledger.event}" and out[1:] == text.splitlines()[1:]
     # Once the event has players the import is no longer offered.
     assert "Import an event (FIDE TRF)" not in client.get("/organiser").get_data(as_text=True)
+
+
+def test_organiser_api_says_when_no_legal_swiss_pairing_exists(hub: Hub) -> None:
+    client = hub.app.test_client()
+    roster = "name,rating\nAna,1900\nBen,1800\n"
+    assert client.post("/api/organiser/players/import", json={"csv": roster},
+                       headers=API).status_code == 200
+    assert client.post("/api/organiser/rounds", json={"system": "swiss"},
+                       headers=API).status_code == 200
+    assert client.post("/api/organiser/result", headers=API,
+                       json={"round": 1, "board": 1, "result": "1-0"}).status_code == 200
+    # Round 2 could only be a rematch: refused, naming the round, nothing stored.
+    refused = client.post("/api/organiser/rounds", json={"system": "swiss"}, headers=API)
+    assert refused.status_code == 409
+    assert refused.get_json()["error"].startswith("round 2: no legal pairing: ")
+    assert "pair-manual" in refused.get_json()["error"]
+    assert hub.ledger.rounds() == [(1, "swiss")]
