@@ -112,6 +112,7 @@ def main() -> None:
 def measure(engine: str, per_size: int, sizes: list[int]) -> None:
     """Share of rounds where our pairing (pairs and colours) equals the engine's."""
     same: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    none: dict[int, int] = defaultdict(int)  # rounds the engine found no legal pairing for
     times: dict[int, float] = defaultdict(float)
     for n in sizes:
         for e in range(per_size):
@@ -128,6 +129,7 @@ def measure(engine: str, per_size: int, sizes: list[int]) -> None:
                     ours = None
                 times[n] += time.perf_counter() - t
                 if theirs is None:
+                    none[n] += 1
                     same[n][0] += 1
                     same[n][1] += ours is None
                     break
@@ -141,6 +143,7 @@ def measure(engine: str, per_size: int, sizes: list[int]) -> None:
         print(
             f"{n} players: {equal}/{total} rounds identical ({100 * equal / total:.1f} %),"
             f" from round 2 {later_equal}/{later} ({100 * later_equal / max(later, 1):.1f} %),"
+            f" {none[n]} of them without a legal pairing,"
             f" ours {1000 * times[n] / total:.0f} ms a round",
             flush=True,
         )
