@@ -381,8 +381,9 @@ def _colour(me: _Entrant, other: _Entrant, ranks_above: bool) -> Colour:
     return me.preference if ranks_above else other.preference.other
 
 
-class _Dutch:
-    """One round's pairing; see the module's docstring."""
+class _Criteria:
+    """A round's players as the criteria see them: who may meet (C1-C3), the weight of
+    each pair (C4-C21), the bye's score, and whether a bracket may be matched alone."""
 
     def __init__(
         self,
@@ -520,59 +521,6 @@ class _Dutch:
         # Room for the bracket's own choices (exchanges, transpositions).
         return w << (3 * bits + 1)
 
-    # --- the round ----------------------------------------------------------------------
-
-    def pair(self) -> tuple[list[tuple[int, int]], int | None]:
-        n = self.n
-        if all(r.opponent is None and not r.bye for e in self.order for r in e.rounds):
-            # Nobody has played: one homogeneous bracket, nobody has a colour, a float
-            # or an opponent to avoid, so S1[i] meets S2[i] and the bye (an odd count)
-            # goes to the last player, which is what the matching below finds too.
-            half = n // 2
-            return [(i, i + half) for i in range(half)], (n - 1 if n % 2 else None)
-        score = self.score
-        matcher = _Matcher(n)
-        odd = n % 2 == 1
-        for lo in range(n):
-            for h in range(lo):
-                if odd:
-                    w = 0
-                    if self.compatible(lo, h):
-                        w = 1 + (not self.order[lo].bye_eligible) + (not self.order[h].bye_eligible)
-                        w <<= self.groups_shift
-                        w |= self.group_shift[score[lo]] + self.group_shift[score[h]]
-                        w <<= self.size_bits
-                        w |= score[lo] >= score[0]
-                    matcher.set(lo, h, w)
-                else:
-                    matcher.set(lo, h, self.edge(h, lo, False, False))
-        if not odd:
-            # Completion is the weights' first field: the first bracket's matching is
-            # complete exactly when some pairing keeps the absolute criteria.
-            return self._brackets(matcher)
-        quick = self._lowest_bye_score()
-        if quick is not None:
-            self.bye_score = quick
-        else:
-            mate = matcher.compute()
-            self.check_complete(mate)
-            unmatched = [v for v in range(n) if mate[v] == v]
-            self.bye_score = score[unmatched[0]]
-            top = score[0]
-            if self.bye_score >= top:
-                self.single_downfloater_bye = all(
-                    score[mate[v]] >= top for v in range(n) if score[v] >= top
-                )
-        if odd:
-            counts = sorted((self.order[v].played for v in range(n) if score[v] == self.bye_score),
-                            reverse=True)
-            for rank, count in enumerate(counts):
-                self.unplayed_rank[count] = rank
-            for lo in range(n):
-                for h in range(lo):
-                    matcher.set(lo, h, self.edge(h, lo, False, False))
-        return self._brackets(matcher)
-
     def _lowest_bye_score(self) -> int | None:
         """The score the bye goes to, when a pairing search shows it at once, else None.
 
@@ -687,6 +635,61 @@ class _Dutch:
                 "no pairing keeps the absolute criteria (no rematch, one bye at most, no two"
                 " players with the same absolute colour preference)",
             )
+
+
+class _Dutch(_Criteria):
+    """One round's pairing, bracket by bracket; see the module's docstring."""
+
+    def pair(self) -> tuple[list[tuple[int, int]], int | None]:
+        n = self.n
+        if all(r.opponent is None and not r.bye for e in self.order for r in e.rounds):
+            # Nobody has played: one homogeneous bracket, nobody has a colour, a float
+            # or an opponent to avoid, so S1[i] meets S2[i] and the bye (an odd count)
+            # goes to the last player, which is what the matching below finds too.
+            half = n // 2
+            return [(i, i + half) for i in range(half)], (n - 1 if n % 2 else None)
+        score = self.score
+        matcher = _Matcher(n)
+        odd = n % 2 == 1
+        for lo in range(n):
+            for h in range(lo):
+                if odd:
+                    w = 0
+                    if self.compatible(lo, h):
+                        w = 1 + (not self.order[lo].bye_eligible) + (not self.order[h].bye_eligible)
+                        w <<= self.groups_shift
+                        w |= self.group_shift[score[lo]] + self.group_shift[score[h]]
+                        w <<= self.size_bits
+                        w |= score[lo] >= score[0]
+                    matcher.set(lo, h, w)
+                else:
+                    matcher.set(lo, h, self.edge(h, lo, False, False))
+        if not odd:
+            # Completion is the weights' first field: the first bracket's matching is
+            # complete exactly when some pairing keeps the absolute criteria.
+            return self._brackets(matcher)
+        quick = self._lowest_bye_score()
+        if quick is not None:
+            self.bye_score = quick
+        else:
+            mate = matcher.compute()
+            self.check_complete(mate)
+            unmatched = [v for v in range(n) if mate[v] == v]
+            self.bye_score = score[unmatched[0]]
+            top = score[0]
+            if self.bye_score >= top:
+                self.single_downfloater_bye = all(
+                    score[mate[v]] >= top for v in range(n) if score[v] >= top
+                )
+        if odd:
+            counts = sorted((self.order[v].played for v in range(n) if score[v] == self.bye_score),
+                            reverse=True)
+            for rank, count in enumerate(counts):
+                self.unplayed_rank[count] = rank
+            for lo in range(n):
+                for h in range(lo):
+                    matcher.set(lo, h, self.edge(h, lo, False, False))
+        return self._brackets(matcher)
 
     @staticmethod
     def _s1_choice(
@@ -930,7 +933,6 @@ class _Dutch:
             sgb_v = nsgb_v
         bye = cur[0] if cur else None
         return pairs, bye
-
 
 def swiss_round(
     players: Sequence[Player],
