@@ -108,3 +108,11 @@ def test_the_switch_carrier_fits_its_slot_one_way_only(tmp_path: Path) -> None:
     assert turned(a) == pytest.approx(b) and turned(b) == pytest.approx(a)
     tx, ty = turned(pin)
     assert ((tx - pin[0]) ** 2 + (ty - pin[1]) ** 2) ** 0.5 > 2 * pin_d
+
+
+def test_hardware_readme_previews_table_is_fresh() -> None:
+    readme = models.README.read_text(encoding="utf-8")
+    assert models.readme_with_table(readme) == readme, (
+        "stale previews table in hardware/README.md: run .venv/bin/python hardware/models.py")
+    for m in models.MODELS:  # every preview the table shows exists
+        assert m.png.exists(), m.png
