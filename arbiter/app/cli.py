@@ -231,7 +231,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     sim = _choose_sim(args, config)
     from arbiter.app.service import serve, stdin_or_none
 
-    flags = (args.broker, args.event, args.table, args.ca_file)
+    flags = (args.broker, args.event, args.table, args.ca_file, args.password_file)
     if any(flag is not None for flag in flags):
         from dataclasses import replace
 
@@ -239,11 +239,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
         try:
             tournament = config.tournament.override(
-                broker=args.broker, event=args.event, table=args.table, ca_file=args.ca_file)
+                broker=args.broker, event=args.event, table=args.table, ca_file=args.ca_file,
+                password_file=args.password_file)
         except SettingsError as exc:
             raise CliError(str(exc)) from None
         if args.ca_file and not tournament.configured:  # else it would be ignored silently
             raise CliError("--ca-file is for an mqtts:// broker (give --broker too)")
+        if args.password_file and not tournament.configured:
+            raise CliError("--password-file is the broker's password (give --broker too)")
         config = replace(config, tournament=tournament)
     host = args.host or config.web.host
     port = args.port if args.port is not None else config.web.port
@@ -797,6 +800,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "with [tournament] ca_file (docs/mqtt.md)")
     run.add_argument("--event", metavar="SLUG", help="tournament event (topic gg/SLUG/...)")
     run.add_argument("--table", metavar="NAME", help="this table's name in the tournament")
+    run.add_argument("--password-file", metavar="FILE",
+                     help="the broker password, first line of FILE (as [tournament] "
+                          "password_file; this wins): kept out of the URL, which ps shows")
     run.add_argument("--ca-file", metavar="PATH",
                      help="mqtts:// only: the CA that signed the broker's certificate "
                           "(as [tournament] ca_file; this wins)")
