@@ -7,6 +7,11 @@ queues them while the broker is away and sends them again after a
 reconnect) and moves the durable cursor once the broker has acknowledged
 them (PUBACK), in order. A broker that is down, slow or refusing the table
 is a state on the page and a log line, never an error of the device.
+
+MQTT 5, so that a PUBACK says whether the broker took the message: a broker
+that acknowledges with a refusal (0x87 Not authorized: another table's
+login, an ACL that forbids the topic) does not move the cursor; the table
+shows "refused" with the reason and tries again every REFUSED_RETRY seconds.
 """
 
 from __future__ import annotations
@@ -57,6 +62,9 @@ SETTLE = 0.02
 CURSOR_EVERY = 0.5
 #: Seconds between reconnection attempts: the first, and the longest.
 RECONNECT_MIN, RECONNECT_MAX = 1, 8
+#: Seconds before events the broker refused are offered again (a login or an ACL fixed
+#: by the organiser, a broker's ACL reloaded): sooner would only fill the log.
+REFUSED_RETRY = 15.0
 
 
 @dataclass
@@ -108,6 +116,10 @@ class FleetLink:
         self._status: JsonDict | None = None
         self._status_dirty = False
         self._acked: set[int] = set()  # message ids the broker acknowledged (PUBACK)
+        # Message ids the broker acknowledged with a refusal, and why (paho's thread).
+        self._refusals: dict[int, str] = {}
+        self._hold_until = 0.0  # after a refusal: nothing sent before (monotonic)
+        self._refusing = ""  # what the broker refused last ("": nothing since)
         self._drained = threading.Event()  # a pass found nothing left to send or to ack
         self._thread: threading.Thread | None = None
         self._client: mqtt.Client | None = None
@@ -140,8 +152,7 @@ class FleetLink:
         client = mqtt.Client(
             CallbackAPIVersion.VERSION2,
             client_id=f"gg-{self.settings.event}-{self.settings.table}",
-            protocol=mqtt.MQTTv311,
-            clean_session=True,
+            protocol=mqtt.MQTTv5,  # PUBACK reason codes: a refused publish is seen
         )
         try:
             password = self.settings.password()
@@ -157,11 +168,13 @@ class FleetLink:
         client.on_disconnect = self._on_disconnect
         client.on_connect_fail = self._on_connect_fail
         client.on_publish = self._on_publish
+        client.on_subscribe = self._on_subscribe
         client.on_message = self._on_message
         self._client = client
         self.state.set_broker(BrokerState.RECONNECTING, f"connecting to {self.broker}")
         try:
-            client.connect_async(self.broker.host, self.broker.port, self.settings.keepalive)
+            client.connect_async(self.broker.host, self.broker.port, self.settings.keepalive,
+                                 clean_start=True)
         except (OSError, ValueError) as exc:
             self._report(f"cannot connect to {self.broker}: {exc}", error=True)
         client.loop_start()
@@ -241,10 +254,31 @@ class FleetLink:
         return fault.value
 
     def _on_publish(self, _client: mqtt.Client, _userdata: object, mid: int,
-                    _reason: ReasonCode, _properties: object) -> None:
+                    reason: ReasonCode, _properties: object) -> None:
         with self._lock:
-            self._acked.add(mid)
+            if reason.is_failure:
+                self._refusals[mid] = str(reason)
+            else:
+                self._acked.add(mid)
         self._wake.set()
+
+    def _on_subscribe(self, _client: mqtt.Client, _userdata: object, _mid: int,
+                      reasons: list[ReasonCode], _properties: object) -> None:
+        refused = [str(r) for r in reasons if r.is_failure]
+        if refused:
+            self._report_refusal(f"the broker {self.broker} refused the table's subscription "
+                                 f"to its assignment and resend requests ({refused[0]})",
+                                 refused[0])
+
+    def _report_refusal(self, detail: str, reason: str) -> None:
+        """The broker took the connection but refuses what the table sends or reads."""
+        hint = ("another table's login, or an ACL that forbids it: check [tournament] "
+                "table and password_file")
+        self.state.set_broker(BrokerState.REFUSED, f"{detail}: {hint}",
+                              f"{reason.lower()}: the hub does not get this table's game")
+        if detail != self._refusing:
+            self._refusing = detail
+            log.error("broker: %s: %s", detail, hint)
 
     def _on_message(self, _client: mqtt.Client, _userdata: object,
                     message: mqtt.MQTTMessage) -> None:
@@ -330,6 +364,10 @@ class FleetLink:
                 self._publish_status(client, None)
                 return cursor, sent
             cursor = self._acknowledged(inflight, cursor)
+            if self._take_refusals(inflight):
+                sent = cursor  # what followed the refused event goes out again after it
+            if time.monotonic() < self._hold_until:
+                return cursor, sent
             if len(inflight) < WINDOW:
                 for pending in self._outbox.pending(sent, WINDOW - len(inflight)):
                     inflight.append((self._send(client, pending), pending))
@@ -361,7 +399,42 @@ class FleetLink:
             # ids acknowledged (status, online) are dropped, so no stale id can match a
             # later message's.
             self._acked &= {info.mid for info, _ in inflight}
+        # Outside the lock: the state's listeners (the device's status) call status_changed.
+        if moved != cursor and self._refusing:
+            self._refusing = ""
+            if self.state.broker is BrokerState.REFUSED:
+                self.state.set_broker(BrokerState.CONNECTED)
+                log.warning("broker: %s takes the table's events again", self.broker)
         return moved
+
+    def _take_refusals(
+        self, inflight: collections.deque[tuple[mqtt.MQTTMessageInfo, Pending]]
+    ) -> bool:
+        """Report messages the broker refused. One of the outbox's: everything in flight is
+        dropped (the cursor stays before the refused event) and sending pauses for
+        REFUSED_RETRY seconds; returns True."""
+        with self._lock:
+            refusals, self._refusals = self._refusals, {}
+        if not refusals:
+            return False
+        job = self._job
+        if job is not None:  # refused, not lost: the hub asks again if it still lacks them
+            job.outstanding -= set(refusals)
+        ours = [(info, pending) for info, pending in inflight if info.mid in refusals]
+        if not ours:  # a status, an online message or a resent event: nothing to hold back
+            self._report_refusal(f"the broker {self.broker} refused a message of the table",
+                                 next(iter(refusals.values())))
+            return False
+        info, pending = ours[0]
+        what = (f"event {pending.seq}" if pending.seq is not None
+                else f"game {pending.item.game}'s record")
+        self._report_refusal(f"the broker {self.broker} refused {what} on "
+                             f"{self._topic(pending)}", refusals[info.mid])
+        with self._lock:
+            self._acked -= {i.mid for i, _ in inflight}
+        inflight.clear()
+        self._hold_until = time.monotonic() + REFUSED_RETRY
+        return True
 
     def _save(self, cursor: Cursor) -> Cursor:
         """Save ``cursor`` durably; return it (the cursor now on disk, as far as we know)."""
@@ -371,14 +444,18 @@ class FleetLink:
             log.warning("broker: cannot save %s: %s", self._cursor_file.path, exc)
         return cursor
 
+    def _topic(self, pending: Pending) -> str:
+        if pending.seq is None:
+            return f"{self.prefix}record/{pending.item.game}"
+        return self.prefix + "events"
+
     def _send(self, client: mqtt.Client, pending: Pending) -> mqtt.MQTTMessageInfo:
         item, table = pending.item, self.settings.table
         if pending.seq is None:
-            topic = f"{self.prefix}record/{item.game}"
-            return client.publish(topic, encode(record_payload(item, table=table)),
-                                  qos=1, retain=True)
+            return client.publish(self._topic(pending),
+                                  encode(record_payload(item, table=table)), qos=1, retain=True)
         payload = encode(event_payload(item, table=table, seq=pending.seq))
-        return client.publish(self.prefix + "events", payload, qos=1)
+        return client.publish(self._topic(pending), payload, qos=1)
 
     def _publish_status(self, client: mqtt.Client, event_seq: int | None) -> None:
         with self._lock:
