@@ -68,8 +68,11 @@ def run(workdir: Path, messages: int, tables: int, old_persistence: bool) -> tup
               for u in ("hub", "table-1")}
     try:
         hub = _client(port, "hub", secret["hub"], clean=False)
+        subscribed = threading.Event()
+        hub.on_subscribe = lambda *_: subscribed.set()
         hub.subscribe(f"gg/{EVENT}/#", qos=1)
-        time.sleep(0.5)  # the SUBACK; then away, its session kept
+        if not subscribed.wait(10):  # then away, its session kept
+            raise SystemExit("the hub's subscription was not acknowledged")
         hub.disconnect()
         hub.loop_stop()
         table = _client(port, "table-1", secret["table-1"], clean=True)
