@@ -366,9 +366,7 @@ class FleetLink:
             cursor = self._acknowledged(inflight, cursor)
             if self._take_refusals(inflight):
                 sent = cursor  # what followed the refused event goes out again after it
-            if time.monotonic() < self._hold_until:
-                return cursor, sent
-            if len(inflight) < WINDOW:
+            if len(inflight) < WINDOW and time.monotonic() >= self._hold_until:
                 for pending in self._outbox.pending(sent, WINDOW - len(inflight)):
                     inflight.append((self._send(client, pending), pending))
                     sent = pending.after
