@@ -179,3 +179,33 @@ def test_venue_join_refuses_a_file_that_is_not_a_table_s(tmp_path: Path,
     assert main(["join", str(bad), "--config", str(config)]) == 2
     assert "not a table's venue file" in capsys.readouterr().err
     assert not config.exists()
+
+
+def test_venue_tls_table_file_names_its_ca_and_join_installs_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from arbiter.app.config import load_config
+
+    for name in ("broker.pem", "broker.key", "venue-ca.pem"):
+        (tmp_path / name).write_text(f"{name}\n")
+    out = tmp_path / "venue"
+    assert main(["broker-config", "--tables", "3", "--event", EVENT, "--out", str(out),
+                 "--tls-cert", str(tmp_path / "broker.pem"), "--tls-key",
+                 str(tmp_path / "broker.key"), "--tls-ca", str(tmp_path / "venue-ca.pem"),
+                 "--host", "hall.local"]) == 0
+    config, data = tmp_path / "t3" / "config.toml", tmp_path / "t3" / "data"
+    assert main(["join", str(out / "tables" / "table-3.toml"), "--config", str(config),
+                 "--data", str(data)]) == 0
+    tournament = load_config(config).tournament
+    assert tournament.broker is not None
+    assert tournament.broker.url.startswith("mqtts://table-3@hall.local:8883")
+    assert tournament.ca_file == config.parent / "broker-ca.pem"
+    assert tournament.ca_file.read_text() == "venue-ca.pem\n"
+    # --listen takes an address of this machine, not a name; --tls-ca goes with TLS.
+    capsys.readouterr()
+    assert main(["broker-config", "--tables", "1", "--event", EVENT, "--out",
+                 str(tmp_path / "x"), "--listen", "hall.local"]) == 2
+    assert "--listen" in capsys.readouterr().err
+    assert main(["broker-config", "--tables", "1", "--event", EVENT, "--out",
+                 str(tmp_path / "y"), "--tls-ca", str(tmp_path / "venue-ca.pem")]) == 2
+    assert "--tls-ca" in capsys.readouterr().err
