@@ -25,7 +25,8 @@ def test_refused_table_shows_and_logs_it_and_keeps_its_cursor(
     locked: tuple[Mosquitto, Path], make_table: TableFactory,
     caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(link_module, "REFUSED_RETRY", 0.5, raising=False)  # the retry, soon (not the subject)
+    # The retry, soon (it is not the subject here).
+    monkeypatch.setattr(link_module, "REFUSED_RETRY", 0.5, raising=False)
     broker, out = locked
     hub = Subscriber(broker.port, "gg/demo/#", username="hub", password=secret(out, "hub"))
     # Table 1 set up with table 2's login (a copied file, a typo).
