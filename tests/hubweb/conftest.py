@@ -17,10 +17,10 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from arbiter.hub.ingest import Ingest
 from arbiter.hub.ledger import Ledger
-from arbiter.hubweb import create_hub_app
-from arbiter.hubweb.feed import VenueFeed
 from tests.support.mqtt import MOSQUITTO, Mosquitto
 from tests.support.web import PIN, live_server
+from web.hub import create_hub_app
+from web.hub.feed import VenueFeed
 
 EVENT = "club"
 
