@@ -22,7 +22,6 @@ import logging
 import ssl
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -40,7 +39,7 @@ from arbiter.fleet.payloads import (
     record_payload,
     status_payload,
 )
-from arbiter.fleet.resend import ResendError, ResendRequest, ServedFile
+from arbiter.fleet.serving import ResendService
 from arbiter.fleet.settings import SettingsError, TournamentSettings
 from arbiter.fleet.state import BrokerState, FleetState
 from arbiter.mqtt.tls import BrokerTlsError, TlsFault, client_context, diagnose, secure
@@ -65,23 +64,8 @@ RECONNECT_MIN, RECONNECT_MAX = 1, 8
 #: Seconds before events the broker refused are offered again (a login or an ACL fixed
 #: by the organiser, a broker's ACL reloaded): sooner would only fill the log.
 REFUSED_RETRY = 15.0
-
-
-@dataclass
-class _ResendJob:
-    """A resend request being served by the publisher thread (its own state only).
-
-    ``scan`` is where the walk through the journals has got to; ``upto`` the last
-    sequence number published the normal way when the request came (later ones go
-    out the normal way); ``outstanding`` the message ids not yet acknowledged.
-    """
-
-    request: ResendRequest
-    upto: int
-    scan: Cursor = field(default_factory=Cursor)
-    scanned: bool = False
-    outstanding: set[int] = field(default_factory=set)
-    sent: int = 0
+REFUSED_HINT = ("another table's login, or an ACL that forbids it: check [tournament] table "
+                "and password_file")
 
 
 class FleetLink:
@@ -102,13 +86,7 @@ class FleetLink:
         self._assignments = AssignmentFile(data_dir)
         self._cursor_file = CursorFile(data_dir)
         self._outbox = Outbox(data_dir)
-        # Its own reader: a resend walks the journals from the start, which would
-        # empty the normal outbox's cache of the latest game.
-        self._resend_outbox = Outbox(data_dir)
-        self._served_file = ServedFile(data_dir)
-        self._served = self._served_file.load()
-        self._request: ResendRequest | None = None  # from paho's thread to the publisher
-        self._job: _ResendJob | None = None  # the publisher thread's alone
+        self._resend = ResendService(data_dir, settings.table, WINDOW)
         self._status_seq: int | None = None  # the event_seq of the last status published
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -244,14 +222,9 @@ class FleetLink:
         why (a certificate, a host name, a plain listener for TLS or the reverse)."""
         problem = diagnose(self.broker.host, self.broker.port, self._tls)
         if problem is not None:
-            self._report(problem.message, error=True, cause=self._plain(problem.fault))
+            self._report(problem.message, error=True,
+                         cause=_plain(problem.fault, self.settings.ca_file))
         return problem is not None
-
-    def _plain(self, fault: TlsFault) -> str:
-        """The fault in a few words; with no CA file the system's CAs are the ones meant."""
-        if fault is TlsFault.NOT_SIGNED and self.settings.ca_file is None:
-            return "certificate not signed by a CA this table trusts"
-        return fault.value
 
     def _on_publish(self, _client: mqtt.Client, _userdata: object, mid: int,
                     reason: ReasonCode, _properties: object) -> None:
@@ -272,8 +245,7 @@ class FleetLink:
 
     def _report_refusal(self, detail: str, reason: str) -> None:
         """The broker took the connection but refuses what the table sends or reads."""
-        hint = ("another table's login, or an ACL that forbids it: check [tournament] "
-                "table and password_file")
+        hint = REFUSED_HINT
         self.state.set_broker(BrokerState.REFUSED, f"{detail}: {hint}",
                               f"{reason.lower()}: the hub does not get this table's game")
         if detail != self._refusing:
@@ -283,7 +255,8 @@ class FleetLink:
     def _on_message(self, _client: mqtt.Client, _userdata: object,
                     message: mqtt.MQTTMessage) -> None:
         if message.topic == self.prefix + "resend":
-            self._take_resend(message.payload)
+            if self._resend.take(message.payload):
+                self._wake.set()
             return
         if message.topic != self.prefix + "assignment":
             return
@@ -298,23 +271,6 @@ class FleetLink:
             log.error("broker: cannot keep the assignment in %s: %s", self._assignments.path, exc)
         self.state.set_assignment(assignment)
         log.info("broker: assignment %s", assignment.text if assignment else "cleared")
-
-    def _take_resend(self, payload: bytes) -> None:
-        """Hand a resend request to the publisher thread (paho's thread: no disk work)."""
-        try:
-            request = ResendRequest.from_payload(payload)
-        except ResendError as exc:
-            log.warning("broker: ignoring a resend request that cannot be used: %s", exc)
-            return
-        if request is None:
-            return
-        if request.table != self.settings.table:
-            log.warning("broker: refusing a resend request naming table %r on table %r's "
-                        "topic", request.table, self.settings.table)
-            return
-        with self._lock:
-            self._request = request  # a newer request replaces one not yet taken
-        self._wake.set()
 
     def _report(self, detail: str, *, error: bool = False, cause: str = "") -> None:
         """One log line per new problem; the page shows the state and the cause (the
@@ -372,8 +328,8 @@ class FleetLink:
                     sent = pending.after
             # After the events it counts, so the hub never sees a status ahead of them.
             self._publish_status(client, sent.seq)
-            self._serve_resend(client, sent)
-            if not inflight and self._job is None:
+            self._resend.serve(lambda pending: self._send(client, pending).mid, sent)
+            if not inflight and not self._resend.busy:
                 self._drained.set()
         except Exception:  # the link must outlive any surprise; the device is not affected
             log.exception("broker: publisher error")
@@ -390,9 +346,7 @@ class FleetLink:
                 info, pending = inflight.popleft()
                 self._acked.discard(info.mid)
                 moved = pending.after
-            job = self._job
-            if job is not None:
-                job.outstanding -= self._acked
+            self._resend.settled(self._acked)
             # Every outbox message sent is in ``inflight`` (or the resend job) by now: other
             # ids acknowledged (status, online) are dropped, so no stale id can match a
             # later message's.
@@ -415,9 +369,7 @@ class FleetLink:
             refusals, self._refusals = self._refusals, {}
         if not refusals:
             return False
-        job = self._job
-        if job is not None:  # refused, not lost: the hub asks again if it still lacks them
-            job.outstanding -= set(refusals)
+        self._resend.settled(set(refusals))  # refused: the hub asks again if it lacks them
         ours = [(info, pending) for info, pending in inflight if info.mid in refusals]
         if not ours:  # a status, an online message or a resent event: nothing to hold back
             self._report_refusal(f"the broker {self.broker} refused a message of the table",
@@ -465,63 +417,9 @@ class FleetLink:
         payload = encode(status_payload(status, table=self.settings.table, event_seq=event_seq))
         client.publish(self.prefix + "status", payload, qos=1, retain=True)
 
-    # -- resend requests (the publisher thread) -------------------------------------
 
-    def _serve_resend(self, client: mqtt.Client, sent: Cursor) -> None:
-        """Take a new request, then publish the next part of the one being served.
-
-        The events go out exactly as the first time (same seq, same bytes), beside
-        the cursor: it never moves back. At most ``WINDOW`` are unacknowledged.
-        """
-        with self._lock:
-            request, self._request = self._request, None
-        if request is not None:
-            self._begin_resend(request, sent)
-        job = self._job
-        if job is None:
-            return
-        room = WINDOW - len(job.outstanding)
-        while room > 0 and not job.scanned:
-            batch = self._resend_outbox.pending(job.scan, WINDOW)
-            if not batch:
-                job.scanned = True
-            for pending in batch:
-                if pending.seq is not None and pending.seq > job.upto:
-                    job.scanned = True
-                    break
-                job.scan = pending.after
-                if pending.seq is not None and job.request.wants(pending.seq):
-                    job.outstanding.add(self._send(client, pending).mid)
-                    job.sent += 1
-                    room -= 1
-                    if room == 0:
-                        break
-        if job.scanned and not job.outstanding:
-            self._end_resend(job)
-
-    def _begin_resend(self, request: ResendRequest, sent: Cursor) -> None:
-        if request.id <= self._served:
-            log.debug("broker: resend request %d already served", request.id)
-            return
-        log.info("broker: the hub asks for events %s again (request %d)",
-                 _runs(request.ranges), request.id)
-        self._job = _ResendJob(request, upto=sent.seq)
-
-    def _end_resend(self, job: _ResendJob) -> None:
-        self._job = None
-        asked = job.request
-        log.info("broker: resend request %d served: %d event(s) published again",
-                 asked.id, job.sent)
-        if job.sent < asked.count():
-            log.warning("broker: resend request %d named events the table had not published "
-                        "(it had up to %d): ignored; later ones go out the normal way if it "
-                        "holds them", asked.id, job.upto)
-        try:
-            self._served_file.save(asked.id)
-        except OSError as exc:  # served again after a restart: harmless
-            log.warning("broker: cannot save %s: %s", self._served_file.path, exc)
-        self._served = asked.id
-
-
-def _runs(ranges: tuple[tuple[int, int], ...]) -> str:
-    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in ranges)
+def _plain(fault: TlsFault, ca_file: Path | None) -> str:
+    """The fault in a few words; with no CA file the system's CAs are the ones meant."""
+    if fault is TlsFault.NOT_SIGNED and ca_file is None:
+        return "certificate not signed by a CA this table trusts"
+    return fault.value
