@@ -2,8 +2,10 @@
 # Install Salpakan Arbiter into ./.venv. Safe to run again.
 #   bash setup.sh          the arbiter (on a Raspberry Pi: with the Pi pin libraries)
 #   bash setup.sh --dev    also the test tools and the browser the page tests drive
-#   sudo bash setup.sh --service [--reader KIND]   (Raspberry Pi) the appliance: installs to
-#        /opt/gg-arbiter, runs at boot as user gg-arbiter (firmware/appliance.sh; no .venv here)
+#   sudo bash setup.sh --service [--reader KIND] [--venue table-N.toml]   (Raspberry Pi) the
+#        appliance: installs to /opt/gg-arbiter, runs at boot as user gg-arbiter
+#        (firmware/appliance.sh; no .venv here); --venue: a tournament table, the file
+#        gg-arbiter broker-config wrote for it (its password file beside it)
 #   sudo bash setup.sh --uninstall [--purge]   removes it (--purge: data and config too)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -14,6 +16,7 @@ service=0
 uninstall=0
 purge=0
 reader=""
+venue=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --dev) dev=1 ;;
@@ -21,15 +24,24 @@ while [ $# -gt 0 ]; do
     --reader) [ $# -ge 2 ] || { echo "setup.sh: --reader needs a KIND" >&2; exit 2; }
       reader="$2"; shift ;;
     --reader=*) reader="${1#--reader=}" ;;
+    --venue) [ $# -ge 2 ] || { echo "setup.sh: --venue needs a FILE (table-N.toml)" >&2; exit 2; }
+      venue="$2"; shift ;;
+    --venue=*) venue="${1#--venue=}" ;;
     --uninstall) uninstall=1 ;;
     --purge) purge=1 ;;
-    -h|--help) sed -n 2,8p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,10p "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
   esac
   shift
 done
 if [ -n "$reader" ] && [ $service -eq 0 ]; then
   echo "setup.sh: --reader goes with --service" >&2; exit 2
+fi
+if [ -n "$venue" ]; then
+  [ $service -eq 1 ] || { echo "setup.sh: --venue goes with --service" >&2; exit 2; }
+  # Named from where setup.sh was started (it has changed to its own directory since).
+  case "$venue" in /*) ;; *) venue="$OLDPWD/$venue" ;; esac
+  [ -f "$venue" ] || { echo "setup.sh: --venue $venue: no such file" >&2; exit 2; }
 fi
 if [ $purge -eq 1 ] && [ $uninstall -eq 0 ]; then
   echo "setup.sh: --purge goes with --uninstall" >&2; exit 2
@@ -91,7 +103,7 @@ if [ $service -eq 1 ] || [ $uninstall -eq 1 ]; then
     appliance_uninstall "$purge"
   else
     [ $on_pi -eq 1 ] || die "--service is for a Raspberry Pi ($model_file does not name one); without it: bash setup.sh"
-    appliance_install "$(pwd)" "$reader"
+    appliance_install "$(pwd)" "$reader" "$venue"
   fi
   exit 0
 fi

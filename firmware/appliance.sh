@@ -1,5 +1,6 @@
 # Salpakan Arbiter: the appliance install, sourced by setup.sh for
-#   sudo bash setup.sh --service [--reader KIND]     install or update, start at boot
+#   sudo bash setup.sh --service [--reader KIND] [--venue table-N.toml]
+#                                                    install or update, start at boot
 #   sudo bash setup.sh --uninstall [--purge]         remove it (--purge: data and config too)
 #
 # What goes where (all root-owned except the data):
@@ -271,9 +272,19 @@ start_service() {
   fi
 }
 
+join_venue() {
+  # join_venue FILE: the table's place in a tournament, from the file broker-config wrote
+  # for it: [tournament] in the config, the password in the data dir (gg-arbiter join).
+  local file="$1"
+  "$R$GG_PREFIX/venv/bin/gg-arbiter" join "$file" --config "$R$GG_CONF_DIR/config.toml" \
+    --data "$R$GG_DATA" || die "gg-arbiter join $file failed (nothing else changed)"
+  changed=1
+}
+
 appliance_install() {
-  # appliance_install REPO KIND: KIND empty keeps the installed config's, else keys-gpio.
-  local repo="$1" kind="$2"
+  # appliance_install REPO KIND [VENUE]: KIND empty keeps the installed config's, else
+  # keys-gpio; VENUE a table's file from gg-arbiter broker-config.
+  local repo="$1" kind="$2" venue="${3:-}"
   umask 022
   [ -n "$kind" ] || kind="$(configured_kind)"
   [ -n "$kind" ] || kind=keys-gpio
@@ -289,6 +300,7 @@ appliance_install() {
   set_groups "$kind"
   make_data_dir
   write_config "$kind"
+  [ -z "$venue" ] || join_venue "$venue"
   install_udev_rules
   enable_interfaces "$kind"
   install_unit

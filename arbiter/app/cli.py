@@ -217,7 +217,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     sim = _choose_sim(args, config)
     from arbiter.app.service import serve, stdin_or_none
 
-    flags = (args.broker, args.event, args.table, args.ca_file)
+    flags = (args.broker, args.event, args.table, args.ca_file, args.password_file)
     if any(flag is not None for flag in flags):
         from dataclasses import replace
 
@@ -225,11 +225,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
         try:
             tournament = config.tournament.override(
-                broker=args.broker, event=args.event, table=args.table, ca_file=args.ca_file)
+                broker=args.broker, event=args.event, table=args.table, ca_file=args.ca_file,
+                password_file=args.password_file)
         except SettingsError as exc:
             raise CliError(str(exc)) from None
         if args.ca_file and not tournament.configured:  # else it would be ignored silently
             raise CliError("--ca-file is for an mqtts:// broker (give --broker too)")
+        if args.password_file and not tournament.configured:
+            raise CliError("--password-file is the broker's password (give --broker too)")
         config = replace(config, tournament=tournament)
     host = args.host or config.web.host
     port = args.port if args.port is not None else config.web.port
@@ -524,6 +527,25 @@ def _cmd_set_pin(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_join(args: argparse.Namespace) -> int:
+    from arbiter.fleet.join import JoinError, configured_data_dir, join, read_venue_file
+
+    path = Path(args.config) if args.config else default_config_path()
+    if path is None:
+        raise CliError("join: give --config FILE, the table's config (made if missing)")
+    try:
+        venue = read_venue_file(Path(args.venue_file))
+        data = Path(args.data) if args.data else configured_data_dir(path) or default_data_dir()
+        secret, ca = join(venue, path, data)
+        load_config(path)  # the section written is one the arbiter takes
+    except (JoinError, ConfigError) as exc:
+        raise CliError(str(exc)) from None
+    print(f"table {venue.table} of {venue.event} on {venue.broker}: [tournament] written to "
+          f"{path}, the password to {secret}" + (f", the CA to {ca}" if ca else ""))
+    print("restart the arbiter to connect (the service: sudo systemctl restart gg-arbiter)")
+    return 0
+
+
 def _cmd_broker_config(args: argparse.Namespace) -> int:
     from arbiter.fleet.brokerconf import (
         BROKER_USER,
@@ -539,12 +561,18 @@ def _cmd_broker_config(args: argparse.Namespace) -> int:
            if args.tls_cert else None)
     try:
         files = write_broker_config(Path(args.out), event=args.event, tables=args.tables,
-                                    port=args.listen_port, force=args.force, tls=tls)
+                                    port=args.listen_port, force=args.force, tls=tls,
+                                    listen=args.listen or "", host=args.host or "",
+                                    ca_file=Path(args.tls_ca) if args.tls_ca else None)
     except BrokerConfigError as exc:
         raise CliError(str(exc)) from None
     print(f"wrote {files.conf}, {files.passwd.name}, {files.acl.name} "
-          f"({len(files.users) - 1} tables and the hub)")
-    print(f"passwords, one file per user (give each table its own): {files.secrets}/")
+          f"({len(files.users) - 2} tables, the hub and the organiser's commands)")
+    print(f"passwords, one file per user: {files.secrets}/ (the hub logs in as hub; "
+          "its commands beside it, as organiser)")
+    print(f"one file per table, with its password beside it: {files.tables}/table-N.toml "
+          f"(broker {files.url}); on table N: sudo bash setup.sh --service --venue "
+          "table-N.toml, or gg-arbiter join table-N.toml")
     if tls is not None:
         print(f"TLS on port {tls.port} (plain MQTT on {args.listen_port} for this machine "
               "only): tables and the hub use mqtts:// with the CA file that signed "
@@ -604,6 +632,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "with [tournament] ca_file (docs/mqtt.md)")
     run.add_argument("--event", metavar="SLUG", help="tournament event (topic gg/SLUG/...)")
     run.add_argument("--table", metavar="NAME", help="this table's name in the tournament")
+    run.add_argument("--password-file", metavar="FILE",
+                     help="the broker password, first line of FILE (as [tournament] "
+                          "password_file; this wins): kept out of the URL, which ps shows")
     run.add_argument("--ca-file", metavar="PATH",
                      help="mqtts:// only: the CA that signed the broker's certificate "
                           "(as [tournament] ca_file; this wins)")
@@ -657,6 +688,13 @@ def build_parser() -> argparse.ArgumentParser:
     broker.add_argument("--out", required=True, metavar="DIR", help="where to write the files")
     broker.add_argument("--listen-port", type=_port, default=1883, metavar="PORT",
                         help="the broker's port (default 1883)")
+    broker.add_argument("--listen", metavar="ADDRESS",
+                        help="the address the broker listens on (default: every address)")
+    broker.add_argument("--host", metavar="NAME",
+                        help="the broker's name or address as the tables reach it, for their "
+                             "files (default: the --listen address, else HOSTNAME.local)")
+    broker.add_argument("--tls-ca", metavar="CA",
+                        help="with TLS: the CA that signed the certificate, given to the tables")
     broker.add_argument("--force", action="store_true",
                         help="replace existing files (every password changes)")
     broker.add_argument("--tls-cert", metavar="CERT",
@@ -665,6 +703,13 @@ def build_parser() -> argparse.ArgumentParser:
     broker.add_argument("--tls-port", type=_port, default=8883, metavar="PORT",
                         help="the TLS listener's port (default 8883)")
     broker.set_defaults(func=_cmd_broker_config)
+
+    join_p = sub.add_parser(
+        "join", help="take this table's place in a venue: the file broker-config wrote for it")
+    common(join_p)
+    join_p.add_argument("venue_file", metavar="TABLE.toml",
+                        help="table-N.toml, with table-N.password beside it")
+    join_p.set_defaults(func=_cmd_join)
 
     set_pin = sub.add_parser("set-pin", help="set the admin PIN of the status page")
     common(set_pin)

@@ -167,8 +167,8 @@ def _serve(args: argparse.Namespace) -> int:
             resender.start()
             web_thread.start()
             rounds = ledger.rounds()
-            if rounds:
-                ingest.publish_round(rounds[-1][0])
+            if rounds:  # a broker slow to take them is logged, never fatal
+                ingest.republish_round(rounds[-1][0])
             for table in ledger.tables():
                 for first, last in ledger.gaps(table):
                     log.warning("table %s: events %d to %d missing", table, first, last)

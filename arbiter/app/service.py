@@ -8,6 +8,7 @@ never reaches the device's worker thread.
 from __future__ import annotations
 
 import errno
+import ipaddress
 import logging
 import socket
 import sys
@@ -214,8 +215,8 @@ class _Page:
             self._server = server
         if self._in_use:
             log.warning("status page: port %d is free now: serving", self._port)
-        self._out(f"Status page: {server.url}  (from a phone on the same network: "
-                  f"http://{socket.gethostname()}.local:{server.port}/)")
+        self._out(status_page_line(self._host, server.port, server.url,
+                                   socket.gethostname()))
 
     def run(self) -> None:
         """Retry binding while the port is in use, then serve until :meth:`close`."""
@@ -271,3 +272,20 @@ def stdin_or_none() -> TextIO | None:
         return sys.stdin if sys.stdin and not sys.stdin.closed else None
     except (AttributeError, ValueError):
         return None
+
+
+def status_page_line(host: str, port: int, url: str, hostname: str) -> str:
+    """What the console says of the status page: ``url`` (reachable from this machine),
+    and a phone's address only when a phone can reach it (not bound to loopback)."""
+    phone = f"http://{hostname.split('.')[0]}.local:{port}/"
+    if host in ("", "0.0.0.0", "::"):
+        return (f"Status page: {url}  (listening on every address: from a phone on the "
+                f"same network {phone})")
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = host == "localhost"
+    if loopback:
+        return (f"Status page: {url}  (this machine only: for phones, --host 0.0.0.0 or "
+                "[web] host)")
+    return f"Status page: {url}  (from a phone on the same network too)"

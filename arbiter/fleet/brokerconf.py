@@ -4,10 +4,16 @@ Writes ``mosquitto.conf`` (no anonymous access), ``passwd`` (Mosquitto's
 PBKDF2-SHA512 format, the one ``mosquitto_passwd`` writes), ``acl`` (each table
 publishes only under its own prefix and reads only its assignment and resend
 requests; the hub reads everything of the event and writes the assignments and
-resend requests) and one password
-file per user under ``secrets/`` to hand to each table (``[tournament]
-password_file``) and to the hub. With ``--tls-cert`` and ``--tls-key`` the broker
+resend requests; ``organiser``, the hub's commands run beside it, only writes those),
+one password file per user under ``secrets/``, and for each table one small file,
+``tables/table-N.toml`` (its ``[tournament]`` settings) beside its password
+(``tables/table-N.password``), which ``gg-arbiter join`` (or ``setup.sh --service
+--venue``) installs on the table. With ``--tls-cert`` and ``--tls-key`` the broker
 also listens with TLS (``mqtts://``) and its plain port serves only its own machine.
+
+Each login is its client id (``use_username_as_clientid``): one table's password
+cannot take over the hub's session nor another table's, which a client id chosen by
+the client could (MQTT gives a new connection the id's session and drops the old one).
 """
 
 from __future__ import annotations
@@ -15,9 +21,11 @@ from __future__ import annotations
 import base64
 import grp
 import hashlib
+import ipaddress
 import os
 import pwd
 import secrets
+import socket
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,12 +33,24 @@ from pathlib import Path
 from arbiter.errors import ArbiterError
 from arbiter.fleet.payloads import prefix
 from arbiter.fleet.settings import NAME
-from arbiter.mqtt.address import TLS_PORT
+from arbiter.mqtt.address import TLS_PORT, BrokerAddress, BrokerAddressError
 
 #: Mosquitto 2's password hash: PBKDF2 with SHA-512, this many rounds, a 12-byte salt.
 ROUNDS = 101
 SALT_BYTES = 12
 HUB_USER = "hub"
+#: The login of the hub's commands (``hub assign``, ``publish``, ``gaps --resend``) while
+#: the hub serves: client ids are logins, so they must not log in as the hub itself.
+ORGANISER_USER = "organiser"
+#: Messages the broker holds per client (the hub) while it is away: one round at every
+#: table, with room to spare. A game has at most 41 challenges (each takes at least one
+#: of 42 pieces off the board and the last one left is a Flag), so at most 43 events and
+#: a record; each challenge makes about 5 status messages (a piece placed, both, the
+#: verdict, the board cleared: measured with ``run --sim``), so a game is under 260
+#: messages. 1,000 per table holds a round with almost four times that to spare.
+QUEUE_PER_TABLE = 1000
+#: The least queue, whatever the number of tables (Mosquitto's own default is 1,000).
+QUEUE_MIN = 10_000
 #: The user Debian's Mosquitto drops to when started as root, before it reads its files.
 BROKER_USER = "mosquitto"
 
@@ -63,6 +83,11 @@ def acl_text(event: str, tables: list[str]) -> str:
         f"topic write gg/{event}/table/+/assignment",
         f"topic write gg/{event}/table/+/resend",
         "",
+        "# The hub's commands beside the serving hub (assign, publish, gaps --resend).",
+        f"user {ORGANISER_USER}",
+        f"topic write gg/{event}/table/+/assignment",
+        f"topic write gg/{event}/table/+/resend",
+        "",
     ]
     for table in tables:
         p = prefix(event, table)
@@ -88,10 +113,12 @@ class TlsListener:
     port: int = TLS_PORT
 
 
-def listener_lines(port: int, tls: TlsListener | None) -> list[str]:
-    """The listeners: plain on ``port``; with TLS, plain only on this machine."""
+def listener_lines(port: int, tls: TlsListener | None, listen: str = "") -> list[str]:
+    """The listeners: plain on ``port``; with TLS, plain only on this machine. ``listen``:
+    the address the venue's listener binds ("" every address)."""
+    at = f" {listen}" if listen else ""
     if tls is None:
-        return [f"listener {port}"]
+        return [f"listener {port}{at}"]
     return [
         "# Plain MQTT only for programs on this machine: the venue network gets TLS only.",
         f"listener {port} 127.0.0.1",
@@ -99,25 +126,39 @@ def listener_lines(port: int, tls: TlsListener | None) -> list[str]:
         "# (--broker mqtts://hub@HOST:PORT --ca-file) check this certificate against the CA",
         "# that signed it; HOST must be a name (or address) the certificate was made for.",
         "# The user mosquitto runs as ('mosquitto' on Debian) must read both files.",
-        f"listener {tls.port}",
+        f"listener {tls.port}{at}",
         f"certfile {tls.cert}",
         f"keyfile {tls.key}",
     ]
 
 
-def conf_text(out: Path, port: int, tls: TlsListener | None = None) -> str:
+def queue_size(tables: int) -> int:
+    """``max_queued_messages`` for ``tables`` tables (see QUEUE_PER_TABLE)."""
+    return max(QUEUE_MIN, QUEUE_PER_TABLE * tables)
+
+
+def conf_text(out: Path, port: int, tls: TlsListener | None = None, *, tables: int = 1,
+              listen: str = "") -> str:
     return "\n".join([
         "# gg-arbiter broker-config: the venue broker (mosquitto -c this file).",
-        *listener_lines(port, tls),
+        *listener_lines(port, tls, listen),
         "allow_anonymous false",
         f"password_file {out / 'passwd'}",
         f"acl_file {out / 'acl'}",
+        "# A client's id is its login: no password can take over another's session.",
+        "use_username_as_clientid true",
+        f"# A round at every table ({QUEUE_PER_TABLE} a table) for a hub that is away.",
+        f"max_queued_messages {queue_size(tables)}",
         "# Keep retained status, records and assignments across a broker restart.",
         "persistence true",
         f"persistence_location {out / 'db'}/",
-        "# Save on every change, not only on a clean stop: after a kill -9 or a crash the",
-        "# broker still holds the hub's session and what it had queued for it.",
-        "autosave_on_changes true",
+        "# Save every second, not only on a clean stop: after a kill -9 or a crash the",
+        "# broker still holds the hub's session and what it had queued for it. (Saving on",
+        "# every change rewrites the whole store per message: the tables' messages for a hub",
+        "# that is away were taken at 53-61 a second while a backlog of 10,000 grew. A second",
+        "# lost in a crash comes back: the hub asks the tables for what their status says",
+        "# it lacks.)",
+        "autosave_on_changes false",
         "autosave_interval 1",
         "",
     ])
@@ -130,12 +171,64 @@ class BrokerFiles:
     acl: Path
     secrets: Path
     users: tuple[str, ...]
+    #: ``tables/``: each table's ``table-N.toml`` and ``table-N.password``.
+    tables: Path
+    #: The broker's address as the tables' files give it.
+    url: str
+
+
+def venue_file_text(event: str, table: str, url: str, ca_name: str = "") -> str:
+    """A table's file: its ``[tournament]`` section, paths relative to the file."""
+    user = table_user(table)
+    lines = [
+        f"# gg-arbiter broker-config: table {table} of event {event}. On the table, with",
+        f"# {user}.password beside this file (its broker password, kept 0600):",
+        f"#   sudo bash setup.sh --service --venue {user}.toml   (the appliance)",
+        f"#   gg-arbiter join {user}.toml                        (or: any install)",
+        "[tournament]",
+        f'broker = "{url}"',
+        f'event = "{event}"',
+        f'table = "{table}"',
+        f'password_file = "{user}.password"',
+    ]
+    if ca_name:
+        lines.append(f'ca_file = "{ca_name}"')
+    return "\n".join(lines) + "\n"
+
+
+def table_url(host: str, port: int, tls: TlsListener | None, table: str) -> str:
+    """``mqtt[s]://table-N@HOST:PORT``.
+
+    :raises BrokerConfigError: ``host`` is not a host name or address.
+    """
+    scheme, at = ("mqtts", tls.port) if tls is not None else ("mqtt", port)
+    url = f"{scheme}://{table_user(table)}@{host}:{at}"
+    try:
+        BrokerAddress.parse(url)
+    except BrokerAddressError as exc:
+        raise BrokerConfigError(f"--host {host!r}: {exc}") from None
+    return url
+
+
+def default_host(listen: str) -> str:
+    """The broker's name for the tables: the listen address when it is one, else this
+    machine's mDNS name (``HOSTNAME.local``)."""
+    if listen and listen not in ("0.0.0.0", "::"):
+        return listen
+    return f"{socket.gethostname().split('.')[0]}.local"
 
 
 def write_broker_config(out: Path, *, event: str, tables: int, port: int = 1883,
-                        force: bool = False, tls: TlsListener | None = None) -> BrokerFiles:
+                        force: bool = False, tls: TlsListener | None = None,
+                        listen: str = "", host: str = "",
+                        ca_file: Path | None = None) -> BrokerFiles:
     """Write the files for ``tables`` tables named 1..N of ``event`` into ``out``.
 
+    :param listen: the address the broker listens on ("" every address).
+    :param host: the broker's name or address as the tables reach it (default:
+        :func:`default_host`), for the tables' files.
+    :param ca_file: with TLS, the CA that signed the broker's certificate: copied
+        beside the tables' files and named in them.
     :raises BrokerConfigError: a bad event or count, files there already (``force``
         replaces them: every password changes), or TLS files that are not there.
     """
@@ -146,28 +239,50 @@ def write_broker_config(out: Path, *, event: str, tables: int, port: int = 1883,
         raise BrokerConfigError(f"--tables must be 1 to 1000, not {tables}")
     if tls is not None:
         tls = _checked(tls, port)
+    if ca_file is not None and (tls is None or not ca_file.is_file()):
+        raise BrokerConfigError(f"--tls-ca {ca_file}: " + (
+            "no such file" if tls is not None else "goes with --tls-cert and --tls-key"))
+    if listen:
+        try:
+            ipaddress.ip_address(listen)
+        except ValueError:
+            raise BrokerConfigError(f"--listen {listen!r} is not an IP address of this "
+                                    "machine") from None
+    url_host = host or default_host(listen)
     out = out.resolve()
     passwd = out / "passwd"
     if passwd.exists() and not force:
         raise BrokerConfigError(f"{passwd} exists: --force writes new passwords for everyone")
     names = [str(n) for n in range(1, tables + 1)]
-    users = [HUB_USER, *(table_user(t) for t in names)]
-    keys = out / "secrets"
+    urls = {t: table_url(url_host, port, tls, t) for t in names}
+    users = [HUB_USER, ORGANISER_USER, *(table_user(t) for t in names)]
+    keys, venue = out / "secrets", out / "tables"
+    ca_name = "venue-ca.pem" if ca_file is not None else ""
     try:
         keys.mkdir(parents=True, exist_ok=True, mode=0o700)
+        venue.mkdir(exist_ok=True, mode=0o700)
         (out / "db").mkdir(exist_ok=True)
         lines = []
+        passwords = {}
         for user in users:
-            password = secrets.token_urlsafe(18)
+            passwords[user] = password = secrets.token_urlsafe(18)
             lines.append(password_line(user, password))
             _private(keys / f"{user}.password", password + "\n")
         _private(passwd, "\n".join(lines) + "\n")
         (out / "acl").write_text(acl_text(event, names))
-        (out / "mosquitto.conf").write_text(conf_text(out, port, tls))
+        (out / "mosquitto.conf").write_text(conf_text(out, port, tls, tables=tables,
+                                                      listen=listen))
+        if ca_file is not None:
+            (venue / ca_name).write_bytes(ca_file.read_bytes())
+        for t in names:
+            user = table_user(t)
+            (venue / f"{user}.toml").write_text(venue_file_text(event, t, urls[t], ca_name))
+            _private(venue / f"{user}.password", passwords[user] + "\n")
         _give_to_broker([passwd, out / "db"])
     except OSError as exc:
         raise BrokerConfigError(f"cannot write the broker files in {out}: {exc}") from None
-    return BrokerFiles(out / "mosquitto.conf", passwd, out / "acl", keys, tuple(users))
+    return BrokerFiles(out / "mosquitto.conf", passwd, out / "acl", keys, tuple(users), venue,
+                       table_url(url_host, port, tls, "N").replace("table-N@", ""))
 
 
 def _checked(tls: TlsListener, port: int) -> TlsListener:

@@ -7,6 +7,11 @@ queues them while the broker is away and sends them again after a
 reconnect) and moves the durable cursor once the broker has acknowledged
 them (PUBACK), in order. A broker that is down, slow or refusing the table
 is a state on the page and a log line, never an error of the device.
+
+MQTT 5, so that a PUBACK says whether the broker took the message: a broker
+that acknowledges with a refusal (0x87 Not authorized: another table's
+login, an ACL that forbids the topic) does not move the cursor; the table
+shows "refused" with the reason and tries again every REFUSED_RETRY seconds.
 """
 
 from __future__ import annotations
@@ -17,7 +22,6 @@ import logging
 import ssl
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -35,7 +39,7 @@ from arbiter.fleet.payloads import (
     record_payload,
     status_payload,
 )
-from arbiter.fleet.resend import ResendError, ResendRequest, ServedFile
+from arbiter.fleet.serving import ResendService
 from arbiter.fleet.settings import SettingsError, TournamentSettings
 from arbiter.fleet.state import BrokerState, FleetState
 from arbiter.mqtt.tls import BrokerTlsError, TlsFault, client_context, diagnose, secure
@@ -57,23 +61,11 @@ SETTLE = 0.02
 CURSOR_EVERY = 0.5
 #: Seconds between reconnection attempts: the first, and the longest.
 RECONNECT_MIN, RECONNECT_MAX = 1, 8
-
-
-@dataclass
-class _ResendJob:
-    """A resend request being served by the publisher thread (its own state only).
-
-    ``scan`` is where the walk through the journals has got to; ``upto`` the last
-    sequence number published the normal way when the request came (later ones go
-    out the normal way); ``outstanding`` the message ids not yet acknowledged.
-    """
-
-    request: ResendRequest
-    upto: int
-    scan: Cursor = field(default_factory=Cursor)
-    scanned: bool = False
-    outstanding: set[int] = field(default_factory=set)
-    sent: int = 0
+#: Seconds before events the broker refused are offered again (a login or an ACL fixed
+#: by the organiser, a broker's ACL reloaded): sooner would only fill the log.
+REFUSED_RETRY = 15.0
+REFUSED_HINT = ("another table's login, or an ACL that forbids it: check [tournament] table "
+                "and password_file")
 
 
 class FleetLink:
@@ -94,13 +86,7 @@ class FleetLink:
         self._assignments = AssignmentFile(data_dir)
         self._cursor_file = CursorFile(data_dir)
         self._outbox = Outbox(data_dir)
-        # Its own reader: a resend walks the journals from the start, which would
-        # empty the normal outbox's cache of the latest game.
-        self._resend_outbox = Outbox(data_dir)
-        self._served_file = ServedFile(data_dir)
-        self._served = self._served_file.load()
-        self._request: ResendRequest | None = None  # from paho's thread to the publisher
-        self._job: _ResendJob | None = None  # the publisher thread's alone
+        self._resend = ResendService(data_dir, settings.table, WINDOW)
         self._status_seq: int | None = None  # the event_seq of the last status published
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -108,6 +94,10 @@ class FleetLink:
         self._status: JsonDict | None = None
         self._status_dirty = False
         self._acked: set[int] = set()  # message ids the broker acknowledged (PUBACK)
+        # Message ids the broker acknowledged with a refusal, and why (paho's thread).
+        self._refusals: dict[int, str] = {}
+        self._hold_until = 0.0  # after a refusal: nothing sent before (monotonic)
+        self._refusing = ""  # what the broker refused last ("": nothing since)
         self._drained = threading.Event()  # a pass found nothing left to send or to ack
         self._thread: threading.Thread | None = None
         self._client: mqtt.Client | None = None
@@ -140,8 +130,7 @@ class FleetLink:
         client = mqtt.Client(
             CallbackAPIVersion.VERSION2,
             client_id=f"gg-{self.settings.event}-{self.settings.table}",
-            protocol=mqtt.MQTTv311,
-            clean_session=True,
+            protocol=mqtt.MQTTv5,  # PUBACK reason codes: a refused publish is seen
         )
         try:
             password = self.settings.password()
@@ -157,11 +146,13 @@ class FleetLink:
         client.on_disconnect = self._on_disconnect
         client.on_connect_fail = self._on_connect_fail
         client.on_publish = self._on_publish
+        client.on_subscribe = self._on_subscribe
         client.on_message = self._on_message
         self._client = client
         self.state.set_broker(BrokerState.RECONNECTING, f"connecting to {self.broker}")
         try:
-            client.connect_async(self.broker.host, self.broker.port, self.settings.keepalive)
+            client.connect_async(self.broker.host, self.broker.port, self.settings.keepalive,
+                                 clean_start=True)
         except (OSError, ValueError) as exc:
             self._report(f"cannot connect to {self.broker}: {exc}", error=True)
         client.loop_start()
@@ -231,25 +222,41 @@ class FleetLink:
         why (a certificate, a host name, a plain listener for TLS or the reverse)."""
         problem = diagnose(self.broker.host, self.broker.port, self._tls)
         if problem is not None:
-            self._report(problem.message, error=True, cause=self._plain(problem.fault))
+            self._report(problem.message, error=True,
+                         cause=_plain(problem.fault, self.settings.ca_file))
         return problem is not None
 
-    def _plain(self, fault: TlsFault) -> str:
-        """The fault in a few words; with no CA file the system's CAs are the ones meant."""
-        if fault is TlsFault.NOT_SIGNED and self.settings.ca_file is None:
-            return "certificate not signed by a CA this table trusts"
-        return fault.value
-
     def _on_publish(self, _client: mqtt.Client, _userdata: object, mid: int,
-                    _reason: ReasonCode, _properties: object) -> None:
+                    reason: ReasonCode, _properties: object) -> None:
         with self._lock:
-            self._acked.add(mid)
+            if reason.is_failure:
+                self._refusals[mid] = str(reason)
+            else:
+                self._acked.add(mid)
         self._wake.set()
+
+    def _on_subscribe(self, _client: mqtt.Client, _userdata: object, _mid: int,
+                      reasons: list[ReasonCode], _properties: object) -> None:
+        refused = [str(r) for r in reasons if r.is_failure]
+        if refused:
+            self._report_refusal(f"the broker {self.broker} refused the table's subscription "
+                                 f"to its assignment and resend requests ({refused[0]})",
+                                 refused[0])
+
+    def _report_refusal(self, detail: str, reason: str) -> None:
+        """The broker took the connection but refuses what the table sends or reads."""
+        hint = REFUSED_HINT
+        self.state.set_broker(BrokerState.REFUSED, f"{detail}: {hint}",
+                              f"{reason.lower()}: the hub does not get this table's game")
+        if detail != self._refusing:
+            self._refusing = detail
+            log.error("broker: %s: %s", detail, hint)
 
     def _on_message(self, _client: mqtt.Client, _userdata: object,
                     message: mqtt.MQTTMessage) -> None:
         if message.topic == self.prefix + "resend":
-            self._take_resend(message.payload)
+            if self._resend.take(message.payload):
+                self._wake.set()
             return
         if message.topic != self.prefix + "assignment":
             return
@@ -264,23 +271,6 @@ class FleetLink:
             log.error("broker: cannot keep the assignment in %s: %s", self._assignments.path, exc)
         self.state.set_assignment(assignment)
         log.info("broker: assignment %s", assignment.text if assignment else "cleared")
-
-    def _take_resend(self, payload: bytes) -> None:
-        """Hand a resend request to the publisher thread (paho's thread: no disk work)."""
-        try:
-            request = ResendRequest.from_payload(payload)
-        except ResendError as exc:
-            log.warning("broker: ignoring a resend request that cannot be used: %s", exc)
-            return
-        if request is None:
-            return
-        if request.table != self.settings.table:
-            log.warning("broker: refusing a resend request naming table %r on table %r's "
-                        "topic", request.table, self.settings.table)
-            return
-        with self._lock:
-            self._request = request  # a newer request replaces one not yet taken
-        self._wake.set()
 
     def _report(self, detail: str, *, error: bool = False, cause: str = "") -> None:
         """One log line per new problem; the page shows the state and the cause (the
@@ -330,14 +320,16 @@ class FleetLink:
                 self._publish_status(client, None)
                 return cursor, sent
             cursor = self._acknowledged(inflight, cursor)
-            if len(inflight) < WINDOW:
+            if self._take_refusals(inflight):
+                sent = cursor  # what followed the refused event goes out again after it
+            if len(inflight) < WINDOW and time.monotonic() >= self._hold_until:
                 for pending in self._outbox.pending(sent, WINDOW - len(inflight)):
                     inflight.append((self._send(client, pending), pending))
                     sent = pending.after
             # After the events it counts, so the hub never sees a status ahead of them.
             self._publish_status(client, sent.seq)
-            self._serve_resend(client, sent)
-            if not inflight and self._job is None:
+            self._resend.serve(lambda pending: self._send(client, pending).mid, sent)
+            if not inflight and not self._resend.busy:
                 self._drained.set()
         except Exception:  # the link must outlive any surprise; the device is not affected
             log.exception("broker: publisher error")
@@ -354,14 +346,45 @@ class FleetLink:
                 info, pending = inflight.popleft()
                 self._acked.discard(info.mid)
                 moved = pending.after
-            job = self._job
-            if job is not None:
-                job.outstanding -= self._acked
+            self._resend.settled(self._acked)
             # Every outbox message sent is in ``inflight`` (or the resend job) by now: other
             # ids acknowledged (status, online) are dropped, so no stale id can match a
             # later message's.
             self._acked &= {info.mid for info, _ in inflight}
+        # Outside the lock: the state's listeners (the device's status) call status_changed.
+        if moved != cursor and self._refusing:
+            self._refusing = ""
+            if self.state.broker is BrokerState.REFUSED:
+                self.state.set_broker(BrokerState.CONNECTED)
+                log.warning("broker: %s takes the table's events again", self.broker)
         return moved
+
+    def _take_refusals(
+        self, inflight: collections.deque[tuple[mqtt.MQTTMessageInfo, Pending]]
+    ) -> bool:
+        """Report messages the broker refused. One of the outbox's: everything in flight is
+        dropped (the cursor stays before the refused event) and sending pauses for
+        REFUSED_RETRY seconds; returns True."""
+        with self._lock:
+            refusals, self._refusals = self._refusals, {}
+        if not refusals:
+            return False
+        self._resend.settled(set(refusals))  # refused: the hub asks again if it lacks them
+        ours = [(info, pending) for info, pending in inflight if info.mid in refusals]
+        if not ours:  # a status, an online message or a resent event: nothing to hold back
+            self._report_refusal(f"the broker {self.broker} refused a message of the table",
+                                 next(iter(refusals.values())))
+            return False
+        info, pending = ours[0]
+        what = (f"event {pending.seq}" if pending.seq is not None
+                else f"game {pending.item.game}'s record")
+        self._report_refusal(f"the broker {self.broker} refused {what} on "
+                             f"{self._topic(pending)}", refusals[info.mid])
+        with self._lock:
+            self._acked -= {i.mid for i, _ in inflight}
+        inflight.clear()
+        self._hold_until = time.monotonic() + REFUSED_RETRY
+        return True
 
     def _save(self, cursor: Cursor) -> Cursor:
         """Save ``cursor`` durably; return it (the cursor now on disk, as far as we know)."""
@@ -371,14 +394,18 @@ class FleetLink:
             log.warning("broker: cannot save %s: %s", self._cursor_file.path, exc)
         return cursor
 
+    def _topic(self, pending: Pending) -> str:
+        if pending.seq is None:
+            return f"{self.prefix}record/{pending.item.game}"
+        return self.prefix + "events"
+
     def _send(self, client: mqtt.Client, pending: Pending) -> mqtt.MQTTMessageInfo:
         item, table = pending.item, self.settings.table
         if pending.seq is None:
-            topic = f"{self.prefix}record/{item.game}"
-            return client.publish(topic, encode(record_payload(item, table=table)),
-                                  qos=1, retain=True)
+            return client.publish(self._topic(pending),
+                                  encode(record_payload(item, table=table)), qos=1, retain=True)
         payload = encode(event_payload(item, table=table, seq=pending.seq))
-        return client.publish(self.prefix + "events", payload, qos=1)
+        return client.publish(self._topic(pending), payload, qos=1)
 
     def _publish_status(self, client: mqtt.Client, event_seq: int | None) -> None:
         with self._lock:
@@ -390,63 +417,9 @@ class FleetLink:
         payload = encode(status_payload(status, table=self.settings.table, event_seq=event_seq))
         client.publish(self.prefix + "status", payload, qos=1, retain=True)
 
-    # -- resend requests (the publisher thread) -------------------------------------
 
-    def _serve_resend(self, client: mqtt.Client, sent: Cursor) -> None:
-        """Take a new request, then publish the next part of the one being served.
-
-        The events go out exactly as the first time (same seq, same bytes), beside
-        the cursor: it never moves back. At most ``WINDOW`` are unacknowledged.
-        """
-        with self._lock:
-            request, self._request = self._request, None
-        if request is not None:
-            self._begin_resend(request, sent)
-        job = self._job
-        if job is None:
-            return
-        room = WINDOW - len(job.outstanding)
-        while room > 0 and not job.scanned:
-            batch = self._resend_outbox.pending(job.scan, WINDOW)
-            if not batch:
-                job.scanned = True
-            for pending in batch:
-                if pending.seq is not None and pending.seq > job.upto:
-                    job.scanned = True
-                    break
-                job.scan = pending.after
-                if pending.seq is not None and job.request.wants(pending.seq):
-                    job.outstanding.add(self._send(client, pending).mid)
-                    job.sent += 1
-                    room -= 1
-                    if room == 0:
-                        break
-        if job.scanned and not job.outstanding:
-            self._end_resend(job)
-
-    def _begin_resend(self, request: ResendRequest, sent: Cursor) -> None:
-        if request.id <= self._served:
-            log.debug("broker: resend request %d already served", request.id)
-            return
-        log.info("broker: the hub asks for events %s again (request %d)",
-                 _runs(request.ranges), request.id)
-        self._job = _ResendJob(request, upto=sent.seq)
-
-    def _end_resend(self, job: _ResendJob) -> None:
-        self._job = None
-        asked = job.request
-        log.info("broker: resend request %d served: %d event(s) published again",
-                 asked.id, job.sent)
-        if job.sent < asked.count():
-            log.warning("broker: resend request %d named events the table had not published "
-                        "(it had up to %d): ignored; later ones go out the normal way if it "
-                        "holds them", asked.id, job.upto)
-        try:
-            self._served_file.save(asked.id)
-        except OSError as exc:  # served again after a restart: harmless
-            log.warning("broker: cannot save %s: %s", self._served_file.path, exc)
-        self._served = asked.id
-
-
-def _runs(ranges: tuple[tuple[int, int], ...]) -> str:
-    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in ranges)
+def _plain(fault: TlsFault, ca_file: Path | None) -> str:
+    """The fault in a few words; with no CA file the system's CAs are the ones meant."""
+    if fault is TlsFault.NOT_SIGNED and ca_file is None:
+        return "certificate not signed by a CA this table trusts"
+    return fault.value

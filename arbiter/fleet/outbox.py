@@ -86,14 +86,24 @@ class Outbox:
 
     A game's items are cached while its file is unchanged: each journal is
     parsed again only when it has grown, and a game has at most a few dozen lines.
+
+    Sequence numbers are given only to items that can never change place: a
+    game's items only grow at its end, so those of an open game may be numbered
+    only while no later game follows it. The walk therefore stops at the first
+    game that is neither over nor the newest (or cannot be read): its ending, when
+    it comes, is numbered before the next game's events, whatever the order in
+    which the files reached the disk.
     """
 
     def __init__(self, data_dir: Path) -> None:
         self.data_dir = Path(data_dir)
-        self._cache: dict[int, tuple[tuple[int, int], list[OutboxItem]]] = {}
+        self._cache: dict[int, tuple[tuple[int, int], list[OutboxItem], bool]] = {}
         self._reported: set[int] = set()
+        self._waiting: int | None = None
 
-    def _items(self, game_id: int) -> list[OutboxItem] | None:
+    def _items(self, game_id: int) -> tuple[list[OutboxItem], bool] | None:
+        """The game's items and whether they are settled (over, or damaged: nothing
+        is appended to a damaged journal); None: it cannot be read."""
         path = self.data_dir / "games" / f"{game_id:06d}.jsonl"
         try:
             stat = path.stat()
@@ -102,12 +112,13 @@ class Outbox:
         key = (stat.st_size, stat.st_mtime_ns)
         cached = self._cache.get(game_id)
         if cached is not None and cached[0] == key:
-            return cached[1]
+            return cached[1], cached[2]
         game: Game | None
+        damaged = False
         try:
             game = read_game(self.data_dir, game_id)
         except CorruptDataError as exc:
-            game = exc.valid
+            game, damaged = exc.valid, True
             if game_id not in self._reported:
                 self._reported.add(game_id)
                 log.error("broker: game %d's record is damaged; publishing its intact part: %s",
@@ -118,20 +129,21 @@ class Outbox:
         if game is None:
             return None
         items = game_items(game)
+        settled = game.over or damaged
         self._cache = {k: v for k, v in self._cache.items() if k >= game_id}
-        self._cache[game_id] = (key, items)
-        return items
+        self._cache[game_id] = (key, items, settled)
+        return items, settled
 
     def pending(self, after: Cursor, limit: int) -> list[Pending]:
         """Up to ``limit`` items after ``after``, in order, each with its sequence number."""
         out: list[Pending] = []
         seq = after.seq
-        for game_id in list_game_ids(self.data_dir):
-            if game_id < after.game:
-                continue
-            items = self._items(game_id)
-            if items is None:
-                continue
+        ids = [i for i in list_game_ids(self.data_dir) if i >= after.game]
+        for place, game_id in enumerate(ids):
+            read = self._items(game_id)
+            if read is None:
+                return out  # never skipped: a later game's events would take its numbers
+            items, settled = read
             start = after.index if game_id == after.game else 0
             for item in items[start:]:
                 if len(out) >= limit:
@@ -141,4 +153,14 @@ class Outbox:
                     seq += 1
                     number = seq
                 out.append(Pending(item, number, Cursor(game_id, item.index + 1, seq)))
+            if not settled and place < len(ids) - 1:
+                self._wait_for(game_id, ids[-1])
+                return out
+        self._waiting = None
         return out
+
+    def _wait_for(self, game_id: int, newest: int) -> None:
+        if self._waiting != game_id:
+            self._waiting = game_id
+            log.warning("broker: game %d is still open though game %d follows it; later "
+                        "games are published once it has its ending", game_id, newest)

@@ -33,9 +33,14 @@ class TournamentSettings:
     @classmethod
     def build(cls, broker: str, event: str, table: str, *, password_file: str = "",
               ca_file: str = "", keepalive: int = 30) -> TournamentSettings:
-        """:raises SettingsError: naming the setting."""
+        """:raises SettingsError: naming the setting.
+
+        With no ``broker`` there is no tournament, but ``password_file`` and ``ca_file``
+        are kept: ``run --broker`` may name the broker and leave them to the file.
+        """
         if not broker:
-            return cls(keepalive=keepalive)
+            return cls(password_file=Path(password_file) if password_file else None,
+                       ca_file=Path(ca_file) if ca_file else None, keepalive=keepalive)
         try:
             address = BrokerAddress.parse(broker)
         except BrokerAddressError as exc:
@@ -51,9 +56,10 @@ class TournamentSettings:
                    Path(ca_file) if ca_file else None, keepalive)
 
     def override(self, *, broker: str | None = None, event: str | None = None,
-                 table: str | None = None, ca_file: str | None = None) -> TournamentSettings:
+                 table: str | None = None, ca_file: str | None = None,
+                 password_file: str | None = None) -> TournamentSettings:
         """These settings with the command line's ``--broker``, ``--event``, ``--table``,
-        ``--ca-file`` (each, when given, wins over the file).
+        ``--ca-file``, ``--password-file`` (each, when given, wins over the file).
 
         :raises SettingsError: naming the setting.
         """
@@ -61,7 +67,8 @@ class TournamentSettings:
             broker if broker is not None else (self.broker.url if self.broker else ""),
             event if event is not None else self.event,
             table if table is not None else self.table,
-            password_file=str(self.password_file or ""),
+            password_file=(password_file if password_file is not None
+                           else str(self.password_file or "")),
             ca_file=ca_file if ca_file is not None else str(self.ca_file or ""),
             keepalive=self.keepalive,
         )

@@ -23,6 +23,9 @@ class BrokerState(enum.Enum):
     NOT_CONFIGURED = "not configured"
     CONNECTED = "connected"
     RECONNECTING = "reconnecting"
+    #: Connected, but the broker refuses what the table publishes (MQTT 5 reason code:
+    #: another table's login, or an ACL that does not let it write there).
+    REFUSED = "refused"
 
 
 class FleetState:

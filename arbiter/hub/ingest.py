@@ -27,6 +27,7 @@ import queue
 import sqlite3
 import ssl
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
@@ -110,6 +111,8 @@ class Ingest:
         self.client.on_message = self._message
         self._inbox: queue.Queue[mqtt.MQTTMessage | None] = queue.Queue()
         self._writer: threading.Thread | None = None
+        self._refusal = ""  # the broker's reason when it refused the hub's login
+        self._stopping = threading.Event()
 
     # --- life -------------------------------------------------------------------
 
@@ -124,11 +127,16 @@ class Ingest:
         self.client.loop_start()
         if not self.connected.wait(timeout):
             self.stop()
+            if self._refusal:  # it answered: the cause is the login, not the network
+                raise IngestError(f"the broker at {self.host}:{self.port} refused the hub: "
+                                  f"{self._refusal} (check the user of --broker and "
+                                  "--password-file)")
             raise IngestError(f"no connection to the broker at {self.host}:{self.port}")
 
     def stop(self) -> None:
         """Disconnect cleanly (the broker keeps the session and queues for it), then
         write what is queued (unacknowledged: the broker sends it again anyway)."""
+        self._stopping.set()
         self.client.disconnect()
         self.client.loop_stop()
         if self._writer is not None:
@@ -140,8 +148,10 @@ class Ingest:
         self, client: mqtt.Client, _userdata: Any, _flags: Any, reason: ReasonCode, _props: Any
     ) -> None:
         if reason.is_failure:
+            self._refusal = str(reason)
             log.error("broker refused the hub: %s", reason)
             return
+        self._refusal = ""
         client.subscribe(f"gg/{self.event}/table/+/#", qos=1)
 
     def _connect_failed(self, _client: mqtt.Client, _userdata: Any) -> None:
@@ -326,6 +336,39 @@ class Ingest:
         """Publish every assignment of a round to its table."""
         for table, payload in self.ledger.assignments(round_number).items():
             self.publish_assignment(table, payload)
+
+    def republish_round(self, round_number: int) -> threading.Thread:
+        """At start: hand every assignment of a round to paho again, never waiting. A
+        broker slow to take them (a backlog, a broker paused) is not fatal: paho keeps
+        them and sends them again after a reconnect; a thread logs when the broker has
+        them all, or that it is still waiting, until the hub stops. Returns the thread."""
+        sent = [(table, self.client.publish(
+            table_prefix(self.event, table) + "assignment", _assignment_bytes(payload),
+            qos=1, retain=True)) for table, payload in self.ledger.assignments(
+                round_number).items()]
+        thread = threading.Thread(target=self._watch_republish, args=(round_number, sent),
+                                  name="hub-republish", daemon=True)
+        thread.start()
+        return thread
+
+    def _watch_republish(self, round_number: int,
+                         sent: list[tuple[str, mqtt.MQTTMessageInfo]]) -> None:
+        deadline, said = time.monotonic() + PUBLISH_TIMEOUT, False
+        while True:
+            waiting = [table for table, info in sent if not info.is_published()]
+            if not waiting:
+                if said:
+                    log.warning("round %d's assignments: the broker has them all now",
+                                round_number)
+                return
+            if not said and time.monotonic() >= deadline:
+                said = True
+                log.warning("round %d's assignments re-sent at start: the broker has not "
+                            "taken those of table(s) %s in %.0f s; they stay queued and go "
+                            "out when it does", round_number, ", ".join(waiting),
+                            PUBLISH_TIMEOUT)
+            if self._stopping.wait(0.2):
+                return
 
 
 def publish_once(

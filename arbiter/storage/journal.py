@@ -67,6 +67,8 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 _SUFFIX = ".jsonl"
+#: A new game's journal before NEW GAME has ended the old game (never listed as a game).
+_PENDING = ".pending"
 
 
 def _fsync(path: Path) -> None:
@@ -157,15 +159,17 @@ class GameStore:
     def _remove_temp_files(self) -> None:
         # A temp file is a write never acknowledged (a NEW GAME or a repair cut
         # short before its rename): the files it was meant to replace are whole.
-        for tmp in self.games_dir.glob("*.tmp"):
+        leftovers = [*self.games_dir.glob("*.tmp"), *self.games_dir.glob(f"*{_PENDING}")]
+        for tmp in leftovers:
             with contextlib.suppress(FileNotFoundError):
                 tmp.unlink()
             log.warning("removed %s, left by a write cut short", tmp)
 
     def _finish_new_games(self, older: list[int], next_started: float) -> None:
-        """End as abandoned every older game still open: NEW GAME makes the new
-        journal before it ends the old game, so a crash between the two leaves
-        the old one open. It is ended when its successor began."""
+        """End as abandoned every older game still open. NEW GAME ends the old game
+        before the new journal appears, but versions before it did the reverse, so
+        a crash between the two could leave the old one open (and so can an ending
+        refused by the disk below). It is ended when its successor began."""
         for game_id in reversed(older):
             path = self._path(game_id)
             over, started = _peek(path)
@@ -208,7 +212,7 @@ class GameStore:
         used = [
             int(p.name[:6])
             for p in self.games_dir.iterdir()
-            if p.name[:6].isdigit() and not p.name.endswith(".tmp")
+            if p.name[:6].isdigit() and not p.name.endswith((".tmp", _PENDING))
         ]
         return max(used, default=0) + 1
 
@@ -341,35 +345,48 @@ class GameStore:
         :param assignment: a tournament's round, board and players, kept in
             the new game's header (so its record carries the names).
 
-        The next game's file is made first, so a full disk leaves the old game
-        open and current, never no game at all.
+        The order is what a reader beside the store (the broker's outbox, a
+        page) relies on: every game but the newest is over. (1) The new header
+        is made durable under a name no reader lists (``.pending``), so a full
+        disk fails here with nothing changed; (2) the old game's ending is made
+        durable; (3) only then is the new journal renamed into place. A crash
+        before (3) leaves the old game current (ended or not): the pending file
+        is removed at the next start, as a NEW GAME never acknowledged.
 
-        :raises StoreError: the new game could not be recorded; nothing changed.
+        :raises StoreError: the new game could not be recorded. The old game is
+            still current; it is recorded as abandoned only if the failure came
+            after its ending was made durable (a rename refused).
         """
         with self._lock:
             old_game, old_fd = self._current, self._fd
-            self._fd = None  # _create must not close the old journal yet
+            game = Game(id=self._next_id(), started_at=time.time(), assignment=assignment)
+            path = self._path(game.id)
+            pending = path.with_name(path.name + _PENDING)
             try:
-                game = self._create(self._next_id(), assignment)
-            except StoreError:
-                self._fd = old_fd
-                raise
-            new_fd, new_path = self._fd, self._path(game.id)
+                write_durably(pending, encode(header_record(game)))
+            except OSError as exc:
+                raise StoreError(f"cannot create {path}: {exc}") from None
             if not old_game.over:
-                abandoned = Ending(EndingKind.ABANDONED, None, time.time())
+                abandoned = Ending(EndingKind.ABANDONED, None, game.started_at)
                 try:
                     assert old_fd is not None
                     self._append(old_fd, encode(ending_record(abandoned)))
                 except StoreError:
-                    assert new_fd is not None
-                    os.close(new_fd)
                     with contextlib.suppress(OSError):
-                        os.unlink(new_path)
-                    self._fd = old_fd
+                        os.unlink(pending)
                     raise
                 old_game.end(abandoned)
+            try:
+                os.replace(pending, path)
+                _fsync(self.games_dir)
+                fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+            except OSError as exc:
+                with contextlib.suppress(OSError):
+                    os.unlink(pending)
+                raise StoreError(f"cannot create {path}: {exc}") from None
             if old_fd is not None:
                 os.close(old_fd)
+            self._fd = fd
             self._current = game
             return game
 

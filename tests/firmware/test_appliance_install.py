@@ -273,3 +273,32 @@ def test_rendered_unit_verifies(tmp_path: Path, kind: str) -> None:
         if "gg-arbiter.service" in line or "Unknown" in line
     ]
     assert done.returncode == 0 and not problems, done.stdout + done.stderr
+
+
+def test_service_venue_installs_a_tournament_table_in_one_command(tmp_path: Path) -> None:
+    # Issue 19: broker-config's one file per table, installed with the appliance.
+    from arbiter.app.cli import main
+
+    out = tmp_path / "venue"
+    assert main(["broker-config", "--tables", "7", "--event", "open", "--out", str(out),
+                 "--host", "hall.local"]) == 0
+    system = FakeSystem(tmp_path / "pi")
+    result = system.run("--service", "--venue", str(out / "tables" / "table-7.toml"))
+    assert result.returncode == 0, result.output
+    tournament = load_config(system.path(CONFIG)).tournament
+    assert tournament.broker is not None and tournament.broker.url.startswith(
+        "mqtt://table-7@hall.local:1883")
+    assert (tournament.event, tournament.table) == ("open", "7")
+    secret = system.path(DATA) / "broker.password"
+    assert tournament.password_file == secret
+    assert tournament.password() == (out / "secrets" / "table-7.password").read_text().strip()
+    assert stat.S_IMODE(secret.stat().st_mode) == 0o600
+    assert stat.S_IMODE(system.path(CONFIG).stat().st_mode) == 0o644  # no password in it
+    assert result.called("systemctl", "restart", "gg-arbiter.service")  # it connects now
+
+
+def test_service_venue_refuses_a_missing_file(tmp_path: Path) -> None:
+    system = FakeSystem(tmp_path)
+    result = system.run("--service", "--venue", str(tmp_path / "nope.toml"))
+    assert result.returncode == 2 and "no such file" in result.output
+    assert not system.path(CONFIG).exists()

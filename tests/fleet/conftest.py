@@ -84,3 +84,27 @@ def make_table(tmp_path: Path, mock_factory: Any) -> Iterator[TableFactory]:
     yield make
     for t in made:
         t.close()
+
+
+@pytest.fixture
+def locked(tmp_path: Path) -> Iterator[tuple[Mosquitto, Path]]:
+    """A Mosquitto run with ``gg-arbiter broker-config``'s files for tables 1 and 2 of
+    event ``demo`` (the test's own listener; no persistence): (broker, the files' dir)."""
+    from arbiter.app.cli import main
+
+    if not shutil.which(MOSQUITTO):
+        pytest.skip("mosquitto is not installed (bash setup.sh --dev installs it)")
+    out = tmp_path / "venue"
+    assert main(["broker-config", "--tables", "2", "--event", "demo", "--out", str(out)]) == 0
+    conf = (out / "mosquitto.conf").read_text().splitlines()
+    kept = [ln for ln in conf if not ln.startswith(("listener", "persistence", "autosave"))]
+    broker = Mosquitto(tmp_path / "broker", extra="\n".join(kept)).start()
+    try:
+        yield broker, out
+    finally:
+        broker.stop()
+
+
+def secret(out: Path, user: str) -> str:
+    """The password ``broker-config`` wrote for ``user``."""
+    return (out / "secrets" / f"{user}.password").read_text().strip()

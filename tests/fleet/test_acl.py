@@ -8,7 +8,6 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import pytest
-from paho.mqtt.enums import CallbackAPIVersion
 
 from arbiter.app.cli import main
 from arbiter.fleet.brokerconf import password_line
@@ -38,15 +37,6 @@ def _secret(out: Path, user: str) -> str:
     return (out / "secrets" / f"{user}.password").read_text().strip()
 
 
-def _client(port: int, user: str, password: str) -> mqtt.Client:
-    client = mqtt.Client(CallbackAPIVersion.VERSION2)
-    client.username_pw_set(user, password)
-    client.connect("127.0.0.1", port)
-    client.loop_start()
-    wait_until(client.is_connected, what=f"{user} connected")
-    return client
-
-
 def _send(client: mqtt.Client, topic: str, payload: bytes, retain: bool = False) -> None:
     client.publish(topic, payload, qos=1, retain=retain).wait_for_publish(5)
 
@@ -55,34 +45,31 @@ def test_each_table_writes_only_its_prefix_and_reads_only_its_assignment(
     venue: tuple[Mosquitto, Path]
 ) -> None:
     broker, out = venue
+    # One connection per login: client ids are logins (use_username_as_clientid), so a
+    # second connection with the same password would take the first one's place.
     hub = Subscriber(broker.port, "gg/demo/#", username="hub", password=_secret(out, "hub"))
-    t1 = _client(broker.port, "table-1", _secret(out, "table-1"))
+    t1 = Subscriber(broker.port, "gg/#", username="table-1", password=_secret(out, "table-1"))
     # A table writing under another table's prefix is dropped; its own message after it
     # proves the broker has handled both (one connection delivers in order).
-    _send(t1, "gg/demo/table/2/events", b'{"forged":true}')
-    _send(t1, "gg/demo/table/1/events", b'{"seq":1}')
+    _send(t1.client, "gg/demo/table/2/events", b'{"forged":true}')
+    _send(t1.client, "gg/demo/table/1/events", b'{"seq":1}')
     hub.wait(lambda s: s.on("table/1/events"), what="table 1's own event")
     assert not hub.on("table/2/events")
 
-    spy = Subscriber(broker.port, "gg/#", username="table-1", password=_secret(out, "table-1"),
-                     client_id="table-1-reader")
-    hub_writer = _client(broker.port, "hub", _secret(out, "hub"))
-    _send(hub_writer, "gg/demo/table/2/assignment", b'{"for":2}', retain=True)
-    _send(hub_writer, "gg/demo/table/1/assignment", b'{"for":1}', retain=True)
-    spy.wait(lambda s: s.on("table/1/assignment"), what="table 1 reads its assignment")
-    assert [m.topic for m in spy.messages] == ["gg/demo/table/1/assignment"]
+    _send(hub.client, "gg/demo/table/2/assignment", b'{"for":2}', retain=True)
+    _send(hub.client, "gg/demo/table/1/assignment", b'{"for":1}', retain=True)
+    t1.wait(lambda s: s.on("table/1/assignment"), what="table 1 reads its assignment")
+    # Table 1 reads nothing else: not table 2's assignment, not its own events.
+    assert [m.topic for m in t1.messages] == ["gg/demo/table/1/assignment"]
     # A table cannot write an assignment (the hub alone does).
-    _send(t1, "gg/demo/table/1/assignment", b'{"forged":true}', retain=True)
-    _send(t1, "gg/demo/table/1/status", b"{}")
+    _send(t1.client, "gg/demo/table/1/assignment", b'{"forged":true}', retain=True)
+    _send(t1.client, "gg/demo/table/1/status", b"{}")
     hub.wait(lambda s: s.on("table/1/status"))
     assert all(json.loads(m.payload) != {"forged": True} for m in hub.on("/assignment"))
 
     refused = Subscriber(broker.port, username="table-1", password="wrong", wait=False)
     wait_until(lambda: refused.refused, what="a wrong password refused")
-    for c in (t1, hub_writer):
-        c.loop_stop()
-        c.disconnect()
-    for s in (hub, spy, refused):
+    for s in (hub, t1, refused):
         s.close()
 
 
@@ -91,32 +78,26 @@ def test_the_hub_alone_writes_resend_requests_and_each_table_reads_only_its_own(
 ) -> None:
     broker, out = venue
     hub = Subscriber(broker.port, "gg/demo/#", username="hub", password=_secret(out, "hub"))
-    reader1 = Subscriber(broker.port, "gg/#", username="table-1",
-                         password=_secret(out, "table-1"), client_id="table-1-reader")
-    reader2 = Subscriber(broker.port, "gg/demo/table/2/resend", username="table-2",
-                         password=_secret(out, "table-2"), client_id="table-2-reader")
-    t1 = _client(broker.port, "table-1", _secret(out, "table-1"))
-    hub_writer = _client(broker.port, "hub", _secret(out, "hub"))
+    t1 = Subscriber(broker.port, "gg/#", username="table-1", password=_secret(out, "table-1"))
+    t2 = Subscriber(broker.port, "gg/demo/table/2/resend", username="table-2",
+                    password=_secret(out, "table-2"))
     # A table cannot ask another table (nor itself) for a resend; the hub cannot pose as a
     # table. Each forged message is followed by an allowed one on the same connection.
-    _send(t1, "gg/demo/table/2/resend", b'{"forged":2}', retain=True)
-    _send(t1, "gg/demo/table/1/resend", b'{"forged":1}', retain=True)
-    _send(hub_writer, "gg/demo/table/1/status", b'{"forged":"status"}', retain=True)
-    _send(hub_writer, "gg/demo/table/1/events", b'{"forged":"event"}')
-    _send(t1, "gg/demo/table/1/status", b'{"own":1}')
-    _send(hub_writer, "gg/demo/table/2/resend", b'{"for":2}', retain=True)
-    _send(hub_writer, "gg/demo/table/1/resend", b'{"for":1}', retain=True)
-    reader1.wait(lambda s: s.on("table/1/resend"), what="table 1 reads its resend request")
-    reader2.wait(lambda s: s.on("table/2/resend"), what="table 2 reads its resend request")
+    _send(t1.client, "gg/demo/table/2/resend", b'{"forged":2}', retain=True)
+    _send(t1.client, "gg/demo/table/1/resend", b'{"forged":1}', retain=True)
+    _send(hub.client, "gg/demo/table/1/status", b'{"forged":"status"}', retain=True)
+    _send(hub.client, "gg/demo/table/1/events", b'{"forged":"event"}')
+    _send(t1.client, "gg/demo/table/1/status", b'{"own":1}')
+    _send(hub.client, "gg/demo/table/2/resend", b'{"for":2}', retain=True)
+    _send(hub.client, "gg/demo/table/1/resend", b'{"for":1}', retain=True)
+    t1.wait(lambda s: s.on("table/1/resend"), what="table 1 reads its resend request")
+    t2.wait(lambda s: s.on("table/2/resend"), what="table 2 reads its resend request")
     hub.wait(lambda s: s.on("table/1/resend") and s.on("table/1/status"))
-    assert [m.topic for m in reader1.messages] == ["gg/demo/table/1/resend"]
-    assert [m.json() for m in reader1.messages] == [{"for": 1}]
-    assert [m.json() for m in reader2.messages] == [{"for": 2}]
+    assert [m.topic for m in t1.messages] == ["gg/demo/table/1/resend"]
+    assert [m.json() for m in t1.messages] == [{"for": 1}]
+    assert [m.json() for m in t2.messages] == [{"for": 2}]
     assert [m.json() for m in hub.messages] == [{"own": 1}, {"for": 2}, {"for": 1}]
-    for c in (t1, hub_writer):
-        c.loop_stop()
-        c.disconnect()
-    for s in (hub, reader1, reader2):
+    for s in (hub, t1, t2):
         s.close()
 
 

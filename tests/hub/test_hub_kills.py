@@ -6,9 +6,8 @@ outbox derives them: same seq, same payload), no gap, no copy, and each game's r
 
 A second test kills the broker while the hub is down too: the event a table publishes
 before the hub subscribes again must still reach it. Mosquitto saves its state only on a
-clean stop or at autosave, so the venue broker saves on every change
-(``autosave_on_changes true``, ``autosave_interval 1``, as ``gg-arbiter broker-config``
-writes); without those two lines this test loses that event."""
+clean stop or at autosave, so the venue broker saves every second (``autosave_interval 1``,
+as ``gg-arbiter broker-config`` writes); without it this test loses that event."""
 
 from __future__ import annotations
 

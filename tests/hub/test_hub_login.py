@@ -7,9 +7,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-import paho.mqtt.client as mqtt
 import pytest
-from paho.mqtt.enums import CallbackAPIVersion
 
 from arbiter import wire
 from arbiter.app.cli import main
@@ -67,25 +65,19 @@ def test_hub_logs_in_reads_tables_and_writes_assignments(
         ingest = Ingest(ledger, EVENT, "127.0.0.1", port, username="hub", password=secret)
         ingest.start()
         try:
-            table = mqtt.Client(CallbackAPIVersion.VERSION2)
-            table.username_pw_set("table-1", table_secret)
-            table.connect("127.0.0.1", port)
-            table.loop_start()
+            # One connection for table 1 (client ids are logins: a second would replace it).
+            table = Subscriber(port, f"gg/{EVENT}/table/1/assignment", username="table-1",
+                               password=table_secret)
             try:
-                reader = Subscriber(port, f"gg/{EVENT}/table/1/assignment",
-                                    username="table-1", password=table_secret,
-                                    client_id="table-1-reader")
                 event = new_game("1", 1, "1")
-                table.publish(f"gg/{EVENT}/table/1/events", json.dumps(event),
-                              qos=1).wait_for_publish(5)
+                table.client.publish(f"gg/{EVENT}/table/1/events", json.dumps(event),
+                                     qos=1).wait_for_publish(5)
                 wait_until(lambda: len(ledger.events("1")) == 1, what="the event in the ledger")
                 ingest.publish_assignment(
                     "1", wire.assignment_message(wire.assignment(1, 1, "Ana", "Ben"))
                 )
-                reader.wait(lambda s: s.on("/assignment"), what="table 1 reads its assignment")
-                reader.client.loop_stop()
+                table.wait(lambda s: s.on("/assignment"), what="table 1 reads its assignment")
             finally:
-                table.loop_stop()
-                table.disconnect()
+                table.close()
         finally:
             ingest.stop()

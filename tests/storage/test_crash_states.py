@@ -51,3 +51,23 @@ def test_the_explorer_catches_a_missing_fsync(mutation: str, symptom: str) -> No
     report = explore(PLAN, seed=8, mutation=mutation)
     assert report.failures, f"no crash state failed without the fsync in {mutation}: {report}"
     assert any(symptom in f for f in report.failures), "\n".join(report.failures[:20])
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(("mutation", "walk"), [("order", "past-open")])
+def test_the_explorer_catches_an_ending_published_out_of_order(mutation: str, walk: str) -> None:
+    # Issue 19: NEW GAME made the new journal before it ended the old game, and the
+    # outbox walked on past a game still open; a reader between the two writes numbered
+    # game 2's events before game 1's ending. With both put back, the explorer must see it.
+    report = explore(PLAN, seed=8, mutation=mutation, walk=walk, stop_after=5)
+    assert any("renumbered" in f or "recovery" in f for f in report.failures), report
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("half", ["journal", "outbox"])
+def test_the_explorer_passes_with_either_half_of_the_fix(half: str) -> None:
+    # Each half alone keeps the outbox's numbers: the journal's order (no reader sees a
+    # new game before the old one's end) and the outbox's walk (it stops at an open game).
+    mutation, walk = ("", "past-open") if half == "journal" else ("order", "outbox")
+    report = explore(PLAN, seed=8, mutation=mutation, walk=walk)
+    assert report.failures == [], f"{report}:\n" + "\n".join(report.failures[:20])

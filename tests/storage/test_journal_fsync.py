@@ -78,8 +78,8 @@ def test_journal_fsync_accept_syncs_the_line_before_returning(
         store.close()
 
 
-def _assert_whole_file_durable(calls: list[Call], target: str) -> None:
-    tmp = target + ".tmp"
+def _assert_whole_file_durable(calls: list[Call], target: str, tmp: str = "") -> None:
+    tmp = tmp or target + ".tmp"
     replaced = [i for i, c in enumerate(calls) if c[0] == "replace" and c[1].endswith(target)]
     assert replaced, f"{target} was not renamed into place: {calls}"
     i = replaced[-1]
@@ -100,7 +100,18 @@ def test_journal_fsync_new_game_file_synced_before_rename(
         _assert_whole_file_durable(syscalls, _journal(tmp_path, 1))
         syscalls.clear()
         store.new_game()
-        _assert_whole_file_durable(syscalls, _journal(tmp_path, 2))
+        new = _journal(tmp_path, 2)
+        # Staged under a name no reader lists, synced, then renamed into place...
+        _assert_whole_file_durable(syscalls, new + ".pending", new + ".pending.tmp")
+        # ...only after the old game's ending is durable: a reader that sees game 2
+        # always finds game 1 over (issue 19: its ending was published never).
+        old = _journal(tmp_path, 1)
+        into_place = max(i for i, c in enumerate(syscalls) if c[0] == "replace"
+                         and c[1].endswith(" -> " + new))
+        ended = [i for i, c in enumerate(syscalls[:into_place]) if c == ("write", old)]
+        assert ended, f"game 1 not ended before game 2 appeared: {syscalls}"
+        assert _after(syscalls[:into_place], ended[-1], "fsync", old), syscalls
+        assert _after(syscalls, into_place, "fsync", str(Path(new).parent)), syscalls
     finally:
         store.close()
 

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from arbiter.rules.contenders import Contenders
 from arbiter.rules.game import EndingKind
 from arbiter.rules.pieces import Piece
@@ -20,28 +22,40 @@ def pair(attacker: str, defender: str) -> Contenders:
     return Contenders.untagged(P(attacker), P(defender))
 
 
-def test_recovery_kill_9_inside_new_game_ends_the_old_game(tmp_path: Path) -> None:
+def _kill_inside_new_game(data: Path, when: str) -> str:
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
     child = subprocess.run(
-        [sys.executable, str(Path(__file__).with_name("new_game_child.py")), str(tmp_path)],
+        [sys.executable, str(Path(__file__).with_name("new_game_child.py")), str(data), when],
         capture_output=True, env=env, timeout=60, check=False,
     )
     assert child.returncode == -9, child.stderr.decode()
-    assert child.stdout.decode().split() == ["killed", "True"]  # died inside the window
-    assert read_game(tmp_path, 1).ending is None  # the orphan the issue describes
+    return child.stdout.decode()
 
+
+@pytest.mark.parametrize("when", ["ending", "rename"])
+def test_recovery_kill_9_inside_new_game_never_leaves_an_open_game_behind_a_newer(
+    tmp_path: Path, when: str
+) -> None:
+    # Issue 19: NEW GAME used to make the new journal before it ended the old game, so a
+    # reader (the broker's outbox) could find game 2 while game 1 was still open, and a
+    # kill there left game 1 open behind game 2. Now game 2 appears only after game 1's
+    # ending is durable: killed at either inner moment, game 2 was never listed.
+    assert _kill_inside_new_game(tmp_path, when).split() == ["killed", "False"]
+    assert list_game_ids(tmp_path) == [1]
+    ended = read_game(tmp_path, 1).ending
+    # Killed before the ending: nothing changed. After it: game 1 is abandoned, still current.
+    if when == "ending":
+        assert ended is None
+    else:
+        assert ended is not None and ended.kind is EndingKind.ABANDONED
     with GameStore(tmp_path) as store:
-        assert store.current.id == 2 and not store.current.over
-        old = store.get(1)
-        assert old.ending is not None and old.ending.kind is EndingKind.ABANDONED
-        assert old.ending.at == store.current.started_at  # when NEW GAME happened
-        assert old.full_record()["challenges"][0]["attacker"] == "W:COL"  # revealable
-        started = store.current.started_at
-    # durable, and done once
-    with GameStore(tmp_path) as store:
-        assert store.current.id == 2 and store.current.started_at == started
-    lines = (tmp_path / "games" / "000001.jsonl").read_bytes().splitlines()
-    assert sum(b'"abandoned"' in line for line in lines) == 1
+        assert store.current.id == 1
+        assert store.current.challenge_count == 1
+        # the staged journal was a NEW GAME never acknowledged: removed, its number reused
+        assert not list((tmp_path / "games").glob("*.pending*"))
+        assert store.new_game().id == 2
+        assert store.get(1).ending is not None
+        assert store.get(1).full_record()["challenges"][0]["attacker"] == "W:COL"
 
 
 def test_recovery_every_older_open_game_is_abandoned(tmp_path: Path) -> None:

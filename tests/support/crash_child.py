@@ -9,12 +9,15 @@ acknowledgement's ``write(1, ...)`` sits in the trace right after the step's cal
 MUTATION (optional) removes one ``os.fsync(fd)`` line from the journal's source,
 to show that the explorer catches a missing fsync: ``append`` (in
 ``GameStore._append``), ``rewrite`` (in ``storage.durable.write_durably``) or ``registry``
-(the tag registry's, also ``write_durably``).
+(the tag registry's, also ``write_durably``). ``order`` instead puts back NEW GAME's
+order before issue 19 (the new journal made first, the old game ended after it), to
+show that the explorer's outbox check catches a game published out of order.
 """
 
 from __future__ import annotations
 
 import inspect
+import os
 import random
 import sys
 import textwrap
@@ -24,10 +27,12 @@ from typing import Any
 
 from arbiter.rules.army import all_physical_pieces
 from arbiter.rules.contenders import Contenders
-from arbiter.rules.game import ChallengeRefusedError, EndingKind
+from arbiter.rules.game import ChallengeRefusedError, Ending, EndingKind, Game
+from arbiter.rules.jsondata import JsonDict
 from arbiter.rules.pieces import Piece
 from arbiter.rules.ranks import Rank, Side
 from arbiter.storage import durable, journal, registry
+from arbiter.storage.codec import encode, ending_record
 from arbiter.storage.journal import GameStore
 from arbiter.storage.registry import TagRegistry
 
@@ -47,8 +52,27 @@ def _without_fsync(
     return new
 
 
+def _new_game_before_issue_19(self: GameStore, assignment: JsonDict | None = None) -> Game:
+    """NEW GAME as it was before issue 19: the new journal first, then the old game's end."""
+    with self._lock:
+        old_game, old_fd = self._current, self._fd
+        self._fd = None  # _create must not close the old journal yet
+        game = self._create(self._next_id(), assignment)
+        if not old_game.over:
+            abandoned = Ending(EndingKind.ABANDONED, None, game.started_at)
+            assert old_fd is not None
+            self._append(old_fd, encode(ending_record(abandoned)))
+            old_game.end(abandoned)
+        if old_fd is not None:
+            os.close(old_fd)
+        self._current = game
+        return game
+
+
 def mutate(name: str) -> None:
-    if name == "append":
+    if name == "order":
+        GameStore.new_game = _new_game_before_issue_19  # type: ignore[method-assign]
+    elif name == "append":
         GameStore._append = _without_fsync(GameStore._append)  # type: ignore[method-assign]
     elif name == "rewrite":
         # The journal's whole-file rewrite goes through storage.durable.write_durably.

@@ -72,7 +72,11 @@ if name == "python":  # a fake venv's interpreter
     if args[:2] == ["-m", "pip"]:
         record("pip")
         command = venv / "bin" / "gg-arbiter"
-        command.write_text("#!/bin/sh\necho 'gg-arbiter (fake venv)'\n")
+        # This checkout's gg-arbiter, as pip would have installed it (GG_REPO: its root).
+        command.write_text(
+            "#!/bin/sh\n"
+            f"PYTHONPATH={os.environ['GG_REPO']} exec {REAL_PYTHON} -c "
+            "'import sys; from arbiter.app.cli import main; sys.exit(main())' \"$@\"\n")
         command.chmod(0o755)
         sys.exit(0)
     os.execv(REAL_PYTHON, [REAL_PYTHON, *args])
@@ -194,6 +198,7 @@ class FakeSystem:
             "GG_ROOT": str(self.root),
             "GG_MODEL_FILE": str(self.model_file),
             "FAKE_STATE": str(self.state),
+            "GG_REPO": str(ROOT),
         }
         done = subprocess.run(
             ["bash", str(SETUP), *args],

@@ -68,7 +68,7 @@ class Mosquitto:
     same ports.
 
     ``extra`` is more config (users, ACL). ``persistent``: a persistence file in
-    ``workdir``, saved on every change, as broker-config's venue broker has it.
+    ``workdir``, saved every second, as broker-config's venue broker has it.
     ``tls``: a second listener, on ``tls_port``, speaking TLS with those files.
     """
 
@@ -93,7 +93,7 @@ class Mosquitto:
             lines.append("user root")
         if persistent:
             lines += ["persistence true", f"persistence_location {workdir}/",
-                      "max_queued_messages 100000", "autosave_on_changes true",
+                      "max_queued_messages 100000", "autosave_on_changes false",
                       "autosave_interval 1"]
         else:
             lines.append("persistence false")

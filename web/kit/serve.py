@@ -272,5 +272,8 @@ def make_server(
     if isinstance(hub, StreamHub):
         hub.capacity = streams  # never more streams than threads to hold them
     server = WebServer(app, inner, socket_map)
-    log.info("web page on %s", server.url)
+    # Bound to every address, 127.0.0.1 is one of many: say so (issue 19, finding 16).
+    everywhere = server.host in ("", "0.0.0.0", "::")
+    log.info("web page on %s", f"every address, port {server.port} (on this machine: "
+             f"{server.url})" if everywhere else server.url)
     return server
