@@ -44,6 +44,7 @@ from arbiter.fleet.settings import SettingsError, TournamentSettings
 from arbiter.fleet.state import BrokerState, FleetState
 from arbiter.mqtt.tls import BrokerTlsError, TlsFault, client_context, diagnose, secure
 from arbiter.rules.jsondata import JsonDict
+from arbiter.threads import BackgroundThread
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +90,10 @@ class FleetLink:
         self._resend = ResendService(data_dir, settings.table, WINDOW)
         self._status_seq: int | None = None  # the event_seq of the last status published
         self._wake = threading.Event()
-        self._stop = threading.Event()
+        self._thread = BackgroundThread(
+            lambda _stopping: self._run(), "fleet-publisher", wake=self._wake.set
+        )
+        self._stop = self._thread.stopping  # also read by the callbacks and the publisher
         self._lock = threading.Lock()
         self._status: JsonDict | None = None
         self._status_dirty = False
@@ -99,7 +103,6 @@ class FleetLink:
         self._hold_until = 0.0  # after a refusal: nothing sent before (monotonic)
         self._refusing = ""  # what the broker refused last ("": nothing since)
         self._drained = threading.Event()  # a pass found nothing left to send or to ack
-        self._thread: threading.Thread | None = None
         self._client: mqtt.Client | None = None
         self._reported = ""
         self._refused = False
@@ -156,7 +159,6 @@ class FleetLink:
         except (OSError, ValueError) as exc:
             self._report(f"cannot connect to {self.broker}: {exc}", error=True)
         client.loop_start()
-        self._thread = threading.Thread(target=self._run, name="fleet-publisher", daemon=True)
         self._thread.start()
 
     def close(self, timeout: float = 2.0) -> None:
@@ -168,10 +170,7 @@ class FleetLink:
             self._drained.clear()
             self._wake.set()
             self._drained.wait(timeout)
-        self._stop.set()
-        self._wake.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
+        self._thread.stop(timeout)
         client, self._client = self._client, None
         if client is None:
             return

@@ -40,6 +40,7 @@ from arbiter.hub.errors import ContradictingEventError, HubError
 from arbiter.hub.ledger import Ledger, ResendAsk
 from arbiter.hub.resend import resend_payload
 from arbiter.mqtt.tls import check_listener, listener_problem, secure
+from arbiter.threads import BackgroundThread
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +111,7 @@ class Ingest:
         self.client.on_subscribe = self._subscribed
         self.client.on_message = self._message
         self._inbox: queue.Queue[mqtt.MQTTMessage | None] = queue.Queue()
-        self._writer: threading.Thread | None = None
+        self._writer: BackgroundThread | None = None
         self._refusal = ""  # the broker's reason when it refused the hub's login
         self._stopping = threading.Event()
 
@@ -120,8 +121,10 @@ class Ingest:
         """Connect, subscribe and serve in paho's thread; IngestError if not subscribed in
         ``timeout``; BrokerTlsError (at once) if TLS is why it cannot connect."""
         check_listener(self.host, self.port, self._tls)
-        self._writer = threading.Thread(target=self._write_loop, name="hub-ledger-writer",
-                                        daemon=True)
+        self._writer = BackgroundThread(
+            lambda _stopping: self._write_loop(), "hub-ledger-writer",
+            wake=lambda: self._inbox.put(None),  # after what is queued: it is written first
+        )
         self._writer.start()
         self.client.connect_async(self.host, self.port, keepalive=30)
         self.client.loop_start()
@@ -140,8 +143,7 @@ class Ingest:
         self.client.disconnect()
         self.client.loop_stop()
         if self._writer is not None:
-            self._inbox.put(None)
-            self._writer.join(timeout=30)
+            self._writer.stop(30)
             self._writer = None
 
     def _connected(
@@ -337,7 +339,7 @@ class Ingest:
         for table, payload in self.ledger.assignments(round_number).items():
             self.publish_assignment(table, payload)
 
-    def republish_round(self, round_number: int) -> threading.Thread:
+    def republish_round(self, round_number: int) -> BackgroundThread:
         """At start: hand every assignment of a round to paho again, never waiting. A
         broker slow to take them (a backlog, a broker paused) is not fatal: paho keeps
         them and sends them again after a reconnect; a thread logs when the broker has
@@ -346,8 +348,9 @@ class Ingest:
             table_prefix(self.event, table) + "assignment", _assignment_bytes(payload),
             qos=1, retain=True)) for table, payload in self.ledger.assignments(
                 round_number).items()]
-        thread = threading.Thread(target=self._watch_republish, args=(round_number, sent),
-                                  name="hub-republish", daemon=True)
+        thread = BackgroundThread(
+            lambda _stopping: self._watch_republish(round_number, sent), "hub-republish"
+        )
         thread.start()
         return thread
 
