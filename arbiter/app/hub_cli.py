@@ -135,7 +135,8 @@ def _serve(args: argparse.Namespace) -> int:
                 resender.changed(table, kind)
 
         ingest = Ingest(ledger, args.event, link.address.host, link.address.port,
-                        on_change=changed, username=link.username,
+                        on_change=changed, on_link=feed.link_changed,
+                        username=link.username,
                         password=link.password, tls=link.tls)
         resender = Resender(ledger, ingest.publish_resend, grace=args.resend_after)
         # Connected and subscribed first: a broker that cannot be reached, or TLS that

@@ -14,7 +14,7 @@ import pytest
 from tests.hubweb.conftest import Hub, Table
 from tests.support.hub_secrecy import AT, RECORD, crawl
 from tests.support.waiting import wait_until
-from tests.support.web import SseClient, http_get, rank_leaks
+from tests.support.web import SseClient, http_get, rank_leaks, venue_states
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -28,8 +28,9 @@ def _pair_one_board(hub: Hub) -> tuple[str, str]:
 
 
 def _row(sse: SseClient, **want: Any) -> bool:
+    """Some table's row, as the page holds it after some message, matched ``want``."""
     return any(all(row.get(k) == v for k, v in want.items())
-               for e in sse.events if e.get("type") == "tables" for row in e["tables"])
+               for rows in venue_states(sse.events) for row in rows.values())
 
 
 def test_venue_live_secret_until_over_then_revealed(broker_hub: Hub) -> None:

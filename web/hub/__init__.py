@@ -87,6 +87,12 @@ def create_hub_app(
         app,
         private_prefixes=("/organiser",),
         error_template="hub_error.html",
-        page_globals=lambda: {"event": ledger.event},
+        page_globals=lambda: {"event": ledger.event, "broker": _link(feed)},
     )
     return app
+
+
+def _link(feed: VenueFeed) -> dict[str, Any] | None:
+    """The hub's broker link for every page (None where the hub has no broker)."""
+    link = feed.link()
+    return None if link is None else link.public()

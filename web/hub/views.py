@@ -48,9 +48,14 @@ def table_row(
     table: str,
     pairing: PairingRow | None,
     silent: Mapping[str, str],
+    *,
+    link_up: bool = True,
 ) -> dict[str, Any]:
-    """One table on the venue screen."""
+    """One table on the venue screen; its online state unknown (None) while the hub's
+    own broker link is down (``link_up`` False): the last will could not reach it."""
     online, status, seen = ledger.table_state(table)
+    if not link_up:
+        online = None
     public = {k: (status or {}).get(k) for k in STATUS_FIELDS}
     game = latest_game(ledger, table)
     white = pairing.pairing.white if pairing else (game.white if game else None)
@@ -78,14 +83,19 @@ def table_row(
     }
 
 
-def venue(ledger: Ledger, silent: Mapping[str, str]) -> dict[str, Any]:
-    """Every table heard of or assigned in the latest round, by name."""
+def venue(
+    ledger: Ledger, silent: Mapping[str, str], broker: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """Every table heard of or assigned in the latest round, by name; ``broker`` is the
+    hub's own broker link (``up``, ``since``), None where the hub has none."""
     number, by_table = current_pairings(ledger)
     names = sorted(set(ledger.tables()) | set(by_table), key=table_key)
+    up = broker is None or bool(broker.get("up"))
     return {
         "event": ledger.event,
         "round": number,
-        "tables": [table_row(ledger, t, by_table.get(t), silent) for t in names],
+        "broker": None if broker is None else dict(broker),
+        "tables": [table_row(ledger, t, by_table.get(t), silent, link_up=up) for t in names],
     }
 
 

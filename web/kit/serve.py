@@ -33,11 +33,11 @@ from flask import Flask
 from waitress import wasyncore
 from waitress.channel import HTTPChannel
 from waitress.server import create_server
-from waitress.task import ErrorTask, ThreadedTaskDispatcher
+from waitress.task import ErrorTask, ThreadedTaskDispatcher, WSGITask
 
 from arbiter.errors import ArbiterError
 from web.kit.body import MAX_BODY_BYTES
-from web.kit.events import STREAM_CAPACITY, StreamHub
+from web.kit.events import DIRECT_WRITE, STREAM_CAPACITY, StreamHub
 
 log = logging.getLogger(__name__)
 
@@ -80,10 +80,36 @@ class JsonErrorTask(ErrorTask):  # type: ignore[misc]  # waitress has no type hi
         self.write(body)
 
 
+class TaskWriter:
+    """A :class:`web.kit.events.DirectWrite` over one waitress response: the bytes go
+    through the task's own ``write`` (its headers first, its chunked framing) into
+    the connection's output buffer, which waitress sends without blocking; so one
+    thread can write many streams while their request threads wait."""
+
+    def __init__(self, task: WSGITask) -> None:
+        self._task = task
+
+    def write(self, data: bytes) -> None:
+        self._task.write(data)  # waitress's ClientDisconnected once the client has gone
+
+    def backlog(self) -> int:
+        return int(self._task.channel.total_outbufs_len)
+
+
+class DirectWriteTask(WSGITask):  # type: ignore[misc]
+    """Waitress's WSGI task, offering the app a :class:`TaskWriter` in the environ."""
+
+    def get_environment(self) -> dict[str, Any]:
+        environ: dict[str, Any] = super().get_environment()
+        environ[DIRECT_WRITE] = TaskWriter(self)
+        return environ
+
+
 class JsonErrorChannel(HTTPChannel):  # type: ignore[misc]
     """A waitress connection whose own error answers are :class:`JsonErrorTask`."""
 
     error_task_class = JsonErrorTask
+    task_class = DirectWriteTask
 
 
 class GrowingDispatcher(ThreadedTaskDispatcher):  # type: ignore[misc]
