@@ -302,7 +302,12 @@ def _gaps(args: argparse.Namespace) -> int:
     with _ledger(args) as ledger:
         out = {t: runs for t in ledger.tables() if (runs := ledger.missing(t))}
         asks = [ledger.ask_resend(t, runs) for t, runs in out.items()] if args.resend else []
-    _print_json(out)
+    if not out:
+        print("no table has events missing")
+    for table, runs in out.items():
+        spans = ", ".join(f"{a}" if a == b else f"{a} to {b}" for a, b in runs)
+        count = sum(b - a + 1 for a, b in runs)
+        print(f"table {table}: {count} event{'' if count == 1 else 's'} missing ({spans})")
     if asks:
         _publish_once(args, {}, asks)
         for ask in asks:

@@ -67,6 +67,22 @@ def test_hub_cli_runs_an_event_from_the_command_line(
     assert len(json.loads(capsys.readouterr().out)) == 2
 
 
+def test_hub_cli_gaps_says_in_words_what_is_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from arbiter.hub.ledger import Ledger
+    from tests.hub.contract import challenge, new_game
+
+    assert hub(tmp_path, "gaps") == 0
+    assert capsys.readouterr().out == "no table has events missing\n"
+    with Ledger(tmp_path / "hub.sqlite", EVENT) as ledger:
+        ledger.record_event("T1", new_game("T1", 1, "1"))
+        ledger.record_event("T1", challenge("T1", 4, "1", 3, 1, 2))
+        ledger.record_event("T1", challenge("T1", 6, "1", 5, 2, 3))
+    assert hub(tmp_path, "gaps") == 1
+    assert capsys.readouterr().out == "table T1: 3 events missing (2 to 3, 5)\n"
+
+
 def test_hub_cli_reports_errors_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
