@@ -49,7 +49,7 @@ log = logging.getLogger(__name__)
 #: Seconds between two looks for silent tables.
 TICK_SECONDS = 5.0
 #: Least seconds between two messages of changes (the most a change waits to be sent).
-PERIOD_SECONDS = 0.1
+PERIOD_SECONDS = 0.05
 #: Messages kept for browsers reconnecting with Last-Event-ID (older: a snapshot).
 HISTORY = 512
 #: Bytes a viewer may leave unsent before it is closed (it reconnects and catches up).

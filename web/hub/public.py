@@ -31,7 +31,13 @@ def feed() -> VenueFeed:
 
 @bp.get("/")
 def venue() -> str:
-    return render_template("hub_venue.html", venue=_venue())
+    return render_template("hub_venue.html", venue=_venue(), screen=False)
+
+
+@bp.get("/screen")
+def screen() -> str:
+    """The venue for a big screen (1920 x 1080 read from 5 m): 50 tables a page."""
+    return render_template("hub_venue.html", venue=_venue(), screen=True)
 
 
 def _venue() -> dict[str, object]:

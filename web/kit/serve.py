@@ -88,9 +88,17 @@ class TaskWriter:
 
     def __init__(self, task: WSGITask) -> None:
         self._task = task
+        self._channel = task.channel
 
     def write(self, data: bytes) -> None:
-        self._task.write(data)  # waitress's ClientDisconnected once the client has gone
+        """Raises waitress's ClientDisconnected once the client has gone."""
+        task = self._task
+        if task.wrote_header and task.chunked_response and data:
+            # What task.write does once the headers are out, without its other checks:
+            # this runs for every stream at every message.
+            self._channel.write_soon(b"%X\r\n%s\r\n" % (len(data), data))
+        else:
+            task.write(data)
 
     def backlog(self) -> int:
         return int(self._task.channel.total_outbufs_len)

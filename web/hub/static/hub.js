@@ -11,6 +11,7 @@
 (function () {
   "use strict";
   var page = document.body.getAttribute("data-page");
+  var screen = document.body.classList.contains("screen");
   if (!page || page === "game") { return; }
   var organiser = page === "organiser";
   var live = document.getElementById("live");
@@ -40,6 +41,7 @@
     setText(card, "result", result);
     setText(card, "silent", row.silent ? "silent: " + row.silent : "");
     card.classList.toggle("offline", row.online === false);
+    card.classList.toggle("unknown", row.online !== true && row.online !== false);
     card.classList.toggle("silent", !!row.silent);
     card.classList.toggle("over", !!row.over);
     var link = card.querySelector('[data-k="link"]');
@@ -179,7 +181,7 @@
     if (ended) { return; }  // logged out: the page says so, and stops asking
     if (reloading) { again = true; return; }
     reloading = true;
-    fetch(organiser ? "/organiser/live" : location.pathname,
+    fetch(organiser ? "/organiser/live" : location.pathname + location.search,
           { cache: "no-store" }).then(function (r) {
       if (organiser && r.redirected) { loggedOut(); return null; }  // to the login page
       return r.ok ? r.text() : null;
@@ -190,6 +192,7 @@
       var fresh = doc.getElementById("main");
       var main = document.getElementById("main");
       if (fresh && main) { main.replaceChildren.apply(main, Array.from(fresh.childNodes)); }
+      if (screen) { showPage(); }
     }).catch(function () { /* the next message or poll tries again */ }).then(function () {
       reloading = false;
       // The organiser page is heavier: changes arriving meanwhile are fetched once, a bit later.
@@ -235,6 +238,24 @@
       });
     }
     else if (msg.results) { reloadMain(); }
+  }
+
+  // The venue screen: as many tables as fit (50 at 1920 x 1080), the rest on further
+  // pages shown in turn.
+  var PER_PAGE = 50;
+  var PAGE_SECONDS = 12;
+  var shown = 0;
+  function showPage() {
+    var cards = document.querySelectorAll(".tcard");
+    var pages = Math.max(1, Math.ceil(cards.length / PER_PAGE));
+    if (shown >= pages) { shown = 0; }
+    cards.forEach(function (card, i) { card.hidden = Math.floor(i / PER_PAGE) !== shown; });
+    var note = document.getElementById("screen-page");
+    if (note) { note.textContent = pages > 1 ? "page " + (shown + 1) + " of " + pages : ""; }
+  }
+  if (screen) {
+    showPage();
+    setInterval(function () { shown += 1; showPage(); }, PAGE_SECONDS * 1000);
   }
 
   var poller = null;
