@@ -31,7 +31,7 @@ from typing import Any
 
 from flask import Flask
 from waitress import wasyncore
-from waitress.channel import HTTPChannel
+from waitress.channel import ClientDisconnected, HTTPChannel
 from waitress.server import create_server
 from waitress.task import ErrorTask, ThreadedTaskDispatcher, WSGITask
 
@@ -93,12 +93,30 @@ class TaskWriter:
     def write(self, data: bytes) -> None:
         """Raises waitress's ClientDisconnected once the client has gone."""
         task = self._task
-        if task.wrote_header and task.chunked_response and data:
-            # What task.write does once the headers are out, without its other checks:
-            # this runs for every stream at every message.
-            self._channel.write_soon(b"%X\r\n%s\r\n" % (len(data), data))
-        else:
-            task.write(data)
+        if not (task.wrote_header and task.chunked_response and data):
+            task.write(data)  # the headers first, or a response that is not chunked
+            return
+        # What task.write does once the headers are out, made cheap: this runs for every
+        # stream at every message. With nothing waiting in the connection's buffer the
+        # chunk goes straight to the (non-blocking) socket, under the buffer's lock so
+        # the server's loop is not sending meanwhile; what the socket does not take
+        # waits in waitress's buffer as usual.
+        framed = b"%X\r\n%s\r\n" % (len(data), data)
+        channel = self._channel
+        with channel.outbuf_lock:
+            if not channel.connected:
+                raise ClientDisconnected
+            if not channel.total_outbufs_len:
+                try:
+                    sent = channel.socket.send(framed)
+                except BlockingIOError:
+                    sent = 0
+                except OSError:
+                    sent = 0  # write_soon meets the error again and closes the connection
+                if sent == len(framed):
+                    return
+                framed = framed[sent:]
+        channel.write_soon(framed)
 
     def backlog(self) -> int:
         return int(self._task.channel.total_outbufs_len)
