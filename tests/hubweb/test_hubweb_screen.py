@@ -52,10 +52,10 @@ def test_venue_screen_fits_50_tables_and_pages_to_the_rest(venue_60: Any, browse
     sizes = page.evaluate("""() => Array.from(document.querySelectorAll(
         '.tcard:not([hidden]) .name, .tcard:not([hidden]) .result'))
         .map(e => parseFloat(getComputedStyle(e).fontSize))""")
-    assert min(sizes) >= 22, min(sizes)  # names 24 px, results 22.8 px: 5 m on a big TV
+    assert min(sizes) >= 22, min(sizes)  # names 24 px, results 22 px: 5 m on a big TV
     number = page.evaluate("parseFloat(getComputedStyle(document.querySelector('.tcard h2'))"
                            ".fontSize)")
-    assert number >= 40
+    assert number >= 36
     first = shown.nth(0).get_attribute("data-table")
     page.clock.fast_forward(13_000)
     assert page.locator("#screen-page").inner_text() == "page 2 of 2"
@@ -86,7 +86,7 @@ def test_offline_silent_and_unknown_tables_stand_out_in_words(
     offline, silent, online = _badge(page, "2"), _badge(page, "60"), _badge(page, "3")
     assert offline["text"] == "OFFLINE" and offline["opacity"] == "1"
     assert offline["bg"] not in (online["bg"], "rgba(0, 0, 0, 0)")  # a solid badge of its own
-    assert silent["text"] == "UNKNOWN" and silent["silent"] == "SILENT: NO EVENT YET"
+    assert silent["text"] == "unknown" and silent["silent"] == "SILENT: NO EVENT YET"
     assert silent["silentBg"] != "rgba(0, 0, 0, 0)"
     assert online["text"] == "online" and online["silent"] == ""
     # Black's dot: its ring is the text colour, which contrasts with the card.

@@ -37,8 +37,8 @@
     setText(card, "challenges", String(row.challenges));
     setText(card, "lostW", String(row.lost.W));
     setText(card, "lostB", String(row.lost.B));
-    var result = row.over ? row.ending_text + (row.result ? " \u00b7 " + row.result : "") : (row.result || "");
-    setText(card, "result", result);
+    setText(card, "ending", row.over ? row.ending_text : "");
+    setText(card, "score", row.result || "");
     setText(card, "silent", row.silent ? "silent: " + row.silent : "");
     card.classList.toggle("offline", row.online === false);
     card.classList.toggle("unknown", row.online !== true && row.online !== false);
