@@ -13,6 +13,7 @@ and the attempt limiter are the kit's (:mod:`web.kit.auth`), as on a table, with
 
 from __future__ import annotations
 
+import shlex
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -64,7 +65,11 @@ def create_hub_app(
     )
     if test_config:
         app.config.update(test_config)
-    new_pin = install_pin_access(app, repair="gg-arbiter hub set-pin")
+    # The repair names this hub's event and data directory: set-pin on the default one
+    # would mend another hub's PIN (issue 19, finding 15).
+    new_pin = install_pin_access(
+        app, repair=f"gg-arbiter hub --event {shlex.quote(ledger.event)} "
+                    f"--data {shlex.quote(str(data_dir))} set-pin")
     app.config["NEW_ADMIN_PIN"] = new_pin
     if new_pin and not app.config.get("TESTING"):
         print(f"gg-arbiter hub: organiser PIN (shown once): {new_pin}", file=sys.stderr)
