@@ -172,7 +172,7 @@ def _serve(args: argparse.Namespace) -> int:
                     log.warning("table %s: events %d to %d missing", table, first, last)
             print(f"hub serving event {args.event} from {link.address} into {ledger.path}",
                   flush=True)
-            print(f"hub web on {server.url}", flush=True)
+            print(serving_line(server.host, server.port, server.url), flush=True)
             stop.wait()
         finally:
             server.close()
@@ -180,6 +180,16 @@ def _serve(args: argparse.Namespace) -> int:
             feed.stop()
             ingest.stop()
     return 0
+
+
+def serving_line(host: str, port: int, url: str) -> str:
+    """What the hub says it serves on: ``url`` (for this machine), and, when it listens
+    on every address, that it does (issue 19, finding 16: "http://127.0.0.1:8088/"
+    alone would say only this machine can reach it)."""
+    if host in ("0.0.0.0", "::", ""):
+        return (f"hub web on {url} (listening on every address of this machine, port {port}:"
+                f" from another machine use its name or address)")
+    return f"hub web on {url}"
 
 
 def _set_pin(args: argparse.Namespace) -> int:

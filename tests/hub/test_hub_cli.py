@@ -67,6 +67,17 @@ def test_hub_cli_runs_an_event_from_the_command_line(
     assert len(json.loads(capsys.readouterr().out)) == 2
 
 
+def test_hub_says_truly_where_it_serves() -> None:
+    from arbiter.app.hub_cli import serving_line
+
+    # Listening on every address: not only "127.0.0.1", which reads as this machine only.
+    line = serving_line("0.0.0.0", 8088, "http://127.0.0.1:8088/")
+    assert line.startswith("hub web on http://127.0.0.1:8088/")
+    assert "every address" in line and "8088" in line
+    assert serving_line("127.0.0.1", 8088, "http://127.0.0.1:8088/") == (
+        "hub web on http://127.0.0.1:8088/")
+
+
 def test_hub_cli_gaps_says_in_words_what_is_missing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
