@@ -174,7 +174,8 @@ class Tables:
         self.sent[(table, n)] = time.time()
         mid = self.event(table, {"type": "challenge", "number": n, "attacker_side": "W",
                                  "result": "attacker",
-                                 "eliminated": {"W": n // 2, "B": (n + 1) // 2},
+                                 "eliminated": {"W": min(n // 2, 21),
+                                                "B": min((n + 1) // 2, 21)},
                                  "at": time.time()})
         with self.lock:
             if (table, mid) in self.early:

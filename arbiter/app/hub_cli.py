@@ -33,6 +33,7 @@ from arbiter.mqtt.tls import client_context
 from arbiter.storage.paths import default_data_dir
 from arbiter.tournament.model import Result
 from arbiter.tournament.standings import TieBreak
+from arbiter.wire import AssignmentMessage
 from web.hub import create_hub_app
 from web.hub.feed import VenueFeed
 from web.hub.views import suggested_tables
@@ -97,7 +98,7 @@ def _address(url: str) -> BrokerAddress:
 
 
 def _publish_once(args: argparse.Namespace,
-                  assignments: Mapping[str, Mapping[str, Any] | None],
+                  assignments: Mapping[str, AssignmentMessage | None],
                   resends: Sequence[ResendAsk] = ()) -> None:
     link = broker_link(args)
     publish_once(link.address.host, link.address.port, args.event, assignments,
@@ -312,12 +313,21 @@ def _gaps(args: argparse.Namespace) -> int:
     with _ledger(args) as ledger:
         out = {t: runs for t in ledger.tables() if (runs := ledger.missing(t))}
         asks = [ledger.ask_resend(t, runs) for t, runs in out.items()] if args.resend else []
+        refused = ledger.rejections()
     if not out:
         print("no table has events missing")
     for table, runs in out.items():
         spans = ", ".join(f"{a}" if a == b else f"{a} to {b}" for a, b in runs)
         count = sum(b - a + 1 for a, b in runs)
         print(f"table {table}: {count} event{'' if count == 1 else 's'} missing ({spans})")
+    # Messages refused (not the wire format, another table's name...): never among the
+    # missing, so said apart, on stderr (stdout says what is missing).
+    for at, table, seq, why in refused[-20:]:
+        print(f"refused {at} table {table}" + (f" seq {seq}" if seq else "") + f": {why}",
+              file=sys.stderr)
+    if len(refused) > 20:
+        print(f"({len(refused)} refused in all; the organiser page lists the latest 50)",
+              file=sys.stderr)
     if asks:
         _publish_once(args, {}, asks)
         for ask in asks:
@@ -331,6 +341,18 @@ def _silent(args: argparse.Namespace) -> int:
     for table, why in silent:
         print(f"{table}\t{why}")
     return 1 if silent else 0
+
+
+#: The longest span a --*-after option takes, in its unit (a week of minutes).
+MAX_SPAN = 7 * 24 * 60.0
+
+
+def _span(text: str) -> float:
+    """A span of time of 0 to MAX_SPAN (argparse answers a bad one with exit 2)."""
+    value = float(text)  # ValueError: argparse's "invalid _span value"
+    if not 0 <= value <= MAX_SPAN:  # also NaN and inf
+        raise argparse.ArgumentTypeError(f"{text!r} is not from 0 to {MAX_SPAN:g}")
+    return value
 
 
 def add_hub_parser(sub: Any, parser_class: type[argparse.ArgumentParser]) -> None:
@@ -350,10 +372,10 @@ def add_hub_parser(sub: Any, parser_class: type[argparse.ArgumentParser]) -> Non
     hub.add_argument("--host", default="0.0.0.0", help="web address to serve on (default all)")
     hub.add_argument("--port", type=int, default=DEFAULT_WEB_PORT,
                      help=f"web port (default {DEFAULT_WEB_PORT}; 0 picks a free one)")
-    hub.add_argument("--resend-after", type=float, default=GRACE, metavar="SECONDS",
+    hub.add_argument("--resend-after", type=_span, default=GRACE, metavar="SECONDS",
                      help="ask a table to resend events missing for this long "
                           f"(default {GRACE:g})")
-    hub.add_argument("--silent-after", type=float, default=10.0, metavar="MINUTES",
+    hub.add_argument("--silent-after", type=_span, default=10.0, metavar="MINUTES",
                      help="flag a table of the round with no event for this long (default 10)")
     hub.set_defaults(func=_serve)
     cmds = hub.add_subparsers(dest="hub_command", metavar="SUBCOMMAND", parser_class=parser_class)
@@ -431,6 +453,6 @@ def add_hub_parser(sub: Any, parser_class: type[argparse.ArgumentParser]) -> Non
     silent = cmds.add_parser(
         "silent", help="tables of the round offline or quiet with a game on (exit 1 if any)"
     )
-    silent.add_argument("--quiet", type=float, default=10.0, metavar="MINUTES",
+    silent.add_argument("--quiet", type=_span, default=10.0, metavar="MINUTES",
                         help="no event for this long counts as silent (default 10)")
     silent.set_defaults(func=_silent)

@@ -13,15 +13,8 @@ import pytest
 
 from arbiter.hub.ledger import Ledger
 from tests.hub.contract import challenge, new_game
+from tests.support.clock import FakeClock
 from web.hub.feed import Encoding, Member, Throttle, VenueFeed
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def test_throttle_lets_the_first_send_go_at_once_then_one_per_period() -> None:

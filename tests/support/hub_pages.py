@@ -9,6 +9,8 @@ offline, and the last table has never been heard from (silent once the feed look
 
 from __future__ import annotations
 
+import json
+
 from arbiter.hub.ledger import Ledger
 from tests.support.hub_secrecy import AT, RECORD
 
@@ -55,7 +57,7 @@ def populate(ledger: Ledger, tables: int) -> None:
             ledger.record_event(table, {
                 "format": 1, "table": table, "seq": seq, "game": "1", "type": "game_over",
                 "ending": {"kind": "flag_captured", "winner": "W", "at": AT + 60}})
-            ledger.set_record(table, "1", RECORD)
+            ledger.set_record(table, "1", json.loads(json.dumps(RECORD)))  # as JSON parses it
             state = "game_over"
         ledger.set_status(table, {"format": 1, "table": table, "state": state, "game_id": 1,
                                   "challenge_count": seq - 1, "event_seq": seq})

@@ -22,12 +22,13 @@ from typing import Any
 from flask import Flask
 
 from arbiter.hub.ledger import Ledger, ResendAsk
+from arbiter.wire import AssignmentMessage
 from web.hub.feed import HubStreams, VenueFeed
 from web.kit.events import KEEPALIVE_SECONDS, STREAM_CAPACITY
 from web.kit.hooks import install_hooks
 from web.kit.pin_access import install_pin_access, pin_access_config
 
-Publish = Callable[[str, Mapping[str, Any] | None], None]
+Publish = Callable[[str, AssignmentMessage | None], None]
 #: Ask a table to publish its missing events again; None when nothing is missing.
 Resend = Callable[[str], ResendAsk | None]
 

@@ -59,7 +59,8 @@ QUEUE_SIZE = 256
 #: A row's fields the stream carries: what the venue page shows (not ``last_seen``,
 #: which changes with every message and is shown nowhere live).
 STREAM_FIELDS = ("table", "online", "state", "game", "challenges", "lost", "round", "board",
-                 "white", "black", "result", "over", "ending", "ending_text", "silent")
+                 "white", "black", "result", "over", "ending", "ending_text", "silent",
+                 "unscored")
 PREAMBLE = f": gg-arbiter hub stream\nretry: {RETRY_MILLISECONDS}\n\n".encode()
 KEEPALIVE = b": keep-alive\n\n"
 
@@ -403,9 +404,11 @@ class VenueFeed:
         up = link is None or link.up
         if tables is None:
             tables = set(self.ledger.tables()) | set(by_table)
+        not_scored = views.unscored(self.ledger)
         out = {}
         for t in tables:
-            row = views.table_row(self.ledger, t, by_table.get(t), silent, link_up=up)
+            row = views.table_row(self.ledger, t, by_table.get(t), silent, not_scored,
+                                  link_up=up)
             out[t] = {k: row[k] for k in STREAM_FIELDS}
         return out
 

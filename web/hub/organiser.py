@@ -33,10 +33,11 @@ from flask.typing import ResponseReturnValue
 
 from arbiter.errors import ArbiterError
 from arbiter.hub.exports import KINDS, export
-from arbiter.hub.ledger import SYSTEMS
+from arbiter.hub.ledger import MAX_RATING, SYSTEMS
 from arbiter.tournament.model import Result
 from arbiter.tournament.players_csv import MAX_NAME
 from arbiter.tournament.standings import TieBreak
+from arbiter.wire import MAX_BOARD, MAX_ROUND, AssignmentMessage
 from web.hub import views
 from web.hub.public import feed, ledger
 from web.kit import auth
@@ -115,12 +116,18 @@ def _text(body: dict[str, Any], key: str, limit: int = 64) -> str:
     return value.strip()
 
 
+#: The range of each number an action takes.
+LIMITS = {"round": MAX_ROUND, "board": MAX_BOARD, "rating": MAX_RATING}
+
+
 def _number(body: dict[str, Any], key: str) -> int:
+    """A whole number of 0 to :data:`LIMITS`, given as a number or in digits (a form)."""
     value = body.get(key)
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value)
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise OrganiserInputError(f"{key!r} must be a whole number")
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        value = int(value.strip()) if len(value.strip()) <= 9 else -1
+    high = LIMITS[key]
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= high:
+        raise OrganiserInputError(f"{key!r} must be a whole number from 0 to {high}")
     return value
 
 
@@ -167,7 +174,7 @@ def _table_name(value: object, what: str = "table") -> str:
     return table
 
 
-def _send(table: str, payload: dict[str, Any] | None) -> bool:
+def _send(table: str, payload: AssignmentMessage | None) -> bool:
     """Publish a table's assignment; False when the hub has no broker link to send it."""
     publish = current_app.extensions["hub_publish"]
     if publish is None:
@@ -340,6 +347,7 @@ def _dashboard(*, live_parts: bool) -> str:
         audit=audit[:AUDIT_SHOWN],
         audit_total=len(audit),
         rejections=list(reversed(led.rejections()))[:50],
+        unscored=led.unscored_games(),
         gaps={t: g for t in led.tables() if (g := led.missing(t))},
         resends=led.resends(),
         tiebreaks=[t.value for t in led.tiebreaks()],
@@ -476,6 +484,7 @@ def api_tables() -> Response:
                     for t, a in led.resends().items()},
         "rejections": [{"at": a, "table": t, "seq": s, "reason": r}
                        for a, t, s, r in led.rejections()],
+        "unscored": [{"table": t, "game": g, "why": why} for t, g, why in led.unscored_games()],
     })
 
 

@@ -16,7 +16,11 @@ from typing import Any
 from arbiter.hub.ledger import GameRow, Ledger, PairingRow
 from web.kit.present import ending_text, reveal
 
-#: The parts of a table's status the venue shows (public, and without a rank).
+#: The state shown for a table whose board's game has not begun: no NEW GAME yet since
+#: the assignment (shown as "new game needed").
+NEW_GAME_NEEDED = "new_game_needed"
+#: The parts of a table's status the venue shows (public, and without a rank; its values
+#: are the enumerated states of the wire format, so nothing a table writes there is shown).
 STATUS_FIELDS = ("state",)
 
 
@@ -43,21 +47,43 @@ def current_pairings(ledger: Ledger) -> tuple[int | None, dict[str, PairingRow]]
     return number, {r.table: r for r in ledger.pairings(number) if r.table is not None}
 
 
+def unscored(ledger: Ledger) -> dict[tuple[str, str], str]:
+    """Why each game played that does not count is not scored, by (table, game)."""
+    return {(t, g): why for t, g, why in ledger.unscored_games()}
+
+
 def table_row(
     ledger: Ledger,
     table: str,
     pairing: PairingRow | None,
     silent: Mapping[str, str],
+    not_scored: Mapping[tuple[str, str], str] | None = None,
     *,
     link_up: bool = True,
 ) -> dict[str, Any]:
-    """One table on the venue screen; its online state unknown (None) while the hub's
-    own broker link is down (``link_up`` False): the last will could not reach it."""
+    """One table on the venue screen.
+
+    Under a pairing, the table's latest game is shown only when it is that board's
+    (its new game carried the pairing), or when it was played there and does not count
+    (with why, ``unscored``); the game of a round before, or the start-up game, is not
+    shown under the new pairing: no result until this round's game has one. Its online
+    state is unknown (None) while the hub's own broker link is down (``link_up``
+    False): a last will could not reach the hub.
+    """
     online, status, seen = ledger.table_state(table)
     if not link_up:
         online = None
-    public = {k: (status or {}).get(k) for k in STATUS_FIELDS}
+    state = status["state"] if status else None
     game = latest_game(ledger, table)
+    why = None
+    if game is not None and pairing is not None and not (
+            game.scored and (game.round, game.board) == (pairing.pairing.round,
+                                                         pairing.pairing.board)):
+        why = (unscored(ledger) if not_scored is None else not_scored).get((table, game.game))
+        if why is None:
+            game = None  # the round before's: its board's game has not begun
+            if state is not None:  # the device's own state ("game over") is of that game
+                state = NEW_GAME_NEEDED
     white = pairing.pairing.white if pairing else (game.white if game else None)
     black = pairing.pairing.black if pairing else (game.black if game else None)
     ending = None
@@ -66,7 +92,7 @@ def table_row(
     return {
         "table": table,
         "online": online,
-        "state": public["state"],
+        "state": state,
         "game": game.game if game else None,
         "challenges": game.challenges if game else 0,
         "lost": {"W": game.lost_w if game else 0, "B": game.lost_b if game else 0},
@@ -74,11 +100,13 @@ def table_row(
         "board": pairing.pairing.board if pairing else (game.board if game else None),
         "white": white,
         "black": black,
-        "result": _result(pairing),
+        # A game shown that does not count has no result of the board's to show beside it.
+        "result": None if why else _result(pairing),
         "over": ending is not None,
         "ending": ending,
         "ending_text": ending_text(ending),
         "silent": silent.get(table),
+        "unscored": why,
         "last_seen": seen,
     }
 
@@ -91,11 +119,13 @@ def venue(
     number, by_table = current_pairings(ledger)
     names = sorted(set(ledger.tables()) | set(by_table), key=table_key)
     up = broker is None or bool(broker.get("up"))
+    not_scored = unscored(ledger)
     return {
         "event": ledger.event,
         "round": number,
         "broker": None if broker is None else dict(broker),
-        "tables": [table_row(ledger, t, by_table.get(t), silent, link_up=up) for t in names],
+        "tables": [table_row(ledger, t, by_table.get(t), silent, not_scored, link_up=up)
+                   for t in names],
     }
 
 

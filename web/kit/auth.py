@@ -14,13 +14,11 @@ by another process.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import hmac
 import json
 import os
 import secrets
-import tempfile
 import threading
 import time
 from collections import deque
@@ -29,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from arbiter.errors import ArbiterError
+from arbiter.storage.durable import write_durably
 
 ADMIN_FILE = "admin.json"
 PIN_DIGITS = (4, 12)  # the same rule as the config file's web.admin_pin
@@ -107,18 +106,9 @@ def _write(data_dir: str | os.PathLike[str], data: dict[str, Any]) -> None:
     path = _path(data_dir)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".admin-", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(data, f, indent=2)
-                f.flush()
-                os.fsync(f.fileno())
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        # The one durable writer (file and directory fsynced): a power cut right after
+        # set-pin keeps the new PIN, never neither.
+        write_durably(path, json.dumps(data, indent=2).encode("utf-8"))
     except OSError as exc:
         raise AdminFileError(f"cannot write {path}: {exc}") from None
 

@@ -30,7 +30,7 @@ from flask import (
 )
 from flask.typing import ResponseReturnValue
 
-from arbiter.device.errors import DeviceError, GameInProgressError, UnknownTuneError
+from arbiter.device.errors import DeviceError, SelfTestInGameError, SelfTestTuneError
 from arbiter.errors import ArbiterError
 from arbiter.rules.game import EndingError, EndingKind, WrongGameError
 from arbiter.rules.pieces import PieceError, parse_side
@@ -208,9 +208,9 @@ def api_selftest() -> Response | tuple[Response, int]:
     device = get_device()
     try:
         lines = device.selftest(tunes=tunes)
-    except UnknownTuneError as exc:
+    except SelfTestTuneError as exc:
         abort(400, description=str(exc))
-    except GameInProgressError as exc:
+    except SelfTestInGameError as exc:
         return jsonify({"error": str(exc)}), 409
     except DeviceError as exc:
         return _device_failed(exc)

@@ -13,7 +13,7 @@ from typing import Any, cast
 from flask import Blueprint, Response, abort, current_app, jsonify, render_template
 
 from arbiter.device.protocol import DeviceView
-from arbiter.rules.game import Game, GameInProgressError
+from arbiter.rules.game import Game, RecordSealedError
 from arbiter.storage.journal import CorruptDataError, StoreError, UnknownGameError
 from web.kit import present
 from web.kit.events import stream_response
@@ -111,7 +111,7 @@ def api_game(game_id: int) -> Response | tuple[Response, int]:
     game, notice = read_game(game_id)
     try:
         record = game.full_record()
-    except GameInProgressError:
+    except RecordSealedError:
         return jsonify({"error": STILL_ON.format(id=game_id)}), 403
     if notice is not None:
         record = {**record, "damaged": True, "notice": notice}

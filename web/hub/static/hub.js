@@ -40,6 +40,7 @@
     setText(card, "ending", row.over ? row.ending_text : "");
     setText(card, "score", row.result || "");
     setText(card, "silent", row.silent ? "silent: " + row.silent : "");
+    setText(card, "unscored", row.unscored ? "not scored: " + row.unscored : "");
     card.classList.toggle("offline", row.online === false);
     card.classList.toggle("unknown", row.online !== true && row.online !== false);
     card.classList.toggle("silent", !!row.silent);
