@@ -15,6 +15,7 @@ import pytest
 from tests.hub.contract import AT, challenge
 from tests.hubweb.conftest import Hub
 from tests.hubweb.test_hubweb_organiser import _login
+from tests.support.web import PIN
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -78,3 +79,18 @@ def test_a_games_challenges_are_counted_in_english(hub: Hub, count: int, words: 
         hub.ledger.record_event("1", challenge("1", n + 1, "1", n, 0, n))
     page = hub.app.test_client().get("/games/1/1").get_data(as_text=True)
     assert words in page
+
+
+def test_organiser_refuses_a_name_differing_only_in_case_and_a_negative_csv_rating(
+    hub: Hub,
+) -> None:
+    client = hub.app.test_client()
+    api = {"X-Admin-PIN": PIN}
+    added = client.post("/api/organiser/players", json={"name": "Ana"}, headers=api)
+    assert added.status_code == 200
+    refused = client.post("/api/organiser/players", json={"name": "ana"}, headers=api)
+    assert refused.status_code == 409 and "Ana" in refused.get_json()["error"]
+    csv = client.post("/api/organiser/players/import", json={"csv": "name,rating\nBen,-5\n"},
+                      headers=api)
+    assert csv.status_code == 409 and "-5" in csv.get_json()["error"]
+    assert [p.name for p in hub.ledger.players()] == ["Ana"]
