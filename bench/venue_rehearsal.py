@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import random
 import selectors
 import socket
@@ -308,6 +309,26 @@ class Rehearsal:
             self.pages += 1
             self.leaks += [f"{when} {path}: {leak}" for leak in rank_leaks(text)]
 
+    def difference(self, table: str, want: list[str]) -> str:
+        """How the ledger's events of ``table`` differ from its journals, in a few words."""
+        got = held(self.ledger_path, table)
+        by_seq = {json.loads(e)["seq"]: e for e in got}
+        wanted = {json.loads(e)["seq"]: e for e in want}
+        missing = sorted(set(wanted) - set(by_seq))
+        extra = sorted(set(by_seq) - set(wanted))
+        other = sorted(s for s in set(wanted) & set(by_seq) if wanted[s] != by_seq[s])
+        words = [f"{len(got)} held, {len(want)} in the journals"]
+        if missing:
+            words.append(f"missing seq {missing[:10]}")
+        if extra:
+            words.append(f"seq {extra[:10]} not in the journals")
+        for seq in other[:3]:
+            words.append(f"seq {seq} differs: hub {by_seq[seq][:160]} / table {wanted[seq][:160]}")
+        with Ledger(self.ledger_path, EVENT) as ledger:
+            refused = [r for r in ledger.rejections() if r[1] == table]
+        words += [f"refused: {r}" for r in refused[:3]]
+        return "; ".join(words)
+
     def check(self) -> None:
         n = self.args.tables
         for name, table in self.tables.items():
@@ -319,7 +340,8 @@ class Rehearsal:
             try:
                 poll(same, 60, f"table {name}'s events in the ledger", 0.5)
             except SystemExit:
-                self.problems.append(f"table {name}: the ledger differs from its journals")
+                self.problems.append(f"table {name}: the ledger differs from its journals: "
+                                     + self.difference(name, want))
         events = sum(len(held(self.ledger_path, t)) for t in self.tables)
         self.figure(f"ledger: {events} events of {n} tables, identical to every table's"
                     f" journals: {not [p for p in self.problems if 'journals' in p]}")
