@@ -152,6 +152,11 @@ if [ $dev -eq 1 ]; then
   # ... and slice every print file on a 180 mm bed (hardware/print.py).
   apt_install prusa-slicer
   say "browser for page tests: $(/usr/bin/chromium --version 2>/dev/null || echo /usr/bin/chromium)"
+  # The accessibility tests inject axe-core (npm, pinned by tests/a11y/package-lock.json).
+  command -v npm >/dev/null || apt_install npm
+  (cd tests/a11y && npm ci --ignore-scripts --no-audit --no-fund --silent) \
+    || die "npm ci in tests/a11y failed"
+  say "axe-core for the accessibility tests: $(node -p 'require("./tests/a11y/node_modules/axe-core/package.json").version')"
 fi
 
 say "done: $(.venv/bin/gg-arbiter --version)"

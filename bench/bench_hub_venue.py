@@ -7,10 +7,12 @@ round-robin round of 2 x tables players, each board assigned to a table).
 One process here plays every table: one paho client per table speaking the
 table contract (online with a last will, retained status, QoS 1 events), a
 challenge every 2 to 4 s per table (and its status). ``--viewers`` raw sockets
-hold ``/api/events`` open; ``--measured`` of them are parsed, and the time from
-publishing a challenge to its table row arriving on a viewer is the latency
-(the rest are drained, so the hub writes to every one). Prints the hub's CPU
-(share of one core) and memory over the run, latency p50/p99/max, and then
+hold ``/api/events`` open, asking for ``--encoding`` as a browser does
+(``Accept-Encoding``); ``--measured`` of them are decoded (chunks, then gzip or
+deflate) and parsed, and the time from publishing a challenge to its table's
+change arriving on a viewer is the latency (the rest are drained, so the hub
+writes to every one). Prints the hub's CPU (share of one core) and memory over
+the run, the bytes each viewer received per second, latency p50/p99/max, and then
 the time to replay the whole round (every table's events and game over) into
 a freshly started hub with an empty ledger until every board has its result.
 """
@@ -43,6 +45,7 @@ from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
 from arbiter.hub.ledger import Ledger  # noqa: E402
 from tests.support.mqtt import Mosquitto  # noqa: E402
 from tests.support.spawn import free_port  # noqa: E402
+from tests.support.sse import StreamDecoder  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -189,20 +192,30 @@ class Tables:
             c.loop_stop()
 
 
-def viewers_main(port: int, count: int, measured: int, conn: Any) -> None:
+def viewers_main(port: int, count: int, measured: int, encoding: str, conn: Any) -> None:
     """In a process of its own: ``count`` open event streams read by one thread, the
-    first ``measured`` parsed. Sends back when each challenge's row first arrived on each
-    parsed viewer (wall clock), the bytes read and the streams opened."""
+    first ``measured`` decoded and parsed. Says "ready" once every stream had its
+    opening; on "go" starts counting the bytes read; on "stop" sends back when each
+    challenge's change first arrived on each parsed viewer (wall clock), the bytes
+    read since "go", and its CPU time."""
     sel = selectors.DefaultSelector()
+    accept = "" if encoding == "identity" else f"Accept-Encoding: {encoding}\r\n"
     for i in range(count):
         s = socket.create_connection(("127.0.0.1", port), timeout=30)
-        s.sendall(b"GET /api/events HTTP/1.1\r\nHost: hub\r\nAccept: text/event-stream\r\n\r\n")
+        s.sendall(f"GET /api/events HTTP/1.1\r\nHost: hub\r\nAccept: text/event-stream\r\n"
+                  f"{accept}\r\n".encode())
         s.setblocking(False)
-        sel.register(s, selectors.EVENT_READ, {"parse": i < measured, "buf": b"", "seen": set()})
+        sel.register(s, selectors.EVENT_READ, {"parse": i < measured, "decoder": StreamDecoder(),
+                                               "seen": set(), "opened": False})
     arrivals: list[tuple[str, int, float]] = []
-    total = hellos = 0
+    since = opened = 0
     told = False
-    while not conn.poll():
+    while True:
+        if conn.poll():
+            order = conn.recv()
+            if order == "stop":
+                break
+            since = 0  # "go"
         for key, _mask in sel.select(0.2):
             try:
                 chunk = key.fileobj.recv(1 << 16)
@@ -214,42 +227,47 @@ def viewers_main(port: int, count: int, measured: int, conn: Any) -> None:
                 sel.unregister(key.fileobj)
                 continue
             now = time.time()
-            total += len(chunk)
-            hellos += chunk.count(b'"hello"')
+            since += len(chunk)
+            if not key.data["opened"]:  # the stream's opening arrived
+                key.data["opened"] = True
+                opened += 1
             if not key.data["parse"]:
                 continue
-            *messages, key.data["buf"] = (key.data["buf"] + chunk).split(b"\n\n")
-            for m in messages:
-                for line in m.split(b"\n"):
-                    if not line.startswith(b"data: "):
+            for msg in key.data["decoder"].feed(chunk):
+                if msg.get("type") == "snapshot":
+                    changes = {row["table"]: row for row in msg["tables"]}
+                else:
+                    changes = {t: f for t, f in (msg.get("patch") or {}).items() if f}
+                for table, fields in changes.items():
+                    if "challenges" not in fields:
                         continue
-                    msg = json.loads(line[6:])
-                    for row in msg.get("tables", ()):
-                        mark = (row["table"], row["challenges"])
-                        if mark not in key.data["seen"]:
-                            key.data["seen"].add(mark)
-                            arrivals.append((*mark, now))
-        if hellos >= count and not told:
-            conn.send(("ready", hellos))
+                    mark = (table, fields["challenges"])
+                    if mark not in key.data["seen"]:
+                        key.data["seen"].add(mark)
+                        arrivals.append((*mark, now))
+        if opened >= count and not told:
+            conn.send(("ready", opened))
             told = True
-    conn.recv()
-    conn.send(("done", arrivals, total, time.process_time()))
+    conn.send(("done", arrivals, since, time.process_time()))
 
 
 class Viewers:
     """The viewers' process."""
 
-    def __init__(self, port: int, count: int, measured: int) -> None:
+    def __init__(self, port: int, count: int, measured: int, encoding: str) -> None:
         self.conn, child = multiprocessing.Pipe()
-        self.proc = multiprocessing.Process(target=viewers_main,
-                                            args=(port, count, measured, child), daemon=True)
+        self.proc = multiprocessing.Process(
+            target=viewers_main, args=(port, count, measured, encoding, child), daemon=True)
         self.proc.start()
 
     def ready(self, timeout: float) -> bool:
         return bool(self.conn.poll(timeout)) and self.conn.recv()[0] == "ready"
 
+    def go(self) -> None:
+        self.conn.send("go")
+
     def finish(self) -> tuple[list[tuple[str, int, float]], int, float]:
-        """(arrivals, bytes read, CPU seconds the viewers' process used)."""
+        """(arrivals, bytes read since go, CPU seconds the viewers' process used)."""
         self.conn.send("stop")
         _tag, arrivals, total, cpu = self.conn.recv()
         self.proc.join(10)
@@ -269,9 +287,11 @@ def run(args: argparse.Namespace, work: Path) -> None:
         arrivals: list[tuple[str, int, float]] = []
         try:
             tables.start_games()
-            viewers = Viewers(hub.port, args.viewers, args.measured)
+            viewers = Viewers(hub.port, args.viewers, args.measured, args.encoding)
             ok = viewers.ready(60)
-            print(f"{args.tables} tables, {args.viewers} viewers streaming: {ok}")
+            print(f"{args.tables} tables, {args.viewers} viewers streaming ({args.encoding}):"
+                  f" {ok}")
+            viewers.go()
             rng = random.Random(7)
             due = {t: time.monotonic() + rng.uniform(0, 3) for t in assignments}
             cpu0, t0 = hub.cpu_seconds(), time.monotonic()
@@ -286,6 +306,7 @@ def run(args: argparse.Namespace, work: Path) -> None:
                 time.sleep(0.01)
             cpu = (hub.cpu_seconds() - cpu0) / (time.monotonic() - t0)
             time.sleep(2)  # the last messages reach the viewers
+            elapsed = time.monotonic() - t0
             rss, hwm = hub.memory_mb()
             sent = sum(tables.challenges.values())
             arrivals, total, viewer_cpu = viewers.finish()
@@ -299,8 +320,10 @@ def run(args: argparse.Namespace, work: Path) -> None:
             print(f"event to viewer ({args.measured} viewers parsed, {len(lat)} samples of "
                   f"{sent * args.measured}): p50 {percentile(lat, 0.5):.0f} ms, "
                   f"p99 {percentile(lat, 0.99):.0f} ms, max {max(lat, default=float('nan')):.0f}"
-                  f" ms; {total / 1e6:.0f} MB read by the viewers, whose one reading thread"
+                  f" ms; {total / 1e6:.1f} MB read by the viewers, whose one reading thread"
                   f" used {100 * viewer_cpu / (time.monotonic() - t0):.0f} % of a core")
+            print(f"feed per viewer: {total / args.viewers / elapsed / 1000:.2f} KB/s on the wire"
+                  f" ({args.encoding}; headers, chunk sizes and keep-alives included)")
         finally:
             tables.close()
             hub.stop()
@@ -408,6 +431,8 @@ def main() -> None:
     parser.add_argument("--measured", type=int, default=25,
                         help="viewers whose messages are parsed for the latency")
     parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--encoding", default="gzip", choices=("gzip", "deflate", "identity"),
+                        help="what the viewers accept (Accept-Encoding), as a browser asks")
     parser.add_argument("--no-status", action="store_true",
                         help="tables publish events only (no retained status per challenge)")
     parser.add_argument("--phases", action="store_true",

@@ -111,7 +111,7 @@ def main() -> int:
         if message.get("type") == "tables":
             with _lock:
                 flushes.append((getattr(_pending, "begun", read), read, time.time(),
-                                [row["table"] for row in message["tables"]]))
+                                sorted(message["patch"])))
 
     def take_batch(self: Ingest, batch: list[Any]) -> None:
         begun = time.time()

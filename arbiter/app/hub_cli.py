@@ -138,7 +138,8 @@ def _serve(args: argparse.Namespace) -> int:
                 resender.changed(table, kind)
 
         ingest = Ingest(ledger, args.event, link.address.host, link.address.port,
-                        on_change=changed, username=link.username,
+                        on_change=changed, on_link=feed.link_changed,
+                        username=link.username,
                         password=link.password, tls=link.tls)
         resender = Resender(ledger, ingest.publish_resend, grace=args.resend_after)
         # Connected and subscribed first: a broker that cannot be reached, or TLS that
@@ -174,7 +175,7 @@ def _serve(args: argparse.Namespace) -> int:
                     log.warning("table %s: events %d to %d missing", table, first, last)
             print(f"hub serving event {args.event} from {link.address} into {ledger.path}",
                   flush=True)
-            print(f"hub web on {server.url}", flush=True)
+            print(serving_line(server.host, server.port, server.url), flush=True)
             stop.wait()
         finally:
             server.close()
@@ -182,6 +183,16 @@ def _serve(args: argparse.Namespace) -> int:
             feed.stop()
             ingest.stop()
     return 0
+
+
+def serving_line(host: str, port: int, url: str) -> str:
+    """What the hub says it serves on: ``url`` (for this machine), and, when it listens
+    on every address, that it does (issue 19, finding 16: "http://127.0.0.1:8088/"
+    alone would say only this machine can reach it)."""
+    if host in ("0.0.0.0", "::", ""):
+        return (f"hub web on {url} (listening on every address of this machine, port {port}:"
+                f" from another machine use its name or address)")
+    return f"hub web on {url}"
 
 
 def _set_pin(args: argparse.Namespace) -> int:
@@ -348,9 +359,14 @@ def _gaps(args: argparse.Namespace) -> int:
         out = {t: runs for t in ledger.tables() if (runs := ledger.missing(t))}
         asks = [ledger.ask_resend(t, runs) for t, runs in out.items()] if args.resend else []
         refused = ledger.rejections()
-    _print_json(out)
+    if not out:
+        print("no table has events missing")
+    for table, runs in out.items():
+        spans = ", ".join(f"{a}" if a == b else f"{a} to {b}" for a, b in runs)
+        count = sum(b - a + 1 for a, b in runs)
+        print(f"table {table}: {count} event{'' if count == 1 else 's'} missing ({spans})")
     # Messages refused (not the wire format, another table's name...): never among the
-    # missing, so said apart, on stderr (stdout stays the JSON of the missing runs).
+    # missing, so said apart, on stderr (stdout says what is missing).
     for at, table, seq, why in refused[-20:]:
         print(f"refused {at} table {table}" + (f" seq {seq}" if seq else "") + f": {why}",
               file=sys.stderr)

@@ -61,6 +61,7 @@ def build_status(
 ) -> JsonDict:
     """The public status: never a rank or a tag."""
     view = facts.game.public_view()
+    tournament = fleet_status(fleet)
     readings = facts.readings
     faults = [r.detail for r in readings.values() if r.state is SlotState.FAULT]
     return {
@@ -79,9 +80,18 @@ def build_status(
         "message": facts.message,
         "mode": mode,
         "enrolling": facts.enrolling,
-        **fleet_status(fleet),
+        **tournament,
+        "new_game_needed": new_game_needed(tournament["assignment"], view["assignment"]),
         "seq": seq,
     }
+
+
+def new_game_needed(held: JsonDict | None, game: JsonDict | None) -> bool:
+    """True when the table holds an assignment its current game was not started with:
+    that game would not be scored, NEW GAME starts the assigned one."""
+    if held is None:
+        return False
+    return game != {k: held[k] for k in ("round", "board", "white", "black")}
 
 
 class StatusHub:

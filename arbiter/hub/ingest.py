@@ -69,7 +69,9 @@ class Ingest:
 
     ``on_change(table, kind)`` (optional) is called after each message the
     ledger took, once it is committed, from the ingest's writer thread, so pages
-    can be told to refresh.
+    can be told to refresh. ``on_link(up)`` (optional) is called from paho's
+    thread when the hub's own link to the broker goes up (subscribed) or down,
+    so pages can say so.
     """
 
     def __init__(
@@ -81,6 +83,7 @@ class Ingest:
         *,
         client_id: str | None = None,
         on_change: Callable[[str, str], None] | None = None,
+        on_link: Callable[[bool], None] | None = None,
         username: str | None = None,
         password: str | None = None,
         tls: ssl.SSLContext | None = None,
@@ -90,6 +93,8 @@ class Ingest:
         self.host = host
         self.port = port
         self._on_change = on_change
+        self._on_link = on_link
+        self._lost = False  # the link went down after it was up: say when it is back
         self.connected = threading.Event()
         self.client = mqtt.Client(
             CallbackAPIVersion.VERSION2,
@@ -171,6 +176,11 @@ class Ingest:
             log.error("broker refused the hub's subscription: %s", reasons)
             return
         self.connected.set()  # connected and subscribed: nothing sent from now on is missed
+        if self._lost:
+            log.warning("reconnected to the broker at %s:%d", self.host, self.port)
+            self._lost = False
+        if self._on_link is not None:
+            self._on_link(True)
 
     def _disconnected(
         self, _client: mqtt.Client, _userdata: Any, _flags: Any, reason: ReasonCode, _props: Any
@@ -178,6 +188,9 @@ class Ingest:
         self.connected.clear()
         if reason.is_failure:
             log.warning("lost the broker (%s); reconnecting", reason)
+            self._lost = True
+            if self._on_link is not None:
+                self._on_link(False)
 
     # --- in ---------------------------------------------------------------------
 

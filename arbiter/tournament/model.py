@@ -102,12 +102,16 @@ class Game:
 
 
 def check_unique(players: Iterable[Player]) -> None:
-    """Raise DuplicatePlayerError when two players share a name."""
-    seen: set[str] = set()
+    """Raise DuplicatePlayerError when two players share a name, ignoring case ("ana"
+    beside "Ana" would be two players nobody at a table can tell apart)."""
+    seen: dict[str, str] = {}
     for p in players:
-        if p.name in seen:
-            raise DuplicatePlayerError(f"two players named {p.name!r}")
-        seen.add(p.name)
+        key = p.name.casefold()
+        if key in seen:
+            held = seen[key]
+            also = "" if held == p.name else f" (as {held!r})"
+            raise DuplicatePlayerError(f"two players named {p.name!r}{also}")
+        seen[key] = p.name
 
 
 def seed_order(players: Sequence[Player]) -> list[Player]:

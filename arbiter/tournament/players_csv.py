@@ -2,7 +2,8 @@
 
 A header line names the columns: ``name`` (required) and ``rating``
 (optional, a whole number, 0 when empty); other columns are ignored. Blank
-lines are skipped. Names are stripped of surrounding spaces and must be unique.
+lines are skipped. Names are stripped of surrounding spaces and must be unique,
+ignoring case; a rating is digits only (0 or more), as the organiser's form takes it.
 """
 
 from __future__ import annotations
@@ -38,14 +39,15 @@ def read_players_csv(text: str) -> list[Player]:
             raise PlayerImportError(line, "empty name")
         if len(name) > MAX_NAME:
             raise PlayerImportError(line, f"name longer than {MAX_NAME} characters")
-        if name in seen:
-            raise PlayerImportError(line, f"{name!r} appears twice")
+        if name.casefold() in seen:
+            raise PlayerImportError(line, f"{name!r} appears twice (names ignore case)")
         raw_rating = cells.get("rating", "")
-        try:
-            rating = int(raw_rating) if raw_rating else 0
-        except ValueError:
-            raise PlayerImportError(line, f"rating {raw_rating!r} is not a whole number") from None
-        seen.add(name)
+        # Digits only, as the organiser's form takes them: no sign, no -5.
+        if raw_rating and not (raw_rating.isascii() and raw_rating.isdigit()):
+            raise PlayerImportError(
+                line, f"rating {raw_rating!r} is not a whole number of 0 or more")
+        rating = int(raw_rating) if raw_rating else 0
+        seen.add(name.casefold())
         players.append(Player(name, rating))
     if header is None:
         raise PlayerImportError(1, "no header line")

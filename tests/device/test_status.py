@@ -16,6 +16,8 @@ from arbiter.device.status import (
     StatusHub,
     build_status,
 )
+from arbiter.fleet.assignment import Assignment
+from arbiter.fleet.state import BrokerState, FleetState
 from arbiter.hardware.readers.base import SlotReading, SlotState
 from arbiter.queues import put_dropping_oldest
 from arbiter.rules.contenders import Contenders
@@ -27,7 +29,7 @@ from arbiter.storage.journal import GameStore
 STATUS_KEYS = {
     "state", "game_id", "challenge_count", "started_at", "eliminated", "last_verdict",
     "verdicts", "slots", "readers", "ending", "message", "mode", "enrolling", "seq",
-    "broker", "assignment",
+    "broker", "assignment", "new_game_needed",
 }
 
 
@@ -131,3 +133,18 @@ def test_output_watchers_reach_every_listener_even_after_one_fails() -> None:
     watchers.add(seen.append)
     watchers.notify(_Snapshot({"leds": {}}))  # type: ignore[arg-type]
     assert seen == [{"leds": {}}]
+
+
+def test_status_asks_for_new_game_until_the_game_is_the_assigned_one(store: GameStore) -> None:
+    # Issue 19, finding 10: a game played without NEW GAME after an assignment is not
+    # scored; the table's page says so from the status.
+    assert build_status(_facts(store), mode="sim", seq=1)["new_game_needed"] is False
+    round_2 = Assignment(2, 3, "Ana", "Ben")
+    fleet = FleetState(BrokerState.CONNECTED, round_2)
+    # The start-up game has no assignment: NEW GAME is needed.
+    assert build_status(_facts(store), mode="sim", seq=2, fleet=fleet)["new_game_needed"]
+    store.new_game(round_2.to_dict())
+    assert not build_status(_facts(store), mode="sim", seq=3, fleet=fleet)["new_game_needed"]
+    # The next round's assignment arrives: the game on the board is round 2's.
+    fleet_3 = FleetState(BrokerState.CONNECTED, Assignment(3, 1, "Ana", "Carla"))
+    assert build_status(_facts(store), mode="sim", seq=4, fleet=fleet_3)["new_game_needed"]

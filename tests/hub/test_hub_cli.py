@@ -71,6 +71,33 @@ def test_hub_cli_runs_an_event_from_the_command_line(
     assert len(json.loads(capsys.readouterr().out)) == 2
 
 
+def test_hub_says_truly_where_it_serves() -> None:
+    from arbiter.app.hub_cli import serving_line
+
+    # Listening on every address: not only "127.0.0.1", which reads as this machine only.
+    line = serving_line("0.0.0.0", 8088, "http://127.0.0.1:8088/")
+    assert line.startswith("hub web on http://127.0.0.1:8088/")
+    assert "every address" in line and "8088" in line
+    assert serving_line("127.0.0.1", 8088, "http://127.0.0.1:8088/") == (
+        "hub web on http://127.0.0.1:8088/")
+
+
+def test_hub_cli_gaps_says_in_words_what_is_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from arbiter.hub.ledger import Ledger
+    from tests.hub.contract import challenge, new_game
+
+    assert hub(tmp_path, "gaps") == 0
+    assert capsys.readouterr().out == "no table has events missing\n"
+    with Ledger(tmp_path / "hub.sqlite", EVENT) as ledger:
+        ledger.record_event("T1", new_game("T1", 1, "1"))
+        ledger.record_event("T1", challenge("T1", 4, "1", 3, 1, 2))
+        ledger.record_event("T1", challenge("T1", 6, "1", 5, 2, 3))
+    assert hub(tmp_path, "gaps") == 1
+    assert capsys.readouterr().out == "table T1: 3 events missing (2 to 3, 5)\n"
+
+
 def test_hub_cli_reports_errors_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -230,7 +257,7 @@ def test_hub_cli_gaps_lists_refused_messages_on_stderr(
             ledger.record_event("T1", {**challenge("T1", 2, "g1", 1, 0, 1), "number": 0})
     assert hub(tmp_path, "gaps") == 0  # nothing missing: a refused message is not a gap
     out, err = capsys.readouterr()
-    assert json.loads(out) == {}
+    assert out == "no table has events missing\n"
     assert "table T1 seq 2: 'number' must be a whole number from 1 to" in err
 
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from arbiter.hub.ledger import Ledger
-from tests.hub.contract import new_game
+from tests.hub.contract import challenge, new_game
 from tests.support.clock import FakeClock
-from web.hub.feed import Throttle, VenueFeed
+from web.hub.feed import Encoding, Member, Throttle, VenueFeed
 
 
 def test_throttle_lets_the_first_send_go_at_once_then_one_per_period() -> None:
@@ -40,11 +40,16 @@ def ledger(tmp_path: Path) -> Iterator[Ledger]:
         yield led
 
 
-def _tables(q: queue.Queue[object]) -> list[str]:
-    seq_text = q.get(timeout=10)
-    assert isinstance(seq_text, tuple)
-    data = seq_text[1].decode().split("data: ", 1)[1]
-    return [row["table"] for row in json.loads(data)["tables"]]
+def _member(feed: VenueFeed) -> queue.Queue[bytes]:
+    q: queue.Queue[bytes] = queue.Queue()
+    feed.join(Member(Encoding.IDENTITY, q.put_nowait))
+    q.get(timeout=10)  # the opening snapshot
+    return q
+
+
+def _tables(q: queue.Queue[bytes]) -> list[str]:
+    data = q.get(timeout=10).decode().split("data: ", 1)[1]
+    return sorted(json.loads(data)["patch"])
 
 
 def test_feed_sends_a_change_after_a_quiet_spell_at_once(ledger: Ledger) -> None:
@@ -52,12 +57,14 @@ def test_feed_sends_a_change_after_a_quiet_spell_at_once(ledger: Ledger) -> None
     # would send nothing within the test's bound.
     clock = FakeClock()
     feed = VenueFeed(ledger, timedelta(minutes=10), period=3600.0, clock=clock)
-    q = feed.subscribe()
     feed.start()
+    q = _member(feed)
     try:
+        ledger.record_event("T1", challenge("T1", 2, "g1", 1, 0, 1))
         feed.changed("T1", "events")
         assert _tables(q) == ["T1"]
         clock.now += 3600.0  # a period later: the next change goes at once too
+        ledger.record_event("T2", challenge("T2", 2, "g1", 1, 0, 1))
         feed.changed("T2", "events")
         assert _tables(q) == ["T2"]
     finally:

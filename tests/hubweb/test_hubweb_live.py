@@ -14,7 +14,7 @@ import pytest
 from tests.hubweb.conftest import Hub, Table
 from tests.support.hub_secrecy import AT, RECORD, crawl
 from tests.support.waiting import wait_until
-from tests.support.web import SseClient, http_get, rank_leaks
+from tests.support.web import SseClient, http_get, rank_leaks, venue_states
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -28,8 +28,9 @@ def _pair_one_board(hub: Hub) -> tuple[str, str]:
 
 
 def _row(sse: SseClient, **want: Any) -> bool:
+    """Some table's row, as the page holds it after some message, matched ``want``."""
     return any(all(row.get(k) == v for k, v in want.items())
-               for e in sse.events if e.get("type") == "tables" for row in e["tables"])
+               for rows in venue_states(sse.events) for row in rows.values())
 
 
 def test_venue_live_secret_until_over_then_revealed(broker_hub: Hub) -> None:
@@ -104,6 +105,11 @@ def test_browser_venue_screen_updates_live(broker_hub: Hub, browser: Any, tmp_pa
         problems: list[str] = []
         page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: problems.append(str(e)))
+        # The page's stream comes compressed (Chromium accepts gzip): the page stays live
+        # through it.
+        encodings: list[str | None] = []
+        page.on("response", lambda r: encodings.append(r.headers.get("content-encoding"))
+                if r.url.endswith("/api/events") else None)
         page.goto(hub.server.url)
         page.wait_for_selector('#live[data-state="on"]')
         card = page.locator('.tcard[data-table="1"]')
@@ -122,6 +128,7 @@ def test_browser_venue_screen_updates_live(broker_hub: Hub, browser: Any, tmp_pa
         # Flagged silent when paired (no event yet), cleared once the table spoke.
         assert card.locator('[data-k="silent"]').inner_text() == ""
         assert page.evaluate("window.__sameDocument") == 1, marker  # never reloaded
+        assert encodings and set(encodings) == {"gzip"}, encodings
         shot = Path(os.environ.get("HUB_SCREENSHOT", str(tmp_path / "venue.png")))
         page.screenshot(path=str(shot), full_page=True)
         assert not problems, problems

@@ -161,6 +161,24 @@ def http_json(
         conn.close()
 
 
+def venue_states(events: list[dict[str, Any]]) -> Iterator[dict[str, dict[str, Any]]]:
+    """The hub venue's rows after each message of its stream, as its page builds them:
+    a snapshot replaces them, a patch sets the fields it names (null: the table is gone)."""
+    rows: dict[str, dict[str, Any]] = {}
+    for e in events:
+        if e.get("type") == "snapshot":
+            rows = {r["table"]: dict(r) for r in e["tables"]}
+        elif e.get("type") == "tables":
+            for table, fields in e["patch"].items():
+                if fields is None:
+                    rows.pop(table, None)
+                else:
+                    rows.setdefault(table, {}).update(fields)
+        else:
+            continue
+        yield rows
+
+
 class SseClient:
     """Reads one /api/events stream on its own thread, keeping every line it gets."""
 

@@ -20,6 +20,9 @@ def test_players_csv_reads_names_and_ratings_in_order() -> None:
         ("rating\n1200\n", 1, "no 'name' column"),
         ("name,rating\nAna,12x\n", 2, "not a whole number"),
         ("name\nAna\n\nAna\n", 4, "appears twice"),
+        ("name\nAna\nana\n", 3, "appears twice"),  # names ignore case (19.17)
+        ("name,rating\nAna,-5\n", 2, "not a whole number of 0 or more"),  # as the form
+        ("name,rating\nAna,+5\n", 2, "not a whole number of 0 or more"),
         ("name,rating\n ,1200\n", 2, "empty name"),
         ("name\n" + "x" * 41 + "\n", 2, "longer than"),
         ("\n\n", 1, "no header"),
@@ -30,3 +33,12 @@ def test_players_csv_names_the_bad_line(text: str, line: int, words: str) -> Non
         read_players_csv(text)
     assert caught.value.line == line
     assert words in str(caught.value)
+
+
+def test_a_name_differing_only_in_case_is_refused_beside_a_registered_one() -> None:
+    from arbiter.tournament.errors import DuplicatePlayerError
+    from arbiter.tournament.model import check_unique
+
+    with pytest.raises(DuplicatePlayerError, match=r"'ana'.*as 'Ana'"):
+        check_unique([Player("Ana"), Player("Ben"), Player("ana")])
+    check_unique([Player("Ana"), Player("Anna")])  # different names still pass

@@ -13,6 +13,7 @@ and the attempt limiter are the kit's (:mod:`web.kit.auth`), as on a table, with
 
 from __future__ import annotations
 
+import shlex
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -65,7 +66,11 @@ def create_hub_app(
     )
     if test_config:
         app.config.update(test_config)
-    new_pin = install_pin_access(app, repair="gg-arbiter hub set-pin")
+    # The repair names this hub's event and data directory: set-pin on the default one
+    # would mend another hub's PIN (issue 19, finding 15).
+    new_pin = install_pin_access(
+        app, repair=f"gg-arbiter hub --event {shlex.quote(ledger.event)} "
+                    f"--data {shlex.quote(str(data_dir))} set-pin")
     app.config["NEW_ADMIN_PIN"] = new_pin
     if new_pin and not app.config.get("TESTING"):
         print(f"gg-arbiter hub: organiser PIN (shown once): {new_pin}", file=sys.stderr)
@@ -88,6 +93,12 @@ def create_hub_app(
         app,
         private_prefixes=("/organiser",),
         error_template="hub_error.html",
-        page_globals=lambda: {"event": ledger.event},
+        page_globals=lambda: {"event": ledger.event, "broker": _link(feed)},
     )
     return app
+
+
+def _link(feed: VenueFeed) -> dict[str, Any] | None:
+    """The hub's broker link for every page (None where the hub has no broker)."""
+    link = feed.link()
+    return None if link is None else link.public()

@@ -12,6 +12,7 @@ results, tie-breaks), and the pages are told to refresh.
 from __future__ import annotations
 
 import logging
+import shlex
 from collections.abc import Callable
 from typing import Any
 
@@ -89,7 +90,15 @@ def login() -> ResponseReturnValue:
         if ACCESS.log_in(request.form.get("pin", "")):
             return redirect(url_for("organiser.dashboard"))
         error = "Wrong PIN."
-    return render_template("hub_login.html", error=error), 403 if error else 200
+    return (render_template("hub_login.html", error=error, set_pin=set_pin_command()),
+            403 if error else 200)
+
+
+def set_pin_command() -> str:
+    """The command that sets this hub's PIN: its event and its real data directory (the
+    default one would set another hub's PIN and end no session here)."""
+    return (f"gg-arbiter hub --event {shlex.quote(ledger().event)} "
+            f"--data {shlex.quote(str(current_app.config['DATA_DIR']))} set-pin")
 
 
 @bp.post("/organiser/logout")

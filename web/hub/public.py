@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import cast
 
-from flask import Blueprint, Response, abort, current_app, jsonify, render_template
+from flask import Blueprint, Response, abort, current_app, jsonify, render_template, request
 
 from arbiter.hub.ledger import Ledger
 from web.hub import views
-from web.hub.feed import VenueFeed
-from web.kit.events import stream_response
+from web.hub.feed import Encoding, HubStreams, VenueFeed, negotiate
+from web.kit.events import DIRECT_WRITE, StreamsFullError
 
 bp = Blueprint("public", __name__)
 
@@ -31,7 +31,18 @@ def feed() -> VenueFeed:
 
 @bp.get("/")
 def venue() -> str:
-    return render_template("hub_venue.html", venue=views.venue(ledger(), feed().silent()))
+    return render_template("hub_venue.html", venue=_venue(), screen=False)
+
+
+@bp.get("/screen")
+def screen() -> str:
+    """The venue for a big screen (1920 x 1080 read from 5 m): 50 tables a page."""
+    return render_template("hub_venue.html", venue=_venue(), screen=True)
+
+
+def _venue() -> dict[str, object]:
+    link = feed().link()
+    return views.venue(ledger(), feed().silent(), None if link is None else link.public())
 
 
 @bp.get("/rounds")
@@ -59,7 +70,7 @@ def game(table: str, game_id: str) -> str:
 
 @bp.get("/api/venue")
 def api_venue() -> Response:
-    return jsonify(views.venue(ledger(), feed().silent()))
+    return jsonify(_venue())
 
 
 @bp.get("/api/rounds")
@@ -87,5 +98,21 @@ def api_game(table: str, game_id: str) -> Response:
 
 @bp.get("/api/events")
 def api_events() -> Response:
-    return stream_response(current_app.extensions["arbiter_streams"], "/api/venue",
-                           STREAM_RETRY_SECONDS)
+    """The venue's event stream: a snapshot (or what a reconnecting browser missed, by
+    ``Last-Event-ID``), then patches; compressed as ``Accept-Encoding`` allows."""
+    hub = cast(HubStreams, current_app.extensions["arbiter_streams"])
+    encoding = negotiate(request.headers.get("Accept-Encoding"))
+    try:
+        stream = hub.open_feed(encoding, request.headers.get("Last-Event-ID"),
+                               request.environ.get(DIRECT_WRITE))
+    except StreamsFullError as exc:
+        response = jsonify({"error": f"{exc}; poll /api/venue, or retry after "
+                                     f"{STREAM_RETRY_SECONDS} s"})
+        response.status_code = 503
+        response.headers["Retry-After"] = str(STREAM_RETRY_SECONDS)
+        return response
+    headers = {"Cache-Control": "no-cache, no-transform", "X-Accel-Buffering": "no",
+               "Vary": "Accept-Encoding"}
+    if encoding is not Encoding.IDENTITY:
+        headers["Content-Encoding"] = encoding.value
+    return Response(stream, mimetype="text/event-stream", headers=headers)

@@ -58,15 +58,21 @@ def table_row(
     pairing: PairingRow | None,
     silent: Mapping[str, str],
     not_scored: Mapping[tuple[str, str], str] | None = None,
+    *,
+    link_up: bool = True,
 ) -> dict[str, Any]:
     """One table on the venue screen.
 
     Under a pairing, the table's latest game is shown only when it is that board's
     (its new game carried the pairing), or when it was played there and does not count
     (with why, ``unscored``); the game of a round before, or the start-up game, is not
-    shown under the new pairing: no result until this round's game has one.
+    shown under the new pairing: no result until this round's game has one. Its online
+    state is unknown (None) while the hub's own broker link is down (``link_up``
+    False): a last will could not reach the hub.
     """
     online, status, seen = ledger.table_state(table)
+    if not link_up:
+        online = None
     state = status["state"] if status else None
     game = latest_game(ledger, table)
     why = None
@@ -105,15 +111,21 @@ def table_row(
     }
 
 
-def venue(ledger: Ledger, silent: Mapping[str, str]) -> dict[str, Any]:
-    """Every table heard of or assigned in the latest round, by name."""
+def venue(
+    ledger: Ledger, silent: Mapping[str, str], broker: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """Every table heard of or assigned in the latest round, by name; ``broker`` is the
+    hub's own broker link (``up``, ``since``), None where the hub has none."""
     number, by_table = current_pairings(ledger)
     names = sorted(set(ledger.tables()) | set(by_table), key=table_key)
+    up = broker is None or bool(broker.get("up"))
     not_scored = unscored(ledger)
     return {
         "event": ledger.event,
         "round": number,
-        "tables": [table_row(ledger, t, by_table.get(t), silent, not_scored) for t in names],
+        "broker": None if broker is None else dict(broker),
+        "tables": [table_row(ledger, t, by_table.get(t), silent, not_scored, link_up=up)
+                   for t in names],
     }
 
 

@@ -14,7 +14,7 @@ import json
 import logging
 import queue
 import threading
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
 from typing import Any, Protocol
 
 from flask import Response, jsonify
@@ -30,6 +30,8 @@ RETRY_MILLISECONDS = 2000
 STREAM_CAPACITY = 200
 
 _STOP: dict[str, Any] = {"__stop__": True}  # identity-compared sentinel
+#: The WSGI environ key under which :mod:`web.kit.serve` offers a :class:`DirectWrite`.
+DIRECT_WRITE = "arbiter.direct_write"
 
 
 class StreamsFullError(ArbiterError):
@@ -44,6 +46,17 @@ class StatusSource(Protocol):
     def subscribe(self) -> queue.Queue[dict[str, Any]]: ...
 
     def unsubscribe(self, q: queue.Queue[dict[str, Any]]) -> None: ...
+
+
+class DirectWrite(Protocol):
+    """Writes a response's body from any thread while its app iterator waits
+    (offered by :mod:`web.kit.serve`, so one writer can serve every stream)."""
+
+    def write(self, data: bytes) -> None:
+        """Append ``data`` to the response (raises when the client has gone)."""
+
+    def backlog(self) -> int:
+        """Bytes written and not yet sent to the client."""
 
 
 def _event(status: dict[str, Any]) -> str:
@@ -61,7 +74,7 @@ class Stream:
     always calls), also for a stream whose client left before its first line.
     """
 
-    def __init__(self, hub: StreamHub, text: Generator[str, None, None]) -> None:
+    def __init__(self, hub: StreamHub, text: Iterator[Any]) -> None:
         self._hub = hub
         self._text = text
         self._closed = False
@@ -69,7 +82,7 @@ class Stream:
     def __iter__(self) -> Stream:
         return self
 
-    def __next__(self) -> str:
+    def __next__(self) -> Any:
         return next(self._text)
 
     def close(self) -> None:
@@ -78,7 +91,9 @@ class Stream:
             return
         self._closed = True
         try:
-            self._text.close()
+            close = getattr(self._text, "close", None)
+            if close is not None:
+                close()
         finally:
             self._hub._release()
 
@@ -125,8 +140,9 @@ class StreamHub:
         with self._lock:
             return self._admitted
 
-    def open(self) -> Stream:
-        """Admit one client's stream, or refuse it at once.
+    def open(self, text: Iterator[Any] | None = None) -> Stream:
+        """Admit one client's stream (``text``, else the device's statuses), or refuse
+        it at once.
 
         :raises StreamsFullError: ``capacity`` streams are already open.
         """
@@ -136,7 +152,7 @@ class StreamHub:
                     f"{self._capacity} status streams are open, the most this page serves"
                 )
             self._admitted += 1
-        return Stream(self, self._text())
+        return Stream(self, self._text() if text is None else text)
 
     def _release(self) -> None:
         with self._lock:

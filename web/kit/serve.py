@@ -31,13 +31,13 @@ from typing import Any
 
 from flask import Flask
 from waitress import wasyncore
-from waitress.channel import HTTPChannel
+from waitress.channel import ClientDisconnected, HTTPChannel
 from waitress.server import create_server
-from waitress.task import ErrorTask, ThreadedTaskDispatcher
+from waitress.task import ErrorTask, ThreadedTaskDispatcher, WSGITask
 
 from arbiter.errors import ArbiterError
 from web.kit.body import MAX_BODY_BYTES
-from web.kit.events import STREAM_CAPACITY, StreamHub
+from web.kit.events import DIRECT_WRITE, STREAM_CAPACITY, StreamHub
 
 log = logging.getLogger(__name__)
 
@@ -80,10 +80,62 @@ class JsonErrorTask(ErrorTask):  # type: ignore[misc]  # waitress has no type hi
         self.write(body)
 
 
+class TaskWriter:
+    """A :class:`web.kit.events.DirectWrite` over one waitress response: the bytes go
+    through the task's own ``write`` (its headers first, its chunked framing) into
+    the connection's output buffer, which waitress sends without blocking; so one
+    thread can write many streams while their request threads wait."""
+
+    def __init__(self, task: WSGITask) -> None:
+        self._task = task
+        self._channel = task.channel
+
+    def write(self, data: bytes) -> None:
+        """Raises waitress's ClientDisconnected once the client has gone."""
+        task = self._task
+        if not (task.wrote_header and task.chunked_response and data):
+            task.write(data)  # the headers first, or a response that is not chunked
+            return
+        # What task.write does once the headers are out, made cheap: this runs for every
+        # stream at every message. With nothing waiting in the connection's buffer the
+        # chunk goes straight to the (non-blocking) socket, under the buffer's lock so
+        # the server's loop is not sending meanwhile; what the socket does not take
+        # waits in waitress's buffer as usual.
+        framed = b"%X\r\n%s\r\n" % (len(data), data)
+        channel = self._channel
+        with channel.outbuf_lock:
+            if not channel.connected:
+                raise ClientDisconnected
+            if not channel.total_outbufs_len:
+                try:
+                    sent = channel.socket.send(framed)
+                except BlockingIOError:
+                    sent = 0
+                except OSError:
+                    sent = 0  # write_soon meets the error again and closes the connection
+                if sent == len(framed):
+                    return
+                framed = framed[sent:]
+        channel.write_soon(framed)
+
+    def backlog(self) -> int:
+        return int(self._task.channel.total_outbufs_len)
+
+
+class DirectWriteTask(WSGITask):  # type: ignore[misc]
+    """Waitress's WSGI task, offering the app a :class:`TaskWriter` in the environ."""
+
+    def get_environment(self) -> dict[str, Any]:
+        environ: dict[str, Any] = super().get_environment()
+        environ[DIRECT_WRITE] = TaskWriter(self)
+        return environ
+
+
 class JsonErrorChannel(HTTPChannel):  # type: ignore[misc]
     """A waitress connection whose own error answers are :class:`JsonErrorTask`."""
 
     error_task_class = JsonErrorTask
+    task_class = DirectWriteTask
 
 
 class GrowingDispatcher(ThreadedTaskDispatcher):  # type: ignore[misc]

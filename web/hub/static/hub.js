@@ -1,17 +1,23 @@
-// The hub's live pages: one event stream; each message holds the rows of the
-// tables that changed. A row updates its card on the venue screen; a result, an
-// organiser's action, a reconnection or a missed message reloads the
-// page's main part (fetched again, never a full page reload).
+// The hub's live pages: one event stream. It opens with a snapshot of every
+// table's row (or, on the browser's own reconnection, the messages it missed);
+// then each message holds a patch: per table, only the fields that changed
+// (null: the table is gone). The page keeps the rows and applies each patch;
+// a row updates its card on the venue screen; a result, an organiser's action,
+// a snapshot or a missed message reloads the page's main part (fetched again,
+// never a full page reload).
 // The organiser page takes the public stream only as a hint that something
 // changed: it fetches itself again (behind its login) and swaps in its parts
 // marked data-live, keeping whatever the organiser is typing in them.
 (function () {
   "use strict";
   var page = document.body.getAttribute("data-page");
+  var screen = document.body.classList.contains("screen");
   if (!page || page === "game") { return; }
   var organiser = page === "organiser";
   var live = document.getElementById("live");
   var lastSeq = null;
+  var rows = {};
+  var source = null;
   var reloading = false;
   var again = false;
 
@@ -31,11 +37,12 @@
     setText(card, "challenges", String(row.challenges));
     setText(card, "lostW", String(row.lost.W));
     setText(card, "lostB", String(row.lost.B));
-    var result = row.over ? row.ending_text + (row.result ? " \u00b7 " + row.result : "") : (row.result || "");
-    setText(card, "result", result);
+    setText(card, "ending", row.over ? row.ending_text : "");
+    setText(card, "score", row.result || "");
     setText(card, "silent", row.silent ? "silent: " + row.silent : "");
     setText(card, "unscored", row.unscored ? "not scored: " + row.unscored : "");
     card.classList.toggle("offline", row.online === false);
+    card.classList.toggle("unknown", row.online !== true && row.online !== false);
     card.classList.toggle("silent", !!row.silent);
     card.classList.toggle("over", !!row.over);
     var link = card.querySelector('[data-k="link"]');
@@ -157,10 +164,11 @@
   function organiserNews(msg, missed) {
     var now = msg.type !== "tables" || missed || msg.results;
     if (msg.type === "tables") {
-      msg.tables.forEach(function (row) {
-        var link = String(row.online) + "|" + (row.silent || "");
-        if (linkSeen[row.table] !== undefined && linkSeen[row.table] !== link) { now = true; }
-        linkSeen[row.table] = link;
+      Object.keys(msg.patch).forEach(function (table) {
+        var row = rows[table];
+        var link = row ? String(row.online) + "|" + (row.silent || "") : "gone";
+        if (linkSeen[table] !== undefined && linkSeen[table] !== link) { now = true; }
+        linkSeen[table] = link;
       });
     }
     if (now) { reloadMain(); } else { later(); }
@@ -174,7 +182,7 @@
     if (ended) { return; }  // logged out: the page says so, and stops asking
     if (reloading) { again = true; return; }
     reloading = true;
-    fetch(organiser ? "/organiser/live" : location.pathname,
+    fetch(organiser ? "/organiser/live" : location.pathname + location.search,
           { cache: "no-store" }).then(function (r) {
       if (organiser && r.redirected) { loggedOut(); return null; }  // to the login page
       return r.ok ? r.text() : null;
@@ -185,6 +193,7 @@
       var fresh = doc.getElementById("main");
       var main = document.getElementById("main");
       if (fresh && main) { main.replaceChildren.apply(main, Array.from(fresh.childNodes)); }
+      if (screen) { showPage(); }
     }).catch(function () { /* the next message or poll tries again */ }).then(function () {
       reloading = false;
       // The organiser page is heavier: changes arriving meanwhile are fetched once, a bit later.
@@ -192,29 +201,76 @@
     });
   }
 
+  function applyPatch(patch) {
+    Object.keys(patch).forEach(function (table) {
+      var fields = patch[table];
+      if (fields === null) { delete rows[table]; return; }
+      var row = rows[table] || {};
+      Object.keys(fields).forEach(function (k) { row[k] = fields[k]; });
+      rows[table] = row;
+    });
+  }
+
   function onMessage(ev) {
     var msg;
     try { msg = JSON.parse(ev.data); } catch (e) { return; }
-    var missed = lastSeq !== null && msg.seq !== lastSeq + 1;
+    if (msg.type === "snapshot") {
+      rows = {};
+      msg.tables.forEach(function (row) { rows[row.table] = row; });
+      lastSeq = msg.seq;
+      if (organiser) { organiserNews(msg, true); } else { reloadMain(); }
+      return;
+    }
+    if (lastSeq !== null && msg.seq !== lastSeq + 1) {
+      // A message missed: the rows cannot be patched; a fresh stream starts with a snapshot.
+      lastSeq = null;
+      source.close();
+      connect();
+      return;
+    }
     lastSeq = msg.seq;
-    if (organiser) { organiserNews(msg, missed); return; }
-    if (msg.type === "hello" || msg.type === "refresh" || missed) { reloadMain(); return; }
+    if (msg.type === "tables") { applyPatch(msg.patch); }
+    if (organiser) { organiserNews(msg, false); return; }
+    if (msg.type === "refresh") { reloadMain(); return; }
     if (msg.type !== "tables") { return; }
-    if (page === "venue") { msg.tables.forEach(updateCard); }
+    if (page === "venue") {
+      Object.keys(msg.patch).forEach(function (table) {
+        if (rows[table]) { updateCard(rows[table]); } else { reloadMain(); }
+      });
+    }
     else if (msg.results) { reloadMain(); }
+  }
+
+  // The venue screen: as many tables as fit (50 at 1920 x 1080), the rest on further
+  // pages shown in turn.
+  var PER_PAGE = 50;
+  var PAGE_SECONDS = 12;
+  var shown = 0;
+  function showPage() {
+    var cards = document.querySelectorAll(".tcard");
+    var pages = Math.max(1, Math.ceil(cards.length / PER_PAGE));
+    if (shown >= pages) { shown = 0; }
+    cards.forEach(function (card, i) { card.hidden = Math.floor(i / PER_PAGE) !== shown; });
+    var note = document.getElementById("screen-page");
+    if (note) { note.textContent = pages > 1 ? "page " + (shown + 1) + " of " + pages : ""; }
+  }
+  if (screen) {
+    showPage();
+    setInterval(function () { shown += 1; showPage(); }, PAGE_SECONDS * 1000);
   }
 
   var poller = null;
   function connect() {
-    var source = new EventSource("/api/events");
-    source.onopen = function () {
+    var own = new EventSource("/api/events");
+    source = own;
+    own.onopen = function () {
       live.setAttribute("data-state", ended ? "off" : "on");
       if (poller) { clearInterval(poller); poller = null; }
     };
-    source.onmessage = onMessage;
-    source.onerror = function () {
+    own.onmessage = onMessage;
+    own.onerror = function () {
       live.setAttribute("data-state", "off");
-      if (source.readyState === EventSource.CLOSED) {
+      if (own.readyState === EventSource.CLOSED && own === source) {
         // Refused (too many viewers): poll, and try the stream again later.
         if (!poller) { poller = setInterval(reloadMain, 10000); }
         setTimeout(connect, 30000);

@@ -162,6 +162,8 @@
     // Tournament: the hub's assignment, and the link to its broker.
     field("assignment").hidden = !s.assignment;
     setText("assignment", s.assignment ? s.assignment.text : "");
+    // An assignment the game on the board was not started with: NEW GAME starts it.
+    field("new_game_prompt").hidden = !s.new_game_needed;
     // The cause is a few plain words about the network (never a host or a rank).
     var cause = s.broker && s.broker.cause;
     setText("broker", "broker: " + ((s.broker && s.broker.state) || "not configured") +

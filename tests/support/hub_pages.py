@@ -1,0 +1,63 @@
+"""A venue in a ledger, as the hub's pages see it mid-round: for the page tests (axe,
+layouts), and scripts/hub_screenshots.py.
+
+``populate(ledger, tables)``: 2 x tables players, round 1 paired (Swiss) and each board
+on table <board>; every table online with a game on and a few challenges, except:
+table 1's game is over (a White win, its record kept: a reveal to show), table 2 is
+offline, and the last table has never been heard from (silent once the feed looks).
+"""
+
+from __future__ import annotations
+
+import json
+
+from arbiter.hub.ledger import Ledger
+from tests.support.hub_secrecy import AT, RECORD
+
+NAMES = ("Ana", "Ben", "Carla", "Dado", "Elena", "Fely", "Gino", "Hana", "Ivo", "Juana",
+         "Kiko", "Lorna", "Migs", "Nena", "Oscar", "Pia", "Quino", "Rosa", "Santi", "Tessa")
+
+
+def player_names(count: int) -> list[str]:
+    """``count`` distinct, realistic names (some long, as a venue has them)."""
+    out = []
+    for i in range(count):
+        base = NAMES[i % len(NAMES)]
+        out.append(base if i < len(NAMES) else f"{base} {chr(65 + i // len(NAMES))}.")
+    out[min(3, count - 1)] = "Maria Concepcion Dimagiba"  # a long one
+    return out
+
+
+def populate(ledger: Ledger, tables: int) -> None:
+    names = player_names(2 * tables)
+    ledger.import_players_csv("name,rating\n" + "".join(
+        f"{n},{2400 - 10 * i}\n" for i, n in enumerate(names)))
+    ledger.pair_round("swiss")
+    for row in ledger.pairings(1):
+        p = row.pairing
+        table = str(p.board)
+        ledger.assign_table(1, p.board, table, "organiser")
+        if p.board == tables:
+            continue  # never heard from
+        ledger.set_online(table, p.board != 2)
+        seq = 1
+        ledger.record_event(table, {
+            "format": 1, "table": table, "seq": seq, "game": "1", "type": "new_game",
+            "at": AT, "assignment": {"round": 1, "board": p.board, "white": p.white,
+                                     "black": p.black}})
+        for n in range(1, 1 + p.board % 6):
+            seq += 1
+            ledger.record_event(table, {
+                "format": 1, "table": table, "seq": seq, "game": "1", "type": "challenge",
+                "number": n, "attacker_side": "W" if n % 2 else "B", "result": "attacker",
+                "eliminated": {"W": n // 2, "B": (n + 1) // 2}, "at": AT + n})
+        state = "idle"
+        if p.board == 1:
+            seq += 1
+            ledger.record_event(table, {
+                "format": 1, "table": table, "seq": seq, "game": "1", "type": "game_over",
+                "ending": {"kind": "flag_captured", "winner": "W", "at": AT + 60}})
+            ledger.set_record(table, "1", json.loads(json.dumps(RECORD)))  # as JSON parses it
+            state = "game_over"
+        ledger.set_status(table, {"format": 1, "table": table, "state": state, "game_id": 1,
+                                  "challenge_count": seq - 1, "event_seq": seq})
