@@ -35,6 +35,7 @@ from enum import Enum
 from typing import Any
 
 from arbiter.hub.ledger import Ledger
+from arbiter.threads import BackgroundThread
 from web.hub import views
 from web.kit.events import (
     RETRY_MILLISECONDS,
@@ -260,8 +261,7 @@ class VenueFeed:
         self._recheck_silence = False
         self._link: BrokerLink | None = None
         self._wake = threading.Event()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._thread = BackgroundThread(self._run, "hub-feed", wake=self._wake.set)
 
     # --- the hub's broker link -------------------------------------------------------
 
@@ -484,18 +484,17 @@ class VenueFeed:
         self._look(notify=False)
         with self._out:
             self._ensure_rows()
-        self._thread = threading.Thread(target=self._run, name="hub-feed", daemon=True)
         self._thread.start()
 
-    def _run(self) -> None:
+    def _run(self, stopping: threading.Event) -> None:
         next_look = time.monotonic() + self.tick
-        while not self._stop.is_set():
+        while not stopping.is_set():
             woke = self._wake.wait(max(0.0, next_look - time.monotonic()))
-            if self._stop.is_set():
+            if stopping.is_set():
                 return
             if woke:
                 # Too soon after the last send: gather what comes until the period is over.
-                if self._stop.wait(self.throttle.delay()):
+                if stopping.wait(self.throttle.delay()):
                     return
                 self._wake.clear()
             if time.monotonic() >= next_look:
@@ -509,10 +508,7 @@ class VenueFeed:
                 log.exception("could not send the venue's changes")
 
     def stop(self) -> None:
-        self._stop.set()
-        self._wake.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        self._thread.stop(5.0)
         self.close_streams()
 
 
