@@ -240,6 +240,7 @@ class StatusMessage(TypedDict):
     enrolling: NotRequired[bool]
     broker: NotRequired[BrokerLink]
     assignment: NotRequired[StatusAssignment | None]
+    software: NotRequired[str]
 
 
 class RecordMessage(TypedDict):
@@ -547,6 +548,8 @@ def _status(obj: Mapping[str, object], table: str) -> StatusMessage:
             body = _object(raw, "assignment")
             a = _assignment(body)
             out["assignment"] = {**a, "text": _text(body, "text", 0, MAX_TEXT)}
+    if "software" in obj:  # the table's gg-arbiter version, shown to the organiser
+        out["software"] = _text(obj, "software", 1, 32)
     return out
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypedDict, cast
 
-from arbiter import wire
+from arbiter import __version__, wire
 from arbiter.rules.game import Game
 from arbiter.rules.jsondata import JsonDict
 from arbiter.rules.ranks import Side
@@ -98,12 +98,14 @@ def record_payload(item: OutboxItem, *, table: str) -> wire.RecordMessage:
 def status_payload(
     status: JsonDict, *, table: str, event_seq: int | None = None
 ) -> wire.StatusMessage:
-    """The ``status`` message: ``GET /api/status`` plus format and table, and
-    ``event_seq``, the last event sequence number published (so a hub can tell it lacks
-    the tail), when known."""
+    """The ``status`` message: ``GET /api/status`` plus format and table, ``software``
+    (this gg-arbiter's version, for the organiser's table list) and ``event_seq``, the
+    last event sequence number published (so a hub can tell it lacks the tail), when
+    known."""
     # The device's status is StatusMessage's fields (arbiter.device.status.build_status;
     # tests/fleet/test_payloads.py checks a real one against wire.parse).
-    payload = cast(wire.StatusMessage, {**status, "format": wire.FORMAT, "table": table})
+    payload = cast(wire.StatusMessage, {**status, "format": wire.FORMAT, "table": table,
+                                        "software": __version__})
     if event_seq is not None:
         payload["event_seq"] = event_seq
     return payload

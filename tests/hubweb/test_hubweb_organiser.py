@@ -357,3 +357,31 @@ def test_organiser_api_says_when_no_legal_swiss_pairing_exists(hub: Hub) -> None
     assert refused.get_json()["error"].startswith("round 2: no legal pairing: ")
     assert "pair-manual" in refused.get_json()["error"]
     assert hub.ledger.rounds() == [(1, "swiss")]
+
+
+def test_organiser_table_list_shows_software_and_last_heard(tmp_path: Path) -> None:
+    # A table's status as its link publishes it, through the hub's one wire check.
+    import json
+
+    from arbiter import __version__
+    from arbiter.fleet.payloads import status_payload
+    from arbiter.wire import Topic, parse
+
+    clock = FakeClock(start=1_795_000_000.0)  # 2026-11-18 ... UTC
+    with Ledger(tmp_path / "hub.sqlite", "open", clock=clock.wall) as ledger:
+        raw = json.dumps(status_payload({"state": "idle"}, table="7", event_seq=0)).encode()
+        status = parse(Topic.STATUS, raw, table="7")
+        assert status is not None and status["software"] == __version__
+        ledger.set_online("7", True)
+        clock.advance(42.0)
+        ledger.set_status("7", status)
+        app = create_hub_app(ledger, VenueFeed(ledger), tmp_path,
+                             test_config={"ADMIN_PIN": PIN, "TESTING": True})
+        client = app.test_client()
+        _login(client)
+        page = client.get("/organiser").get_data(as_text=True)
+    row = re.search(r'<tr data-table="7".*?</tr>', page, flags=re.S)
+    assert row, page
+    heard = clock.wall().strftime("%H:%M:%S")
+    assert f'<td class="sm-hide software">{__version__}</td>' in row.group(0)
+    assert f'<td class="sm-hide last-heard">{heard}</td>' in row.group(0)

@@ -108,6 +108,7 @@ def table_row(
         "silent": silent.get(table),
         "unscored": why,
         "last_seen": seen,
+        "software": status.get("software") if status else None,
     }
 
 
