@@ -23,7 +23,7 @@ from arbiter.hubweb import create_hub_app
 from arbiter.hubweb.feed import VenueFeed
 from arbiter.tournament.model import Player, Result
 
-PIN = "2468"
+PIN = "246813"
 
 
 def percentile(samples: list[float], q: float) -> float:

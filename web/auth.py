@@ -29,19 +29,16 @@ from pathlib import Path
 from typing import Any
 
 from arbiter.errors import ArbiterError
+from arbiter.pinrule import MIN_DIGITS, check_pin_format
+from arbiter.pinrule import PinFormatError as PinFormatError  # raised here too
 
 ADMIN_FILE = "admin.json"
-PIN_DIGITS = (4, 12)  # the same rule as the config file's web.admin_pin
-_GENERATED_DIGITS = 6
+_GENERATED_DIGITS = MIN_DIGITS
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1}
 
 
 class AuthError(ArbiterError):
     """Base of the admin-access errors."""
-
-
-class PinFormatError(AuthError, ValueError):
-    """A PIN that is not 4 to 12 digits."""
 
 
 class AdminFileError(AuthError):
@@ -53,17 +50,6 @@ REPAIR_HINT = (
     "the admin file is damaged, so admin access is off; repair it with "
     "`gg-arbiter set-pin` (the running arbiter takes the new PIN at once)"
 )
-
-
-def validate_pin(pin: str) -> str:
-    """Return ``pin`` if it is 4 to 12 digits.
-
-    :raises PinFormatError: otherwise.
-    """
-    low, high = PIN_DIGITS
-    if not (pin.isascii() and pin.isdigit() and low <= len(pin) <= high):
-        raise PinFormatError(f"the admin PIN must be {low} to {high} digits")
-    return pin
 
 
 def _hash(pin: str, salt: bytes, n: int, r: int, p: int) -> bytes:
@@ -126,18 +112,23 @@ def _write(data_dir: str | os.PathLike[str], data: dict[str, Any]) -> None:
 _file_lock = threading.Lock()
 
 
-def ensure_admin(data_dir: str | os.PathLike[str], configured_pin: str | None) -> str | None:
+def ensure_admin(
+    data_dir: str | os.PathLike[str],
+    configured_pin: str | None,
+    setting: str = "web.admin_pin",
+) -> str | None:
     """Make sure admin.json has a session secret and a PIN hash.
 
     A ``configured_pin`` (from the config file) replaces the stored one when
     they differ. With none configured and none stored, a PIN is generated.
 
     :returns: the newly generated PIN, to print once in the console, else None.
-    :raises PinFormatError: ``configured_pin`` is not 4 to 12 digits.
+    :raises PinFormatError: ``configured_pin`` breaks the PIN rule (the error names
+        ``setting``, where it came from).
     :raises AdminFileError: admin.json is unreadable (it is never overwritten blindly).
     """
     if configured_pin is not None:
-        validate_pin(configured_pin)
+        check_pin_format(configured_pin, setting)
     with _file_lock:
         data = _read(data_dir) or {}
         changed = False
@@ -160,17 +151,17 @@ def ensure_admin(data_dir: str | os.PathLike[str], configured_pin: str | None) -
         return generated
 
 
-def set_pin(data_dir: str | os.PathLike[str], pin: str) -> None:
+def set_pin(data_dir: str | os.PathLike[str], pin: str, setting: str = "set-pin") -> None:
     """Store a new admin PIN (hashed), keeping the session secret.
 
     Every admin session stops working (the session epoch goes up). A damaged
     admin.json is set aside as ``admin.json.damaged`` and replaced: this is
     the repair the admin pages point to.
 
-    :raises PinFormatError: not 4 to 12 digits.
+    :raises PinFormatError: ``pin`` breaks the PIN rule (the error names ``setting``).
     :raises AdminFileError: admin.json cannot be written.
     """
-    validate_pin(pin)
+    check_pin_format(pin, setting)
     with _file_lock:
         try:
             data = _read(data_dir) or {}

@@ -18,6 +18,7 @@ from typing import Any, TypeVar, cast
 from flask import abort, current_app, redirect, request, session, url_for
 from werkzeug.exceptions import ServiceUnavailable, TooManyRequests
 
+from arbiter.pinrule import MIN_DIGITS, is_short
 from web import auth
 
 log = logging.getLogger(__name__)
@@ -101,6 +102,10 @@ class PinAccess:
             )
         if not outcome:
             log.warning("wrong %s PIN from %s", self.role, client)
+        elif is_short(pin):
+            # A PIN set before the 6-digit rule still opens, but the operator is told.
+            log.warning("the %s PIN is shorter than %d digits: set a longer one with `%s`",
+                        self.role, MIN_DIGITS, self.repair)
         return outcome
 
     def require_api(self) -> None:

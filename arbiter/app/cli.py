@@ -17,6 +17,8 @@ from arbiter.app.hub_cli import add_hub_parser
 from arbiter.device.arbiter import Arbiter
 from arbiter.errors import ArbiterError
 from arbiter.hardware.pins import PinSetupError
+from arbiter.pinrule import RULE as PIN_RULE
+from arbiter.pinrule import PinFormatError, check_pin_format, legacy_pin_note
 from arbiter.rules.game import EndingError, EndingKind, Game
 from arbiter.rules.pieces import Piece, PieceError, parse_rank, parse_side
 from arbiter.rules.ranks import Rank, Side
@@ -602,9 +604,15 @@ class _ServiceApi:
 
 
 def _service_api(config: Config, args: argparse.Namespace) -> _ServiceApi:
-    pin = getattr(args, "pin", None) or os.environ.get("GG_ARBITER_PIN") or _ask_pin(
-        "Admin PIN of the running arbiter: ", "pass --pin PIN or set GG_ARBITER_PIN"
-    )
+    # A PIN sent to log in: a legacy 4-digit PIN still opens an old admin.json.
+    if getattr(args, "pin", None):
+        pin = check_pin_format(args.pin, "--pin", new=False)
+    elif os.environ.get("GG_ARBITER_PIN"):
+        pin = check_pin_format(os.environ["GG_ARBITER_PIN"], "GG_ARBITER_PIN", new=False)
+    else:
+        pin = check_pin_format(_ask_pin(
+            "Admin PIN of the running arbiter: ", "pass --pin PIN or set GG_ARBITER_PIN"
+        ), "the PIN typed", new=False)
     port = args.port if getattr(args, "port", None) is not None else config.web.port
     return _ServiceApi(port, pin)
 
@@ -706,11 +714,13 @@ def _cmd_set_pin(args: argparse.Namespace) -> int:
     pin = args.pin
     if pin is None:
         hint = "give it as an argument: gg-arbiter set-pin PIN"
-        pin = _ask_pin("New admin PIN (4-12 digits): ", hint)
+        pin = _ask_pin(f"New admin PIN ({PIN_RULE}): ", hint)
         if _ask_pin("Again: ", hint) != pin:
             raise CliError("the two PINs differ; nothing changed")
     try:
         set_pin(config.data_dir, pin)
+    except PinFormatError as exc:
+        raise CliError(f"{exc}; nothing changed{legacy_pin_note(pin)}") from None
     except AuthError as exc:
         raise CliError(str(exc)) from None
     print(f"admin PIN changed (stored hashed in {config.data_dir / 'admin.json'})")
@@ -861,7 +871,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     set_pin = sub.add_parser("set-pin", help="set the admin PIN of the status page")
     common(set_pin)
-    set_pin.add_argument("pin", metavar="PIN", nargs="?", help="4 to 12 digits (asked if left out)")
+    set_pin.add_argument("pin", metavar="PIN", nargs="?", help=f"{PIN_RULE} (asked if left out)")
     set_pin.set_defaults(func=_cmd_set_pin)
 
     add_hub_parser(sub, _Parser)

@@ -208,12 +208,12 @@ def test_commands_use_the_service_data_directory_not_a_second_one(
     config = tmp_path / "c.toml"
     config.write_text("", encoding="utf-8")
     monkeypatch.setenv("GG_ARBITER_CONFIG", str(config))
-    code, _, err = _cli(monkeypatch, capsys, "set-pin", "1357")
+    code, _, err = _cli(monkeypatch, capsys, "set-pin", "135792")
     assert code == 0, err
     assert f"using the service's data directory {service_dir}" in err
     assert (service_dir / "admin.json").exists()
     assert not (home_data / "gg-arbiter").exists()
     # An explicit choice still wins.
-    code, _, err = _cli(monkeypatch, capsys, "set-pin", "1357", "--data", str(tmp_path / "d"))
+    code, _, err = _cli(monkeypatch, capsys, "set-pin", "135792", "--data", str(tmp_path / "d"))
     assert code == 0 and "service's data directory" not in err
     assert (tmp_path / "d" / "admin.json").exists()

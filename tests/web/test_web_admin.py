@@ -351,7 +351,7 @@ def test_login_rate_limited_429(client: Any) -> None:
 
 def test_session_dropped_when_pin_changes(app: Any, client: Any) -> None:
     admin_login(client)
-    auth.set_pin(app.config["DATA_DIR"], "55555")
+    auth.set_pin(app.config["DATA_DIR"], "555555")
     assert client.get("/admin").status_code == 302
 
 

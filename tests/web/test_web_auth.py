@@ -37,38 +37,40 @@ def test_ensure_admin_secret_is_random_and_kept(tmp_path: Path) -> None:
     first = auth.session_secret(tmp_path / "a")
     assert len(first) >= 32
     assert first != auth.session_secret(tmp_path / "b")
-    auth.ensure_admin(tmp_path / "a", "1234")
-    auth.set_pin(tmp_path / "a", "98765")
+    auth.ensure_admin(tmp_path / "a", "123456")
+    auth.set_pin(tmp_path / "a", "987650")
     assert auth.session_secret(tmp_path / "a") == first
 
 
 def test_ensure_admin_configured_pin_replaces_stored(tmp_path: Path) -> None:
     generated = auth.ensure_admin(tmp_path, None)
     assert generated is not None
-    assert auth.ensure_admin(tmp_path, "4321") is None
-    assert auth.check_pin(tmp_path, "4321")
+    assert auth.ensure_admin(tmp_path, "432187") is None
+    assert auth.check_pin(tmp_path, "432187")
     assert not auth.check_pin(tmp_path, generated)
 
 
 def test_ensure_admin_same_configured_pin_keeps_hash(tmp_path: Path) -> None:
-    auth.ensure_admin(tmp_path, "4321")
+    auth.ensure_admin(tmp_path, "432187")
     before = auth.pin_fingerprint(tmp_path)
-    auth.ensure_admin(tmp_path, "4321")
+    auth.ensure_admin(tmp_path, "432187")
     assert auth.pin_fingerprint(tmp_path) == before
 
 
-@pytest.mark.parametrize("bad", ["", "123", "12ab", "1234567890123", " 1234", "١٢٣٤"])
+@pytest.mark.parametrize(
+    "bad", ["", "123", "1234", "12345", "12ab56", "1234567890123", " 123456", "١٢٣٤٥٦"]
+)
 def test_set_pin_refuses_bad_format(tmp_path: Path, bad: str) -> None:
     with pytest.raises(auth.PinFormatError):
         auth.set_pin(tmp_path, bad)
 
 
 def test_set_pin_changes_pin_and_fingerprint(tmp_path: Path) -> None:
-    auth.ensure_admin(tmp_path, "1111")
+    auth.ensure_admin(tmp_path, "111111")
     before = auth.pin_fingerprint(tmp_path)
-    auth.set_pin(tmp_path, "2222")
-    assert auth.check_pin(tmp_path, "2222")
-    assert not auth.check_pin(tmp_path, "1111")
+    auth.set_pin(tmp_path, "222222")
+    assert auth.check_pin(tmp_path, "222222")
+    assert not auth.check_pin(tmp_path, "111111")
     assert auth.pin_fingerprint(tmp_path) != before
 
 
@@ -227,3 +229,37 @@ def test_pin_gate_none_when_no_turn_in_time(monkeypatch: pytest.MonkeyPatch) -> 
         release.set()
         holder.join(timeout=10)
     assert gate.check("x", "1234") is True
+
+
+# -- a PIN set before the 6-digit rule ----------------------------------------------
+
+
+def _legacy_admin_file(data_dir: Path, pin: str) -> None:
+    """admin.json as an older arbiter wrote it for ``pin`` (its documented format: a
+    salted scrypt hash, n=2**14, r=8, p=1, 32 bytes), which set_pin would now refuse."""
+    import hashlib
+
+    salt = bytes(range(16))
+    digest = hashlib.scrypt(pin.encode(), salt=salt, n=2**14, r=8, p=1, dklen=32)
+    record = {"alg": "scrypt", "n": 2**14, "r": 8, "p": 1, "salt": salt.hex(),
+              "hash": digest.hex()}
+    data_dir.mkdir(parents=True, exist_ok=True)
+    (data_dir / auth.ADMIN_FILE).write_text(
+        json.dumps({"secret": "s" * 64, "pin": record}), encoding="utf-8"
+    )
+
+
+def test_legacy_4_digit_pin_still_logs_in_and_the_log_says_so(
+    device: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    from tests.support.web import build_app
+
+    _legacy_admin_file(Path(device.config.data_dir), "2468")
+    app = build_app(device, ADMIN_PIN=None)
+    client = app.test_client()
+    with caplog.at_level("WARNING"):
+        assert client.post("/api/games", headers={"X-Admin-PIN": "2469"}).status_code == 403
+        assert "shorter than 6 digits" not in caplog.text
+        assert client.post("/api/games", headers={"X-Admin-PIN": "2468"}).status_code == 201
+    assert "admin PIN is shorter than 6 digits" in caplog.text
+    assert "gg-arbiter set-pin" in caplog.text
