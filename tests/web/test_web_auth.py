@@ -263,3 +263,53 @@ def test_legacy_4_digit_pin_still_logs_in_and_the_log_says_so(
         assert client.post("/api/games", headers={"X-Admin-PIN": "2468"}).status_code == 201
     assert "admin PIN is shorter than 6 digits" in caplog.text
     assert "gg-arbiter set-pin" in caplog.text
+
+
+# -- memory: a PIN check's 16 MB is held once, not once per server thread ---------
+
+_RSS_PROBE = """
+import sys, tempfile, threading
+from web import auth
+
+def rss_mb():
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    raise SystemExit("no VmRSS")
+
+data = tempfile.mkdtemp()
+auth.ensure_admin(data, "246813")
+auth.check_pin(data, "246813")  # the first 16 MB (and glibc's raised mmap threshold)
+before = rss_mb()
+threads = int(sys.argv[1])
+all_checked = threading.Barrier(threads + 1)
+
+def server_thread():
+    assert auth.check_pin(data, "246813")
+    all_checked.wait()  # alive, like a server's worker, while RSS is read
+
+workers = [threading.Thread(target=server_thread) for _ in range(threads)]
+for worker in workers:
+    worker.start()
+all_checked.wait()
+print(rss_mb() - before)
+for worker in workers:
+    worker.join()
+"""
+
+
+def test_pin_checks_on_many_threads_leave_memory_flat() -> None:
+    """Eight long-lived threads each check a PIN (as eight waitress workers do): the
+    process grows by far less than one 16 MB scrypt buffer per thread (it grew
+    8 x 16 MB when each thread hashed itself). In a child process, so RSS is its own."""
+    import subprocess
+    import sys
+
+    threads = 8
+    scrypt_mb = 128 * 8 * 2**14 / 2**20  # 128 * r * n bytes: 16 MB
+    result = subprocess.run([sys.executable, "-c", _RSS_PROBE, str(threads)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    growth = float(result.stdout)
+    assert growth < 2 * scrypt_mb, f"RSS grew {growth:.0f} MB over {threads} threads"
