@@ -63,18 +63,20 @@ def create_app(device: DeviceView, test_config: dict[str, Any] | None = None) ->
     seconds, ``STREAM_CAPACITY`` event streams open at once (more get 503;
     :func:`web.serve.make_server` sets it to its ``streams``), ``STREAM_RETRY_SECONDS``
     before a refused page tries its stream again (it polls meanwhile),
-    ``PIN_MAX_FAILURES`` per ``PIN_WINDOW_SECONDS``, ``PIN_CHECK_LIMIT``
+    ``PIN_MAX_FAILURES`` per ``PIN_WINDOW_SECONDS`` (per address; across all of them
+    ``PIN_GLOBAL_BURST``, then one per ``PIN_GLOBAL_INTERVAL`` s), ``PIN_CHECK_LIMIT``
     PIN hash checks at once (callers over it wait up to ``PIN_CHECK_WAIT``
     seconds, then get 503), ``ADMIN_IDLE_SECONDS`` without a request that end
     an admin session (``PERMANENT_SESSION_LIFETIME`` ends it in any case),
-    ``ADMIN_CLOCK`` (the monotonic clock sessions are timed on), ``TESTING``.
+    ``ADMIN_CLOCK`` (the monotonic clock sessions and PIN limits are timed on), ``TESTING``.
     A PIN generated on first run is printed once to standard error (and kept
     in ``app.config["NEW_ADMIN_PIN"]`` for the caller).
 
     A damaged admin.json does not stop the app: the public pages work, and
     admin pages and API answer 503 saying how to repair it (``set-pin``).
 
-    :raises web.auth.PinFormatError: a configured ``ADMIN_PIN`` that is not 4 to 12 digits.
+    :raises web.auth.PinFormatError: a configured ``ADMIN_PIN`` that breaks the PIN rule
+        (:mod:`arbiter.pinrule`).
     """
     app = Flask(__name__)
     app.config.from_mapping(
@@ -168,6 +170,10 @@ def pin_access_config(*, cookie: str, idle_seconds: float) -> dict[str, Any]:
     return {
         "PIN_MAX_FAILURES": 5,
         "PIN_WINDOW_SECONDS": 300,
+        # Across all addresses: 10 wrong PINs at once, then one per 30 s (2,880 a day:
+        # a 6-digit PIN holds for months), so many addresses cannot multiply the above.
+        "PIN_GLOBAL_BURST": 10,
+        "PIN_GLOBAL_INTERVAL": 30.0,
         "PIN_CHECK_LIMIT": 2,
         "PIN_CHECK_WAIT": 10.0,
         "SESSION_COOKIE_NAME": cookie,
@@ -200,7 +206,11 @@ def install_pin_access(app: Flask, *, repair: str) -> str | None:
         # Without the stored secret, one for this run only: sessions end at restart anyway.
         app.config["SECRET_KEY"] = secret or secrets.token_hex(32)
     app.extensions["arbiter_limiter"] = auth.AttemptLimiter(
-        int(app.config["PIN_MAX_FAILURES"]), float(app.config["PIN_WINDOW_SECONDS"])
+        int(app.config["PIN_MAX_FAILURES"]),
+        float(app.config["PIN_WINDOW_SECONDS"]),
+        clock=app.config["ADMIN_CLOCK"],
+        global_burst=int(app.config["PIN_GLOBAL_BURST"]),
+        global_interval=float(app.config["PIN_GLOBAL_INTERVAL"]),
     )
     app.extensions["arbiter_sessions"] = auth.SessionRegistry(
         idle=float(app.config["ADMIN_IDLE_SECONDS"]),

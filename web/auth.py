@@ -348,13 +348,18 @@ def csrf_ok(session: MutableMapping[str, Any], sent: str | None) -> bool:
 
 
 class AttemptLimiter:
-    """At most ``max_failures`` wrong PINs per client within ``window`` seconds.
+    """At most ``max_failures`` wrong PINs per client within ``window`` seconds, and
+    across all clients a token bucket: ``global_burst`` guesses at once, then one per
+    ``global_interval`` seconds (so many addresses cannot multiply the per-client budget:
+    40 addresses once made 200 guesses in 33 s).
 
-    A check takes an attempt from the client's budget *before* it runs
-    (:meth:`reserve`) and settles it after (:meth:`settle`): checks still
-    running count against the budget, so concurrent requests cannot all slip
-    past the limit while the slow hash runs. A right PIN gives its attempt back.
-    ``clock`` is the monotonic time the window is measured on (tests pass a fake).
+    A check takes an attempt from the client's budget and a token from the shared
+    bucket *before* it runs (:meth:`reserve`) and settles it after (:meth:`settle`):
+    checks still running count against both, so concurrent requests cannot all slip
+    past the limit while the slow hash runs. A right PIN gives both back, so an
+    organiser's own API calls with the PIN spend nothing; while guessing has emptied
+    the bucket, PIN checks wait for it too, but logged-in sessions need none.
+    ``clock`` is the monotonic time both are measured on (tests pass a fake).
     """
 
     def __init__(
@@ -362,13 +367,32 @@ class AttemptLimiter:
         max_failures: int = 5,
         window: float = 300.0,
         clock: Callable[[], float] = time.monotonic,
+        *,
+        global_burst: int = 10,
+        global_interval: float = 30.0,
     ) -> None:
+        if max_failures < 1 or window <= 0 or global_burst < 1 or global_interval <= 0:
+            raise ValueError("PIN attempt limits must be positive")
         self.max_failures = max_failures
         self._clock = clock
         self.window = window
+        self.global_burst = global_burst
+        self.global_interval = global_interval
         self._failures: dict[str, deque[float]] = {}
         self._pending: dict[str, int] = {}
+        self._tokens = float(global_burst)
+        self._filled_at = clock()
         self._lock = threading.Lock()
+
+    def _refill(self, now: float) -> None:
+        elapsed = max(0.0, now - self._filled_at)
+        self._tokens = min(float(self.global_burst), self._tokens + elapsed / self.global_interval)
+        self._filled_at = now
+
+    def _global_wait(self, now: float) -> float:
+        """Seconds until the shared bucket holds a whole token (0 if it does)."""
+        self._refill(now)
+        return 0.0 if self._tokens >= 1.0 else (1.0 - self._tokens) * self.global_interval
 
     def _recent(self, client: str, now: float) -> deque[float]:
         times = self._failures.get(client)
@@ -384,9 +408,11 @@ class AttemptLimiter:
         return len(self._recent(client, now)) + self._pending.get(client, 0)
 
     def blocked(self, client: str) -> bool:
-        """True while ``client`` has used up its attempts (checks in progress included)."""
+        """True while ``client`` has used up its attempts (checks in progress included),
+        or all clients together have."""
         with self._lock:
-            return self._used(client, self._clock()) >= self.max_failures
+            now = self._clock()
+            return self._used(client, now) >= self.max_failures or self._global_wait(now) > 0
 
     def reserve(self, client: str) -> bool:
         """Take one attempt from ``client``'s budget; False (nothing taken) when used up.
@@ -396,24 +422,30 @@ class AttemptLimiter:
         with self._lock:
             now = self._clock()
             self._prune(now)
-            if self._used(client, now) >= self.max_failures:
+            if self._used(client, now) >= self.max_failures or self._global_wait(now) > 0:
                 return False
+            self._tokens -= 1.0
             self._pending[client] = self._pending.get(client, 0) + 1
             return True
 
     def settle(self, client: str, outcome: bool | None) -> None:
         """End a reserved attempt: True a right PIN (forgets the client's failures),
-        False a wrong one (counted), None not checked at all (given back)."""
+        False a wrong one (counted), None not checked at all (given back). Only a
+        wrong PIN keeps the shared token it took."""
         with self._lock:
+            now = self._clock()
             left = self._pending.get(client, 0) - 1
             if left > 0:
                 self._pending[client] = left
             else:
                 self._pending.pop(client, None)
+            if outcome is not False:
+                self._refill(now)
+                self._tokens = min(float(self.global_burst), self._tokens + 1.0)
             if outcome is True:
                 self._failures.pop(client, None)
             elif outcome is False:
-                self._record(client, self._clock())
+                self._record(client, now)
 
     def retry_after(self, client: str) -> int:
         """Seconds until ``client`` may try again (0 if it may now).
@@ -422,18 +454,21 @@ class AttemptLimiter:
         """
         with self._lock:
             now = self._clock()
+            wait = self._global_wait(now)
             times = list(self._recent(client, now))
             times += [now] * self._pending.get(client, 0)
-            if len(times) < self.max_failures:
-                return 0
-            frees_at = times[len(times) - self.max_failures] + self.window
-            return max(1, int(frees_at - now + 0.999))
+            if len(times) >= self.max_failures:
+                frees_at = times[len(times) - self.max_failures] + self.window
+                wait = max(wait, frees_at - now)
+            return 0 if wait <= 0 else max(1, int(wait + 0.999))
 
     def fail(self, client: str) -> None:
-        """Count one wrong PIN (outside :meth:`reserve`)."""
+        """Count one wrong PIN (outside :meth:`reserve`), against the shared bucket too."""
         with self._lock:
             now = self._clock()
             self._prune(now)
+            self._refill(now)
+            self._tokens = max(0.0, self._tokens - 1.0)
             self._record(client, now)
 
     def reset(self, client: str) -> None:

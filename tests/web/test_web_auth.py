@@ -313,3 +313,55 @@ def test_pin_checks_on_many_threads_leave_memory_flat() -> None:
     assert result.returncode == 0, result.stderr
     growth = float(result.stdout)
     assert growth < 2 * scrypt_mb, f"RSS grew {growth:.0f} MB over {threads} threads"
+
+
+# -- the attempt limit across all addresses -------------------------------------------
+
+
+def test_limiter_shared_bucket_caps_guesses_across_clients() -> None:
+    clock = FakeClock()
+    limiter = auth.AttemptLimiter(
+        max_failures=5, window=300, clock=clock, global_burst=4, global_interval=30
+    )
+    for client in ("a", "b", "c", "d"):  # four clients, one guess each: the burst
+        assert limiter.reserve(client)
+        limiter.settle(client, False)
+    assert not limiter.reserve("e")  # a fifth address has its own budget, not the bucket's
+    assert limiter.blocked("e") and limiter.retry_after("e") == 30
+    clock.advance(29.9)
+    assert not limiter.reserve("e")
+    clock.advance(0.1)
+    assert limiter.reserve("e")
+    limiter.settle("e", True)  # a right PIN gives its token back ...
+    assert limiter.reserve("f")
+    limiter.settle("f", None)  # ... and so does a check that never ran
+    assert limiter.reserve("f")
+    limiter.settle("f", False)
+    assert not limiter.reserve("g")
+
+
+def test_forty_addresses_cannot_multiply_the_guesses(device: Any) -> None:
+    """The real app on a fake clock: 40 addresses x 5 wrong PINs once got 200 checks
+    in 33 s; now the app checks its burst (10) and then one per 30 s, whoever asks."""
+    from tests.support.web import PIN, build_app
+
+    clock = FakeClock()
+    app = build_app(device, ADMIN_CLOCK=clock)
+    burst, interval = app.config["PIN_GLOBAL_BURST"], app.config["PIN_GLOBAL_INTERVAL"]
+    assert app.config["PIN_MAX_FAILURES"] == 5 and burst == 10 and interval == 30
+    client = app.test_client()
+
+    def guess(address: int, pin: str = "000000") -> Any:
+        return client.post("/api/games", headers={"X-Admin-PIN": pin},
+                           environ_base={"REMOTE_ADDR": f"10.0.0.{address}"})
+
+    codes = [guess(address).status_code for address in range(40) for _ in range(5)]
+    assert codes.count(403) == burst and codes.count(429) == 200 - burst
+    refused = guess(41)
+    assert refused.status_code == 429
+    assert int(refused.headers["Retry-After"]) == interval
+    clock.advance(33)  # 33 s: one more checked guess, not 200
+    assert [guess(42).status_code for _ in range(3)] == [403, 429, 429]
+    clock.advance(interval)
+    assert guess(43, PIN).status_code == 201  # the right PIN, and its token comes back
+    assert guess(44).status_code == 403
