@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.support.web import CHROMIUM, CHROMIUM_ARGS
+from tests.support.tools import missing, require_tool
+from tests.support.web import CHROMIUM_ARGS
 
 
 @pytest.fixture
@@ -27,25 +27,16 @@ def mock_factory() -> Iterator[object]:
         Device.pin_factory = previous
 
 
-def _missing(what: str) -> None:
-    """In CI a missing browser is a broken install: fail. On a laptop: skip."""
-    message = f"{what} (bash setup.sh --dev installs it)"
-    if os.environ.get("CI"):
-        pytest.fail(f"CI must run the browser tests: {message}")
-    pytest.skip(message)
-
-
 @pytest.fixture
 def browser() -> Iterator[Any]:
     """Debian's Chromium, headless, driven by Playwright."""
-    if not os.path.exists(CHROMIUM):
-        _missing(f"{CHROMIUM} is not installed")
+    chromium_path = require_tool("chromium")
     try:
         import playwright.sync_api as sync_api
     except ImportError:
-        _missing("Playwright is not installed")
+        missing("Playwright is not installed")
     with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        chromium = playwright.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
         try:
             yield chromium
         finally:

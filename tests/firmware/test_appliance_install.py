@@ -12,6 +12,7 @@ import pytest
 from arbiter.app.config import load_config
 from tests.support.fake_system import FakeSystem
 from tests.support.systemd_unit import one, parse_unit
+from tests.support.tools import require_tool
 
 KINDS = ("keys-gpio", "keys-mcp23017", "rdm6300", "mcu")
 UNIT = "/etc/systemd/system/gg-arbiter.service"
@@ -251,9 +252,7 @@ def test_in_a_chroot_the_unit_is_enabled_for_next_boot(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("kind", ["keys-gpio", "rdm6300"])
 def test_rendered_unit_verifies(tmp_path: Path, kind: str) -> None:
-    analyze = shutil.which("systemd-analyze")
-    if analyze is None:
-        pytest.skip("systemd-analyze is missing (bash setup.sh --dev installs systemd)")
+    analyze = require_tool("systemd-analyze")
     system = FakeSystem(tmp_path)
     assert system.run("--service", "--reader", kind).returncode == 0
     # verify checks that ExecStart is an executable file (the fake venv has one)

@@ -22,6 +22,7 @@ import pytest
 
 from arbiter.hardware.readers.mcu import HelloMessage, SlotMessage, decode_line
 from arbiter.rules.verdict import Role
+from tests.support.tools import missing
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -37,7 +38,7 @@ def _tool(name: str) -> Path:
     path = BIN / name
     if not path.exists():
         if name == "micropython" and platform.machine() != "x86_64":
-            pytest.skip("the MicroPython unix port's wheels are x86_64 only")
+            missing("micropython: the MicroPython unix port's wheels are x86_64 only")
         pytest.fail(f"{name} is missing from the venv: run 'bash setup.sh --dev'")
     return path
 

@@ -48,6 +48,7 @@ from pathlib import Path
 from arbiter.rules.game import Game
 from arbiter.storage.journal import GameStore, list_game_ids, read_game
 from arbiter.storage.registry import TagRegistry
+from tests.support.tools import find_tool
 
 CHILD = Path(__file__).with_name("crash_child.py")
 TRACED = (
@@ -341,7 +342,7 @@ class Report:
 
 
 def strace_path() -> str | None:
-    return shutil.which("strace")
+    return find_tool("strace")
 
 
 def record(data: Path, plan: str, seed: int, mutation: str, trace: Path) -> list[str]:
