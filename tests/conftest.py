@@ -1,4 +1,5 @@
-"""Shared fixtures: a fresh gpiozero MockFactory per test, always restored; a real browser."""
+"""Shared fixtures: a fresh gpiozero MockFactory per test, always restored; a real browser;
+and each test marked with its kinds (slow, broker, browser, crash: tests/support/kinds.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.kinds import KINDS, mark
 from tests.support.tools import missing, require_tool
 from tests.support.web import CHROMIUM_ARGS
 
@@ -42,3 +44,16 @@ def browser() -> Iterator[Any]:
         finally:
             chromium.close()
             sync_api.expect.set_options(timeout=5_000)  # Playwright's default, if a test moved it
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    registered = {line.split(":")[0].strip() for line in config.getini("markers")}
+    unregistered = set(KINDS) - registered
+    if unregistered:
+        raise pytest.UsageError(f"register the markers {sorted(unregistered)} in pyproject.toml")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test with its kinds (tests/support/kinds.py), so that
+    ``pytest -m "not slow"`` is the quick inner loop."""
+    mark(items)

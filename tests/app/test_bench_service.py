@@ -106,6 +106,7 @@ def _cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 # -- selftest --------------------------------------------------------------------
 
 
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_selftest_beside_the_arbiter_runs_it_there(
     sim_service: Service, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -120,6 +121,7 @@ def test_selftest_beside_the_arbiter_runs_it_there(
     assert len(sim_service.device.outputs()["played"]) > played_before
 
 
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_selftest_beside_the_arbiter_pin_from_the_environment_and_wrong_pin(
     sim_service: Service, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -132,6 +134,7 @@ def test_selftest_beside_the_arbiter_pin_from_the_environment_and_wrong_pin(
     assert code == 2 and "the running arbiter refused: wrong admin PIN" in err
 
 
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_selftest_beside_the_arbiter_during_a_game_says_so(
     sim_service: Service, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -147,6 +150,7 @@ def test_selftest_beside_the_arbiter_during_a_game_says_so(
 # -- enroll ----------------------------------------------------------------------
 
 
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_enroll_beside_the_arbiter_enrolls_through_it(
     rfid_service: tuple[Service, TagOverPty],
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
@@ -171,6 +175,7 @@ def test_enroll_beside_the_arbiter_enrolls_through_it(
     assert service.device.enrollment_status()["active"] is False
 
 
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_enroll_beside_the_arbiter_skip_and_quit(
     rfid_service: tuple[Service, TagOverPty],
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
@@ -186,6 +191,7 @@ def test_enroll_beside_the_arbiter_skip_and_quit(
     assert service.device.status()["enrolling"] is False
 
 
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_enroll_beside_a_keys_arbiter_is_refused_before_asking(
     sim_service: Service, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -6,6 +6,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -53,6 +54,7 @@ def _state(events: list[tuple[str, dict[str, Any]]]) -> tuple[object, ...]:
 IN_ORDER = _state(_events())
 
 
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 @settings(max_examples=40, deadline=None)
 @given(st.permutations(_events()), st.lists(st.integers(0, 9), max_size=6))
 def test_ledger_order_and_copies_do_not_matter(

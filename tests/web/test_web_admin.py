@@ -470,6 +470,7 @@ def test_admin_enrollment_without_rfid_explains(client: Any) -> None:
 
 
 @pytest.mark.timeout(120)
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_admin_selftest_reports_each_part(client: Any) -> None:
     token = admin_login(client)
     html = client.post("/admin/selftest", data={"csrf": token}).get_data(as_text=True)
