@@ -203,8 +203,10 @@ def viewers_main(port: int, count: int, measured: int, conn: Any) -> None:
     told = False
     while not conn.poll():
         for key, _mask in sel.select(0.2):
+            sock = key.fileobj
+            assert isinstance(sock, socket.socket)  # only sockets are registered
             try:
-                chunk = key.fileobj.recv(1 << 16)
+                chunk = sock.recv(1 << 16)
             except BlockingIOError:
                 continue
             except OSError:

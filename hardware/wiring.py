@@ -24,6 +24,7 @@ from pathlib import Path
 
 import schemdraw
 import schemdraw.elements as elm
+from schemdraw.types import Side
 
 from arbiter.app.config import READER_KINDS, Config
 from arbiter.hardware.readers.mcp23017 import Mcp23017KeyReader
@@ -355,14 +356,16 @@ FONT = "DejaVu Sans"
 ROW = 1.3  # schemdraw units between the header pins drawn
 
 
-def _header_ic(pins: Sequence[tuple[int, str]], label: str, side: str = "right") -> elm.Ic:
+def _header_ic(pins: Sequence[tuple[int, str]], label: str, side: Side = "right") -> elm.Ic:
     """A connector block with ``pins`` (number, name) listed top to bottom on ``side``."""
     ic_pins = [
         elm.IcPin(name=name, pin=str(number), side=side, anchorname=f"P{number}")
         for number, name in reversed(pins)  # schemdraw lists a side bottom to top
     ]
-    return elm.Ic(pins=ic_pins, pinspacing=ROW, edgepadH=0.8, edgepadW=0.5, leadlen=0.8,
-                  plblsize=10, lsize=12).theta(0).label(label, loc="top", fontsize=12)
+    ic = elm.Ic(pins=ic_pins, pinspacing=ROW, edgepadH=0.8, edgepadW=0.5, leadlen=0.8,
+                plblsize=10, lsize=12)
+    ic.theta(0).label(label, loc="top", fontsize=12)
+    return ic
 
 
 def _ground(d: schemdraw.Drawing, text: str) -> None:
@@ -540,7 +543,8 @@ def _rdm_module(d: schemdraw.Drawing, at: tuple[float, float], slot: str) -> elm
             for n in reversed(("TX", "RX", "GND", "+5V"))]
     pins += [elm.IcPin(name=n, side="left", anchorname=n) for n in ("ANT2", "ANT1")]
     module = elm.Ic(pins=pins, pinspacing=1.1, edgepadH=0.6, edgepadW=1.0, leadlen=0.8,
-                    plblsize=10).theta(0).label(f"{slot} RDM6300", loc="top", fontsize=12)
+                    plblsize=10)
+    module.theta(0).label(f"{slot} RDM6300", loc="top", fontsize=12)
     d += module.at(at).anchor("TX")
     d += elm.Line().left(0.5).at(module.ANT1)
     d += elm.Inductor2(loops=3).down().toy(module.ANT2).label("coil", loc="bottom", fontsize=10)
