@@ -112,16 +112,22 @@ else
 fi
 pip=(.venv/bin/python -m pip --disable-pip-version-check -q)
 
-extras=""
-[ $on_pi -eq 1 ] && extras="pi"
-[ $dev -eq 1 ] && extras="${extras:+$extras,}dev"
-target="."
-[ -n "$extras" ] && target=".[$extras]"
-pins=()
-# Test tools at the exact versions CI was green with (see constraints-dev.txt).
-[ $dev -eq 1 ] && pins=(-c constraints-dev.txt)
-say "installing the project ($target) into .venv${pins:+ (pinned by constraints-dev.txt)}"
-"${pip[@]}" install "${pins[@]}" -e "$target" || die "pip install $target failed"
+# The runtime dependencies exactly as tested: the lock's versions, every file's hash
+# checked (scripts/lock.sh writes the locks from pyproject.toml); on a Pi the lock
+# that adds the Pi pin libraries.
+lock=requirements.lock
+[ $on_pi -eq 1 ] && lock=requirements-pi.lock
+say "installing the locked dependencies ($lock) into .venv"
+"${pip[@]}" install --require-hashes -r "$lock" || die "pip install -r $lock failed"
+if [ $dev -eq 1 ]; then
+  # Test tools at the exact versions CI was green with (constraints-dev.txt, which
+  # names the locked versions of the runtime dependencies too).
+  say "installing the project and its test tools (pinned by constraints-dev.txt) into .venv"
+  "${pip[@]}" install -c constraints-dev.txt -e ".[dev]" || die "pip install .[dev] failed"
+else
+  say "installing the project into .venv"
+  "${pip[@]}" install --no-deps -e . || die "pip install . failed"
+fi
 
 if [ $dev -eq 1 ]; then
   # Page tests drive Debian's Chromium through Playwright; Playwright's own

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from arbiter.app.config import load_config
-from tests.support.fake_system import FakeSystem
+from tests.support.fake_system import ROOT, FakeSystem
 from tests.support.systemd_unit import one, parse_unit
 from tests.support.tools import require_tool
 
@@ -49,7 +49,14 @@ def test_install_per_reader_kind(tmp_path: Path, kind: str) -> None:
         == (Path(__file__).resolve().parents[2] / "pyproject.toml").read_bytes()
     )
     assert result.called("python3", "-m", "venv", "--system-site-packages")
-    assert result.called("pip", "install", f"{system.path('/opt/gg-arbiter/src')}[pi]")
+    # Its dependencies from the Pi lock, hash-checked, then the project adding nothing.
+    src = system.path("/opt/gg-arbiter/src")
+    assert result.called("pip", "install", "--require-hashes", "-r", f"{src}/requirements-pi.lock")
+    lock = "requirements-pi.lock"
+    assert (src / lock).read_bytes() == (ROOT / lock).read_bytes()
+    assert result.called("pip", "install", "--no-deps", str(src))
+    assert not any(call[0] == "pip" and "--no-deps" not in call and "--require-hashes" not in call
+                   for call in result.calls)
     assert not any(".venv" in arg for call in result.calls for arg in call)
     link = system.path("/usr/local/bin/gg-arbiter")
     assert link.is_symlink() and str(link.readlink()) == f"{VENV}/bin/gg-arbiter"
