@@ -3,7 +3,7 @@
 #   bash setup.sh          the arbiter (on a Raspberry Pi: with the Pi pin libraries)
 #   bash setup.sh --dev    also the test tools and the browser the page tests drive
 #   sudo bash setup.sh --service [--reader KIND]   (Raspberry Pi) the appliance: installs to
-#        /opt/gg-arbiter, runs at boot as user gg-arbiter (firmware/appliance.sh; no .venv here)
+#        /opt/gg-arbiter, runs at boot as user gg-arbiter (firmware/pi/appliance.sh; no .venv here)
 #   sudo bash setup.sh --uninstall [--purge]   removes it (--purge: data and config too)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -80,8 +80,8 @@ command -v "$python" >/dev/null || die "python3 not found"
   || die "Python 3.11 or later is needed (found $("$python" --version 2>&1))"
 
 # The appliance install (and the Pi packages both installs need).
-# shellcheck source=firmware/appliance.sh
-. firmware/appliance.sh
+# shellcheck source=firmware/pi/appliance.sh
+. firmware/pi/appliance.sh
 
 if [ $service -eq 1 ] || [ $uninstall -eq 1 ]; then
   # The appliance has its own root-owned venv under /opt: run as root, so

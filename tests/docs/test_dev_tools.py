@@ -44,7 +44,7 @@ def test_mypy_strict_covers_every_python_file_but_the_micropython_code() -> None
     assert mypy["strict"] is True
     assert "overrides" not in mypy  # no module checked less strictly
     excluded = [re.compile(pattern) for pattern in mypy["exclude"]]
-    micropython = ("firmware/micropython/", "firmware/pico/", "tests/firmware/mpy_")
+    micropython = ("firmware/pico/", "firmware/pico/", "tests/firmware/mpy_")
     unchecked = []
     for path in sorted(ROOT.rglob("*.py")):
         rel = path.relative_to(ROOT).as_posix()
@@ -136,7 +136,7 @@ def test_the_test_tools_pins_and_the_locks_name_the_same_versions() -> None:
 
 def test_setup_and_the_appliance_install_from_the_locks() -> None:
     setup = (ROOT / "setup.sh").read_text()
-    appliance = (ROOT / "firmware" / "appliance.sh").read_text()
+    appliance = (ROOT / "firmware" / "pi" / "appliance.sh").read_text()
     assert 'install --require-hashes -r "$lock"' in setup
     assert "lock=requirements.lock" in setup and "lock=requirements-pi.lock" in setup
     assert '--require-hashes -r "$R$GG_PREFIX/src/requirements-pi.lock"' in appliance

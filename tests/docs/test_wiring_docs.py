@@ -16,7 +16,7 @@ from arbiter.rules.keycode import DEFAULT_KEYCODE
 from arbiter.rules.ranks import Side
 
 HARDWARE = Path(__file__).resolve().parents[2] / "hardware"
-FIRMWARE = HARDWARE.parent / "firmware" / "micropython" / "main.py"
+FIRMWARE = HARDWARE.parent / "firmware" / "pico" / "main.py"
 SVG = "{http://www.w3.org/2000/svg}"
 KINDS = ("keys-gpio", "keys-mcp23017", "rdm6300", "mcu")
 

@@ -1,4 +1,4 @@
-"""``setup.sh --service`` / ``--uninstall`` (firmware/appliance.sh) in a disposable root."""
+"""``setup.sh --service`` / ``--uninstall`` (firmware/pi/appliance.sh) in a disposable root."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ CONFIG = "/etc/gg-arbiter/config.toml"
 DATA = "/var/lib/gg-arbiter"
 VENV = "/opt/gg-arbiter/venv"
 WANTS = "/etc/systemd/system/multi-user.target.wants/gg-arbiter.service"
-RULES = Path(__file__).resolve().parents[2] / "firmware" / "udev" / "99-gg-arbiter.rules"
+RULES = Path(__file__).resolve().parents[2] / "firmware" / "pi" / "99-gg-arbiter.rules"
 LGPIO_HINT = "python3-lgpio is not in this system's archives"
 
 

@@ -26,7 +26,7 @@ from tests.support.tools import missing
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-FIRMWARE = ROOT / "firmware" / "micropython"
+FIRMWARE = ROOT / "firmware" / "pico"
 FIRMWARE_FILES = sorted(FIRMWARE.glob("*.py"))
 CHECKS = sorted(p.stem for p in (HERE / "mpy_checks").glob("check_*.py"))
 BIN = Path(sys.executable).parent
