@@ -33,7 +33,7 @@ def test_each_kind_is_found_from_what_the_test_runs() -> None:
     assert kills and kills <= broker and kills <= crash
     assert any("test_acl.py" in test for test in broker)  # a broker fixture
     assert not any("tests/rules" in test for test in broker)
-    # The power-cut explorer runs under strace; the journal's own kill -9 test kills a child.
+    # The power-cut explorer runs under strace; the journal's own test kills a child.
     assert any("test_crash_states.py" in test for test in crash)
     assert any("test_journal_survives_kill_9" in test for test in crash)
     assert any("test_journal_first_start_opens_game_one" in test for test in

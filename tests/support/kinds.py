@@ -98,15 +98,22 @@ def _reached_sources(roots: list[Any]) -> list[str]:
     return sources
 
 
+_module_cache: dict[str, str] = {}
+
+
 def _module_level(module: ModuleType | None) -> str:
     """The module's own top-level calls (a module-level ``require_tool``)."""
     if module is None:
         return ""
-    try:
-        lines = inspect.getsource(module).splitlines()
-    except (OSError, TypeError):
-        return ""
-    return "\n".join(line for line in lines if _TOP_CALL.match(line))
+    if module.__name__ not in _module_cache:
+        try:
+            lines = inspect.getsource(module).splitlines()
+        except (OSError, TypeError):
+            lines = []
+        _module_cache[module.__name__] = "\n".join(
+            line for line in lines if _TOP_CALL.match(line)
+        )
+    return _module_cache[module.__name__]
 
 
 def kinds_of(item: pytest.Item) -> set[str]:
