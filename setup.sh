@@ -139,6 +139,8 @@ if [ $dev -eq 1 ]; then
   [ -x /usr/bin/chromium ] || die "/usr/bin/chromium missing after install"
   # The fleet tests start a real Mosquitto broker (and use mosquitto_passwd for its users).
   apt_install mosquitto mosquitto-clients
+  # dot renders the wiring diagrams (hardware/harness.py, WireViz).
+  apt_install graphviz
   # The hardware tests render every OpenSCAD model to a PNG (hardware/models.py).
   apt_install openscad xvfb xauth
   say "browser for page tests: $(/usr/bin/chromium --version 2>/dev/null || echo /usr/bin/chromium)"

@@ -3,7 +3,7 @@
 Run: .venv/bin/python bench/bench_crowd.py [--streams 200] [--slow 120] [--requests 500]
 
 The page is served by a child process (the simulator arbiter, its app and
-``web.serve.make_server`` with its defaults) so that the crowd, held by this
+``web.kit.serve.make_server`` with its defaults) so that the crowd, held by this
 process, does not share the server's interpreter. Prints: streams held, the
 ``/api/status`` latency p50/p99/max while the crowd is there, the latency of
 the 503 that refuses one stream more, the server's RSS and threads, and how
@@ -47,8 +47,8 @@ def serve(data_dir: Path, streams: int, request_timeout: float) -> None:
     from arbiter.app.assembly import build_arbiter
     from arbiter.app.config import load_config
     from arbiter.app.service import quiet_web_server_logs
-    from web import create_app
-    from web.serve import make_server
+    from web.kit.serve import make_server
+    from web.table import create_app
 
     quiet_web_server_logs()
     data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)  # private, as the arbiter wants

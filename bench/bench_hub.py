@@ -30,10 +30,10 @@ def _event(table: str, seq: int) -> dict[str, Any]:
     game = f"g{(seq - 1) // 30 + 1}"
     if (seq - 1) % 30 == 0:
         return {"format": 1, "table": table, "seq": seq, "game": game, "type": "new_game",
-                "assignment": None, "at": "2026-11-23T20:00:00Z"}
+                "assignment": None, "at": 1795464000.0}
     return {"format": 1, "table": table, "seq": seq, "game": game, "type": "challenge",
             "number": (seq - 1) % 30, "attacker_side": "W", "result": "attacker",
-            "eliminated": {"W": 0, "B": 1}, "at": "2026-11-23T20:00:00Z"}
+            "eliminated": {"W": 0, "B": 1}, "at": 1795464000.0}
 
 
 def bench_record(data: Path, count: int, tables: int = 20) -> list[float]:

@@ -19,9 +19,9 @@ from datetime import timedelta
 from pathlib import Path
 
 from arbiter.hub.ledger import Ledger
-from arbiter.hubweb import create_hub_app
-from arbiter.hubweb.feed import VenueFeed
 from arbiter.tournament.model import Player, Result
+from web.hub import create_hub_app
+from web.hub.feed import VenueFeed
 
 PIN = "246813"
 

@@ -41,6 +41,7 @@ import paho.mqtt.client as mqtt  # noqa: E402
 from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
 
 from arbiter.hub.ledger import Ledger  # noqa: E402
+from arbiter.wire import AssignmentMessage  # noqa: E402
 from tests.support.mqtt import Mosquitto  # noqa: E402
 from tests.support.spawn import free_port  # noqa: E402
 
@@ -52,7 +53,7 @@ def percentile(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
-def prepare(data: Path, event: str, tables: int) -> dict[str, dict[str, Any]]:
+def prepare(data: Path, event: str, tables: int) -> dict[str, AssignmentMessage]:
     """A ledger with 2 x tables players, round 1 paired and each board on table T<board>."""
     data.mkdir(parents=True)
     with Ledger(data / "hub.sqlite", event) as ledger:
@@ -112,7 +113,8 @@ class HubProcess:
 class Tables:
     """Every table's paho client, and when each challenge was published."""
 
-    def __init__(self, broker: int, event: str, assignments: dict[str, dict[str, Any]]) -> None:
+    def __init__(self, broker: int, event: str,
+                 assignments: dict[str, AssignmentMessage]) -> None:
         self.slug = event
         self.with_status = True
         self.assignments = assignments
@@ -171,7 +173,8 @@ class Tables:
         self.sent[(table, n)] = time.time()
         mid = self.event(table, {"type": "challenge", "number": n, "attacker_side": "W",
                                  "result": "attacker",
-                                 "eliminated": {"W": n // 2, "B": (n + 1) // 2},
+                                 "eliminated": {"W": min(n // 2, 21),
+                                                "B": min((n + 1) // 2, 21)},
                                  "at": time.time()})
         with self.lock:
             if (table, mid) in self.early:

@@ -39,8 +39,8 @@ def serve(data: Path) -> None:
     and stop when standard input closes."""
     from arbiter.app.assembly import build_arbiter
     from arbiter.app.config import load_config
-    from web import create_app
-    from web.serve import make_server
+    from web.kit.serve import make_server
+    from web.table import create_app
 
     config_path = data / "bench.toml"
     config_path.write_text(FAST_CONFIG, encoding="utf-8")

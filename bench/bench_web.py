@@ -30,8 +30,8 @@ import contextlib
 
 from arbiter.app.assembly import build_arbiter
 from arbiter.app.config import load_config
-from web import create_app
-from web.serve import make_server
+from web.kit.serve import make_server
+from web.table import create_app
 
 FAST_CONFIG = """
 [signals]

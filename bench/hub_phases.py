@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from arbiter.app import cli  # noqa: E402
 from arbiter.hub.ingest import Ingest  # noqa: E402
-from arbiter.hubweb.feed import VenueFeed  # noqa: E402
+from web.hub.feed import VenueFeed  # noqa: E402
 
 _lock = threading.Lock()
 received: list[tuple[str, int, float]] = []  # (table, challenge number, when)

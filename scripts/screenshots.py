@@ -29,8 +29,8 @@ sys.path.insert(0, str(ROOT))
 from arbiter.app.assembly import build_arbiter  # noqa: E402
 from arbiter.app.config import load_config  # noqa: E402
 from tests.support.web import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from web import create_app  # noqa: E402
-from web.serve import make_server  # noqa: E402
+from web.kit.serve import make_server  # noqa: E402
+from web.table import create_app  # noqa: E402
 
 # Quick signals so the script does not wait out the battle phrase and Taps.
 FAST_CONFIG = """

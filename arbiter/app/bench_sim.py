@@ -20,8 +20,6 @@ answers on a fake I2C bus and pulls its INT pin low on a change
 
 from __future__ import annotations
 
-import contextlib
-import os
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -30,10 +28,9 @@ import serial
 
 from arbiter.app.config import Config
 from arbiter.errors import ArbiterError
+from arbiter.hardware.fakes import FakeMcp23017, FakePico, FakeRdm6300
 from arbiter.hardware.pins import mock_pin_factory
 from arbiter.hardware.readers.base import ReaderError, SlotReader
-from arbiter.hardware.readers.mcu import encode_line
-from arbiter.hardware.readers.rdm6300 import encode_frame
 from arbiter.rules.keycode import DEFAULT_KEYCODE
 from arbiter.rules.pieces import Piece
 from arbiter.rules.verdict import Role
@@ -42,36 +39,10 @@ HELP = __doc__.split("::", 1)[1].strip("\n") if __doc__ else ""
 
 ROLES = {"attacker": Role.ATTACKER, "a": Role.ATTACKER,
          "defender": Role.DEFENDER, "d": Role.DEFENDER}
-#: How often a held tag's frame repeats, as an RDM6300 does.
-FRAME_REPEAT = 0.05
 
 
 class BenchCommandError(ArbiterError, ValueError):
     """A bench command that cannot be carried out; the message says why."""
-
-
-class _FakeExpander:
-    """An MCP23017 on a fake I2C bus: ports read the switches, a change pulls INT low.
-
-    Reading the GPIO registers releases INT, as on the chip.
-    """
-
-    def __init__(self, release_int: Callable[[], None]) -> None:
-        self.levels = 0xFFFF  # pulled up: every switch open
-        self._release_int = release_int
-        self._lock = threading.Lock()
-
-    def read_i2c_block_data(self, i2c_addr: int, register: int, length: int) -> list[int]:
-        with self._lock:
-            levels = self.levels
-        self._release_int()
-        return [levels & 0xFF, levels >> 8][:length]
-
-    def write_i2c_block_data(self, i2c_addr: int, register: int, data: list[int]) -> None:
-        """Set-up writes: the fake chip is always set up."""
-
-    def write_byte_data(self, i2c_addr: int, register: int, value: int) -> None:
-        """Set-up writes: the fake chip is always set up."""
 
 
 class BenchSim:
@@ -85,8 +56,6 @@ class BenchSim:
         self.kind = config.reader.kind
         self._tag_of = tag_of or (lambda _text: None)
         self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._threads: list[threading.Thread] = []
         self._closers: list[Callable[[], None]] = []
         self._bits: dict[Role, list[bool]] = {
             role: [False] * DEFAULT_KEYCODE.switches for role in Role
@@ -110,7 +79,7 @@ class BenchSim:
             self._factory = mock_pin_factory()
             irq = r.interrupt_pin
             self._irq = self._factory.pin(irq) if irq is not None else None
-            self._expander = _FakeExpander(self._release_int)
+            self._expander = FakeMcp23017(r.i2c_address, int_pin=self._irq)
             self.readers = [Mcp23017KeyReader(
                 self._expander, address=r.i2c_address, interrupt_pin=irq, window=window,
                 invalid_after=invalid_after, pin_factory=self._factory)]
@@ -118,24 +87,22 @@ class BenchSim:
             from arbiter.hardware.readers.rdm6300 import Rdm6300Reader
 
             timeout = r.removal_timeout_ms / 1000
-            self._ports = {role: serial.serial_for_url("loop://", timeout=0.05) for role in Role}
+            ports = {role: serial.serial_for_url("loop://", timeout=0.05) for role in Role}
+            self._rdm = {role: FakeRdm6300(ports[role], name=f"rdm6300 {role.value}")
+                         for role in Role}
+            self._closers.extend(fake.close for fake in self._rdm.values())
             self.readers = [
-                Rdm6300Reader(role, serial_factory=_given(self._ports[role]),
-                              removal_timeout=timeout)
+                Rdm6300Reader(role, serial_factory=_given(ports[role]), removal_timeout=timeout)
                 for role in Role
             ]
-            self._spawn(self._repeat_frames, "bench rdm6300 frames")
         elif self.kind == "mcu":
             from arbiter.hardware.readers.mcu import McuReader
 
-            master, slave = os.openpty()
-            self._master = master
-            name = os.ttyname(slave)
-            os.close(slave)  # the reader opens it by name, as a real port
+            self._pico = FakePico()
+            name = self._pico.path  # the reader opens it by name, as a real port
             self.readers = [McuReader(
                 serial_factory=lambda: serial.Serial(name, 115200, timeout=0.05))]
-            self._closers.append(lambda: os.close(master))
-            self._spawn(self._answer_requests, "bench mcu")
+            self._closers.append(self._pico.unplug)
         else:
             raise ReaderError(f"reader.kind {self.kind!r} has no hardware to simulate")
 
@@ -216,17 +183,17 @@ class BenchSim:
         with self._lock:
             self._tags[role] = tag.upper()
         if self.kind == "mcu":
-            self._send(f"{_letter(role)} TAG {tag.upper()}")
+            self._pico.set(_letter(role), tag)
+        else:
+            self._rdm[role].hold(tag)
 
     def bad(self, role: Role) -> None:
         """Send one frame (RDM6300) or line (mcu) with a wrong checksum."""
         self._need_rfid()
         if self.kind == "rdm6300":
-            frame = bytearray(encode_frame("62E3086CED"))
-            frame[11:13] = b"00"  # the right checksum is 08
-            self._ports[role].write(bytes(frame))
+            self._rdm[role].bad_frame("62E3086CED")  # its right checksum is 08
         else:
-            self._write(f"{_letter(role)} TAG 62E3086CED*00\n".encode())
+            self._pico.raw(f"{_letter(role)} TAG 62E3086CED*00\n".encode())
 
     def clear(self, role: Role) -> None:
         """Take everything out of a slot."""
@@ -236,19 +203,16 @@ class BenchSim:
         if self.kind.startswith("keys"):
             self._apply(role)
         elif self.kind == "mcu":
-            self._send(f"{_letter(role)} EMPTY")
+            self._pico.set(_letter(role), None)
+        else:
+            self._rdm[role].hold(None)
 
     def close(self) -> None:
         """Stop the readers and the simulated hardware; safe to call twice."""
-        self._stop.set()
         for reader in self.readers:
             reader.close()
-        for thread in self._threads:
-            thread.join(timeout=5)
-        self._threads.clear()
         for close in self._closers:
-            with contextlib.suppress(OSError):
-                close()
+            close()
         self._closers.clear()
 
     # -- internals -----------------------------------------------------------
@@ -279,53 +243,7 @@ class BenchSim:
                 for i, on in enumerate(self._bits[r]):
                     if on:
                         levels &= ~(1 << (shift + i))
-            self._expander.levels = levels
-        if self._irq is not None:
-            self._irq.drive_low()
-
-    def _release_int(self) -> None:
-        if self._irq is not None:
-            self._irq.drive_high()
-
-    def _spawn(self, target: Callable[[], None], name: str) -> None:
-        thread = threading.Thread(target=target, name=name, daemon=True)
-        self._threads.append(thread)
-        thread.start()
-
-    def _repeat_frames(self) -> None:
-        while not self._stop.wait(FRAME_REPEAT):
-            with self._lock:
-                held = dict(self._tags)
-            for role, tag in held.items():
-                if tag is not None:
-                    with contextlib.suppress(serial.SerialException, OSError):
-                        self._ports[role].write(encode_frame(tag))
-
-    def _write(self, data: bytes) -> None:
-        with contextlib.suppress(OSError):
-            os.write(self._master, data)
-
-    def _send(self, body: str) -> None:
-        self._write(encode_line(body))
-
-    def _answer_requests(self) -> None:
-        """The firmware's side: answer each ``?`` with HELLO and both slots."""
-        import select
-
-        while not self._stop.is_set():
-            try:
-                ready, _, _ = select.select([self._master], [], [], 0.05)
-                if not ready:
-                    continue
-                data = os.read(self._master, 256)
-            except OSError:
-                return
-            if b"?" in data:
-                self._send("HELLO gg-slots 1")
-                with self._lock:
-                    held = dict(self._tags)
-                for role, tag in held.items():
-                    self._send(f"{_letter(role)} TAG {tag}" if tag else f"{_letter(role)} EMPTY")
+        self._expander.set_levels(levels)
 
 
 def _letter(role: Role) -> str:

@@ -9,20 +9,27 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arbiter import __version__
 from arbiter.app.config import Config, ConfigError, load_config
+from arbiter.app.errors import CliError, DataInUseError
 from arbiter.app.hub_cli import add_hub_parser
-from arbiter.device.arbiter import Arbiter
+from arbiter.app.service_client import (
+    ask_pin,
+    end_through_service,
+    enroll_through_service,
+    selftest_through_service,
+    service_running,
+)
 from arbiter.errors import ArbiterError
-from arbiter.hardware.pins import PinSetupError
 from arbiter.pinrule import RULE as PIN_RULE
-from arbiter.pinrule import PinFormatError, check_pin_format, legacy_pin_note
+from arbiter.pinrule import PinFormatError, legacy_pin_note
 from arbiter.rules.game import EndingError, EndingKind, Game
 from arbiter.rules.pieces import Piece, PieceError, parse_rank, parse_side
 from arbiter.rules.ranks import Rank, Side
 from arbiter.rules.verdict import resolve
+from arbiter.storage.datalock import DataDirLock
 from arbiter.storage.journal import (
     CorruptDataError,
     GameStore,
@@ -34,13 +41,10 @@ from arbiter.storage.journal import (
 from arbiter.storage.paths import DATA_ENV, default_config_path, default_data_dir
 from arbiter.tunes.defaults import load_tunes
 
-
-class CliError(ArbiterError):
-    """A user error: printed as one line, exit status 2."""
-
-
-class DataInUseError(CliError):
-    """Another gg-arbiter (the running service) holds the data directory."""
+if TYPE_CHECKING:
+    # The device is loaded only by the commands that build one: `gg-arbiter hub`
+    # never loads a device or hardware module.
+    from arbiter.device.arbiter import Arbiter
 
 
 class _Parser(argparse.ArgumentParser):
@@ -104,28 +108,10 @@ def _port(text: str) -> int:
     return port
 
 
-def _ask_pin(prompt: str, hint: str) -> str:
-    """Ask for a PIN at the terminal; with none, fail with ``hint`` (how to give it)."""
-    import getpass
-    import warnings
-
-    # getpass falls back to standard input with a GetPassWarning when there is
-    # no terminal (a script, cron, systemd): a PIN must not be read that way.
-    try:
-        os.close(os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY))
-    except OSError:
-        raise CliError(f"no PIN given and no terminal to ask for it: {hint}") from None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", getpass.GetPassWarning)
-        try:
-            return getpass.getpass(prompt)
-        except (EOFError, OSError):
-            raise CliError(f"no PIN given: {hint}") from None
-
-
 def _build(config: Config, sim: bool) -> Arbiter:
     """The device for run/selftest, with every set-up failure as one clear line."""
     from arbiter.app.assembly import build_arbiter
+    from arbiter.hardware.pins import PinSetupError
 
     try:
         return build_arbiter(config, sim=sim)
@@ -308,12 +294,12 @@ def _cmd_selftest(args: argparse.Namespace) -> int:
     unknown = [name for name in args.tune or () if name not in config.tunes]
     if unknown:
         raise CliError(f"no tune {unknown[0]!r}; tunes: {', '.join(config.tunes)}")
-    running, lock = _service_running(config, args)
+    running, lock = service_running(config, args)
     if running:
         # The running arbiter owns the LEDs, buzzer and slots: it runs the test.
-        return _selftest_through_service(config, args)
+        return selftest_through_service(config, args)
     if lock is not None:
-        os.close(lock)  # the arbiter built below takes it
+        lock.release()  # the arbiter built below takes it
     try:
         arbiter = _build(config, sim)
     except DataInUseError:
@@ -348,14 +334,14 @@ def _cmd_enroll(args: argparse.Namespace) -> int:
             " (set it to rdm6300 or mcu)"
         )
 
-    running, lock = _service_running(config, args)
+    running, lock = service_running(config, args)
     if running:
-        return _enroll_through_service(config, args)
+        return enroll_through_service(config, args)
     try:
         return _enroll_here(config, args)
     finally:
         if lock is not None:
-            os.close(lock)
+            lock.release()
 
 
 def _enroll_here(config: Config, args: argparse.Namespace) -> int:
@@ -381,37 +367,6 @@ def _enroll_here(config: Config, args: argparse.Namespace) -> int:
     return 0
 
 
-def _hold_data_dir(data_dir: Path) -> int | None:
-    """Take the data directory's lock (as the arbiter does) so no arbiter starts meanwhile.
-
-    :returns: the lock's descriptor (close it to release), or None when no arbiter
-        has used the directory yet (no lock file).
-    :raises DataInUseError: the running arbiter holds it.
-    :raises CliError: it cannot be opened (another account's, e.g. the service's).
-    """
-    import fcntl
-
-    try:
-        # Never created here: a lock file made by root (sudo) would keep the
-        # service's own account out. No lock file: no arbiter has used the directory.
-        fd = os.open(data_dir / ".lock", os.O_RDWR)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise CliError(
-            f"cannot open {data_dir} ({exc.strerror}): if it is the service's, run as its "
-            "account (sudo -u gg-arbiter gg-arbiter ...) or give --data DIR"
-        ) from None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        raise DataInUseError(
-            f"data directory {data_dir} is in use by a running gg-arbiter"
-        ) from None
-    return fd
-
-
 def _stop_service_hint(config: Config, what: str) -> str:
     return (
         f"the arbiter is running (it holds {config.data_dir} and the slots): {what} needs "
@@ -430,21 +385,21 @@ def _cmd_monitor(args: argparse.Namespace) -> int:
     if kind == "sim":
         raise CliError("reader.kind is 'sim': nothing to monitor; use --kind "
                        "keys-gpio|keys-mcp23017|rdm6300|mcu (with --sim to try it here)")
-    lock: int | None = None
+    lock: DataDirLock | None = None
     if not args.sim:
         from arbiter.hardware.pins import hardware_available
 
         if kind.startswith("keys") and not hardware_available():
             raise CliError("no GPIO hardware here (not a Raspberry Pi): try gg-arbiter "
                            "monitor --sim, which simulates the switches")
-        running, lock = _service_running(config, args)
+        running, lock = service_running(config, args)
         if running:
             raise CliError(_stop_service_hint(config, "monitor"))
     try:
         return _monitor(args, config)
     finally:
         if lock is not None:
-            os.close(lock)
+            lock.release()
 
 
 def _monitor(args: argparse.Namespace, config: Config) -> int:
@@ -540,7 +495,7 @@ def _cmd_end(args: argparse.Namespace) -> int:
     try:
         store = GameStore(config.data_dir)
     except StoreLockedError:
-        return _end_through_service(config, args, winner)
+        return end_through_service(config, args, winner)
     except StoreError as exc:
         raise CliError(str(exc)) from None
     with store:
@@ -553,169 +508,15 @@ def _cmd_end(args: argparse.Namespace) -> int:
     return 0
 
 
-class _ServiceApi:
-    """The running arbiter's local JSON API, with the admin PIN (``X-Admin-PIN``).
-
-    Used when the arbiter holds the data directory and the hardware: the command
-    asks it instead of opening them a second time.
-    """
-
-    def __init__(self, port: int, pin: str) -> None:
-        self.base = f"http://127.0.0.1:{port}"
-        self._pin = pin
-
-    @staticmethod
-    def answers(port: int) -> bool:
-        """True when an arbiter's status page answers on ``port`` of this machine."""
-        import urllib.request
-
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=3) as r:
-                return "game_id" in json.load(r)
-        except (OSError, ValueError):
-            return False
-
-    def call(self, method: str, path: str, body: object = None, timeout: float = 15) -> Any:
-        """One request; the answer's JSON.
-
-        :raises CliError: refused (with the arbiter's own reason) or no answer.
-        """
-        import urllib.error
-        import urllib.request
-
-        data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(
-            f"{self.base}{path}", data=data, method=method,
-            headers={"Content-Type": "application/json", "X-Admin-PIN": self._pin},
-        )
-        try:
-            with urllib.request.urlopen(request, timeout=timeout) as reply:
-                return json.load(reply)
-        except urllib.error.HTTPError as exc:
-            try:
-                detail = json.loads(exc.read()).get("error", exc.reason)
-            except ValueError:
-                detail = exc.reason
-            raise CliError(f"the running arbiter refused: {detail}") from None
-        except (OSError, ValueError) as exc:
-            raise CliError(
-                f"the arbiter is running but its page does not answer at {self.base}: {exc}"
-            ) from None
-
-
-def _service_api(config: Config, args: argparse.Namespace) -> _ServiceApi:
-    # A PIN sent to log in: a legacy 4-digit PIN still opens an old admin.json.
-    if getattr(args, "pin", None):
-        pin = check_pin_format(args.pin, "--pin", new=False)
-    elif os.environ.get("GG_ARBITER_PIN"):
-        pin = check_pin_format(os.environ["GG_ARBITER_PIN"], "GG_ARBITER_PIN", new=False)
-    else:
-        pin = check_pin_format(_ask_pin(
-            "Admin PIN of the running arbiter: ", "pass --pin PIN or set GG_ARBITER_PIN"
-        ), "the PIN typed", new=False)
-    port = args.port if getattr(args, "port", None) is not None else config.web.port
-    return _ServiceApi(port, pin)
-
-
-def _service_running(config: Config, args: argparse.Namespace) -> tuple[bool, int | None]:
-    """Whether the arbiter runs (holds the data directory); if not, the lock, held.
-
-    :raises CliError: the data directory cannot be opened and no arbiter answers.
-    """
-    try:
-        return False, _hold_data_dir(config.data_dir)
-    except DataInUseError:
-        return True, None
-    except CliError:
-        port = args.port if getattr(args, "port", None) is not None else config.web.port
-        if _ServiceApi.answers(port):  # the service's own account owns the directory
-            return True, None
-        raise
-
-
-def _end_through_service(config: Config, args: argparse.Namespace, winner: Side | None) -> int:
-    """The arbiter is running: ask it over its local API (it holds the record)."""
-    api = _service_api(config, args)
-    game_id = api.call("GET", "/api/status")["game_id"]
-    api.call("POST", f"/api/games/{game_id}/end",
-             {"reason": args.reason, "winner": winner.letter if winner else None})
-    print(f"game {game_id} ended: {args.reason}" + (f", {winner.title} wins" if winner else ""))
-    return 0
-
-
-def _selftest_through_service(config: Config, args: argparse.Namespace) -> int:
-    """The arbiter runs and holds the outputs: it runs the test and sends the report."""
-    api = _service_api(config, args)
-    print(f"self-test (through the running arbiter at {api.base}):")
-    # The arbiter waits up to 180 s for its worker (every tune, Taps included).
-    report = api.call("POST", "/api/admin/selftest", {"tunes": args.tune}, timeout=200)
-    for line in report["lines"]:
-        print(f"  {line}")
-    for fault in report["faults"]:
-        print(f"FAIL: reader {fault}")
-    print("PASS" if report["passed"] else "FAIL")
-    return 0 if report["passed"] else 1
-
-
-def _enroll_through_service(config: Config, args: argparse.Namespace) -> int:
-    """The arbiter runs and holds the readers: it enrolls; this shows its prompts.
-
-    Typed commands as in the terminal walk: s + Enter skips a piece, q + Enter stops.
-    """
-    import queue
-    import threading
-
-    api = _service_api(config, args)
-    status = api.call("POST", "/api/admin/enrollment", {"only": args.piece})
-    print(f"Enrolling through the running arbiter at {api.base}: "
-          "s + Enter skips a piece, q + Enter stops.")
-    typed: queue.Queue[str] = queue.Queue()
-
-    def read_commands() -> None:
-        for line in sys.stdin:
-            typed.put(line.strip().lower())
-        typed.put("eof")
-
-    threading.Thread(target=read_commands, name="enroll input", daemon=True).start()
-    shown = ("", "")
-    try:
-        while status.get("active"):
-            now = (status.get("prompt", ""), status.get("last", ""))
-            if now != shown:
-                if now[1] and now[1] != shown[1]:
-                    print(now[1])
-                done, total = status.get("progress", [0, 0])
-                print(f"[{done}/{total}] {now[0]}")
-                shown = now
-            try:
-                # Also the pace of asking: each ask checks the PIN (a slow hash).
-                command = typed.get(timeout=0.5)
-            except queue.Empty:
-                command = ""
-            if command in ("q", "quit"):
-                status = api.call("DELETE", "/api/admin/enrollment")
-                break
-            if command in ("s", "skip"):
-                status = api.call("POST", "/api/admin/enrollment/skip")
-                continue
-            status = api.call("GET", "/api/admin/enrollment")
-    except KeyboardInterrupt:
-        status = api.call("DELETE", "/api/admin/enrollment")
-    if status.get("last") and status.get("last") != shown[1]:
-        print(status["last"])
-    print("Enrollment ended; the arbiter judges again.")
-    return 0
-
-
 def _cmd_set_pin(args: argparse.Namespace) -> int:
-    from web.auth import AuthError, set_pin
+    from web.kit.auth import AuthError, set_pin
 
     config = _load_config(args)
     pin = args.pin
     if pin is None:
         hint = "give it as an argument: gg-arbiter set-pin PIN"
-        pin = _ask_pin(f"New admin PIN ({PIN_RULE}): ", hint)
-        if _ask_pin("Again: ", hint) != pin:
+        pin = ask_pin(f"New admin PIN ({PIN_RULE}): ", hint)
+        if ask_pin("Again: ", hint) != pin:
             raise CliError("the two PINs differ; nothing changed")
     try:
         set_pin(config.data_dir, pin)

@@ -28,9 +28,6 @@ from arbiter.hub.exports import KINDS, export
 from arbiter.hub.ingest import Ingest, publish_once
 from arbiter.hub.ledger import Ledger, ResendAsk
 from arbiter.hub.resend import GRACE, Resender
-from arbiter.hubweb import create_hub_app
-from arbiter.hubweb.feed import VenueFeed
-from arbiter.hubweb.views import suggested_tables
 from arbiter.mqtt.address import BrokerAddress, BrokerAddressError
 from arbiter.mqtt.tls import client_context
 from arbiter.pinrule import RULE as PIN_RULE
@@ -38,8 +35,12 @@ from arbiter.pinrule import PinFormatError, legacy_pin_note
 from arbiter.storage.paths import default_data_dir
 from arbiter.tournament.model import Result
 from arbiter.tournament.standings import TieBreak
-from web.auth import AuthError, set_pin
-from web.serve import WebServerError, make_server
+from arbiter.wire import AssignmentMessage
+from web.hub import create_hub_app
+from web.hub.feed import VenueFeed
+from web.hub.views import suggested_tables
+from web.kit.auth import AuthError, set_pin
+from web.kit.serve import WebServerError, make_server
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +100,7 @@ def _address(url: str) -> BrokerAddress:
 
 
 def _publish_once(args: argparse.Namespace,
-                  assignments: Mapping[str, Mapping[str, Any] | None],
+                  assignments: Mapping[str, AssignmentMessage | None],
                   resends: Sequence[ResendAsk] = ()) -> None:
     link = broker_link(args)
     publish_once(link.address.host, link.address.port, args.event, assignments,
@@ -305,7 +306,16 @@ def _gaps(args: argparse.Namespace) -> int:
     with _ledger(args) as ledger:
         out = {t: runs for t in ledger.tables() if (runs := ledger.missing(t))}
         asks = [ledger.ask_resend(t, runs) for t, runs in out.items()] if args.resend else []
+        refused = ledger.rejections()
     _print_json(out)
+    # Messages refused (not the wire format, another table's name...): never among the
+    # missing, so said apart, on stderr (stdout stays the JSON of the missing runs).
+    for at, table, seq, why in refused[-20:]:
+        print(f"refused {at} table {table}" + (f" seq {seq}" if seq else "") + f": {why}",
+              file=sys.stderr)
+    if len(refused) > 20:
+        print(f"({len(refused)} refused in all; the organiser page lists the latest 50)",
+              file=sys.stderr)
     if asks:
         _publish_once(args, {}, asks)
         for ask in asks:
@@ -319,6 +329,18 @@ def _silent(args: argparse.Namespace) -> int:
     for table, why in silent:
         print(f"{table}\t{why}")
     return 1 if silent else 0
+
+
+#: The longest span a --*-after option takes, in its unit (a week of minutes).
+MAX_SPAN = 7 * 24 * 60.0
+
+
+def _span(text: str) -> float:
+    """A span of time of 0 to MAX_SPAN (argparse answers a bad one with exit 2)."""
+    value = float(text)  # ValueError: argparse's "invalid _span value"
+    if not 0 <= value <= MAX_SPAN:  # also NaN and inf
+        raise argparse.ArgumentTypeError(f"{text!r} is not from 0 to {MAX_SPAN:g}")
+    return value
 
 
 def add_hub_parser(sub: Any, parser_class: type[argparse.ArgumentParser]) -> None:
@@ -338,10 +360,10 @@ def add_hub_parser(sub: Any, parser_class: type[argparse.ArgumentParser]) -> Non
     hub.add_argument("--host", default="0.0.0.0", help="web address to serve on (default all)")
     hub.add_argument("--port", type=int, default=DEFAULT_WEB_PORT,
                      help=f"web port (default {DEFAULT_WEB_PORT}; 0 picks a free one)")
-    hub.add_argument("--resend-after", type=float, default=GRACE, metavar="SECONDS",
+    hub.add_argument("--resend-after", type=_span, default=GRACE, metavar="SECONDS",
                      help="ask a table to resend events missing for this long "
                           f"(default {GRACE:g})")
-    hub.add_argument("--silent-after", type=float, default=10.0, metavar="MINUTES",
+    hub.add_argument("--silent-after", type=_span, default=10.0, metavar="MINUTES",
                      help="flag a table of the round with no event for this long (default 10)")
     hub.set_defaults(func=_serve)
     cmds = hub.add_subparsers(dest="hub_command", metavar="SUBCOMMAND", parser_class=parser_class)
@@ -419,6 +441,6 @@ def add_hub_parser(sub: Any, parser_class: type[argparse.ArgumentParser]) -> Non
     silent = cmds.add_parser(
         "silent", help="tables of the round offline or quiet with a game on (exit 1 if any)"
     )
-    silent.add_argument("--quiet", type=float, default=10.0, metavar="MINUTES",
+    silent.add_argument("--quiet", type=_span, default=10.0, metavar="MINUTES",
                         help="no event for this long counts as silent (default 10)")
     silent.set_defaults(func=_silent)

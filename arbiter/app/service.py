@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from flask import Flask
 
     from arbiter.fleet.link import FleetLink
-    from web.serve import WebServer
+    from web.kit.serve import WebServer
 
 log = logging.getLogger(__name__)
 
@@ -90,8 +90,8 @@ def _serve(
     try:
         # No arbiter without its page: a page that cannot be built (a bad PIN, a
         # broken install) stops start-up here, with its one-line reason (exit 2).
-        from web import create_app
-        from web.auth import AdminFileError, ensure_admin
+        from web.kit.auth import AdminFileError, ensure_admin
+        from web.table import create_app
 
         try:
             new_pin = ensure_admin(config.data_dir, config.web.admin_pin)
@@ -185,7 +185,7 @@ class _Page:
 
     def bind_once(self) -> None:
         """One attempt, now; on a port in use, :meth:`run` retries."""
-        from web.serve import WebServerError, make_server
+        from web.kit.serve import WebServerError, make_server
 
         try:
             server = make_server(self._app, self._host, self._port, **self._limits)

@@ -34,8 +34,8 @@ from collections.abc import Callable, Iterable
 from typing import TextIO
 
 from arbiter.device.arbiter import Arbiter, DeviceError
-from arbiter.device.status import put_dropping_oldest
 from arbiter.hardware.readers.sim import SimSlots
+from arbiter.queues import put_dropping_oldest
 from arbiter.rules.game import EndingError, EndingKind
 from arbiter.rules.jsondata import JsonDict
 from arbiter.rules.pieces import PieceError, parse_side

@@ -9,9 +9,9 @@ class DeviceError(ArbiterError):
     """A device command that cannot be carried out (closed, busy, record unwritable)."""
 
 
-class GameInProgressError(DeviceError):
+class SelfTestInGameError(DeviceError):
     """Refused because a game has begun (the self-test would flash and play at the table)."""
 
 
-class UnknownTuneError(DeviceError, LookupError):
+class SelfTestTuneError(DeviceError, LookupError):
     """A tune name the config does not have."""

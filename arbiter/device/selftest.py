@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
-from arbiter.device.errors import GameInProgressError, UnknownTuneError
+from arbiter.device.errors import SelfTestInGameError, SelfTestTuneError
 from arbiter.hardware.readers.base import SlotReading
 from arbiter.rules.game import Game
 from arbiter.rules.verdict import Role, Survivor
@@ -49,15 +49,15 @@ class SelfTest:
     def check(self, game: Game, tunes: Sequence[str] | None, *, force: bool) -> None:
         """Refuse a test that cannot or should not run now.
 
-        :raises UnknownTuneError: an unknown tune.
-        :raises GameInProgressError: during a game that has begun, unless ``force``
+        :raises SelfTestTuneError: an unknown tune.
+        :raises SelfTestInGameError: during a game that has begun, unless ``force``
             (it would flash and play Taps at the table).
         """
         unknown = [name for name in tunes or () if name not in self._tunes]
         if unknown:
-            raise UnknownTuneError(f"no tune {unknown[0]!r}; tunes: {', '.join(self._tunes)}")
+            raise SelfTestTuneError(f"no tune {unknown[0]!r}; tunes: {', '.join(self._tunes)}")
         if game.challenges and not game.over and not force:
-            raise GameInProgressError(
+            raise SelfTestInGameError(
                 "a game is in progress: end it or start a new game before the self-test"
             )
 

@@ -16,12 +16,12 @@ import queue
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TypeVar
 
 from arbiter.device.sequence import DeviceState
 from arbiter.fleet.state import BrokerState, FleetState
 from arbiter.hardware.readers.base import SlotReading, SlotState
 from arbiter.hardware.signals import OutputsSnapshot
+from arbiter.queues import put_dropping_oldest
 from arbiter.rules.game import Game
 from arbiter.rules.jsondata import JsonDict
 from arbiter.rules.verdict import Role
@@ -30,20 +30,6 @@ log = logging.getLogger(__name__)
 
 #: How many statuses a subscriber may fall behind before the oldest is dropped.
 SUBSCRIBER_QUEUE = 64
-
-T = TypeVar("T")
-
-
-def put_dropping_oldest(q: queue.Queue[T], item: T) -> None:
-    """Put ``item`` on a bounded queue, dropping the oldest entries to make room."""
-    while True:
-        try:
-            q.put_nowait(item)
-            return
-        except queue.Full:
-            with contextlib.suppress(queue.Empty):
-                q.get_nowait()
-
 
 @dataclass(frozen=True)
 class StatusFacts:

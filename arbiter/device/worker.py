@@ -37,6 +37,7 @@ from typing import TypeVar
 
 from arbiter.device.errors import DeviceError
 from arbiter.hardware.readers.base import SlotReading
+from arbiter.threads import BackgroundThread
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +106,9 @@ class Worker:
         self._beat = clock()
         self._busy: _Busy | None = None  # replaced whole: read from other threads
         self._events: queue.Queue[_Event] = queue.Queue()
-        self._thread = threading.Thread(target=self._run, name="arbiter", daemon=True)
+        self._thread = BackgroundThread(
+            lambda _stopping: self._run(), "arbiter", wake=lambda: self._events.put(_Stop())
+        )
 
     def start(self) -> None:
         self._thread.start()
@@ -113,8 +116,7 @@ class Worker:
     def stop(self, timeout: float) -> None:
         """End the thread once the event it handles now is done (wait up to ``timeout``)."""
         if self._thread.is_alive():
-            self._events.put(_Stop())
-            self._thread.join(timeout=timeout)
+            self._thread.stop(timeout)
 
     def is_alive(self) -> bool:
         return self._thread.is_alive()

@@ -12,40 +12,20 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
+from arbiter import wire
 from arbiter.errors import ArbiterError
 from arbiter.rules.jsondata import JsonDict
 from arbiter.storage.durable import remove_durably, write_durably
 
 log = logging.getLogger(__name__)
 
-#: The version of every payload on the wire (the ``format`` field).
-WIRE_FORMAT = 1
 #: Longest player name kept (a name is shown on a phone, never parsed).
-MAX_NAME = 64
+MAX_NAME = wire.MAX_NAME
 FILE_NAME = "assignment.json"
 
 
 class AssignmentError(ArbiterError, ValueError):
     """An assignment payload that cannot be used; the table keeps the one it had."""
-
-
-def wire_object(payload: bytes, error: type[ArbiterError]) -> JsonDict | None:
-    """The JSON object of a message the hub sends a table (``assignment``, ``resend``);
-    None for an empty payload (a cleared retained topic).
-
-    :raises error: not JSON, not an object, or not of :data:`WIRE_FORMAT`.
-    """
-    if not payload.strip():
-        return None
-    try:
-        data = json.loads(payload)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise error(f"not JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise error("not a JSON object")
-    if data.get("format") != WIRE_FORMAT:
-        raise error(f"unknown format {data.get('format')!r}")
-    return data
 
 
 @dataclass(frozen=True)
@@ -63,28 +43,29 @@ class Assignment:
 
         :raises AssignmentError: not the assignment JSON of docs/mqtt.md.
         """
-        data = wire_object(payload, AssignmentError)
-        return None if data is None else cls.from_dict(data)
+        try:
+            message = wire.parse(wire.Topic.ASSIGNMENT, payload)
+        except wire.WireFormatError as exc:
+            raise AssignmentError(str(exc)) from None
+        return None if message is None else cls.from_body(message)
+
+    @classmethod
+    def from_body(cls, body: wire.AssignmentBody) -> Assignment:
+        return cls(body["round"], body["board"], body["white"], body["black"])
 
     @classmethod
     def from_dict(cls, data: JsonDict) -> Assignment:
-        """:raises AssignmentError: a field missing or of the wrong kind."""
-        numbers = []
-        for key in ("round", "board"):
-            value = data.get(key)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise AssignmentError(f"'{key}' must be a whole number >= 0, not {value!r}")
-            numbers.append(value)
-        names = []
-        for key in ("white", "black"):
-            value = data.get(key)
-            if not isinstance(value, str) or not value.strip() or len(value) > MAX_NAME:
-                raise AssignmentError(f"'{key}' must be a name of 1 to {MAX_NAME} characters")
-            names.append(value.strip())
-        return cls(numbers[0], numbers[1], names[0], names[1])
+        """The assignment of a JSON object (``DATA/assignment.json``: no ``format``).
+
+        :raises AssignmentError: a field missing or of the wrong kind.
+        """
+        try:
+            return cls.from_body(wire.check_assignment(data))
+        except wire.WireFormatError as exc:
+            raise AssignmentError(str(exc)) from None
 
     def to_dict(self) -> JsonDict:
-        """As kept in a game's header and record."""
+        """As kept in a game's header and record (:class:`arbiter.wire.AssignmentBody`)."""
         return {"round": self.round, "board": self.board, "white": self.white,
                 "black": self.black}
 

@@ -1,30 +1,29 @@
-"""The topics and payloads a table publishes (docs/mqtt.md): pure functions.
+"""The payloads a table publishes (docs/mqtt.md), built with the wire format's types.
 
 Everything a game in progress puts on the wire is built from its public
 view (no rank, no tag); the full record goes out only once the game is over.
+The topics, types and checks are :mod:`arbiter.wire`'s, shared with the hub.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
+from typing import TypedDict, cast
 
-from arbiter.fleet.assignment import WIRE_FORMAT
+from arbiter import wire
 from arbiter.rules.game import Game
 from arbiter.rules.jsondata import JsonDict
 from arbiter.rules.ranks import Side
+from arbiter.wire import OFFLINE, ONLINE, encode, prefix
 
-ONLINE = b"true"
-OFFLINE = b"false"
-
-
-def prefix(event: str, table: str) -> str:
-    """``gg/<event>/table/<table>/``."""
-    return f"gg/{event}/table/{table}/"
+__all__ = ["OFFLINE", "ONLINE", "OutboxItem", "encode", "event_payload", "game_items",
+           "prefix", "record_payload", "status_payload"]
 
 
-def encode(payload: JsonDict | bool) -> bytes:
-    return json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
+class RecordBody(TypedDict):
+    """The body of a ``record/<game>`` item: the game's full record."""
+
+    record: wire.JsonObject
 
 
 @dataclass(frozen=True)
@@ -38,7 +37,7 @@ class OutboxItem:
     game: int
     index: int
     kind: str  # "new_game", "challenge", "game_over" (events) or "record"
-    body: JsonDict
+    body: wire.EventBody | RecordBody
 
     @property
     def is_event(self) -> bool:
@@ -52,8 +51,10 @@ def game_items(game: Game) -> list[OutboxItem]:
     event: its number, with ``attacker_side`` and ``result`` null.
     """
     view = game.public_view()
-    items = [OutboxItem(game.id, 0, "new_game",
-                        {"assignment": game.assignment, "at": game.started_at})]
+    assignment = None if game.assignment is None else wire.assignment(
+        game.assignment["round"], game.assignment["board"], game.assignment["white"],
+        game.assignment["black"])
+    items = [OutboxItem(game.id, 0, "new_game", wire.new_game(assignment, game.started_at))]
     verdicts = {v["number"]: v for v in view["verdicts"]}
     by_number = {c.number: c for c in game.challenges}
     eliminated = {side.letter: 0 for side in Side}
@@ -63,37 +64,46 @@ def game_items(game: Game) -> list[OutboxItem]:
         if challenge is not None:
             for piece in challenge.eliminated:
                 eliminated[piece.side.letter] += 1
-        body: JsonDict = {
-            "number": number,
-            "attacker_side": verdict["attacker_side"] if verdict else None,
-            "result": verdict["result"] if verdict else None,
-            "eliminated": dict(eliminated),
-            "at": verdict["at"] if verdict else None,
-        }
+        body = wire.challenge(
+            number,
+            verdict["attacker_side"] if verdict else None,
+            verdict["result"] if verdict else None,
+            {"W": eliminated["W"], "B": eliminated["B"]},
+            verdict["at"] if verdict else None,
+        )
         items.append(OutboxItem(game.id, len(items), "challenge", body))
     if game.ending is not None:
-        items.append(OutboxItem(game.id, len(items), "game_over",
-                                {"ending": game.ending.to_dict()}))
-        items.append(OutboxItem(game.id, len(items), "record", {"record": game.full_record()}))
+        ending = game.ending
+        items.append(OutboxItem(game.id, len(items), "game_over", wire.game_over(
+            ending.kind.value, ending.winner.letter if ending.winner else None, ending.at)))
+        items.append(OutboxItem(game.id, len(items), "record",
+                                RecordBody(record=game.full_record())))
     return items
 
 
-def event_payload(item: OutboxItem, *, table: str, seq: int) -> JsonDict:
-    """The JSON of an ``events`` message."""
-    return {"format": WIRE_FORMAT, "table": table, "seq": seq, "game": item.game,
-            "type": item.kind, **item.body}
+def event_payload(item: OutboxItem, *, table: str, seq: int) -> wire.Event:
+    """The ``events`` message of an event item."""
+    if not item.is_event:
+        raise ValueError(f"item {item.index} of game {item.game} is a record, not an event")
+    return wire.event(table, seq, item.game, cast(wire.EventBody, item.body))
 
 
-def record_payload(item: OutboxItem, *, table: str) -> JsonDict:
-    """The JSON of a ``record/<game>`` message (the full record: only once over)."""
-    return {"format": WIRE_FORMAT, "table": table, "game": item.game, **item.body}
+def record_payload(item: OutboxItem, *, table: str) -> wire.RecordMessage:
+    """The ``record/<game>`` message (the full record: only once over)."""
+    if item.is_event:
+        raise ValueError(f"item {item.index} of game {item.game} is an event, not a record")
+    return wire.record_message(table, item.game, cast(RecordBody, item.body)["record"])
 
 
-def status_payload(status: JsonDict, *, table: str, event_seq: int | None = None) -> JsonDict:
-    """The JSON of the ``status`` message: ``GET /api/status`` plus format and table, and
+def status_payload(
+    status: JsonDict, *, table: str, event_seq: int | None = None
+) -> wire.StatusMessage:
+    """The ``status`` message: ``GET /api/status`` plus format and table, and
     ``event_seq``, the last event sequence number published (so a hub can tell it lacks
     the tail), when known."""
-    payload = {**status, "format": WIRE_FORMAT, "table": table}
+    # The device's status is StatusMessage's fields (arbiter.device.status.build_status;
+    # tests/fleet/test_payloads.py checks a real one against wire.parse).
+    payload = cast(wire.StatusMessage, {**status, "format": wire.FORMAT, "table": table})
     if event_seq is not None:
         payload["event_seq"] = event_seq
     return payload

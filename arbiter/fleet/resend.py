@@ -14,15 +14,15 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
+from arbiter import wire
 from arbiter.errors import ArbiterError
-from arbiter.fleet.assignment import WIRE_FORMAT, wire_object
 from arbiter.storage.durable import write_durably
 
 log = logging.getLogger(__name__)
 
 SERVED_FILE = "resend-served.json"
 #: Most ranges a request may name (a request is one MQTT message, read by a Pi).
-MAX_RANGES = 256
+MAX_RANGES = wire.MAX_RANGES
 
 
 class ResendError(ArbiterError, ValueError):
@@ -44,24 +44,14 @@ class ResendRequest:
 
         :raises ResendError: not the resend JSON of docs/mqtt.md.
         """
-        data = wire_object(payload, ResendError)
-        if data is None:
+        try:
+            message = wire.parse(wire.Topic.RESEND, payload)
+        except wire.WireFormatError as exc:
+            raise ResendError(str(exc)) from None
+        if message is None:
             return None
-        table, number, ranges = data.get("table"), data.get("id"), data.get("ranges")
-        if not isinstance(table, str) or not table:
-            raise ResendError("'table' must be the table's name")
-        if not isinstance(number, int) or isinstance(number, bool) or number < 1:
-            raise ResendError(f"'id' must be a whole number >= 1, not {number!r}")
-        if not isinstance(ranges, list) or not 1 <= len(ranges) <= MAX_RANGES:
-            raise ResendError(f"'ranges' must list 1 to {MAX_RANGES} [first, last] pairs")
-        runs: list[tuple[int, int]] = []
-        for run in ranges:
-            if (not isinstance(run, list) or len(run) != 2 or not all(map(_whole, run))
-                    or not 1 <= run[0] <= run[1]):
-                raise ResendError(f"a range must be [first, last] with 1 <= first <= last, "
-                                  f"not {run!r}")
-            runs.append((run[0], run[1]))
-        return cls(table, number, tuple(sorted(runs)))
+        return cls(message["table"], message["id"],
+                   tuple(sorted((a, b) for a, b in message["ranges"])))
 
     def wants(self, seq: int) -> bool:
         return any(first <= seq <= last for first, last in self.ranges)
@@ -78,10 +68,6 @@ class ResendRequest:
             total += max(0, last - max(first, done + 1) + 1)
             done = max(done, last)
         return total
-
-
-def _whole(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 class ServedFile:
@@ -102,4 +88,4 @@ class ServedFile:
 
     def save(self, request_id: int) -> None:
         """:raises OSError: not written."""
-        write_durably(self.path, json.dumps({"format": WIRE_FORMAT, "id": request_id}).encode())
+        write_durably(self.path, json.dumps({"format": wire.FORMAT, "id": request_id}).encode())

@@ -9,16 +9,12 @@ class HubError(ArbiterError):
     """A hub operation cannot be done as asked."""
 
 
-class MalformedEventError(HubError, ValueError):
-    """A table event that does not follow the contract (docs/tournament.md)."""
-
-
-class TopicMismatchError(MalformedEventError):
-    """An event whose payload names another table than its topic."""
-
-
 class ContradictingEventError(HubError, ValueError):
     """An event for a (table, seq) already held, with a different payload."""
+
+
+class RatingError(HubError, ValueError):
+    """A player's rating outside 0 to :data:`arbiter.hub.ledger.MAX_RATING`."""
 
 
 class UnknownPairingError(HubError, LookupError):

@@ -11,7 +11,7 @@ import csv
 import io
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TypeAlias
 
 from arbiter.hub.errors import ExportError
 from arbiter.hub.ledger import Ledger
@@ -24,12 +24,16 @@ GAMES_COLUMNS = (
 )
 KINDS = ("standings", "pairings", "games")
 
+#: One cell of an export, and one row (column: cell).
+Cell: TypeAlias = str | int | float | bool | None
+Row: TypeAlias = dict[str, Cell]
 
-def standings_rows(ledger: Ledger) -> tuple[tuple[str, ...], list[dict[str, Any]]]:
+
+def standings_rows(ledger: Ledger) -> tuple[tuple[str, ...], list[Row]]:
     """(columns, rows): the standings, one column per tie-break in force."""
     breaks = ledger.tiebreaks()
     columns = STANDINGS_COLUMNS + tuple(t.value for t in breaks)
-    rows = [
+    rows: list[Row] = [
         {
             "rank": s.rank, "name": s.name, "score": s.score, "played": s.played,
             "wins": s.wins, "draws": s.draws, "losses": s.losses, "byes": s.byes,
@@ -40,9 +44,9 @@ def standings_rows(ledger: Ledger) -> tuple[tuple[str, ...], list[dict[str, Any]
     return columns, rows
 
 
-def pairings_rows(ledger: Ledger) -> tuple[tuple[str, ...], list[dict[str, Any]]]:
+def pairings_rows(ledger: Ledger) -> tuple[tuple[str, ...], list[Row]]:
     """(columns, rows): every pairing with its table and result."""
-    rows = [
+    rows: list[Row] = [
         {
             "round": r.pairing.round, "board": r.pairing.board, "table": r.table,
             "white": r.pairing.white, "black": r.pairing.black,
@@ -53,9 +57,9 @@ def pairings_rows(ledger: Ledger) -> tuple[tuple[str, ...], list[dict[str, Any]]
     return PAIRINGS_COLUMNS, rows
 
 
-def games_rows(ledger: Ledger) -> tuple[tuple[str, ...], list[dict[str, Any]]]:
+def games_rows(ledger: Ledger) -> tuple[tuple[str, ...], list[Row]]:
     """(columns, rows): every game seen at a table."""
-    rows = [
+    rows: list[Row] = [
         {
             "table": g.table, "game": g.game, "round": g.round, "board": g.board,
             "white": g.white, "black": g.black, "challenges": g.challenges,
@@ -76,15 +80,33 @@ def export(ledger: Ledger, kind: str, fmt: str) -> str:
     return to_csv(columns, rows) if fmt == "csv" else to_json(rows)
 
 
-def to_csv(columns: Sequence[str], rows: Sequence[dict[str, Any]]) -> str:
-    """CSV text: a header, then one line a row (None as an empty cell)."""
+#: What a spreadsheet reads as the start of a formula (OWASP, "CSV Injection").
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def cell(value: object) -> str:
+    """One CSV cell: None empty; text that a spreadsheet would run as a formula (a player
+    named ``=HYPERLINK(...)``, from a CSV import or a table's new game) gets a leading
+    single quote, so it is shown as typed. Numbers stay numbers (a negative score is a
+    number, not a formula)."""
+    if value is None:
+        return ""
+    if isinstance(value, (bool, int, float)):
+        return str(value)
+    text = str(value)
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def to_csv(columns: Sequence[str], rows: Sequence[Row]) -> str:
+    """CSV text: a header, then one line a row (None as an empty cell), every text cell
+    quoted (every cell: OWASP's advice) and neutralised (:func:`cell`)."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(columns)
+    writer = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_ALL)
+    writer.writerow([cell(c) for c in columns])
     for row in rows:
-        writer.writerow(["" if row[c] is None else row[c] for c in columns])
+        writer.writerow([cell(row[c]) for c in columns])
     return out.getvalue()
 
 
-def to_json(rows: Sequence[dict[str, Any]]) -> str:
+def to_json(rows: Sequence[Row]) -> str:
     return json.dumps(list(rows), indent=1, ensure_ascii=False) + "\n"

@@ -22,22 +22,21 @@ A payload that names another table than its topic is refused and logged.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import logging
 import queue
 import sqlite3
 import ssl
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.reasoncodes import ReasonCode
 
-from arbiter.hub.errors import ContradictingEventError, HubError, MalformedEventError
-from arbiter.hub.ledger import FORMAT, Ledger, ResendAsk
+from arbiter import wire
+from arbiter.hub.errors import ContradictingEventError, HubError
+from arbiter.hub.ledger import Ledger, ResendAsk
 from arbiter.hub.resend import resend_payload
 from arbiter.mqtt.tls import check_listener, listener_problem, secure
 
@@ -47,6 +46,9 @@ log = logging.getLogger(__name__)
 PUBLISH_TIMEOUT = 10.0
 #: Most messages written in one transaction (a replayed round arrives all at once).
 MAX_BATCH = 500
+#: A checked message: (table, its topic, the message), or (table, None, why it is refused),
+#: or None for a topic that is not a table's of this event.
+_Checked = tuple[str, wire.Topic, object] | tuple[str, None, wire.WireFormatError] | None
 #: Topics the broker keeps retained and gives again: a batch of only these needs no fsync.
 RETAINED_KINDS = ("online", "status")
 
@@ -197,21 +199,24 @@ class Ingest:
     def take_batch(self, batch: list[mqtt.MQTTMessage]) -> None:
         """Write ``batch`` in one transaction; then acknowledge and announce what it took.
 
-        A message the ledger fails on (sqlite3.Error) is undone alone and not
-        acknowledged: the broker sends it again at the next connection. If the
-        commit fails, none is acknowledged.
+        Every message is checked against the wire format first, outside the ledger's
+        lock: one that is not the format is refused alone (noted in the rejections,
+        acknowledged), never rolling back its neighbours. A message the ledger then
+        fails on is undone alone: for a fault of the disk (sqlite3.OperationalError)
+        it is not acknowledged, so the broker sends it again at the next connection;
+        for any other error (it can only be this message's) it is refused and
+        acknowledged, so no message can wedge the broker's window. If the commit
+        fails, none is acknowledged.
         """
         durable = any(_kind(m.topic) not in RETAINED_KINDS for m in batch)
+        checked = [(msg, self._check(msg.topic, msg.payload)) for msg in batch]
         done: list[mqtt.MQTTMessage] = []
         changes: list[tuple[str, str]] = []
         try:
             with self.ledger.batch(durable=durable):
-                for msg in batch:
-                    try:
-                        if self._take(msg.topic, msg.payload, changes):
-                            done.append(msg)
-                    except sqlite3.Error:
-                        log.exception("the ledger could not take a message on %s", msg.topic)
+                for msg, taken in checked:
+                    if self._write_one(msg.topic, taken, changes):
+                        done.append(msg)
         except sqlite3.Error:
             log.exception("the ledger could not commit %d message(s)", len(batch))
             return
@@ -221,70 +226,83 @@ class Ingest:
         for table, kind in changes:
             self._changed(table, kind)
 
-    def _take(self, topic: str, payload: bytes, changes: list[tuple[str, str]]) -> bool:
-        """Hand one message to the ledger; True when it is done with (kept or refused).
-
-        What it changed is added to ``changes``, to announce once committed."""
-        parts = topic.split("/")
+    def _check(self, topic: str, payload: bytes) -> _Checked:
+        """What to do with one message: (table, topic, message) or (table, None, refusal),
+        or None for a topic that is not a table's of this event (acknowledged, ignored)."""
+        parts = topic.split("/", 4)
         if len(parts) < 5 or parts[:3] != ["gg", self.event, "table"]:
-            return True
-        table, kind = parts[3], "/".join(parts[4:])
-        if kind == "assignment":
-            return True  # the hub's own
-        if kind == "resend":  # the hub's own too: its id, so the next request is above it
-            self._note_resend(table, payload)
-            return True
-        if kind == "online":
-            text = payload.decode("utf-8", "replace").strip()
-            if text not in ("true", "false"):
-                self.ledger.note_rejection(table, None, f"online payload {text[:20]!r}")
-                return True
-            self.ledger.set_online(table, text == "true")
-            changes.append((table, "online"))
-            return True
-        if not payload:
-            return True  # a cleared retained topic
+            return None
+        table, rest = parts[3], parts[4]
+        which = wire.topic_of(rest)
+        if which is None:
+            return table, None, wire.WireFormatError(f"unknown topic {rest[:40]!r}")
+        kind, game = which
         try:
-            body = json.loads(payload)
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            self.ledger.note_rejection(table, None, f"{kind}: not JSON")
+            return table, kind, wire.parse(kind, payload, table=table, game=game)
+        except wire.WireFormatError as exc:
+            return table, None, exc
+
+    def _write_one(
+        self, topic: str, taken: _Checked, changes: list[tuple[str, str]]
+    ) -> bool:
+        """Hand one checked message to the ledger; True when it is done with (kept or
+        refused): to be acknowledged."""
+        if taken is None:
             return True
-        if not isinstance(body, dict):
-            self.ledger.note_rejection(table, None, f"{kind}: not a JSON object")
+        table, kind, message = taken
+        try:
+            if kind is None:
+                assert isinstance(message, wire.WireFormatError)
+                self.ledger.note_rejection(table, message.seq, f"{_kind(topic)}: {message}")
+            else:
+                self._take(table, kind, message, topic, changes)
             return True
-        # A refusal is for good: the ledger logged and noted it, so it is acknowledged.
-        with contextlib.suppress(MalformedEventError, ContradictingEventError):
-            self._take_json(table, kind, body, changes)
+        except sqlite3.Error as exc:
+            if _transient(exc):  # the disk: not acknowledged, sent again
+                log.exception("the ledger could not take a message on %s", topic)
+                return False
+            return self._refuse(table, topic, exc)
+        except (ContradictingEventError, wire.WireFormatError):
+            return True  # refused for good; the ledger noted it
+        except Exception as exc:  # this message only (its savepoint is undone)
+            return self._refuse(table, topic, exc)
+
+    def _refuse(self, table: str, topic: str, exc: Exception) -> bool:
+        """Refuse a message the ledger failed on for a reason of its own (an integer out of
+        SQLite's range, a constraint): noted and acknowledged, so it cannot come back."""
+        log.error("the ledger failed on a message on %s: refused (%s)", topic, exc)
+        try:
+            self.ledger.note_rejection(table, None, f"{_kind(topic)}: the ledger failed"
+                                                    f" ({type(exc).__name__})")
+        except sqlite3.Error:
+            return False
         return True
 
-    def _take_json(
-        self, table: str, kind: str, body: dict[str, Any], changes: list[tuple[str, str]]
+    def _take(
+        self, table: str, kind: wire.Topic, message: object, topic: str,
+        changes: list[tuple[str, str]],
     ) -> None:
-        if kind == "events":
-            if self.ledger.record_event(table, body):
+        """One well-formed message into the ledger; what it changed is added to
+        ``changes``, to announce once committed."""
+        if kind is wire.Topic.ASSIGNMENT:
+            return  # the hub's own
+        if message is None:
+            return  # a cleared retained topic
+        if kind is wire.Topic.RESEND:  # the hub's own too: its id, so the next is above it
+            self.ledger.note_resend_id(table, cast(wire.ResendMessage, message)["id"])
+        elif kind is wire.Topic.ONLINE:
+            self.ledger.set_online(table, bool(message))
+            changes.append((table, "online"))
+        elif kind is wire.Topic.EVENTS:
+            if self.ledger.record_event(table, cast(wire.Event, message)):
                 changes.append((table, "events"))
-            return
-        if body.get("table") != table:
-            self.ledger.note_rejection(
-                table, None, f"{kind} payload names table {body.get('table')!r}"
-            )
-            return
-        if kind == "status":
-            self.ledger.set_status(table, body)
+        elif kind is wire.Topic.STATUS:
+            self.ledger.set_status(table, cast(wire.StatusMessage, message))
             changes.append((table, "status"))
-        elif kind.startswith("record/"):
-            game = kind.removeprefix("record/")
-            if str(body.get("game")) != game or not isinstance(body.get("record"), Mapping):
-                self.ledger.note_rejection(table, None, f"record of game {game!r} malformed")
-                return
-            self.ledger.set_record(table, game, body["record"])
+        elif kind is wire.Topic.RECORD:
+            record = cast(wire.RecordMessage, message)
+            self.ledger.set_record(table, str(record["game"]), record["record"])
             changes.append((table, "record"))
-
-    def _note_resend(self, table: str, payload: bytes) -> None:
-        with contextlib.suppress(ValueError, UnicodeDecodeError, TypeError, AttributeError):
-            request_id = json.loads(payload).get("id") if payload else None
-            if isinstance(request_id, int) and not isinstance(request_id, bool):
-                self.ledger.note_resend_id(table, request_id)
 
     def _changed(self, table: str, kind: str) -> None:
         if self._on_change is not None:
@@ -292,7 +310,9 @@ class Ingest:
 
     # --- out --------------------------------------------------------------------
 
-    def publish_assignment(self, table: str, assignment: Mapping[str, Any] | None) -> None:
+    def publish_assignment(
+        self, table: str, assignment: wire.AssignmentMessage | None
+    ) -> None:
         """Set (or with None clear) a table's retained ``assignment``; waits for the broker."""
         _publish_retained(self.client, table_prefix(self.event, table) + "assignment",
                           _assignment_bytes(assignment), f"assignment for {table!r}")
@@ -312,7 +332,7 @@ def publish_once(
     host: str,
     port: int,
     event: str,
-    assignments: Mapping[str, Mapping[str, Any] | None],
+    assignments: Mapping[str, wire.AssignmentMessage | None],
     *,
     username: str | None = None,
     password: str | None = None,
@@ -358,12 +378,16 @@ def _publish_retained(client: mqtt.Client, topic: str, payload: bytes, what: str
         raise IngestError(f"{what} not taken by the broker in time")
 
 
+def _transient(exc: sqlite3.Error) -> bool:
+    """A fault of the disk or the database (the message may be taken when sent again), not
+    of the message (a constraint, a value SQLite cannot hold)."""
+    return isinstance(exc, sqlite3.OperationalError) or type(exc) is sqlite3.DatabaseError
+
+
 def _kind(topic: str) -> str:
     """The part of a table's topic after ``gg/<event>/table/<table>/``."""
     return "/".join(topic.split("/")[4:])
 
 
-def _assignment_bytes(assignment: Mapping[str, Any] | None) -> bytes:
-    if assignment is None:
-        return b""
-    return json.dumps({**assignment, "format": FORMAT}, separators=(",", ":")).encode()
+def _assignment_bytes(assignment: wire.AssignmentMessage | None) -> bytes:
+    return b"" if assignment is None else wire.encode(assignment)

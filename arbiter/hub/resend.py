@@ -12,14 +12,15 @@ comes back). The organiser can always ask again (``ask``).
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
 from collections.abc import Callable
 
+from arbiter import wire
 from arbiter.errors import ArbiterError
-from arbiter.hub.ledger import FORMAT, Ledger, ResendAsk
+from arbiter.hub.ledger import Ledger, ResendAsk
+from arbiter.threads import BackgroundThread
 
 log = logging.getLogger(__name__)
 
@@ -36,9 +37,7 @@ Runs = tuple[tuple[int, int], ...]
 
 def resend_payload(ask: ResendAsk) -> bytes:
     """The retained ``resend`` message of docs/mqtt.md."""
-    return json.dumps({"format": FORMAT, "table": ask.table, "id": ask.id,
-                       "ranges": [list(r) for r in ask.ranges]},
-                      separators=(",", ":")).encode()
+    return wire.encode(wire.resend_message(ask.table, ask.id, [list(r) for r in ask.ranges]))
 
 
 def _covered(runs: Runs, by: Runs) -> bool:
@@ -70,8 +69,7 @@ class Resender:
         self._all = True  # the first pass looks at every table the ledger knows
         self._seen: dict[str, list[tuple[int, int, float]]] = {}  # missing runs, since when
         self._wake = threading.Event()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._thread = BackgroundThread(self._run, "hub-resend", wake=self._wake.set)
 
     # --- driven by the ingest (any thread) ----------------------------------------
 
@@ -141,17 +139,13 @@ class Resender:
     # --- the serving thread --------------------------------------------------------------
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="hub-resend", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
-        self._stop.set()
-        self._wake.set()
-        if self._thread is not None:
-            self._thread.join(10)
+        self._thread.stop(10)
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
+    def _run(self, stopping: threading.Event) -> None:
+        while not stopping.is_set():
             try:
                 self.check()
             except Exception:  # a pass that failed is retried; the hub serves on
@@ -163,7 +157,7 @@ class Resender:
             wait = min(pending) if pending else IDLE
             self._wake.wait(min(wait, IDLE))
             self._wake.clear()
-            self._stop.wait(CHECK_EVERY)
+            stopping.wait(CHECK_EVERY)
 
 
 def _text(runs: Runs) -> str:

@@ -83,7 +83,7 @@ class WrongGameError(EndingError):
     """An ending declared for a game that is not the current one."""
 
 
-class GameInProgressError(GameRecordError):
+class RecordSealedError(GameRecordError):
     """The full record (with ranks) is asked for while the game is on."""
 
 
@@ -261,10 +261,10 @@ class Game:
     def full_record(self) -> JsonDict:
         """Every challenge with its ranks, the survivors and the fallen.
 
-        :raises GameInProgressError: while the game is on.
+        :raises RecordSealedError: while the game is on.
         """
         if not self.over:
-            raise GameInProgressError(f"game {self.id} is still on: ranks stay secret")
+            raise RecordSealedError(f"game {self.id} is still on: ranks stay secret")
         record = self.public_view()
         record["challenges"] = [
             {

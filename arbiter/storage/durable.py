@@ -1,4 +1,10 @@
-"""Small files replaced atomically and durably (temp file, fsync, rename, fsync dir)."""
+"""Small files replaced atomically and durably (temp file, fsync, rename, fsync dir).
+
+The one writer of every file the arbiter or the hub rewrites: game journals'
+rewrites, the tag registry, the broker cursor, the assignment, the resend record
+and the admin file (``admin.json``). One writer per path at a time: callers that
+share a path hold their own lock.
+"""
 
 from __future__ import annotations
 
@@ -9,15 +15,17 @@ from pathlib import Path
 from arbiter.storage.paths import PRIVATE_FILE_MODE
 
 
-def write_durably(path: Path, payload: bytes) -> None:
+def write_durably(path: Path, payload: bytes, mode: int = PRIVATE_FILE_MODE) -> None:
     """Replace ``path`` with ``payload``: after a crash it holds the old bytes or the new.
+    The new file has permissions ``mode`` (owner only by default).
 
     :raises OSError: the write failed; ``path`` is unchanged.
     """
     tmp = path.with_name(path.name + ".tmp")
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE_MODE)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
         try:
+            os.fchmod(fd, mode)  # a leftover temp file keeps its old mode otherwise
             view = memoryview(payload)
             while view:
                 view = view[os.write(fd, view) :]

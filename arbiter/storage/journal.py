@@ -17,7 +17,6 @@ the start of each new game.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import logging
 import os
 import threading
@@ -41,6 +40,7 @@ from arbiter.storage.codec import (
     parse_game,
     records_of,
 )
+from arbiter.storage.datalock import DataDirLock
 from arbiter.storage.durable import write_durably
 from arbiter.storage.errors import (
     CorruptDataError,
@@ -49,7 +49,6 @@ from arbiter.storage.errors import (
     UnknownGameError,
 )
 from arbiter.storage.paths import (
-    PRIVATE_FILE_MODE,
     make_private_dir,
     tighten_files,
 )
@@ -100,18 +99,11 @@ class GameStore:
         self._lock = threading.RLock()
         try:
             self._make_private()
-            self._lock_fd = os.open(
-                self.data_dir / ".lock", os.O_RDWR | os.O_CREAT, PRIVATE_FILE_MODE
-            )
         except OSError as exc:
             raise StoreError(f"cannot use data directory {self.data_dir}: {exc}") from None
-        try:
-            fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(self._lock_fd)
-            raise StoreLockedError(
-                f"data directory {self.data_dir} is in use by another gg-arbiter"
-            ) from None
+        lock = DataDirLock.take(self.data_dir)
+        assert lock is not None  # taken with create=True
+        self._dir_lock = lock
         self._fd: int | None = None
         try:
             self._current = self._open_latest()
@@ -400,9 +392,7 @@ class GameStore:
             if self._fd is not None:
                 os.close(self._fd)
                 self._fd = None
-            if self._lock_fd >= 0:
-                os.close(self._lock_fd)
-                self._lock_fd = -1
+            self._dir_lock.release()
 
     def __enter__(self) -> GameStore:
         return self

@@ -15,17 +15,16 @@ File format::
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
-import tempfile
 import threading
 from pathlib import Path
 
 from arbiter.errors import ArbiterError
 from arbiter.rules.army import PhysicalPiece, all_physical_pieces
 from arbiter.rules.pieces import Piece, PieceError
+from arbiter.storage.durable import write_durably
 
 #: The registry's file name inside the data directory.
 FILENAME = "tags.json"
@@ -244,7 +243,8 @@ class TagRegistry:
                 for tag, piece in sorted(updated.items(), key=lambda pair: pair[1].order)
             },
         }
-        _write_atomically(self._path, json.dumps(document, indent=2) + "\n")
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        write_durably(self._path, (json.dumps(document, indent=2) + "\n").encode())
         self._by_tag = updated
 
     def _load(self) -> dict[str, PhysicalPiece]:
@@ -286,25 +286,3 @@ class TagRegistry:
             by_tag[tag] = piece
             seen[piece] = tag
         return by_tag
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` so that a crash leaves the old or the new file."""
-    directory = path.parent
-    directory.mkdir(parents=True, exist_ok=True)
-    fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp_name, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp_name)
-        raise
-    dir_fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)

@@ -1,4 +1,4 @@
 """Tunes: RTTTL parsing, the default tunes and WAV rendering.
 
-Layer 0, with :mod:`arbiter.rules`: standard library only.
+The bottom layer, with :mod:`arbiter.rules`: standard library only.
 """

@@ -8,7 +8,6 @@ the test holds a tag over it by writing RDM6300 frames to the pty's other end.
 from __future__ import annotations
 
 import io
-import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,8 +19,8 @@ from arbiter.app import cli
 from arbiter.app.assembly import build_arbiter
 from arbiter.app.cli import main
 from arbiter.app.config import load_config
+from arbiter.hardware.fakes import FakeRdm6300, PtyPort
 from arbiter.hardware.pins import mock_pin_factory
-from arbiter.hardware.readers.rdm6300 import encode_frame
 from arbiter.rules.army import PhysicalPiece
 from arbiter.rules.verdict import Role
 from arbiter.storage.registry import TagRegistry
@@ -50,40 +49,15 @@ def sim_service(tmp_path: Path) -> Iterator[Service]:
         yield Service(device, server.port, _options(data / "test.toml", data, server.port))
 
 
-class TagOverPty:
-    """An RDM6300 seen through a pty: frames of the held tag every 50 ms."""
-
-    def __init__(self) -> None:
-        self.master, slave = os.openpty()
-        self.name = os.ttyname(slave)
-        os.close(slave)
-        self.tag: str | None = None
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        while not self._stop.wait(0.05):
-            if self.tag:
-                try:
-                    os.write(self.master, encode_frame(self.tag))
-                except OSError:
-                    return
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join()
-        os.close(self.master)
-
-
 @pytest.fixture
-def rfid_service(tmp_path: Path) -> Iterator[tuple[Service, TagOverPty]]:
+def rfid_service(tmp_path: Path) -> Iterator[tuple[Service, FakeRdm6300]]:
     data = tmp_path / "data"
     data.mkdir()
-    field = TagOverPty()
+    pty = PtyPort()
+    field = FakeRdm6300(pty)
     config = data / "test.toml"
     config.write_text(
-        FAST_CONFIG + f'[reader]\nkind = "rdm6300"\nattacker_port = "{field.name}"\n'
+        FAST_CONFIG + f'[reader]\nkind = "rdm6300"\nattacker_port = "{pty.name}"\n'
         'defender_port = "loop://"\n', encoding="utf-8")
     device = build_arbiter(load_config(config), data_dir=data, pin_factory=mock_pin_factory())
     device.start()
@@ -93,6 +67,7 @@ def rfid_service(tmp_path: Path) -> Iterator[tuple[Service, TagOverPty]]:
     finally:
         device.close()
         field.close()
+        pty.close()
 
 
 def _cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
@@ -152,14 +127,14 @@ def test_selftest_beside_the_arbiter_during_a_game_says_so(
 
 @pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_enroll_beside_the_arbiter_enrolls_through_it(
-    rfid_service: tuple[Service, TagOverPty],
+    rfid_service: tuple[Service, FakeRdm6300],
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
     service, field = rfid_service
 
     def hold_tag_once_enrolling() -> None:
         wait_until(lambda: service.device.enrollment_status()["active"])
-        field.tag = TAG
+        field.hold(TAG)
 
     helper = threading.Thread(target=hold_tag_once_enrolling, daemon=True)
     helper.start()
@@ -177,7 +152,7 @@ def test_enroll_beside_the_arbiter_enrolls_through_it(
 
 @pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_enroll_beside_the_arbiter_skip_and_quit(
-    rfid_service: tuple[Service, TagOverPty],
+    rfid_service: tuple[Service, FakeRdm6300],
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
     service, _field = rfid_service

@@ -1,5 +1,5 @@
 """Command-line edges a first player meets: pieces in `judge`, PIN prompts with no
-terminal, `selftest` beside a running arbiter, and README's command-line section."""
+terminal, `selftest` beside a running arbiter, and the manual's command-line page."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import pytest
 from arbiter.app.cli import build_parser, main
 from tests.support.spawn import Session, free_port, gg_arbiter
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+COMMAND_LINE_PAGE = Path(__file__).resolve().parents[2] / "docs" / "appliance" / "command-line.md"
 
 
 def cli_no_terminal(*args: str, env: dict[str, str] | None = None) -> Any:
@@ -89,8 +89,8 @@ def test_beside_a_running_arbiter_end_and_selftest_go_through_it(tmp_path: Path)
     assert code == 0, out
 
 
-def test_readme_command_line_names_every_option_and_variable() -> None:
-    section = README.read_text().split("## Command line", 1)[1].split("\n## ", 1)[0]
+def test_command_line_page_names_every_option_and_variable() -> None:
+    section = COMMAND_LINE_PAGE.read_text()
     parser = build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     missing = []
@@ -105,4 +105,4 @@ def test_readme_command_line_names_every_option_and_variable() -> None:
     for variable in ("GG_ARBITER_PIN", "GG_ARBITER_LOG"):
         if variable not in section:
             missing.append(variable)
-    assert not missing, f"README's command-line section does not name {missing}"
+    assert not missing, f"docs/appliance/command-line.md does not name {missing}"

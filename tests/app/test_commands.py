@@ -148,7 +148,7 @@ def test_commands_end_through_running_arbiter_and_sigterm(tmp_path: Path) -> Non
 
 
 def test_commands_set_pin(tmp_path: Path) -> None:
-    from web.auth import check_pin
+    from web.kit.auth import check_pin
 
     assert cli("set-pin", "12", "--data", str(tmp_path)).returncode == 2
     result = cli("set-pin", "987654", "--data", str(tmp_path))

@@ -16,6 +16,7 @@ from arbiter.app.bench_sim import BenchCommandError, BenchSim
 from arbiter.app.cli import main
 from arbiter.app.config import Config, load_config
 from arbiter.app.monitor import Decoder, Monitor, game_on
+from arbiter.hardware.fakes import FakeMcp23017
 from arbiter.hardware.readers.base import SlotReading, SlotState
 from arbiter.hardware.readers.gpio_keys import GpioKeyReader
 from arbiter.hardware.readers.mcp23017 import Mcp23017KeyReader
@@ -172,23 +173,9 @@ def test_gpio_key_reader_raw_watch_sees_patterns_before_debounce(mock_factory: o
         reader.close()
 
 
-class _Expander:
-    def __init__(self) -> None:
-        self.levels = 0xFFFF
-
-    def read_i2c_block_data(self, addr: int, register: int, length: int) -> list[int]:
-        return [self.levels & 0xFF, self.levels >> 8]
-
-    def write_i2c_block_data(self, addr: int, register: int, data: list[int]) -> None:
-        pass
-
-    def write_byte_data(self, addr: int, register: int, value: int) -> None:
-        pass
-
-
 def test_mcp23017_raw_watch_sees_both_slots() -> None:
-    bus = _Expander()
-    bus.levels = 0xFFFF & ~(0b1011 << 8) & ~0b0000001  # defender 1,2,4 closed; attacker 1
+    bus = FakeMcp23017()
+    bus.set_levels(0xFFFF & ~(0b1011 << 8) & ~0b0000001)  # defender 1,2,4 closed; attacker 1
     reader = Mcp23017KeyReader(bus, interrupt_pin=None)
     samples: list[RawSample] = []
     try:

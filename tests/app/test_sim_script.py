@@ -1,4 +1,4 @@
-"""Simulator scripts: README's example game piped in, `run --script`, and stdin under systemd."""
+"""Simulator scripts: the manual's example game piped in, `run --script`, stdin under systemd."""
 
 from __future__ import annotations
 
@@ -15,12 +15,13 @@ from tests.support.rig import write_config
 from tests.support.spawn import gg_arbiter
 from tests.support.waiting import WAIT
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+#: The manual's simulator page, which shows the example game.
+SIMULATOR_PAGE = Path(__file__).resolve().parents[2] / "docs" / "play" / "simulator.md"
 
 
-def readme_game() -> tuple[str, list[str]]:
-    """README's "whole game to Taps": the script it shows, and the lines it says print."""
-    text = README.read_text()
+def manual_game() -> tuple[str, list[str]]:
+    """The simulator page's "whole game to Taps": the script it shows, the lines it says print."""
+    text = SIMULATOR_PAGE.read_text()
     block = text.split("A whole game to Taps:", 1)[1].split("```text\n", 1)[1]
     block = block.split("```", 1)[0]
     script, expected = [], []
@@ -52,8 +53,8 @@ def in_order(lines: list[str], expected: list[str]) -> bool:
 
 
 @pytest.mark.timeout(120)
-def test_readme_game_piped_reaches_taps_and_ends_by_itself(tmp_path: Path) -> None:
-    script, expected = readme_game()
+def test_manual_game_piped_reaches_taps_and_ends_by_itself(tmp_path: Path) -> None:
+    script, expected = manual_game()
     assert "clear" in script and "[game over] flag_captured: White wins" in expected
     env = dict(os.environ, GG_ARBITER_LOG="WARNING")
     proc = subprocess.run(
@@ -68,7 +69,9 @@ def test_readme_game_piped_reaches_taps_and_ends_by_itself(tmp_path: Path) -> No
                             "[verdict] challenge 2: ATTACKER survives",
                             "[game over] flag_captured: White wins", "[tune] taps",
                             "shutting down"]), out
-    assert in_order(lines, expected), f"README promises {expected}, the run printed:\n{out}"
+    assert in_order(lines, expected), (
+        f"docs/play/simulator.md promises {expected}, the run printed:\n{out}"
+    )
 
 
 @pytest.mark.timeout(60)

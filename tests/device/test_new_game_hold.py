@@ -2,7 +2,7 @@
 
 Driven through gpiozero mock pins on a device assembled from the shipped
 default config, the way the real button reaches it. The hold time a player is
-told (README) is the expected figure; a press that ends sooner starts nothing.
+told (docs/play/games.md) is the expected figure; a press that ends sooner starts nothing.
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ from arbiter.app.assembly import build_arbiter
 from arbiter.app.config import load_config
 from arbiter.hardware.pins import mock_pin_factory
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+GAMES_PAGE = (Path(__file__).resolve().parents[2] / "docs" / "play" / "games.md").read_text()
 
 
 def _documented_hold() -> float:
-    match = re.search(r"NEW GAME \(button held (\d+(?:\.\d+)?) s", README)
-    assert match, "README no longer says how long NEW GAME is held"
+    match = re.search(r"NEW GAME \(button held (\d+(?:\.\d+)?) s", GAMES_PAGE)
+    assert match, "docs/play/games.md no longer says how long NEW GAME is held"
     return float(match.group(1))
 
 

@@ -20,6 +20,7 @@ from arbiter.rules.game import EndingKind, WrongGameError
 from arbiter.rules.ranks import Side
 from arbiter.rules.verdict import Role, Survivor
 from arbiter.storage.journal import GameStore, StoreError
+from tests.support.clock import FakeClock
 
 A, D = Role.ATTACKER, Role.DEFENDER
 
@@ -67,19 +68,11 @@ class FakeSignals:
         return self.calls[mark:]
 
 
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 class Rig:
     def __init__(self, store: GameStore) -> None:
         self.store = store
         self.signals = FakeSignals()
-        self.clock = FakeClock()
+        self.clock = FakeClock(start=100.0)
         self.changes: list[DeviceState] = []
         self.pending: list[SlotReading] = []
         self.sequence = ChallengeSequence(

@@ -15,9 +15,9 @@ from arbiter.device.status import (
     StatusFacts,
     StatusHub,
     build_status,
-    put_dropping_oldest,
 )
 from arbiter.hardware.readers.base import SlotReading, SlotState
+from arbiter.queues import put_dropping_oldest
 from arbiter.rules.contenders import Contenders
 from arbiter.rules.pieces import Piece
 from arbiter.rules.verdict import Role

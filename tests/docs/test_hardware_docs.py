@@ -1,4 +1,4 @@
-"""The builder's documents in hardware/ match the default config and the key code."""
+"""The builder's documents in docs/build/ match the default config and the key code."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from arbiter.rules.keycode import DEFAULT_KEYCODE
 from arbiter.rules.pieces import all_pieces
 
 HARDWARE = Path(__file__).resolve().parents[2] / "hardware"
+DOCS = HARDWARE.parent / "docs" / "build"
 ROW = re.compile(r"^\| ([^|]+?) \| GPIO(\d+) \| (\d+) \|")
 
 
@@ -71,7 +72,7 @@ def test_generate_header_map_is_the_40_pin_header(generate: ModuleType) -> None:
 
 def test_pinout_default_kind_lists_exactly_the_configured_pins(generate: ModuleType) -> None:
     config = load_config()
-    rows = _sections((HARDWARE / "pinout.md").read_text(encoding="utf-8"))[config.reader.kind]
+    rows = _sections((DOCS / "pinout.md").read_text(encoding="utf-8"))[config.reader.kind]
     assert {role: bcm for role, bcm, _ in rows} == config.gpio_pins()
     assert len(rows) == len(config.gpio_pins())
     for _, bcm, pin in rows:
@@ -81,7 +82,7 @@ def test_pinout_default_kind_lists_exactly_the_configured_pins(generate: ModuleT
 @pytest.mark.parametrize("kind", ["keys-gpio", "keys-mcp23017", "rdm6300", "mcu"])
 def test_pinout_each_kind_lists_its_pins(generate: ModuleType, kind: str) -> None:
     config = generate.config_for(load_config(), kind)
-    rows = _sections((HARDWARE / "pinout.md").read_text(encoding="utf-8"))[kind]
+    rows = _sections((DOCS / "pinout.md").read_text(encoding="utf-8"))[kind]
     expected = dict(config.gpio_pins())
     if kind == "keys-mcp23017":
         expected |= {"I2C SDA": 2, "I2C SCL": 3}
@@ -90,14 +91,14 @@ def test_pinout_each_kind_lists_its_pins(generate: ModuleType, kind: str) -> Non
 
 
 def test_pinout_names_the_serial_ports() -> None:
-    text = (HARDWARE / "pinout.md").read_text(encoding="utf-8")
+    text = (DOCS / "pinout.md").read_text(encoding="utf-8")
     reader = load_config().reader
     for port in (reader.attacker_port, reader.defender_port, reader.mcu_port):
         assert f"`{port}`" in text
 
 
 def test_keycodes_chart_lists_all_30_pieces_with_their_codewords() -> None:
-    text = (HARDWARE / "keycodes.md").read_text(encoding="utf-8")
+    text = (DOCS / "keycodes.md").read_text(encoding="utf-8")
     found = dict(re.findall(r"^\| `([WB]:[^`]+)` \| [^|]+ \| `([01]+)` \|", text, re.M))
     expected = {str(piece): word for piece, word in DEFAULT_KEYCODE.table()}
     assert len(expected) == len(all_pieces()) == 30

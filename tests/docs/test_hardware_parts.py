@@ -8,6 +8,7 @@ position and the end stop; three printed heights each off by the tolerance).
 from __future__ import annotations
 
 import importlib.util
+import json
 import subprocess
 import sys
 import tomllib
@@ -19,7 +20,8 @@ import pytest
 
 HARDWARE = Path(__file__).resolve().parents[2] / "hardware"
 PARTS = HARDWARE / "parts.toml"
-VARIANTS = ("keys-gpio", "keys-mcp23017", "rdm6300", "mcu")
+DOCS = HARDWARE.parent / "docs" / "build"
+VARIANTS = ("rc522", "keys-gpio", "keys-mcp23017", "rdm6300", "mcu")
 
 
 @pytest.fixture(scope="module")
@@ -146,29 +148,145 @@ def test_shipped_parts_pass_and_generate_check_is_clean() -> None:
 
 
 def test_stack_table_is_in_keycodes(generate: ModuleType) -> None:
-    text = (HARDWARE / "keycodes.md").read_text(encoding="utf-8")
+    text = (DOCS / "keycodes.md").read_text(encoding="utf-8")
     for line in generate.geo.stack_table(generate.geo.load()):
         assert line in text
 
 
+def _partslist(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(HARDWARE / "partslist.py"), *args],
+                          capture_output=True, text=True, check=False)
+
+
+def _buy(p: dict[str, Any], qty: int) -> float:
+    """Spec: a part with `pack` is bought in whole packs at `cost` per pack."""
+    pack = int(p.get("pack", 1))
+    return float((-(-qty // pack)) * p["cost"] if pack > 1 else qty * p["cost"])
+
+
 def test_parts_list_covers_every_variant_and_small_part(generate: ModuleType,
                                                         parts: dict[str, Any]) -> None:
-    readme = (HARDWARE / "README.md").read_text(encoding="utf-8")
+    readme = (DOCS / "index.md").read_text(encoding="utf-8")
     for v in VARIANTS:
-        total = sum(p["qty"][v] * p["cost"] for p in parts["part"] if v in p["qty"])
-        assert f"| `{v}` | {total:.0f} EUR |" in readme
         assert f"### Parts for `{v}`" in readme
-    mcu = {p["number"] for p in parts["part"] if "mcu" in p["qty"]}
-    assert any("Pico H" in n for n in mcu)          # headers, for Dupont wires
-    assert any("micro-USB" in p["name"] for p in parts["part"] if "mcu" in p["qty"])
-    assert any("1 kohm and 2 kohm" in p["name"] for p in parts["part"] if "mcu" in p["qty"])
+    # the flagship's table comes first
+    assert readme.index("### Parts for `rc522`") < readme.index("### Parts for `keys-gpio`")
+    flagship = [p for p in parts["part"] if "rc522" in p["qty"]]
+    names = " ".join(p["name"] for p in flagship)
+    for needed in ("Pico", "RC522", "NTAG213", "LED", "330 ohm", "Piezo", "button",
+                   "micro-USB", "Dupont", "countersunk", "Bumper", "filament"):
+        assert needed in names, needed
+    assert next(p for p in flagship if "RC522" in p["name"])["qty"]["rc522"] == 2
+    stickers = next(p for p in flagship if "NTAG213" in p["name"])
+    assert stickers["qty"]["rc522"] == 42 and stickers["pack"] >= 42
+    mcu = [p for p in parts["part"] if "mcu" in p["qty"]]
+    assert not any("Pico H" in p["number"] for p in mcu)     # its pins hit the standoffs
+    # mcu: 4 screws for the Pi, 4 for the Pico, 4 for the divider perfboard
+    small = sum(p["qty"]["mcu"] for p in mcu if p["name"].startswith("Screw M2"))
+    assert small - 4 == 12  # minus the 4 countersunk plate screws
+    for v in ("rdm6300", "mcu"):  # the divider resistors the pictures draw
+        for value in ("1 kohm", "2 kohm"):
+            line = next(p for p in parts["part"] if f"Resistor {value}" in p["name"])
+            assert line["qty"][v] == 2, (v, value)
+    for p in parts["part"]:
+        assert "DIN 7981" not in p["number"] and "SJ5302" not in p["number"]
+        if "countersunk" not in p["name"] and p["name"].startswith("Screw"):
+            assert "plate" not in p["name"], p["name"]  # plate holes are countersunk
     assert "Omron D2HW-A201D" in readme and "16 ohm" in readme
 
 
+def test_packs_are_bought_whole(generate: ModuleType, parts: dict[str, Any]) -> None:
+    pl = generate.partslist
+    sticker = next(p for p in parts["part"] if "NTAG213" in p["name"])
+    one = {**parts, "part": [{**sticker, "qty": {"rc522": 42}}]}
+    two = {**parts, "part": [{**sticker, "qty": {"rc522": sticker["pack"] + 1}}]}
+    assert pl.variant_cost(one, "rc522") == pytest.approx(sticker["cost"])
+    assert pl.variant_cost(two, "rc522") == pytest.approx(2 * sticker["cost"])
+
+
+def test_budget_figure_leaves_out_the_pi_supply_and_sd(generate: ModuleType,
+                                                       parts: dict[str, Any]) -> None:
+    pl = generate.partslist
+    v = parts["budget"]["variant"]
+    grams = next(p for p in parts["part"] if p.get("filament"))
+    expected = sum(
+        grams["cost"] * grams["grams"][v] / 1000 if p.get("filament") else _buy(p, p["qty"][v])
+        for p in parts["part"] if p["qty"].get(v, 0) > 0 and not p.get("base"))
+    base = sum(p["cost"] * p["qty"][v] for p in parts["part"] if p.get("base"))
+    prints = None if not pl.MANIFEST.exists() else pl.load_prints()
+    if prints is None:
+        assert pl.variant_cost(parts, v) == pytest.approx(expected, abs=0.01)
+        assert pl.variant_cost(parts, v, with_pi=True) == pytest.approx(expected + base, abs=0.01)
+    assert base >= 3 * 5  # Pi, supply and SD card are really left out
+
+
+def test_partslist_prints_the_flagship_figure_and_passes_the_budget() -> None:
+    result = _partslist()
+    assert result.returncode == 0, result.stdout + result.stderr
+    line = next(ln for ln in result.stdout.splitlines() if ln.startswith("flagship"))
+    cost = float(line.split(": ")[1].split(" EUR")[0])
+    assert 0 < cost <= 30.0
+
+
+def test_partslist_fails_above_the_budget(tmp_path: Path) -> None:
+    # two RC522 boards at 9 EUR each put the flagship over 30 EUR
+    over = _edited(tmp_path, "cost = 1.9 ", "cost = 9.0 ")
+    result = _partslist("--parts", str(over))
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "OVER the 30.00 EUR budget" in result.stdout
+
+
+def test_filament_comes_from_the_slicer_manifest(generate: ModuleType, parts: dict[str, Any],
+                                                 tmp_path: Path) -> None:
+    pl = generate.partslist
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps({"parts": [
+        {"file": "rfid_block.stl", "filament_g": 60.0, "print_time_s": 7200,
+         "variants": ["rc522", "mcu"]},
+        {"file": "base_plate.stl", "filament_g": 40.0, "print_time_s": 3600,
+         "variants": ["rc522"], "copies": 2},
+    ]}))
+    prints = pl.load_prints(manifest)
+    assert prints["rc522"] == pl.Prints(140.0, 4.0, True)   # 60 + 2 x 40 g, 2 + 2 x 1 h
+    assert prints["mcu"] == pl.Prints(60.0, 2.0, True)
+    per_kg = next(p for p in parts["part"] if p.get("filament"))["cost"]
+    sliced = pl.variant_lines(parts, "rc522", prints)
+    filament = next(line for line in sliced if line.per_kg)
+    assert filament.total == pytest.approx(per_kg * 0.140, abs=0.01)
+    assert "slicer" in filament.buy
+    # keys-gpio is not in this manifest: its estimate stays, labelled so
+    keys = next(line for line in pl.variant_lines(parts, "keys-gpio", prints) if line.per_kg)
+    assert "estimate" in keys.buy
+    # hardware/print.py's per-variant sums win over the per-file entries
+    totals = tmp_path / "totals.json"
+    totals.write_text(json.dumps({
+        "parts": {"housing": {"filament_g": 78.5, "print_time_s": 22560}},
+        "variants": {"rc522": {"files": {"housing": 1, "tag_shoes": 3},
+                               "filament_g": 168.5, "print_time_s": 47715}}}))
+    assert pl.load_prints(totals) == {"rc522": pl.Prints(168.5, 13.25, True)}
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"parts": [{"file": "x.stl", "variants": ["mcu"]}]}))
+    with pytest.raises(pl.ManifestError):
+        pl.load_prints(bad)
+    assert pl.load_prints(tmp_path / "absent.json") is None
+
+
 def test_a_stale_parts_block_is_reported(generate: ModuleType) -> None:
-    readme = HARDWARE / "README.md"
+    readme = DOCS / "index.md"
     files = generate.outputs()
     assert readme in files
     assert generate.stale({readme: files[readme]}) == []
     doctored = files[readme].replace("Omron D2HW-A201D", "Omron D2F-L", 1)
     assert generate.stale({readme: doctored}) == [readme]
+
+
+def test_screw_lines_match_the_fastener_table(parts: dict[str, Any]) -> None:
+    # Per variant, the screws the printed parts take ([[fastener]], written with the
+    # models) or, where parts.toml has no such table, the count the design gives:
+    # 4 plate screws, 4 for the Pi, 4 per Pico or perfboard, 2 per switch carrier.
+    expected = {"rc522": 12, "keys-gpio": 12, "keys-mcp23017": 16, "rdm6300": 8, "mcu": 16}
+    if "fastener" in parts:
+        expected = {v: sum(f["qty"].get(v, 0) for f in parts["fastener"]) for v in VARIANTS}
+    for v in VARIANTS:
+        listed = sum(p["qty"].get(v, 0) for p in parts["part"] if p["name"].startswith("Screw"))
+        assert listed == expected[v], v

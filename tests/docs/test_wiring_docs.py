@@ -16,6 +16,8 @@ from arbiter.rules.keycode import DEFAULT_KEYCODE
 from arbiter.rules.ranks import Side
 
 HARDWARE = Path(__file__).resolve().parents[2] / "hardware"
+DOCS = HARDWARE.parent / "docs" / "build"
+SCHEMATICS = DOCS / "schematics"
 FIRMWARE = HARDWARE.parent / "firmware" / "pico" / "main.py"
 SVG = "{http://www.w3.org/2000/svg}"
 KINDS = ("keys-gpio", "keys-mcp23017", "rdm6300", "mcu")
@@ -48,7 +50,7 @@ def _texts(path: Path) -> list[str]:
 
 
 def _md_section(kind: str) -> str:
-    text = (HARDWARE / "wiring.md").read_text(encoding="utf-8")
+    text = (DOCS / "wiring.md").read_text(encoding="utf-8")
     sections = re.split(r"^## ", text, flags=re.M)
     return next(s for s in sections if s.startswith(f"`{kind}`"))
 
@@ -65,7 +67,7 @@ def test_every_wiring_and_chart_file_is_generated_and_committed_fresh(
         "wiring.md", "keychart-W.svg", "keychart-B.svg", "keychart.pdf",
     }
     assert expected <= names
-    assert "wiring.svg" not in names and not (HARDWARE / "wiring.svg").exists()
+    assert "wiring.svg" not in names and not (SCHEMATICS / "wiring.svg").exists()
     mine = {path: content for path, content in files.items() if path.name in expected}
     assert generate.stale(mine) == []
 
@@ -91,14 +93,14 @@ def test_every_wired_reader_kind_is_drawn(generate: ModuleType, wiring: ModuleTy
     assert set(wiring.KINDS) == set(READER_KINDS) - {"sim"} == set(KINDS)
     assert tuple(generate.WIRED_KINDS) == wiring.KINDS
     for kind in KINDS:
-        assert (HARDWARE / f"wiring-{kind}.svg").is_file()
+        assert (SCHEMATICS / f"wiring-{kind}.svg").is_file()
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_each_reader_kind_has_its_picture_naming_every_pi_pin(
     generate: ModuleType, kind: str
 ) -> None:
-    texts = _texts(HARDWARE / f"wiring-{kind}.svg")
+    texts = _texts(SCHEMATICS / f"wiring-{kind}.svg")
     joined = "\n".join(texts)
     assert f'reader.kind = "{kind}"' in joined
     section = _md_section(kind)
@@ -119,7 +121,7 @@ def test_every_ground_return_goes_to_a_real_gnd_header_pin(
     generate: ModuleType, wiring: ModuleType, kind: str
 ) -> None:
     gnd = set(generate.GND_PINS)
-    texts = "\n".join(_texts(HARDWARE / f"wiring-{kind}.svg"))
+    texts = "\n".join(_texts(SCHEMATICS / f"wiring-{kind}.svg"))
     used = {int(n) for n in re.findall(r"Pi GND pin (\d+)", texts)}
     section = _md_section(kind)
     used_md = {int(n) for n in re.findall(r"Pi GND pin (\d+)", section)}
@@ -168,7 +170,7 @@ def test_ground_plan_reuses_pins_only_when_all_are_taken(
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_each_led_has_its_resistor_in_the_picture(generate: ModuleType, kind: str) -> None:
-    texts = _texts(HARDWARE / f"wiring-{kind}.svg")
+    texts = _texts(SCHEMATICS / f"wiring-{kind}.svg")
     leds = [r for r in generate.kind_pins(load_config(), kind) if r.endswith(" LED")]
     assert len(leds) == 3
     assert texts.count("330 Ω") == len(leds)
@@ -178,7 +180,7 @@ def test_each_led_has_its_resistor_in_the_picture(generate: ModuleType, kind: st
 
 @pytest.mark.parametrize("kind", ["rdm6300", "mcu"])
 def test_rfid_pictures_divide_each_rdm6300_tx(kind: str) -> None:
-    texts = _texts(HARDWARE / f"wiring-{kind}.svg")
+    texts = _texts(SCHEMATICS / f"wiring-{kind}.svg")
     assert texts.count("1 kΩ") == 2 and texts.count("2 kΩ") == 2
     for name in ("TX", "RX", "GND", "+5V", "ANT1", "ANT2"):
         assert texts.count(name) >= 2, name
@@ -186,13 +188,13 @@ def test_rfid_pictures_divide_each_rdm6300_tx(kind: str) -> None:
 
 
 def test_rdm6300_picture_names_both_ports() -> None:
-    texts = "\n".join(_texts(HARDWARE / "wiring-rdm6300.svg"))
+    texts = "\n".join(_texts(SCHEMATICS / "wiring-rdm6300.svg"))
     reader = load_config().reader
     assert reader.attacker_port in texts and reader.defender_port in texts
 
 
 def test_mcp23017_picture_has_every_chip_pin_the_reader_uses(wiring: ModuleType) -> None:
-    texts = _texts(HARDWARE / "wiring-keys-mcp23017.svg")
+    texts = _texts(SCHEMATICS / "wiring-keys-mcp23017.svg")
     attacker, defender = wiring.mcp23017_bits()
     # the reader's bits: 0-7 are GPA0-7, 8-15 GPB0-7 (its docstring)
     names = [f"GPA{b}" if b < 8 else f"GPB{b - 8}" for b in (*attacker, *defender)]
@@ -216,7 +218,7 @@ def test_mcu_picture_uses_the_firmware_uart_pins(wiring: ModuleType) -> None:
     assert [(u.slot[0], u.uart, u.rx_gp) for u in wiring.pico_uarts()] == [
         (letter, int(uart), int(rx)) for letter, uart, rx in found
     ]
-    texts = "\n".join(_texts(HARDWARE / "wiring-mcu.svg"))
+    texts = "\n".join(_texts(SCHEMATICS / "wiring-mcu.svg"))
     pico_pin = {0: 1, 1: 2, 4: 6, 5: 7}  # the Pico's edge pins of GP0, GP1, GP4, GP5
     for _, uart, rx in found:
         assert f"GP{rx} (UART{uart} RX)" in texts

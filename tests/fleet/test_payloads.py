@@ -4,18 +4,32 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from arbiter import wire
+from arbiter.device.sequence import DeviceState
+from arbiter.device.status import StatusFacts, build_status
 from arbiter.fleet.assignment import Assignment, AssignmentError, AssignmentFile
 from arbiter.fleet.outbox import Cursor, CursorError, CursorFile, Outbox
-from arbiter.fleet.payloads import event_payload, game_items, prefix, status_payload
+from arbiter.fleet.payloads import (
+    encode,
+    event_payload,
+    game_items,
+    prefix,
+    record_payload,
+    status_payload,
+)
 from arbiter.fleet.settings import BrokerAddress, SettingsError, TournamentSettings
+from arbiter.fleet.state import FleetState
+from arbiter.hardware.readers.base import SlotReading, SlotState
 from arbiter.mqtt.address import BrokerAddressError
 from arbiter.rules.contenders import Contenders
 from arbiter.rules.game import EndingKind
 from arbiter.rules.pieces import Piece
 from arbiter.rules.ranks import Side
+from arbiter.rules.verdict import Role
 from arbiter.storage.journal import GameStore
 from tests.fleet.conftest import GAME
 from tests.support.web import rank_leaks
@@ -44,10 +58,11 @@ def test_items_of_an_ended_game_end_with_game_over_then_the_record(tmp_path: Pat
         game = store.current
         items = game_items(game)
     assert [i.kind for i in items] == ["new_game", "challenge", "game_over", "record"]
-    assert items[2].body["ending"] == {"kind": "resignation", "winner": "B",
-                                       "at": game.ending.at if game.ending else None}
-    assert items[3].body["record"] == game.full_record()
-    assert items[1].body["eliminated"] == {"W": 0, "B": 1}
+    bodies: list[Any] = [i.body for i in items]
+    assert bodies[2]["ending"] == {"kind": "resignation", "winner": "B",
+                                   "at": game.ending.at if game.ending else None}
+    assert bodies[3]["record"] == game.full_record()
+    assert bodies[1]["eliminated"] == {"W": 0, "B": 1}
 
 
 def test_event_and_status_payloads_carry_format_and_table() -> None:
@@ -138,3 +153,30 @@ def test_tournament_settings_names_and_overrides(tmp_path: Path) -> None:
     moved = s.override(table="8")
     assert (moved.table, moved.event, moved.password()) == ("8", "demo", "from-file")
     assert TournamentSettings.build("mqtt://u:url@h", "demo", "7").password() == "url"
+
+
+def test_payloads_of_a_real_game_pass_the_hubs_validation(tmp_path: Path) -> None:
+    """What a table sends is what the hub accepts: the one wire format, both ends."""
+    assignment = Assignment(3, 5, "Ana", "Ben")
+    with GameStore(tmp_path) as store:
+        store.new_game(assignment=assignment.to_dict())
+        for attacker, defender in GAME:
+            store.accept(_pair(attacker, defender))
+        game = store.current
+        facts = StatusFacts(game=game, state=DeviceState.GAME_OVER, message="", last_verdict=None,
+                            readings={r: SlotReading(r, SlotState.EMPTY) for r in Role},
+                            enrolling=False)
+        fleet = FleetState(assignment=assignment)
+        status = build_status(facts, mode="sim", seq=4, fleet=fleet)
+    items = game_items(game)
+    assert [i.kind for i in items][-2:] == ["game_over", "record"]
+    for seq, item in enumerate(items, 1):
+        if item.is_event:
+            raw = encode(event_payload(item, table="7", seq=seq))
+            assert wire.parse(wire.Topic.EVENTS, raw, table="7") == json.loads(raw)
+        else:
+            raw = encode(record_payload(item, table="7"))
+            assert wire.parse(wire.Topic.RECORD, raw, table="7",
+                              game=str(game.id)) == json.loads(raw)
+    raw = encode(status_payload(status, table="7", event_seq=len(items) - 1))
+    assert wire.parse(wire.Topic.STATUS, raw, table="7") == json.loads(raw)

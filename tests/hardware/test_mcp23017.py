@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from arbiter.hardware.fakes import FakeMcp23017
 from arbiter.hardware.readers.base import ReaderError, SlotReading, SlotState
 from arbiter.hardware.readers.mcp23017 import Mcp23017KeyReader, open_bus
 from arbiter.rules.verdict import Role
@@ -22,79 +23,6 @@ B_FLG = "0010101"  # published code of B:FLG: switches 3, 5, 7
 # Datasheet (IOCON.BANK = 0) register addresses.
 IODIRA, IPOLA, GPINTENA, INTCONA, IOCON, GPPUA, GPIOA = 0x00, 0x02, 0x04, 0x08, 0x0A, 0x0C, 0x12
 MIRROR, ODR = 1 << 6, 1 << 2
-
-
-class FakeSMBus:
-    """An MCP23017 on an SMBus: register file with power-on values, pin levels
-    set by the test, interrupt-on-change on INTA (mirrored if IOCON.MIRROR),
-    cleared by reading GPIO. Records every access; ``fail`` makes it not answer
-    (``unanswered`` counts the accesses it let fail)."""
-
-    def __init__(self, address: int = 0x20, int_pin: Any = None) -> None:
-        self.address = address
-        self.regs = [0] * 0x16
-        self.regs[0x00] = self.regs[0x01] = 0xFF  # IODIR resets to inputs
-        self.levels = 0xFFFF  # all lines high: switches open, pulled up
-        self.writes: list[tuple[int, int, list[int]]] = []
-        self.reads: list[tuple[int, int, int]] = []
-        self.fail = False
-        self.unanswered = 0
-        self.release_on_read = True
-        self.int_pin = int_pin
-        self._lock = threading.RLock()
-
-    def _answer(self, addr: int) -> None:
-        if self.fail or addr != self.address:
-            self.unanswered += 1
-            raise OSError(121, "Remote I/O error")
-
-    def write_byte_data(self, addr: int, reg: int, value: int) -> None:
-        with self._lock:
-            self._answer(addr)
-            self.writes.append((addr, reg, [value]))
-            self.regs[reg] = value
-
-    def write_i2c_block_data(self, addr: int, reg: int, data: list[int]) -> None:
-        with self._lock:
-            self._answer(addr)
-            self.writes.append((addr, reg, list(data)))
-            for i, value in enumerate(data):
-                self.regs[reg + i] = value
-
-    def read_i2c_block_data(self, addr: int, reg: int, length: int) -> list[int]:
-        with self._lock:
-            self._answer(addr)
-            self.reads.append((addr, reg, length))
-            out = []
-            for r in range(reg, reg + length):
-                if r == GPIOA:
-                    out.append(self.levels & 0xFF)
-                elif r == GPIOA + 1:
-                    out.append(self.levels >> 8)
-                else:
-                    out.append(self.regs[r])
-            if GPIOA in range(reg, reg + length) and self.release_on_read and self.int_pin:
-                self.int_pin.drive_high()  # reading GPIO clears the interrupt
-            return out
-
-    def set_levels(self, levels: int) -> None:
-        with self._lock:
-            changed = self.levels ^ levels
-            self.levels = levels
-            enabled = self.regs[GPINTENA] | (self.regs[GPINTENA + 1] << 8)
-            intcon = self.regs[INTCONA] | (self.regs[INTCONA + 1] << 8)
-            watched = enabled & ~intcon  # interrupt on change from previous value
-            if not self.regs[IOCON] & MIRROR:
-                watched &= 0x00FF  # INTA sees port A only
-            if changed & watched and self.int_pin is not None:
-                self.int_pin.drive_low()  # open drain, active low
-
-    def seat(self, bits: list[int], word: str) -> None:
-        """Close the switches of ``word`` on expander ``bits`` (a closed switch reads 0)."""
-        levels = self.levels
-        for bit, c in zip(bits, word, strict=True):
-            levels = levels & ~(1 << bit) if c == "1" else levels | (1 << bit)
-        self.set_levels(levels)
 
 
 class Recorder(ReadingRecorder):
@@ -126,8 +54,8 @@ def _fault(slot: Role, address: int = 0x20) -> SlotReading:
 
 
 @pytest.fixture
-def fake(mock_factory: Any) -> FakeSMBus:
-    return FakeSMBus(int_pin=mock_factory.pin(INT_PIN))
+def fake(mock_factory: Any) -> FakeMcp23017:
+    return FakeMcp23017(int_pin=mock_factory.pin(INT_PIN))
 
 
 @pytest.fixture
@@ -146,14 +74,14 @@ def make(mock_factory: Any) -> Iterator[Callable[..., Mcp23017KeyReader]]:
         reader.close()
 
 
-def _started(make: Callable[..., Mcp23017KeyReader], bus: FakeSMBus, **kw: Any) -> Recorder:
+def _started(make: Callable[..., Mcp23017KeyReader], bus: FakeMcp23017, **kw: Any) -> Recorder:
     rec = Recorder()
     make(bus, **kw).start(rec)
     assert rec.wait_readings(lambda rs: len(rs) >= 2), rec.snapshot()
     return rec
 
 
-def test_mcp23017_setup_writes_the_datasheet_registers(make: Any, fake: FakeSMBus) -> None:
+def test_mcp23017_setup_writes_the_datasheet_registers(make: Any, fake: FakeMcp23017) -> None:
     _started(make, fake)
     assert fake.writes == [
         (0x20, IOCON, [MIRROR | ODR]),  # 0x44: one INT line for both ports, open drain
@@ -167,7 +95,7 @@ def test_mcp23017_setup_writes_the_datasheet_registers(make: Any, fake: FakeSMBu
     assert fake.reads == [(0x20, GPIOA, 2)]
 
 
-def test_mcp23017_both_slots_report_empty_at_start(make: Any, fake: FakeSMBus) -> None:
+def test_mcp23017_both_slots_report_empty_at_start(make: Any, fake: FakeMcp23017) -> None:
     rec = _started(make, fake)
     assert sorted(rec.snapshot(), key=lambda r: r.slot.value) == [
         _empty(Role.ATTACKER),
@@ -175,14 +103,16 @@ def test_mcp23017_both_slots_report_empty_at_start(make: Any, fake: FakeSMBus) -
     ]
 
 
-def test_mcp23017_key_seated_before_start_is_reported(make: Any, fake: FakeSMBus) -> None:
+def test_mcp23017_key_seated_before_start_is_reported(make: Any, fake: FakeMcp23017) -> None:
     fake.seat(ATTACKER, W_COL)
     rec = _started(make, fake)
     assert rec.last(Role.ATTACKER) == _present(Role.ATTACKER, W_COL)
     assert rec.last(Role.DEFENDER) == _empty(Role.DEFENDER)
 
 
-def test_mcp23017_interrupt_reads_both_ports_in_one_block_read(make: Any, fake: FakeSMBus) -> None:
+def test_mcp23017_interrupt_reads_both_ports_in_one_block_read(
+    make: Any, fake: FakeMcp23017
+) -> None:
     rec = _started(make, fake)
     fake.reads.clear()
     fake.seat(ATTACKER, W_COL)
@@ -195,7 +125,7 @@ def test_mcp23017_interrupt_reads_both_ports_in_one_block_read(make: Any, fake: 
 
 
 def test_mcp23017_defender_on_port_b_uses_the_mirrored_interrupt(
-    make: Any, fake: FakeSMBus
+    make: Any, fake: FakeMcp23017
 ) -> None:
     rec = _started(make, fake)
     fake.seat(DEFENDER, B_FLG)
@@ -205,7 +135,7 @@ def test_mcp23017_defender_on_port_b_uses_the_mirrored_interrupt(
     rec.wait_last(Role.DEFENDER, _empty(Role.DEFENDER))
 
 
-def test_mcp23017_idle_with_interrupt_line_does_not_poll(make: Any, fake: FakeSMBus) -> None:
+def test_mcp23017_idle_with_interrupt_line_does_not_poll(make: Any, fake: FakeMcp23017) -> None:
     # A poller reads every debounce window, and each report comes a window after a
     # read: by the time a report is in, a poller would have read again.
     rec = _started(make, fake)
@@ -215,12 +145,13 @@ def test_mcp23017_idle_with_interrupt_line_does_not_poll(make: Any, fake: FakeSM
     assert fake.reads == [(0x20, GPIOA, 2)] * 2  # and the one the interrupt asked for
 
 
-def test_mcp23017_rereads_while_interrupt_line_stays_low(make: Any, fake: FakeSMBus) -> None:
+def test_mcp23017_rereads_while_interrupt_line_stays_low(make: Any, fake: FakeMcp23017) -> None:
     rec = _started(make, fake)
     fake.release_on_read = False  # as if a read were lost: INT stays asserted
     fake.seat(ATTACKER, W_COL)
     rec.wait_last(Role.ATTACKER, _present(Role.ATTACKER, W_COL))
     wait_until(lambda: len(fake.reads) >= 4)
+    assert fake.int_pin is not None
     fake.int_pin.drive_high()
     fake.release_on_read = True
     # The next interrupt's read finds INT released: the re-reading stops there,
@@ -233,7 +164,7 @@ def test_mcp23017_rereads_while_interrupt_line_stays_low(make: Any, fake: FakeSM
     assert len(fake.reads) == settled + 1
 
 
-def test_mcp23017_half_seated_key_reports_invalid(make: Any, fake: FakeSMBus) -> None:
+def test_mcp23017_half_seated_key_reports_invalid(make: Any, fake: FakeMcp23017) -> None:
     clock = FakeClock()
     rec = Recorder(clock)
     make(fake, invalid_after=0.3, clock=clock).start(rec)
@@ -266,7 +197,7 @@ def test_mcp23017_half_seated_key_reports_invalid(make: Any, fake: FakeSMBus) ->
 
 
 def test_mcp23017_polls_without_interrupt_pin(make: Any) -> None:
-    bus = FakeSMBus()  # INTA not wired
+    bus = FakeMcp23017()  # INTA not wired
     rec = _started(make, bus, interrupt_pin=None)
     bus.seat(ATTACKER, W_COL)
     bus.seat(DEFENDER, B_FLG)
@@ -275,7 +206,7 @@ def test_mcp23017_polls_without_interrupt_pin(make: Any) -> None:
     assert set(bus.reads) == {(0x20, GPIOA, 2)}
 
 
-def test_mcp23017_absent_chip_reports_fault_then_recovers(make: Any, fake: FakeSMBus) -> None:
+def test_mcp23017_absent_chip_reports_fault_then_recovers(make: Any, fake: FakeMcp23017) -> None:
     fake.fail = True
     rec = Recorder()
     make(fake).start(rec)
@@ -293,7 +224,7 @@ def test_mcp23017_absent_chip_reports_fault_then_recovers(make: Any, fake: FakeS
 
 
 def test_mcp23017_io_error_mid_game_reports_fault_then_current_state(
-    make: Any, fake: FakeSMBus
+    make: Any, fake: FakeMcp23017
 ) -> None:
     rec = _started(make, fake)
     fake.seat(ATTACKER, W_COL)
@@ -310,7 +241,7 @@ def test_mcp23017_io_error_mid_game_reports_fault_then_current_state(
 
 
 def test_mcp23017_custom_address_and_ports(make: Any, mock_factory: Any) -> None:
-    bus = FakeSMBus(address=0x27, int_pin=mock_factory.pin(INT_PIN))
+    bus = FakeMcp23017(address=0x27, int_pin=mock_factory.pin(INT_PIN))
     rec = _started(make, bus, address=0x27, attacker_bits=DEFENDER, defender_bits=ATTACKER)
     assert bus.writes[-1] == (0x27, GPINTENA, [0x7F, 0x7F])
     bus.seat(DEFENDER, W_COL)  # port B is now the attacker slot
@@ -320,7 +251,7 @@ def test_mcp23017_custom_address_and_ports(make: Any, mock_factory: Any) -> None
     rec.wait_last(Role.DEFENDER, _fault(Role.DEFENDER, 0x27))
 
 
-def test_mcp23017_interrupt_mask_covers_only_used_bits(make: Any, fake: FakeSMBus) -> None:
+def test_mcp23017_interrupt_mask_covers_only_used_bits(make: Any, fake: FakeMcp23017) -> None:
     _started(make, fake, attacker_bits=[0, 1, 2, 3, 4, 5, 7], defender_bits=range(9, 16))
     assert fake.writes[-1] == (0x20, GPINTENA, [0xBF, 0xFE])
 
@@ -337,12 +268,14 @@ def test_mcp23017_interrupt_mask_covers_only_used_bits(make: Any, fake: FakeSMBu
         {"window": -1.0},
     ],
 )
-def test_mcp23017_bad_configuration_raises(make: Any, fake: FakeSMBus, kw: dict[str, Any]) -> None:
+def test_mcp23017_bad_configuration_raises(
+    make: Any, fake: FakeMcp23017, kw: dict[str, Any]
+) -> None:
     with pytest.raises(ReaderError):
         make(fake, **kw)
 
 
-def test_mcp23017_close_is_idempotent_and_stops_reading(make: Any, fake: FakeSMBus) -> None:
+def test_mcp23017_close_is_idempotent_and_stops_reading(make: Any, fake: FakeMcp23017) -> None:
     rec = Recorder()
     reader = make(fake)
     reader.start(rec)

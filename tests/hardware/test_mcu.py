@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import random
 import re
-import select
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -15,6 +12,7 @@ import serial
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arbiter.hardware.fakes import FakePico
 from arbiter.hardware.readers.base import ReaderError, SlotReading, SlotState
 from arbiter.hardware.readers.mcu import (
     TAG_LENGTHS,
@@ -178,63 +176,9 @@ class Recorder(ReadingRecorder):
         )
 
 
-class FakeMcu:
-    """Plays the firmware on the master side of a pty: answers ``?`` with the full state."""
-
-    def __init__(self, answering: bool = True) -> None:
-        self.master, self.slave = os.openpty()
-        self.path = os.ttyname(self.slave)
-        self.answering = answering
-        self.state: dict[str, str | None] = {"A": None, "D": None}
-        self.requests = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        while not self._stop.is_set():
-            ready, _, _ = select.select([self.master], [], [], 0.05)
-            if not ready or self._stop.is_set():
-                continue
-            try:
-                data = os.read(self.master, 100)
-            except OSError:
-                return
-            for _ in range(data.count(b"?")):
-                self.requests += 1
-                if self.answering:
-                    self.send_state()
-
-    def line(self, body: str) -> None:
-        os.write(self.master, encode_line(body))
-
-    def raw(self, data: bytes) -> None:
-        os.write(self.master, data)
-
-    def set(self, letter: str, tag: str | None) -> None:
-        self.state[letter] = tag
-        self.line(self._body(letter))
-
-    def _body(self, letter: str) -> str:
-        tag = self.state[letter]
-        return f"{letter} EMPTY" if tag is None else f"{letter} TAG {tag}"
-
-    def send_state(self) -> None:
-        self.line("HELLO gg-slots 1")
-        self.line(self._body("A"))
-        self.line(self._body("D"))
-
-    def unplug(self) -> None:
-        if not self._stop.is_set():
-            self._stop.set()
-            self._thread.join()
-            os.close(self.master)
-            os.close(self.slave)
-
-
 @pytest.fixture
-def mcus() -> Iterator[list[FakeMcu]]:
-    boards: list[FakeMcu] = [FakeMcu()]
+def mcus() -> Iterator[list[FakePico]]:
+    boards: list[FakePico] = [FakePico()]
     yield boards
     for board in boards:
         board.unplug()
@@ -244,7 +188,7 @@ MakeReader = Callable[..., tuple[McuReader, Recorder]]
 
 
 @pytest.fixture
-def make_reader(mcus: list[FakeMcu]) -> Iterator[MakeReader]:
+def make_reader(mcus: list[FakePico]) -> Iterator[MakeReader]:
     readers: list[McuReader] = []
 
     def make(**kwargs: object) -> tuple[McuReader, Recorder]:
@@ -271,7 +215,7 @@ def test_mcu_reader_start_reports_both_slots_empty(make_reader: MakeReader) -> N
 
 
 def test_mcu_reader_asks_for_state_and_reports_it(
-    mcus: list[FakeMcu], make_reader: MakeReader
+    mcus: list[FakePico], make_reader: MakeReader
 ) -> None:
     mcus[0].state["D"] = OTHER
     _, rec = make_reader()
@@ -280,13 +224,13 @@ def test_mcu_reader_asks_for_state_and_reports_it(
     assert rec.of(A) == [(SlotState.EMPTY, None)]
 
 
-def test_mcu_reader_reports_an_ntag_uid(mcus: list[FakeMcu], make_reader: MakeReader) -> None:
+def test_mcu_reader_reports_an_ntag_uid(mcus: list[FakePico], make_reader: MakeReader) -> None:
     mcus[0].state["A"] = "04A1B2C3D48E80"
     _, rec = make_reader()
     rec.wait_for(A, SlotState.PRESENT, "04A1B2C3D48E80")
 
 
-def test_mcu_reader_reports_changes_per_slot(mcus: list[FakeMcu], make_reader: MakeReader) -> None:
+def test_mcu_reader_reports_changes_per_slot(mcus: list[FakePico], make_reader: MakeReader) -> None:
     _, rec = make_reader()
     rec.wait_for(A, SlotState.EMPTY)
     mcus[0].set("A", TAG)
@@ -301,7 +245,7 @@ def test_mcu_reader_reports_changes_per_slot(mcus: list[FakeMcu], make_reader: M
 
 
 def test_mcu_reader_repeated_lines_do_not_report_again(
-    mcus: list[FakeMcu], make_reader: MakeReader
+    mcus: list[FakePico], make_reader: MakeReader
 ) -> None:
     _, rec = make_reader()
     for _ in range(3):
@@ -313,7 +257,7 @@ def test_mcu_reader_repeated_lines_do_not_report_again(
 
 
 def test_mcu_reader_replaced_tag_reports_empty_then_present(
-    mcus: list[FakeMcu], make_reader: MakeReader
+    mcus: list[FakePico], make_reader: MakeReader
 ) -> None:
     _, rec = make_reader()
     mcus[0].set("A", TAG)
@@ -329,7 +273,7 @@ def test_mcu_reader_replaced_tag_reports_empty_then_present(
 
 
 def test_mcu_reader_counts_and_ignores_garbled_lines(
-    mcus: list[FakeMcu], make_reader: MakeReader
+    mcus: list[FakePico], make_reader: MakeReader
 ) -> None:
     reader, rec = make_reader()
     board = mcus[0]
@@ -346,7 +290,7 @@ def test_mcu_reader_counts_and_ignores_garbled_lines(
 
 
 def test_mcu_reader_thread_survives_random_bytes(
-    mcus: list[FakeMcu], make_reader: MakeReader
+    mcus: list[FakePico], make_reader: MakeReader
 ) -> None:
     reader, rec = make_reader()
     rng = random.Random(1980)
@@ -361,7 +305,7 @@ def test_mcu_reader_thread_survives_random_bytes(
 
 
 def test_mcu_reader_err_line_is_counted_not_a_reading(
-    mcus: list[FakeMcu], make_reader: MakeReader
+    mcus: list[FakePico], make_reader: MakeReader
 ) -> None:
     reader, rec = make_reader()
     mcus[0].line("ERR uart 1 overrun")
@@ -373,7 +317,7 @@ def test_mcu_reader_err_line_is_counted_not_a_reading(
 
 
 def test_mcu_reader_silent_board_is_fault_until_it_answers(
-    mcus: list[FakeMcu], make_reader: MakeReader
+    mcus: list[FakePico], make_reader: MakeReader
 ) -> None:
     mcus[0].answering = False
     mcus[0].state["A"] = TAG
@@ -388,13 +332,13 @@ def test_mcu_reader_silent_board_is_fault_until_it_answers(
     assert mcus[0].requests > asked
 
 
-def test_mcu_reader_polls_the_board(mcus: list[FakeMcu], make_reader: MakeReader) -> None:
+def test_mcu_reader_polls_the_board(mcus: list[FakePico], make_reader: MakeReader) -> None:
     make_reader(poll_interval=0.1)
     wait_until(lambda: mcus[0].requests >= 4)
 
 
 def test_mcu_reader_wrong_protocol_version_is_fault(
-    mcus: list[FakeMcu], make_reader: MakeReader
+    mcus: list[FakePico], make_reader: MakeReader
 ) -> None:
     _, rec = make_reader()
     rec.wait_for(A, SlotState.EMPTY)
@@ -409,7 +353,7 @@ def test_mcu_reader_wrong_protocol_version_is_fault(
 
 
 def test_mcu_reader_unplug_reports_fault_and_replug_recovers(
-    mcus: list[FakeMcu], make_reader: MakeReader
+    mcus: list[FakePico], make_reader: MakeReader
 ) -> None:
     reader, rec = make_reader()
     mcus[0].set("A", TAG)
@@ -420,7 +364,7 @@ def test_mcu_reader_unplug_reports_fault_and_replug_recovers(
     assert "slot microcontroller" in rec.readings[i].detail
     assert reader.running
 
-    replug = FakeMcu()
+    replug = FakePico()
     replug.state["D"] = OTHER
     mcus.append(replug)
     rec.wait_for(A, SlotState.EMPTY, after=i)

@@ -1,31 +1,30 @@
-"""Table events as the table side publishes them (the contract in docs/tournament.md)."""
+"""Table events as the table side publishes them, built with the wire format's own types
+(arbiter.wire; the contract in docs/mqtt.md)."""
 
 from __future__ import annotations
 
-from typing import Any
+from arbiter import wire
 
-AT = "2026-11-23T20:00:00.000+00:00"
+#: 2026-11-23T20:00:00Z, as a table's clock gives it (seconds since 1970).
+AT = 1795464000.0
 
 
 def new_game(
-    table: str, seq: int, game: str, assignment: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    return {"format": 1, "table": table, "seq": seq, "game": game, "type": "new_game",
-            "assignment": assignment, "at": AT}
+    table: str, seq: int, game: str, assignment: wire.AssignmentBody | None = None
+) -> wire.Event:
+    return wire.event(table, seq, game, wire.new_game(assignment, AT))
 
 
 def challenge(
     table: str, seq: int, game: str, number: int, lost_w: int, lost_b: int
-) -> dict[str, Any]:
-    return {"format": 1, "table": table, "seq": seq, "game": game, "type": "challenge",
-            "number": number, "attacker_side": "W", "result": "attacker",
-            "eliminated": {"W": lost_w, "B": lost_b}, "at": AT}
+) -> wire.Event:
+    return wire.event(table, seq, game, wire.challenge(
+        number, "W", "attacker", {"W": lost_w, "B": lost_b}, AT))
 
 
-def game_over(table: str, seq: int, game: str, kind: str, winner: str | None) -> dict[str, Any]:
-    return {"format": 1, "table": table, "seq": seq, "game": game, "type": "game_over",
-            "ending": {"kind": kind, "winner": winner, "at": AT}}
+def game_over(table: str, seq: int, game: str, kind: str, winner: str | None) -> wire.Event:
+    return wire.event(table, seq, game, wire.game_over(kind, winner, AT))
 
 
-def assignment(round_number: int, board: int, white: str, black: str) -> dict[str, Any]:
-    return {"round": round_number, "board": board, "white": white, "black": black}
+def assignment(round_number: int, board: int, white: str, black: str) -> wire.AssignmentBody:
+    return wire.assignment(round_number, board, white, black)

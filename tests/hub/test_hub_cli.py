@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import subprocess
@@ -12,6 +14,7 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
+from arbiter import wire
 from arbiter.app.cli import main
 from arbiter.hub.ingest import table_prefix
 from arbiter.hub.ledger import Ledger
@@ -47,7 +50,8 @@ def test_hub_cli_runs_an_event_from_the_command_line(
     assert hub(tmp_path, "export", "standings") == 0
     # Cid and Dee 1 each (never met: direct encounter 0; Buchholz: their opponents Ana and
     # Ben have 0 each; Sonneborn-Berger 0), so they share first; Ana and Ben share third.
-    assert capsys.readouterr().out.splitlines()[1:] == [
+    out = capsys.readouterr().out
+    assert [",".join(r) for r in csv.reader(io.StringIO(out))][1:] == [
         "1,Cid,1.0,1,1,0,0,0,0.0,0.0,0.0",
         "1,Dee,1.0,1,1,0,0,0,0.0,0.0,0.0",
         "3,Ana,0.0,1,0,0,1,0,0.0,1.0,0.0",
@@ -85,9 +89,9 @@ def test_hub_cli_reports_errors_in_one_line(
     capsys.readouterr()
 
 
-def _events(table: str, count: int) -> list[dict[str, object]]:
+def _events(table: str, count: int) -> list[wire.Event]:
     """``count`` events of one table: game g1 on round 1 board 1, then unassigned games."""
-    out: list[dict[str, object]] = []
+    out: list[wire.Event] = []
     for seq in range(1, count + 1):
         number, step = divmod(seq - 1, 10)
         game = f"g{number + 1}"
@@ -196,3 +200,35 @@ def test_hub_cli_assigns_a_round_to_the_suggested_tables(
     assert capsys.readouterr().out == "round 1 board 2 -> table 2\n"  # board 1 kept
     with Ledger(tmp_path / "hub.sqlite", EVENT) as ledger:
         assert {t: a["board"] for t, a in ledger.assignments(1).items()} == {"1": 1, "2": 2}
+
+
+def test_hub_cli_huge_numbers_exit_2_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 10**30 does not fit SQLite's INTEGER: these raised OverflowError (a traceback).
+    huge = str(10**30)
+    assert hub(tmp_path, "players", "add", "Zed", "--rating", huge) == 2
+    assert "rating" in capsys.readouterr().err
+    assert hub(tmp_path, "players", "add", "Ana") == 0
+    assert hub(tmp_path, "players", "add", "Ben") == 0
+    assert hub(tmp_path, "pair", "--system", "round-robin") == 0
+    capsys.readouterr()
+    assert hub(tmp_path, "result", huge, "1", "1-0") == 2
+    assert hub(tmp_path, "result", "1", huge, "1-0") == 2
+    assert "no board" in capsys.readouterr().err
+    for span in ("1e300", "inf", "nan"):
+        assert hub(tmp_path, "silent", "--quiet", span) == 2
+        assert "--quiet" in capsys.readouterr().err
+
+
+def test_hub_cli_gaps_lists_refused_messages_on_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with Ledger(tmp_path / "hub.sqlite", EVENT) as ledger:
+        ledger.record_event("T1", new_game("T1", 1, "g1"))
+        with pytest.raises(wire.WireFormatError):
+            ledger.record_event("T1", {**challenge("T1", 2, "g1", 1, 0, 1), "number": 0})
+    assert hub(tmp_path, "gaps") == 0  # nothing missing: a refused message is not a gap
+    out, err = capsys.readouterr()
+    assert json.loads(out) == {}
+    assert "table T1 seq 2: 'number' must be a whole number from 1 to" in err

@@ -11,6 +11,7 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
+from arbiter import wire
 from arbiter.app.cli import main
 from arbiter.app.hub_cli import HubCliError, broker_login
 from arbiter.hub.ingest import Ingest, IngestError
@@ -79,7 +80,7 @@ def test_hub_logs_in_reads_tables_and_writes_assignments(
                               qos=1).wait_for_publish(5)
                 wait_until(lambda: len(ledger.events("1")) == 1, what="the event in the ledger")
                 ingest.publish_assignment(
-                    "1", {"round": 1, "board": 1, "white": "Ana", "black": "Ben"}
+                    "1", wire.assignment_message(wire.assignment(1, 1, "Ana", "Ben"))
                 )
                 reader.wait(lambda s: s.on("/assignment"), what="table 1 reads its assignment")
                 reader.client.loop_stop()

@@ -12,6 +12,7 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
+from arbiter import wire
 from arbiter.hub.ingest import Ingest, table_prefix
 from arbiter.hub.ledger import Ledger
 from arbiter.tournament.model import Player, Result
@@ -68,7 +69,7 @@ def table(broker: int) -> Iterator[Table]:
     t.close()
 
 
-def _game(table: str) -> list[dict[str, Any]]:
+def _game(table: str) -> list[wire.Event]:
     return [
         new_game(table, 1, "g1", assignment(1, 1, "Ana", "Ben")),
         challenge(table, 2, "g1", 1, 1, 0),

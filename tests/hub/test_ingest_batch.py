@@ -97,12 +97,38 @@ def test_ingest_writes_a_batch_in_one_commit_then_acks_and_announces(
     assert len(ledger.rejections()) == 2
 
 
-def test_ingest_leaves_a_message_the_ledger_fails_on_unacknowledged(
+def _disk_fails() -> None:
+    raise OSError("the disk failed")  # SQLite reports it as sqlite3.OperationalError
+
+
+def test_ingest_refuses_alone_a_message_the_ledger_cannot_keep(
     ledger: Ledger, ingest: Ingest, seen: Seen
 ) -> None:
+    # A constraint failing is this message's for good: sent again it would fail again and
+    # hold a place in the broker's window for ever. Refused, noted, acknowledged.
     ledger._db.execute(
         "CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.table_name='T2'"
         " BEGIN SELECT RAISE(ABORT, 'refused'); END"
+    )
+    ingest.take_batch([
+        _message(1, "T1", "events", new_game("T1", 1, "g1")),
+        _message(2, "T2", "events", new_game("T2", 1, "g1")),
+        _message(3, "T1", "events", challenge("T1", 2, "g1", 1, 1, 0)),
+    ])
+    assert [mid for mid, _disk in seen.acks] == [1, 2, 3]
+    assert seen.acks[0][1] == [("T1", 1), ("T1", 2)]
+    assert [(t, k) for t, k, _disk in seen.changes] == [("T1", "events"), ("T1", "events")]
+    assert [(t, "IntegrityError" in why) for _at, t, _seq, why in ledger.rejections()] == [
+        ("T2", True)]
+
+
+def test_ingest_leaves_a_message_the_ledger_fails_on_unacknowledged(
+    ledger: Ledger, ingest: Ingest, seen: Seen
+) -> None:
+    ledger._db.create_function("disk_fails", 0, _disk_fails)
+    ledger._db.execute(
+        "CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.table_name='T2'"
+        " BEGIN SELECT disk_fails(); END"
     )
     ingest.take_batch([
         _message(1, "T1", "events", new_game("T1", 1, "g1")),
@@ -172,3 +198,19 @@ def test_ingest_writer_survives_a_batch_that_fails(ledger: Ledger, seen: Seen) -
     assert not writer.is_alive()
     assert [mid for mid, _disk in seen.acks] == [1, 2]
     assert seen.on_disk() == [("T1", 1), ("T1", 2)]
+
+
+def test_ingest_a_poison_pill_never_rolls_back_the_honest_messages_beside_it(
+    ledger: Ledger, ingest: Ingest, seen: Seen
+) -> None:
+    # 2**63 does not fit SQLite's INTEGER: it raised OverflowError inside the batch, which
+    # rolled every message of it back, acknowledged none, and came back for ever.
+    ingest.take_batch([
+        _message(1, "T1", "events", new_game("T1", 1, "g1")),
+        _message(2, "T2", "events", {**challenge("T2", 2, "g1", 1, 1, 0), "seq": 2**63}),
+        _message(3, "T2", "events", {**challenge("T2", 2, "g1", 1, 1, 0), "number": 2**63}),
+        _message(4, "T1", "events", challenge("T1", 2, "g1", 1, 1, 0)),
+    ])
+    assert [mid for mid, _disk in seen.acks] == [1, 2, 3, 4]
+    assert seen.acks[0][1] == [("T1", 1), ("T1", 2)]
+    assert [t for _at, t, _seq, _why in ledger.rejections()] == ["T2", "T2"]

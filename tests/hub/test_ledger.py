@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import logging
 import sqlite3
@@ -12,41 +14,34 @@ from typing import Any
 
 import pytest
 
+from arbiter import wire
 from arbiter.hub.errors import (
     ArchiveError,
     AssignmentError,
     ContradictingEventError,
     ExportError,
     LedgerEventError,
-    MalformedEventError,
-    TopicMismatchError,
 )
 from arbiter.hub.exports import export
 from arbiter.hub.ledger import Ledger
 from arbiter.tournament.errors import DuplicatePlayerError, PairingError, UnknownPlayerError
 from arbiter.tournament.model import Pairing, Player, Result
 from arbiter.tournament.standings import TieBreak
+from arbiter.wire import TopicMismatchError
+from arbiter.wire import WireFormatError as MalformedEventError
 from tests.hub.contract import assignment, challenge, game_over, new_game
-
-
-class Clock:
-    """A fake clock, moved by the test."""
-
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 23, 20, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
+from tests.support.clock import FakeClock
+from web.hub import views
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def clock() -> FakeClock:
+    return FakeClock(start=datetime(2026, 11, 23, 20, 0, tzinfo=UTC).timestamp())
 
 
 @pytest.fixture
-def ledger(tmp_path: Path, clock: Clock) -> Iterator[Ledger]:
-    with Ledger(tmp_path / "event.sqlite", "open-2026", clock=clock) as led:
+def ledger(tmp_path: Path, clock: FakeClock) -> Iterator[Ledger]:
+    with Ledger(tmp_path / "event.sqlite", "open-2026", clock=clock.wall) as led:
         yield led
 
 
@@ -90,9 +85,7 @@ def test_ledger_refuses_a_payload_naming_another_table(ledger: Ledger) -> None:
 
 
 def _broken(change: dict[str, Any]) -> dict[str, Any]:
-    event = game_over("T1", 3, "g1", "flag_home", "W")
-    event.update(change)
-    return event
+    return {**game_over("T1", 3, "g1", "flag_home", "W"), **change}
 
 
 @pytest.mark.parametrize(
@@ -106,7 +99,8 @@ def _broken(change: dict[str, Any]) -> dict[str, Any]:
         _broken({"type": "reveal"}),
         _broken({"ending": {"kind": "flag_home", "winner": "X"}}),
         _broken({"ending": {"kind": "timeout", "winner": "W"}}),
-        new_game("T1", 1, "g1", {"round": 1, "board": "1", "white": "a", "black": "b"}),
+        {**new_game("T1", 1, "g1"),
+         "assignment": {"round": 1, "board": "1", "white": "a", "black": "b"}},
         {**challenge("T1", 2, "g1", 1, 0, 1), "eliminated": {"W": 0}},
     ],
 )
@@ -172,9 +166,9 @@ def test_ledger_scores_once_a_missing_new_game_arrives(paired: Ledger) -> None:
 
 
 def test_ledger_correction_is_audited_and_wins_over_later_events(
-    paired: Ledger, clock: Clock
+    paired: Ledger, clock: FakeClock
 ) -> None:
-    clock.now += timedelta(minutes=5, milliseconds=250)
+    clock.advance(timedelta(minutes=5, milliseconds=250).total_seconds())
     paired.correct_result(1, 1, Result.DRAW, who="chief arbiter")
     paired.record_event("T1", new_game("T1", 1, "g1", assignment(1, 1, "Ana", "Dee")))
     paired.record_event("T1", game_over("T1", 2, "g1", "flag_home", "W"))
@@ -255,7 +249,7 @@ def test_ledger_round_robin_standings_export(ledger: Ledger) -> None:
     # Buchholz Ben = Ana 3 + Cid 1.5 + Dee 0 = 4.5 = Cid's; Sonneborn-Berger Ben = Dee 0
     # + half Cid 0.75 = 0.75 = Cid's): a shared 2nd place; Dee 0.
     text = export(ledger, "standings", "csv")
-    assert text.splitlines() == [
+    assert [",".join(r) for r in csv.reader(io.StringIO(text))] == [
         "rank,name,score,played,wins,draws,losses,byes,"
         "direct-encounter,buchholz,sonneborn-berger",
         "1,Ana,3.0,3,3,0,0,0,0.0,3.0,3.0",
@@ -268,7 +262,8 @@ def test_ledger_round_robin_standings_export(ledger: Ledger) -> None:
     games = json.loads(export(ledger, "games", "json"))
     assert sum(g["scored"] for g in games) == 6
     ledger.set_tiebreaks([TieBreak.BUCHHOLZ], who="org")
-    assert export(ledger, "standings", "csv").splitlines()[0].endswith("byes,buchholz")
+    assert next(csv.reader(io.StringIO(export(ledger, "standings", "csv"))))[-2:] == [
+        "byes", "buchholz"]
     with pytest.raises(ExportError):
         export(ledger, "ranks", "csv")
 
@@ -330,14 +325,14 @@ def test_ledger_swiss_waits_for_every_result(ledger: Ledger) -> None:
     assert len(ledger.pair_round("swiss")) == 2
 
 
-def test_ledger_flags_silent_tables_of_the_round(paired: Ledger, clock: Clock) -> None:
+def test_ledger_flags_silent_tables_of_the_round(paired: Ledger, clock: FakeClock) -> None:
     quiet = timedelta(minutes=5)
     assert paired.silent_tables(quiet) == [("T1", "no event yet"), ("T2", "no event yet")]
     paired.record_event("T1", new_game("T1", 1, "g1", assignment(1, 1, "Ana", "Dee")))
     paired.record_event("T2", new_game("T2", 1, "g1", assignment(1, 2, "Ben", "Cid")))
     paired.set_online("T2", False)  # its last will
     assert paired.silent_tables(quiet) == [("T2", "offline")]
-    clock.now += timedelta(minutes=6)
+    clock.advance(timedelta(minutes=6).total_seconds())
     paired.record_event("T2", game_over("T2", 2, "g1", "draw", None))  # T2's game is over
     assert paired.silent_tables(quiet) == [("T1", "no event since 2026-11-23T20:00:00.000+00:00")]
 
@@ -370,3 +365,126 @@ def test_ledger_round_robin_refused_too_early_fixes_no_order(ledger: Ledger) -> 
     pairings = ledger.pair_round("round-robin")
     assert len(pairings) == 2  # all four, Ben seeded first
     assert {p.white for p in pairings} | {p.black for p in pairings} == {"Ana", "Ben", "Cy", "Di"}
+
+
+def _replayed(table: str) -> list[wire.Event]:
+    """Board 2 (Ben-Cid) at T2 under one kept assignment: game g2 drawn, then g3 won by
+    White (the players pressed NEW GAME and played again)."""
+    a = assignment(1, 2, "Ben", "Cid")
+    return [
+        new_game(table, 1, "g2", a),
+        game_over(table, 2, "g2", "draw", None),
+        new_game(table, 3, "g3", a),
+        challenge(table, 4, "g3", 1, 0, 1),
+        game_over(table, 5, "g3", "flag_captured", "W"),
+    ]
+
+
+@pytest.mark.parametrize("late", [None, 1, 0], ids=["in order", "game_over late",
+                                                    "new_game late"])
+def test_ledger_result_is_the_first_games_whatever_the_arrival_order(
+    paired: Ledger, late: int | None
+) -> None:
+    events = _replayed("T2")
+    if late is not None:  # a resend brings it after the rest
+        events.append(events.pop(late))
+    for event in events:
+        paired.record_event("T2", event)
+    # The rule: the first game started with the pairing, not abandoned, counts.
+    assert paired.pairings(1)[1].result is Result.DRAW
+    assert [(g.game, g.scored) for g in paired.games("T2")] == [("g2", True), ("g3", False)]
+    board = views.rounds(paired)[0]["boards"][1]
+    assert (board["result"], board["game"]["game"]) == ("1/2-1/2", "g2")
+    assert paired.verify() == []
+    assert paired.unscored_games() == [
+        ("T2", "g3", "played again under round 1 board 2's assignment (game g2 counts)")]
+
+
+def test_ledger_an_abandoned_first_game_gives_way_to_the_next(paired: Ledger) -> None:
+    a = assignment(1, 2, "Ben", "Cid")
+    for event in (new_game("T2", 1, "g2", a), game_over("T2", 2, "g2", "abandoned", None),
+                  new_game("T2", 3, "g3", a), game_over("T2", 4, "g3", "resignation", "B")):
+        paired.record_event("T2", event)
+    assert paired.pairings(1)[1].result is Result.BLACK_WIN
+    assert paired.unscored_games() == []
+
+
+def test_ledger_verify_reports_a_result_that_is_not_its_scored_games(
+    paired: Ledger, tmp_path: Path
+) -> None:
+    for event in _replayed("T2"):
+        paired.record_event("T2", event)
+    with sqlite3.connect(tmp_path / "event.sqlite") as db:
+        db.execute("UPDATE pairings SET result='1-0' WHERE round=1 AND board=2")
+    assert paired.verify() == ["round 1 board 2: its result is not the one of its scored game"]
+
+
+def test_ledger_setting_an_unchanged_result_does_nothing(paired: Ledger) -> None:
+    paired.record_event("T1", new_game("T1", 1, "g1", assignment(1, 1, "Ana", "Dee")))
+    paired.record_event("T1", game_over("T1", 2, "g1", "flag_home", "B"))
+    assert paired.pairings(1)[0].result is Result.BLACK_WIN
+    paired.correct_result(1, 1, Result.BLACK_WIN, who="org")  # Set pressed, nothing changed
+    assert paired.audit() == []
+    assert paired.pairings(1)[0].corrected is False
+    paired.correct_result(1, 2, None, who="org")  # no result, set to none
+    assert paired.audit() == [] and paired.pairings(1)[1].corrected is False
+
+
+def test_ledger_flags_a_game_played_without_new_game_after_the_assignment(
+    ledger: Ledger, clock: FakeClock
+) -> None:
+    ledger.add_players([Player("Ana"), Player("Ben")])
+    ledger.record_event("T1", new_game("T1", 1, "g1"))  # the start-up game, no pairing
+    clock.advance(timedelta(minutes=1).total_seconds())
+    ledger.pair_round("round-robin")
+    ledger.assign_table(1, 1, "T1", who="org")
+    clock.advance(timedelta(minutes=1).total_seconds())
+    ledger.record_event("T1", challenge("T1", 2, "g1", 1, 0, 1))  # played on, no NEW GAME
+    ledger.record_event("T1", game_over("T1", 3, "g1", "flag_captured", "W"))
+    assert ledger.pairings(1)[0].result is None
+    assert ledger.unscored_games() == [
+        ("T1", "g1", "played without NEW GAME after round 1 board 1 was assigned")]
+
+
+FORMULAS = ["=HYPERLINK(\"http://x\",\"y\")", "+cmd", "@SUM(1)", "-2+3", "=1+1", "@x",
+            "\tTab", "\rCr"]
+
+
+def test_ledger_csv_exports_neutralise_formulas(ledger: Ledger) -> None:
+    # OWASP (CSV Injection): a cell a spreadsheet would run as a formula starts with a
+    # single quote, and every cell is quoted.
+    ledger.add_players([Player(FORMULAS[0]), Player(FORMULAS[1]), Player(FORMULAS[2]),
+                        Player(FORMULAS[3]), Player(FORMULAS[6]), Player(FORMULAS[7])])
+    ledger.pair_round("round-robin")
+    ledger.assign_table(1, 1, "T1", who="org")
+    # A table's new game names players the ledger never checked.
+    ledger.record_event("T9", new_game("T9", 1, "g1", assignment(1, 7, FORMULAS[4],
+                                                                  FORMULAS[5])))
+    for kind in ("standings", "pairings", "games"):
+        text = export(ledger, kind, "csv")
+        cells = [c for row in csv.reader(io.StringIO(text)) for c in row]
+        shown = [f for f in FORMULAS if "'" + f in cells]
+        assert not [c for c in cells if c.startswith(("=", "+", "-", "@", "\t", "\r"))], kind
+        assert all(line.startswith('"') for line in text.split("\n") if line), kind
+        assert shown, kind
+    games = list(csv.DictReader(io.StringIO(export(ledger, "games", "csv"))))
+    assert (games[0]["white"], games[0]["black"]) == ("'=1+1", "'@x")
+
+
+def test_ledger_flags_a_table_of_the_round_that_publishes_nothing(
+    paired: Ledger, clock: FakeClock
+) -> None:
+    quiet, grace = timedelta(minutes=10), timedelta(minutes=1)
+    assert paired.silent_tables(quiet, grace) == [("T1", "no event yet"), ("T2", "no event yet")]
+    # T2 is heard (its status), but its events do not come (a publish the ACL refuses).
+    paired.set_status("T2", {"format": 1, "table": "T2", "state": "waiting", "event_seq": 3})
+    clock.advance(timedelta(minutes=2).total_seconds())
+    assert paired.silent_tables(quiet, grace) == [
+        ("T1", "publishes nothing: not heard since round 1 was paired"
+               " (check its login and table name)"),
+        ("T2", "publishes nothing: its status counts 3 events, 0 arrived"),
+    ]
+    for event in (new_game("T2", 1, "g1", assignment(1, 2, "Ben", "Cid")),
+                  challenge("T2", 2, "g1", 1, 0, 1), challenge("T2", 3, "g1", 2, 0, 2)):
+        paired.record_event("T2", event)
+    assert [t for t, _why in paired.silent_tables(quiet, grace)] == ["T1"]

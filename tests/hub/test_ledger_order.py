@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arbiter import wire
 from arbiter.hub.ledger import Ledger
-from arbiter.tournament.model import Player
+from arbiter.tournament.model import Player, Result
 from tests.hub.contract import assignment, challenge, game_over, new_game
 
 
-def _events() -> list[tuple[str, dict[str, Any]]]:
-    """Two tables: T1 plays board 1 then an unassigned game; T2 plays board 2 to a draw."""
+def _events() -> list[tuple[str, wire.Event]]:
+    """Two tables: T1 plays board 1 then an unassigned game; T2 plays board 2 to a draw,
+    then again."""
     t1 = [
         new_game("T1", 1, "g1", assignment(1, 1, "Ana", "Dee")),
         challenge("T1", 2, "g1", 1, 0, 1),
@@ -30,11 +31,15 @@ def _events() -> list[tuple[str, dict[str, Any]]]:
         new_game("T2", 1, "x", assignment(1, 2, "Ben", "Cid")),
         challenge("T2", 2, "x", 1, 1, 1),
         game_over("T2", 3, "x", "draw", None),
+        # Played again under the same kept assignment: game x counts, whenever it arrives.
+        new_game("T2", 4, "y", assignment(1, 2, "Ben", "Cid")),
+        challenge("T2", 5, "y", 1, 0, 1),
+        game_over("T2", 6, "y", "flag_captured", "W"),
     ]
     return [("T1", e) for e in t1] + [("T2", e) for e in t2]
 
 
-def _state(events: list[tuple[str, dict[str, Any]]]) -> tuple[object, ...]:
+def _state(events: list[tuple[str, wire.Event]]) -> tuple[object, ...]:
     with tempfile.TemporaryDirectory() as tmp, Ledger(Path(tmp) / "l.sqlite", "e") as ledger:
         ledger.add_players([Player("Ana"), Player("Ben"), Player("Cid"), Player("Dee")])
         ledger.pair_round("round-robin")
@@ -54,11 +59,17 @@ def _state(events: list[tuple[str, dict[str, Any]]]) -> tuple[object, ...]:
 IN_ORDER = _state(_events())
 
 
+def test_ledger_order_in_order_the_first_game_of_a_board_counts() -> None:
+    pairings = IN_ORDER[1]
+    assert isinstance(pairings, tuple)
+    assert [p.result for p in pairings] == [Result.WHITE_WIN, Result.DRAW]
+
+
 @pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 @settings(max_examples=40, deadline=None)
 @given(st.permutations(_events()), st.lists(st.integers(0, 9), max_size=6))
 def test_ledger_order_and_copies_do_not_matter(
-    shuffled: list[tuple[str, dict[str, Any]]], copies: list[int]
+    shuffled: list[tuple[str, wire.Event]], copies: list[int]
 ) -> None:
     delivered = shuffled + [shuffled[i] for i in copies]
     assert _state(delivered) == IN_ORDER

@@ -13,17 +13,10 @@ from arbiter.fleet.resend import ResendRequest
 from arbiter.hub.ledger import Ledger, ResendAsk
 from arbiter.hub.resend import Resender, resend_payload
 from tests.hub.contract import challenge, new_game
+from tests.support.clock import FakeClock
 
 EVENT = "open-2026"
 GRACE = 10.0
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture
@@ -49,8 +42,8 @@ def _events(ledger: Ledger, table: str, seqs: list[int]) -> None:
         ledger.record_event(table, event)
 
 
-def _resender(ledger: Ledger) -> tuple[Resender, Clock, Sent]:
-    clock, sent = Clock(), Sent()
+def _resender(ledger: Ledger) -> tuple[Resender, FakeClock, Sent]:
+    clock, sent = FakeClock(), Sent()
     return Resender(ledger, sent, grace=GRACE, clock=clock), clock, sent
 
 

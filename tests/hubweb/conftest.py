@@ -16,11 +16,11 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from arbiter.hub.ingest import Ingest
 from arbiter.hub.ledger import Ledger
-from arbiter.hubweb import create_hub_app
-from arbiter.hubweb.feed import VenueFeed
 from tests.support.mqtt import Mosquitto
 from tests.support.tools import require_tool
 from tests.support.web import PIN, live_server
+from web.hub import create_hub_app
+from web.hub.feed import VenueFeed
 
 EVENT = "club"
 

@@ -12,16 +12,9 @@ from pathlib import Path
 import pytest
 
 from arbiter.hub.ledger import Ledger
-from arbiter.hubweb.feed import Throttle, VenueFeed
 from tests.hub.contract import new_game
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.support.clock import FakeClock
+from web.hub.feed import Throttle, VenueFeed
 
 
 def test_throttle_lets_the_first_send_go_at_once_then_one_per_period() -> None:

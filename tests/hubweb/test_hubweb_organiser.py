@@ -13,11 +13,12 @@ from typing import Any
 import pytest
 
 from arbiter.hub.ledger import Ledger
-from arbiter.hubweb import create_hub_app
-from arbiter.hubweb.feed import VenueFeed
+from arbiter.tournament.model import Player
 from tests.hubweb.conftest import Hub
 from tests.support.clock import FakeClock
 from tests.support.web import PIN
+from web.hub import create_hub_app
+from web.hub.feed import VenueFeed
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -288,3 +289,33 @@ def test_organiser_page_refreshing_itself_does_not_keep_the_session_alive(
         assert client.get("/organiser").status_code == 200
         clock.advance(400)
         assert client.get("/organiser/live").status_code == 200
+
+
+@pytest.mark.parametrize(("path", "body"), [
+    ("/api/organiser/players", {"name": "Zed", "rating": 10**30}),
+    ("/api/organiser/players", {"name": "Zed", "rating": "1" * 30}),
+    ("/api/organiser/players", {"name": "Zed", "rating": 1e300}),
+    ("/api/organiser/result", {"round": 10**30, "board": 1, "result": "1-0"}),
+    ("/api/organiser/result", {"round": 1, "board": 10**30, "result": "1-0"}),
+    ("/api/organiser/assign", {"round": 1, "board": 10**30, "table": "T1"}),
+    ("/api/organiser/publish", {"round": 10**30}),
+])
+def test_organiser_huge_numbers_are_a_bad_request_not_a_crash(
+    hub: Hub, path: str, body: dict[str, Any]
+) -> None:
+    # 10**30 does not fit SQLite's INTEGER: it answered 500 (OverflowError).
+    client = hub.app.test_client()
+    hub.ledger.add_players([Player("Ana"), Player("Ben")])
+    hub.ledger.pair_round("round-robin")
+    answer = client.post(path, json=body, headers=API)
+    assert answer.status_code == 400, answer.get_data(as_text=True)
+    assert "whole number from 0 to" in answer.get_json()["error"]
+
+
+@pytest.mark.parametrize("number", ["Infinity", "NaN", "-Infinity", "1e300"])
+def test_organiser_non_finite_numbers_are_a_bad_request(hub: Hub, number: str) -> None:
+    client = hub.app.test_client()
+    answer = client.post("/api/organiser/players", data=f'{{"name": "Zed", "rating": {number}}}',
+                         headers={**API, "Content-Type": "application/json"})
+    assert answer.status_code == 400, answer.get_data(as_text=True)
+    assert hub.ledger.players() == []

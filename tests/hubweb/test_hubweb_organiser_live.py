@@ -71,7 +71,7 @@ def test_organiser_page_follows_the_venue_and_keeps_what_is_typed(
         # A refused message: a status naming another table.
         table.publish("status", {"format": 1, "table": "9", "state": "idle"})
         expect(attention.locator(".rejection")).to_contain_text(
-            "table 1 refused: status payload names table '9'")
+            "table 1 refused: status: the payload names table '9'")
         # Offline (its last will), flagged silent; then back, and the flag cleared.
         sock = table.client.socket()
         assert sock is not None

@@ -16,13 +16,13 @@ import pytest
 from arbiter.hub.ingest import Ingest
 from arbiter.hub.ledger import Ledger
 from arbiter.hub.resend import Resender
-from arbiter.hubweb import create_hub_app
-from arbiter.hubweb.feed import VenueFeed
 from tests.hubweb.conftest import EVENT, Table
 from tests.support.mqtt import Mosquitto, Subscriber
 from tests.support.tools import require_tool
 from tests.support.waiting import wait_until
 from tests.support.web import PIN
+from web.hub import create_hub_app
+from web.hub.feed import VenueFeed
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -14,8 +14,8 @@ from arbiter.rules.game import (
     EndingError,
     EndingKind,
     Game,
-    GameInProgressError,
     GameOverError,
+    RecordSealedError,
     SameSideError,
     SameTagError,
     survivors,
@@ -161,7 +161,7 @@ def test_game_public_view_holds_no_rank_and_full_record_waits() -> None:
         assert piece.rank.full_name not in text
     assert "T1" not in text
     assert game.public_view()["eliminated"] == {"W": 1, "B": 1}
-    with pytest.raises(GameInProgressError):
+    with pytest.raises(RecordSealedError):
         game.full_record()
     play(game, "W:COL", "B:FLG")
     record = game.full_record()

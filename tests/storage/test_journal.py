@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from arbiter.rules.contenders import Contenders, Identity
-from arbiter.rules.game import EndingError, EndingKind, GameInProgressError, SameSideError
+from arbiter.rules.game import EndingError, EndingKind, RecordSealedError, SameSideError
 from arbiter.rules.pieces import Piece
 from arbiter.rules.ranks import Side
 from arbiter.storage.journal import (
@@ -137,7 +137,7 @@ def test_journal_declared_endings_persist(tmp_path: Path) -> None:
 def test_journal_full_record_refused_while_on(tmp_path: Path) -> None:
     with GameStore(tmp_path) as store:
         store.accept(pair("W:COL", "B:MAJ"))
-        with pytest.raises(GameInProgressError):
+        with pytest.raises(RecordSealedError):
             store.get(1).full_record()
 
 

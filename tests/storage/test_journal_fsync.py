@@ -119,3 +119,21 @@ def test_journal_fsync_repaired_file_synced_before_rename(
     with GameStore(tmp_path, repair=True) as store:
         assert store.problems
     _assert_whole_file_durable(syscalls, str(path))
+
+
+def test_journal_fsync_tag_registry_written_durably(
+    tmp_path: Path, syscalls: list[Call]
+) -> None:
+    from arbiter.rules.army import PhysicalPiece
+    from arbiter.storage.registry import TagRegistry
+
+    TagRegistry.in_directory(tmp_path).enroll("62E3086CED", PhysicalPiece.parse("W:COL#1"))
+    _assert_whole_file_durable(syscalls, str((tmp_path / "tags.json").resolve()))
+
+
+def test_journal_fsync_admin_file_written_durably(tmp_path: Path, syscalls: list[Call]) -> None:
+    # set-pin rewrites admin.json: a power cut just after it must keep the new PIN.
+    from web.kit import auth
+
+    auth.set_pin(tmp_path, "482913")
+    _assert_whole_file_durable(syscalls, str((tmp_path / auth.ADMIN_FILE).resolve()))

@@ -1,12 +1,15 @@
-"""A fake monotonic clock for code that takes a ``clock`` (and maybe ``sleep``) argument."""
+"""The one fake clock of the tests, for code that takes a ``clock`` (and maybe ``sleep``)."""
 
 from __future__ import annotations
 
 import threading
+from datetime import UTC, datetime
 
 
 class FakeClock:
-    """A monotonic clock that moves only when told to (:meth:`advance`) or slept on.
+    """A clock that moves only when told to (:meth:`advance`, or ``now`` set forward) or
+    slept on. Called, it is a monotonic clock in seconds; :meth:`wall` reads the same
+    instant as a UTC datetime, for code that timestamps (the hub's ledger).
 
     Safe to read from a reader's thread while the test advances it.
     """
@@ -24,6 +27,13 @@ class FakeClock:
     def now(self) -> float:
         return self()
 
+    @now.setter
+    def now(self, value: float) -> None:
+        with self._lock:
+            if value < self._now:
+                raise ValueError(f"a monotonic clock never goes back ({value} < {self._now})")
+            self._now = value
+
     def advance(self, seconds: float) -> None:
         """Move the clock forward by ``seconds`` (never backward)."""
         with self._lock:
@@ -33,3 +43,7 @@ class FakeClock:
         """Record a sleep and return at once, the clock moved on by ``seconds``."""
         self.sleeps.append(seconds)
         self.advance(seconds)
+
+    def wall(self) -> datetime:
+        """The same instant as a UTC datetime (``start`` read as seconds since the epoch)."""
+        return datetime.fromtimestamp(self(), UTC)

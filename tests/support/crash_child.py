@@ -9,7 +9,7 @@ acknowledgement's ``write(1, ...)`` sits in the trace right after the step's cal
 MUTATION (optional) removes one ``os.fsync(fd)`` line from the journal's source,
 to show that the explorer catches a missing fsync: ``append`` (in
 ``GameStore._append``), ``rewrite`` (in ``storage.durable.write_durably``) or ``registry``
-(the tag registry's ``_write_atomically``).
+(the tag registry's, also ``write_durably``).
 """
 
 from __future__ import annotations
@@ -54,9 +54,8 @@ def mutate(name: str) -> None:
         # The journal's whole-file rewrite goes through storage.durable.write_durably.
         journal.write_durably = _without_fsync(durable.write_durably, durable)  # type: ignore[attr-defined]
     elif name == "registry":
-        registry._write_atomically = _without_fsync(
-            registry._write_atomically, registry, "os.fsync(handle.fileno())"
-        )
+        # The registry writes through the same storage.durable.write_durably.
+        registry.write_durably = _without_fsync(durable.write_durably, durable)  # type: ignore[attr-defined]
     elif name:
         raise SystemExit(f"unknown mutation {name!r}")
 

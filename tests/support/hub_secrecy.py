@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from arbiter.hubweb import public
 from tests.support.web import http_get, rank_leaks
+from web.hub import public
 
 STATIC = Path(public.__file__).parent / "static"
 AT = 1_790_000_000.0

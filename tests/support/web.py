@@ -18,8 +18,8 @@ from arbiter.app.config import load_config
 from arbiter.hardware.pins import mock_pin_factory
 from arbiter.rules.ranks import Rank
 from tests.support.waiting import wait_until
-from web import create_app
-from web.serve import REQUEST_TIMEOUT, WebServer, make_server
+from web.kit.serve import REQUEST_TIMEOUT, WebServer, make_server
+from web.table import create_app
 
 # Debian's Chromium, driven by Playwright (which never downloads a browser); the
 # background-networking flags keep it off the network this machine does not have.

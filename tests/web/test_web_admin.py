@@ -21,7 +21,7 @@ from tests.support.web import (
     live_server,
     running_device,
 )
-from web import auth
+from web.kit import auth
 
 ADMIN = {"X-Admin-PIN": PIN}
 END = "/api/games/1/end"

@@ -1,4 +1,4 @@
-"""web.auth: the PIN file, CSRF tokens and the attempt limiter (no server needed)."""
+"""web.kit.auth: the PIN file, CSRF tokens and the attempt limiter (no server needed)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.support.clock import FakeClock
-from web import auth
+from web.kit import auth
 
 
 def test_ensure_admin_generates_pin_once(tmp_path: Path) -> None:
@@ -269,7 +269,7 @@ def test_legacy_4_digit_pin_still_logs_in_and_the_log_says_so(
 
 _RSS_PROBE = """
 import sys, tempfile, threading
-from web import auth
+from web.kit import auth
 
 def rss_mb():
     with open("/proc/self/status") as status:

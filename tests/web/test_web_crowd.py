@@ -27,9 +27,9 @@ from tests.support.crowd import (
 )
 from tests.support.waiting import wait_until
 from tests.support.web import SseClient, build_app, live_server
-from web import SECURITY_HEADERS
-from web.events import StreamHub, StreamsFullError
-from web.serve import (
+from web.kit.events import StreamHub, StreamsFullError
+from web.kit.hooks import SECURITY_HEADERS
+from web.kit.serve import (
     OUTBUF_HIGH_WATERMARK,
     SLOW_CONNECTIONS,
     SPARE_THREADS,

@@ -21,9 +21,9 @@ from arbiter.rules.pieces import Piece
 from arbiter.rules.ranks import Side
 from arbiter.rules.verdict import Role
 from arbiter.storage.journal import GameStore
-from web import create_app
+from web.table import create_app
 
-WEB = Path(__file__).resolve().parents[2] / "web"
+WEB = Path(__file__).resolve().parents[2] / "web" / "table"
 PIN = "246813"
 
 

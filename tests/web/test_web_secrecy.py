@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-import web
+import web.table
 from tests.support.waiting import wait_until
 from tests.support.web import (
     SseClient,
@@ -29,7 +29,7 @@ from tests.support.web import (
 
 pytestmark = pytest.mark.timeout(120)
 
-STATIC_DIR = Path(web.__file__).parent / "static"
+STATIC_DIR = Path(web.table.__file__).parent / "static"
 PICKER_LIST = "/api/sim/ranks"
 
 #: (attacker, defender, what happens). Spies, privates, splits, refusals, then a Flag falls.

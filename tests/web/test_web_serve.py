@@ -1,4 +1,4 @@
-"""web.serve and the event stream over a real waitress server on loopback."""
+"""web.kit.serve and the event stream over a real waitress server on loopback."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from tests.support.web import (
     http_json,
     live_server,
 )
-from web.body import MAX_BODY_BYTES
-from web.serve import DEFAULT_THREADS, WebServerError, make_server
+from web.kit.body import MAX_BODY_BYTES
+from web.kit.serve import DEFAULT_THREADS, WebServerError, make_server
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -187,7 +187,7 @@ def _read_response(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
 
 
 def _assert_documented_json_error(code: int, headers: dict[str, str], body: bytes) -> None:
-    from web import SECURITY_HEADERS
+    from web.kit.hooks import SECURITY_HEADERS
 
     assert code == 413
     assert headers["content-type"].startswith("application/json")

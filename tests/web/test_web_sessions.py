@@ -20,7 +20,7 @@ from tests.support.web import (
     live_server,
     running_device,
 )
-from web import auth
+from web.kit import auth
 
 COOKIE = "gg_admin"
 IDLE = 600.0

@@ -2,7 +2,7 @@
 
 Wiring, per slot: one normally-open microswitch per code position (7 for the
 default 3-of-7 code), in a row across the slot floor, switch 1 at the left
-seen from the LED side (see hardware/keycodes.md). Wire each switch between
+seen from the LED side (see docs/build/keycodes.md). Wire each switch between
 its GPIO pin and GND; nothing else is needed, the Pi's internal pull-up holds
 the pin at 3.3 V while the switch is open and the switch pulls it to 0 V when
 a key's tooth presses it. Never connect a switch to 5 V. Pins are BCM numbers

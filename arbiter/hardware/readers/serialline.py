@@ -24,6 +24,7 @@ from arbiter.hardware.readers.base import (
     SlotState,
 )
 from arbiter.rules.verdict import Role
+from arbiter.threads import BackgroundThread
 
 log = logging.getLogger(__name__)
 
@@ -70,8 +71,7 @@ class SerialSlotReader:
         self._report: ReadingCallback | None = None
         self._last: dict[Role, SlotReading] = {}
         self._serial: serial.SerialBase | None = None
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._thread = BackgroundThread(self._run, f"{self._label} reader")
 
     @property
     def slots(self) -> tuple[Role, ...]:
@@ -80,26 +80,22 @@ class SerialSlotReader:
     @property
     def running(self) -> bool:
         """True while the reader thread is alive."""
-        return self._thread is not None and self._thread.is_alive()
+        return self._thread.is_alive()
 
     def start(self, report: ReadingCallback) -> None:
         """Open the port, report each slot's state (EMPTY, or FAULT) and start reading.
 
         :raises ReaderError: if already started or closed.
         """
-        if self._report is not None or self._stop.is_set():
+        if self._report is not None or self._thread.stopping.is_set():
             raise ReaderError(f"{self._label}: start() may be called once")
         self._report = report
         self._connect()
-        self._thread = threading.Thread(target=self._run, name=f"{self._label} reader", daemon=True)
         self._thread.start()
 
     def close(self) -> None:
         """Stop the thread and close the port; safe to call twice."""
-        self._stop.set()
-        thread, self._thread = self._thread, None
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout=5)
+        self._thread.stop(5.0)
         self._drop_port()
 
     # -- for subclasses ------------------------------------------------------
@@ -173,11 +169,11 @@ class SerialSlotReader:
             with contextlib.suppress(serial.SerialException, OSError):
                 port.close()
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
+    def _run(self, stopping: threading.Event) -> None:
+        while not stopping.is_set():
             port = self._serial
             if port is None:
-                if self._stop.wait(self._reconnect_interval):
+                if stopping.wait(self._reconnect_interval):
                     break
                 self._connect()
                 continue
@@ -186,7 +182,7 @@ class SerialSlotReader:
                 if data:
                     data += port.read(port.in_waiting)
             except (serial.SerialException, OSError) as exc:
-                if self._stop.is_set():
+                if stopping.is_set():
                     break
                 log.warning("%s lost: %s", self._label, exc)
                 self._drop_port()

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from typing import Generic, TypeVar
 
 from arbiter.hardware.readers.base import ReaderError, ReadingCallback, SlotReading
+from arbiter.threads import BackgroundThread
 
 _log = logging.getLogger(__name__)
 
@@ -33,7 +34,7 @@ class QueueWorker(Generic[E]):
         self._thread_name = thread_name
         # Events from callbacks; None asks the thread to stop.
         self._events: queue.Queue[E | None] = queue.Queue()
-        self._thread: threading.Thread | None = None
+        self._thread: BackgroundThread | None = None
         self._report: ReadingCallback | None = None
         self._closed = False
         self._lock = threading.Lock()
@@ -47,7 +48,10 @@ class QueueWorker(Generic[E]):
             if self._closed or self._thread is not None:
                 raise ReaderError("reader already started or closed")
             self._report = report
-            self._thread = threading.Thread(target=self._run, name=self._thread_name, daemon=True)
+            self._thread = BackgroundThread(
+                lambda _stopping: self._run(), self._thread_name,
+                wake=lambda: self._events.put(None),
+            )
             self._thread.start()
 
     def _stop_worker(self, release: Callable[[], None]) -> None:
@@ -58,9 +62,8 @@ class QueueWorker(Generic[E]):
             self._closed = True
             thread = self._thread
         release()
-        self._events.put(None)
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout=5.0)
+        if thread is not None:
+            thread.stop(5.0)
 
     def _next_batch(self, timeout: float | None) -> list[E] | None:
         """Wait up to ``timeout`` for events, then take all waiting; None means stop."""

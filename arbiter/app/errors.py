@@ -1,0 +1,13 @@
+"""The command line's errors: each is printed as one line, exit status 2."""
+
+from __future__ import annotations
+
+from arbiter.errors import ArbiterError
+
+
+class CliError(ArbiterError):
+    """A user error: printed as one line, exit status 2."""
+
+
+class DataInUseError(CliError):
+    """Another gg-arbiter (the running service) holds the data directory."""

@@ -1,0 +1,246 @@
+"""A ledger's tournament administration: players, rounds and pairings, assignments to
+tables, corrections and standings (each change audited where it must be)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+
+from arbiter import wire
+from arbiter.hub.errors import (
+    AssignmentError,
+    RatingError,
+    UnknownPairingError,
+)
+from arbiter.hub.rows import PairingRow
+from arbiter.hub.tables import TableState
+from arbiter.tournament.errors import PairingError, UnknownPlayerError
+from arbiter.tournament.model import Game, Pairing, Player, Result, check_unique
+from arbiter.tournament.players_csv import read_players_csv
+from arbiter.tournament.roundrobin import berger_round
+from arbiter.tournament.standings import DEFAULT_TIEBREAKS, Standing, TieBreak, standings
+from arbiter.tournament.swiss import swiss_round
+
+SYSTEMS = ("swiss", "round-robin", "manual")
+#: Highest rating a player may have (Elo-like ratings stay well below it).
+MAX_RATING = 9_999
+
+
+class Administration(TableState):
+    """The organiser's side of the ledger (see :class:`arbiter.hub.ledger.Ledger`)."""
+
+    def tiebreaks(self) -> tuple[TieBreak, ...]:
+        """The tie-breaks in force, in order."""
+        raw = self._meta("tiebreaks")
+        return DEFAULT_TIEBREAKS if raw is None else tuple(TieBreak(t) for t in json.loads(raw))
+
+    def set_tiebreaks(self, tiebreaks: Sequence[TieBreak], who: str) -> None:
+        """Choose the tie-breaks (audited)."""
+        before = [t.value for t in self.tiebreaks()]
+        after = [t.value for t in tiebreaks]
+        with self._write() as db:
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('tiebreaks', ?)", (json.dumps(after),))
+            self._audit(db, who, "tiebreaks", "event", json.dumps(before), json.dumps(after))
+
+    # --- players ----------------------------------------------------------------
+
+    def add_players(self, players: Sequence[Player]) -> None:
+        """Register ``players`` (all or none); DuplicatePlayerError on a name held."""
+        for p in players:
+            if isinstance(p.rating, bool) or not isinstance(p.rating, int) or not (
+                    0 <= p.rating <= MAX_RATING):
+                raise RatingError(f"{p.name}: a rating is a whole number from 0 to"
+                                  f" {MAX_RATING}, not {p.rating!r}")
+        check_unique([*self.players(), *players])
+        with self._write() as db:
+            (last,) = db.execute("SELECT COALESCE(MAX(registered), 0) FROM players").fetchone()
+            db.executemany(
+                "INSERT INTO players VALUES (?, ?, ?, ?)",
+                [
+                    (p.name, p.rating, int(p.withdrawn), last + i)
+                    for i, p in enumerate(players, start=1)
+                ],
+            )
+
+    def add_player(self, name: str, rating: int = 0) -> None:
+        self.add_players([Player(name, rating)])
+
+    def import_players_csv(self, text: str) -> list[Player]:
+        """Register the players of a CSV text (see arbiter.tournament.players_csv)."""
+        players = read_players_csv(text)
+        self.add_players(players)
+        return players
+
+    def withdraw(self, name: str, who: str) -> None:
+        """Take a player out of future pairings (audited); games played still count."""
+        with self._write() as db:
+            if db.execute("UPDATE players SET withdrawn=1 WHERE name=?", (name,)).rowcount != 1:
+                raise UnknownPlayerError(f"no player named {name!r}")
+            self._audit(db, who, "withdraw", name, "active", "withdrawn")
+
+    def players(self) -> list[Player]:
+        """Every player in registration order."""
+        rows = self._read("SELECT name, rating, withdrawn FROM players ORDER BY registered")
+        return [Player(n, r, bool(w)) for n, r, w in rows]
+
+    def seeded(self) -> list[Player]:
+        """Players by rating, highest first (registration order among equals)."""
+        return sorted(self.players(), key=lambda p: -p.rating)
+
+    # --- rounds and pairings ----------------------------------------------------
+
+    def rounds(self) -> list[tuple[int, str]]:
+        return [(n, s) for n, s in self._read("SELECT number, system FROM rounds ORDER BY number")]
+
+    def pair_round(self, system: str) -> list[Pairing]:
+        """Pair the next round by ``system`` ("swiss" or "round-robin") and store it."""
+        number = len(self.rounds()) + 1
+        if system == "swiss":
+            unfinished = [r for r in self.pairings() if r.result is None and not r.pairing.is_bye]
+            if unfinished:
+                first = unfinished[0].pairing
+                raise PairingError(
+                    f"round {first.round} board {first.board} has no result yet: Swiss pairs"
+                    " on the scores, so every game must be over first"
+                )
+            pairings = swiss_round(self.seeded(), self.games_for_pairing(), number)
+        elif system == "round-robin":
+            raw = self._meta("round_robin_order")
+            order = [p.name for p in self.seeded()] if raw is None else json.loads(raw)
+            # Paired first: a refused first round (too few players yet) fixes no order.
+            pairings = berger_round(order, number)
+            if raw is None:
+                with self._write() as db:
+                    db.execute(
+                        "INSERT INTO meta VALUES ('round_robin_order', ?)", (json.dumps(order),)
+                    )
+        else:
+            raise PairingError(f"unknown pairing system {system!r} (swiss, round-robin)")
+        self.add_round(pairings, system)
+        return pairings
+
+    def add_round(self, pairings: Sequence[Pairing], system: str = "manual") -> None:
+        """Store the next round's ``pairings`` as given."""
+        known = {p.name for p in self.players()}
+        for p in pairings:
+            for name in (p.white, p.black):
+                if name is not None and name not in known:
+                    raise UnknownPlayerError(f"no player named {name!r}")
+        with self._write() as db:
+            # Read inside the transaction: two organisers' commands cannot both add round N.
+            (number,) = db.execute("SELECT COALESCE(MAX(number), 0) + 1 FROM rounds").fetchone()
+            wrong = [p.round for p in pairings if p.round != number]
+            if wrong:
+                raise PairingError(f"the next round is {number}, not {wrong[0]}")
+            db.execute("INSERT INTO rounds VALUES (?, ?, ?)", (number, system, self._now()))
+            db.executemany(
+                "INSERT INTO pairings (round, board, white, black) VALUES (?, ?, ?, ?)",
+                [(p.round, p.board, p.white, p.black) for p in pairings],
+            )
+
+    def pairings(self, round_number: int | None = None) -> list[PairingRow]:
+        """The pairings of one round, or of every round, by round and board."""
+        sql = "SELECT round, board, white, black, result, table_name, corrected FROM pairings"
+        args: tuple[object, ...] = ()
+        if round_number is not None and not _fits(round_number):
+            return []  # no round has such a number (and SQLite could not hold it)
+        if round_number is not None:
+            sql += " WHERE round=?"
+            args = (round_number,)
+        rows = self._read(sql + " ORDER BY round, board", args)
+        return [
+            PairingRow(Pairing(r, b, w, k), None if res is None else Result(res), t, bool(c))
+            for r, b, w, k, res, t, c in rows
+        ]
+
+    def games_for_pairing(self) -> list[Game]:
+        """Every pairing so far with its result: what Swiss and the standings read."""
+        return [row.game for row in self.pairings()]
+
+    def _pairing(self, db: sqlite3.Connection, round_number: int, board: int) -> PairingRow:
+        if not (_fits(round_number) and _fits(board)):
+            raise UnknownPairingError(f"no board {board} in round {round_number}")
+        row = db.execute(
+            "SELECT round, board, white, black, result, table_name, corrected FROM pairings"
+            " WHERE round=? AND board=?",
+            (round_number, board),
+        ).fetchone()
+        if row is None:
+            raise UnknownPairingError(f"no board {board} in round {round_number}")
+        r, b, w, k, res, t, c = row
+        return PairingRow(Pairing(r, b, w, k), None if res is None else Result(res), t, bool(c))
+
+    def assign_table(
+        self, round_number: int, board: int, table: str, who: str
+    ) -> wire.AssignmentMessage:
+        """Send a pairing to ``table``; returns its retained ``assignment`` payload.
+
+        Moving a pairing from one table to another is a correction (audited).
+        """
+        with self._write() as db:
+            row = self._pairing(db, round_number, board)
+            if row.pairing.black is None:
+                raise AssignmentError("a bye is not played at a table")
+            other = db.execute(
+                "SELECT board FROM pairings WHERE round=? AND table_name=? AND board<>?",
+                (round_number, table, board),
+            ).fetchone()
+            if other is not None:
+                raise AssignmentError(
+                    f"table {table!r} already has board {other[0]} of round {round_number}"
+                )
+            db.execute(
+                "UPDATE pairings SET table_name=? WHERE round=? AND board=?",
+                (table, round_number, board),
+            )
+            if row.table is not None and row.table != table:
+                self._audit(db, who, "reassign", f"round {round_number} board {board}",
+                            row.table, table)
+            # A game already played at the new table may now be this pairing's.
+            self._score(db, round_number, board)
+        return assignment_payload(row.pairing)
+
+    def assignments(self, round_number: int) -> dict[str, wire.AssignmentMessage]:
+        """Each table's assignment payload for a round."""
+        return {
+            row.table: assignment_payload(row.pairing)
+            for row in self.pairings(round_number)
+            if row.table is not None
+        }
+
+    def correct_result(
+        self, round_number: int, board: int, result: Result | None, who: str
+    ) -> None:
+        """Set a pairing's result by hand (audited); later table events no longer change it.
+        Setting the result it already has does nothing."""
+        with self._write() as db:
+            row = self._pairing(db, round_number, board)
+            if row.result == result:  # nothing to correct: no audit, and table events still count
+                return
+            db.execute(
+                "UPDATE pairings SET result=?, corrected=1 WHERE round=? AND board=?",
+                (None if result is None else result.value, round_number, board),
+            )
+            self._audit(
+                db, who, "result", f"round {round_number} board {board}",
+                None if row.result is None else row.result.value,
+                None if result is None else result.value,
+            )
+
+    def standings(self) -> list[Standing]:
+        """Standings over every pairing so far, with the tie-breaks in force."""
+        return standings(self.seeded(), self.games_for_pairing(), self.tiebreaks())
+
+
+def assignment_payload(pairing: Pairing) -> wire.AssignmentMessage:
+    """The retained ``assignment`` a table receives for ``pairing``."""
+    if pairing.black is None:
+        raise AssignmentError("a bye is not played at a table")
+    return wire.assignment_message(
+        wire.assignment(pairing.round, pairing.board, pairing.white, pairing.black))
+
+
+def _fits(number: int) -> bool:
+    """A number a round or board can be (and SQLite can hold)."""
+    return 0 <= number <= wire.MAX_INT

@@ -1,0 +1,304 @@
+"""A ledger's intake: table events kept exactly once, the games they describe and the
+result each board gets, gaps, refused messages and resend requests.
+
+Results come from the tables: a ``game_over`` event ends the game, and the
+pairing gets its result only when the table's ``new_game`` for that game
+carried the assignment of that very pairing (same round, board, players, and
+the pairing assigned to that table). A game at an unassigned table is kept
+but not scored. An organiser's correction wins over later events.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+from collections.abc import Mapping, Sequence
+from typing import cast
+
+from arbiter import wire
+from arbiter.hub.errors import ContradictingEventError
+from arbiter.hub.rows import GameRow, ResendAsk
+from arbiter.hub.store import LedgerStore
+from arbiter.tournament.model import Colour, Result
+
+log = logging.getLogger(__name__)
+
+canonical = wire.canonical
+
+
+class Intake(LedgerStore):
+    """Events in, games and results derived (see :class:`arbiter.hub.ledger.Ledger`)."""
+
+    # --- tables and their events ------------------------------------------------
+
+    def record_event(self, table: str, event: Mapping[str, object]) -> bool:
+        """Keep one table event, exactly once; True when new, False for a copy of one held.
+
+        ``table`` is the table named by the topic the event came on. The event is checked
+        against the wire format (:func:`arbiter.wire.check_event`) and kept as it returns
+        it: its known fields only.
+
+        :raises TopicMismatchError: the payload names another table.
+        :raises WireFormatError: the payload does not follow the contract.
+        :raises ContradictingEventError: another payload is held for this (table, seq).
+        Each refusal is logged and noted in the rejections, never stored as an event.
+        """
+        try:
+            checked = wire.check_event(event, table)
+        except wire.WireFormatError as exc:
+            self.note_rejection(table, exc.seq, str(exc))
+            raise
+        seq, game, kind = checked["seq"], str(checked["game"]), checked["type"]
+        text = canonical(checked)
+        with self._write() as db:
+            held = db.execute(
+                "SELECT payload FROM events WHERE table_name=? AND seq=?", (table, seq)
+            ).fetchone()
+            if held is None:
+                db.execute(
+                    "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)",
+                    (table, seq, game, kind, text, self._now()),
+                )
+                db.execute(
+                    "INSERT INTO tables (name, last_seen) VALUES (?, ?)"
+                    " ON CONFLICT(name) DO UPDATE SET last_seen=excluded.last_seen",
+                    (table, self._now()),
+                )
+                self._derive(db, table, game)
+                return True
+        if held[0] == text:
+            return False
+        reason = f"event {seq} of table {table!r} contradicts the one held"
+        self.note_rejection(table, seq, reason)
+        raise ContradictingEventError(reason)
+
+    def note_rejection(self, table: str, seq: int | None, reason: str) -> None:
+        """Log and keep a note of a refused message (never its payload)."""
+        # The payload is not logged: it may hold what a later contract adds.
+        log.warning("rejected an event from table %r (seq %s): %s", table, seq, reason)
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO rejections (at, table_name, seq, reason) VALUES (?, ?, ?, ?)",
+                (self._now(), table, seq, reason),
+            )
+
+    def rejections(self) -> list[tuple[str, str, int | None, str]]:
+        """(at, table, seq, reason) of every refused event, oldest first."""
+        return [
+            (a, t, s, r)
+            for a, t, s, r in self._read(
+                "SELECT at, table_name, seq, reason FROM rejections ORDER BY id"
+            )
+        ]
+
+    def _derive(self, db: sqlite3.Connection, table: str, game: str) -> None:
+        """Rebuild one game's row from its stored events, then score its board."""
+        row = derive_game(table, game, game_events(db, table, game))
+        db.execute(
+            "INSERT OR REPLACE INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (table, game, row.round, row.board, row.white, row.black, row.challenges,
+             row.lost_w, row.lost_b, row.ending, row.winner,
+             None if row.result is None else row.result.value, 0),
+        )
+        if row.round is not None and row.board is not None:
+            self._score(db, row.round, row.board)
+
+    def _score(self, db: sqlite3.Connection, round_number: int, board: int) -> None:
+        """Mark the game that counts for a board, and give the board its result.
+
+        The rule (a function of the games' content, never of their arrival order): of
+        the games at the board's table whose ``new_game`` carried this very pairing,
+        the scored one is the first to start (lowest ``new_game`` seq) that was not
+        abandoned; a later game under the same assignment is kept, not scored, and
+        shown to the organiser (:meth:`replayed`). A corrected board keeps its result.
+        """
+        chosen, candidates = scored_game(db, round_number, board)
+        table = candidates[0][0] if candidates else None
+        # A game of the board at a table it no longer has counts no more.
+        db.execute("UPDATE games SET scored=0 WHERE round=? AND board=? AND table_name IS NOT ?",
+                   (round_number, board, table))
+        if not candidates:
+            return
+        db.execute(
+            "UPDATE games SET scored=(game IS ?) WHERE table_name=? AND round=? AND board=?",
+            (chosen, table, round_number, board),
+        )
+        result = next((r for _t, g, _e, r in candidates if g == chosen), None)
+        db.execute(
+            "UPDATE pairings SET result=? WHERE round=? AND board=? AND corrected=0",
+            (result, round_number, board),
+        )
+
+    def games(self, table: str | None = None) -> list[GameRow]:
+        """Every game seen at a table (or at ``table`` only), by table and game."""
+        sql = ("SELECT table_name, game, round, board, white, black, challenges, lost_w, lost_b,"
+               " ending, winner, result, scored FROM games")
+        args: tuple[object, ...] = ()
+        if table is not None:
+            sql += " WHERE table_name=?"
+            args = (table,)
+        rows = self._read(sql + " ORDER BY table_name, game", args)
+        out: list[GameRow] = []
+        for t, g, rnd, board, white, black, ch, lw, lb, ending, winner, result, scored in rows:
+            out.append(GameRow(t, g, rnd, board, white, black, ch, lw, lb, ending, winner,
+                               None if result is None else Result(result), bool(scored)))
+        return out
+
+    def events(self, table: str) -> list[wire.Event]:
+        """A table's events in sequence order."""
+        rows = self._read(
+            "SELECT payload FROM events WHERE table_name=? ORDER BY seq", (table,)
+        )
+        return [stored_event(p) for (p,) in rows]
+
+    def tables(self) -> list[str]:
+        """Every table heard of."""
+        return [n for (n,) in self._read("SELECT name FROM tables ORDER BY name")]
+
+    def last_seq(self, table: str) -> int:
+        """The highest sequence number held for ``table`` (0: none)."""
+        ((last,),) = self._read(
+            "SELECT COALESCE(MAX(seq), 0) FROM events WHERE table_name=?", (table,)
+        )
+        return int(last)
+
+    def gaps(self, table: str) -> list[tuple[int, int]]:
+        """The missing runs (first, last) of ``table``'s sequence numbers below its highest."""
+        seqs = [s for (s,) in self._read(
+            "SELECT seq FROM events WHERE table_name=? ORDER BY seq", (table,)
+        )]
+        missing: list[tuple[int, int]] = []
+        expected = 1
+        for s in seqs:
+            if s > expected:
+                missing.append((expected, s - 1))
+            expected = s + 1
+        return missing
+
+    # --- resend requests to the tables --------------------------------------------
+
+    def ask_resend(self, table: str, ranges: Sequence[tuple[int, int]]) -> ResendAsk:
+        """Note a new resend request for ``table``: the next id of that table (above any
+        it has been asked before), the runs and the time. Published by the caller."""
+        runs = tuple((int(a), int(b)) for a, b in ranges)
+        with self._write() as db:
+            row = db.execute("SELECT id FROM resends WHERE table_name=?", (table,)).fetchone()
+            ask = ResendAsk(table, (row[0] if row else 0) + 1, runs, self._now())
+            db.execute(
+                "INSERT OR REPLACE INTO resends VALUES (?, ?, ?, ?)",
+                (table, ask.id, json.dumps([list(r) for r in runs]), ask.asked_at),
+            )
+        return ask
+
+    def note_resend_id(self, table: str, request_id: int) -> None:
+        """A request id seen on the broker (its retained ``resend``): the next is above it,
+        so a new or restored ledger never asks under an id the table has served."""
+        with self._write(durable=False) as db:
+            db.execute(
+                "INSERT INTO resends VALUES (?, ?, '[]', NULL) ON CONFLICT(table_name)"
+                " DO UPDATE SET id=excluded.id WHERE excluded.id > resends.id",
+                (table, request_id),
+            )
+
+    def resends(self) -> dict[str, ResendAsk]:
+        """The last resend request of each table asked by this ledger."""
+        rows = self._read("SELECT table_name, id, ranges, asked_at FROM resends"
+                          " WHERE asked_at IS NOT NULL ORDER BY table_name")
+        return {t: ResendAsk(t, i, tuple((a, b) for a, b in json.loads(r)), at)
+                for t, i, r, at in rows}
+
+    def unscored_games(self) -> list[tuple[str, str, str]]:
+        """(table, game, why) of each game played that does not count, for the organiser:
+        one played again under an assignment whose board another game counts for, and
+        one played at a table of the latest round without NEW GAME after its assignment
+        (its events came after the round was paired, its new game carried no pairing of
+        that table). Abandoned games are left out: nothing was decided in them."""
+        out: list[tuple[str, str, str]] = []
+        again = self._read(
+            "SELECT g.table_name, g.game, g.round, g.board, s.game FROM games g"
+            " JOIN games s ON s.table_name=g.table_name AND s.round=g.round"
+            " AND s.board=g.board AND s.scored=1"
+            " WHERE g.scored=0 AND g.game<>s.game AND g.ending IS NOT 'abandoned'"
+            " ORDER BY g.table_name, g.game")
+        for table, game, rnd, board, counted in again:
+            out.append((table, game, f"played again under round {rnd} board {board}'s"
+                                     f" assignment (game {counted} counts)"))
+        rounds = self._read("SELECT number, created_at FROM rounds ORDER BY number DESC LIMIT 1")
+        if rounds:
+            number, paired_at = rounds[0]
+            loose = self._read(
+                "SELECT g.table_name, g.game, p.board FROM games g JOIN pairings p"
+                " ON p.table_name=g.table_name AND p.round=?"
+                " WHERE g.scored=0 AND g.round IS NOT p.round AND g.ending IS NOT 'abandoned'"
+                " AND EXISTS (SELECT 1 FROM events e WHERE e.table_name=g.table_name"
+                " AND e.game=g.game AND e.type<>'new_game' AND e.received_at > ?)"
+                " ORDER BY g.table_name, g.game", (number, paired_at))
+            for table, game, board in loose:
+                out.append((table, game, f"played without NEW GAME after round {number} board"
+                                         f" {board} was assigned"))
+        return out
+
+
+def stored_event(text: str) -> wire.Event:
+    # Kept as wire.check_event returned it.
+    return cast(wire.Event, json.loads(text))
+
+
+def game_events(db: sqlite3.Connection, table: str, game: str) -> list[wire.Event]:
+    return [stored_event(p) for (p,) in db.execute(
+        "SELECT payload FROM events WHERE table_name=? AND game=? ORDER BY seq", (table, game))]
+
+
+def scored_game(
+    db: sqlite3.Connection, round_number: int, board: int
+) -> tuple[str | None, list[tuple[str, str, str | None, str | None]]]:
+    """(the game that counts, every candidate as (table, game, ending, result)) of a board:
+    the games at its table started with its pairing, first started first (see
+    :meth:`Ledger._score`). No candidate: the board has no table or no such game."""
+    pairing = db.execute(
+        "SELECT white, black, table_name FROM pairings WHERE round=? AND board=?",
+        (round_number, board),
+    ).fetchone()
+    if pairing is None or pairing[2] is None:
+        return None, []
+    white, black, table = pairing
+    candidates = db.execute(
+        "SELECT g.table_name, g.game, g.ending, g.result FROM games g"
+        " WHERE g.table_name=? AND g.round=? AND g.board=? AND g.white=? AND g.black IS ?"
+        " ORDER BY (SELECT MIN(e.seq) FROM events e WHERE e.table_name=g.table_name"
+        " AND e.game=g.game AND e.type='new_game')",
+        (table, round_number, board, white, black),
+    ).fetchall()
+    chosen = next((g for _t, g, ending, _r in candidates if ending != "abandoned"), None)
+    return chosen, [tuple(c) for c in candidates]
+
+
+def derive_game(table: str, game: str, events: Sequence[wire.Event]) -> GameRow:
+    """A game's row from its events (in sequence order); ``scored`` is the board's to say."""
+    assignment: wire.AssignmentBody | None = None
+    challenges = lost_w = lost_b = 0
+    ending: str | None = None
+    winner: str | None = None
+    for e in events:
+        if e["type"] == "new_game":
+            assignment = e["assignment"]
+        elif e["type"] == "challenge":
+            challenges = max(challenges, e["number"])
+            lost_w, lost_b = e["eliminated"]["W"], e["eliminated"]["B"]
+        elif e["type"] == "game_over":
+            ending, winner = e["ending"]["kind"], e["ending"]["winner"]
+    result: Result | None = None
+    if winner is not None:
+        result = Result.from_winner(Colour(winner))
+    elif ending == "draw":
+        result = Result.DRAW
+    return GameRow(
+        table=table, game=game,
+        round=None if assignment is None else assignment["round"],
+        board=None if assignment is None else assignment["board"],
+        white=None if assignment is None else assignment["white"],
+        black=None if assignment is None else assignment["black"],
+        challenges=challenges, lost_w=lost_w, lost_b=lost_b, ending=ending, winner=winner,
+        result=result, scored=False,
+    )

@@ -1,0 +1,64 @@
+"""The rows the ledger gives: pairings, games, corrections, resend requests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from arbiter.tournament.model import Game, Pairing, Result
+
+
+@dataclass(frozen=True)
+class PairingRow:
+    """A pairing as the ledger holds it: its table, its result, and whether corrected."""
+
+    pairing: Pairing
+    result: Result | None
+    table: str | None
+    corrected: bool
+
+    @property
+    def game(self) -> Game:
+        return Game(self.pairing, self.result)
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """One game played at a table, as its events describe it (no rank in it)."""
+
+    table: str
+    game: str
+    round: int | None
+    board: int | None
+    white: str | None
+    black: str | None
+    challenges: int
+    lost_w: int
+    lost_b: int
+    ending: str | None
+    winner: str | None
+    result: Result | None
+    scored: bool
+
+
+@dataclass(frozen=True)
+class Correction:
+    """One entry of the audit log."""
+
+    id: int
+    at: str
+    who: str
+    what: str
+    target: str
+    before: str | None
+    after: str | None
+
+
+@dataclass(frozen=True)
+class ResendAsk:
+    """The last resend request of a table: its id, the runs asked for, and when (None: an
+    id only learnt from the broker's retained request, not asked by this ledger)."""
+
+    table: str
+    id: int
+    ranges: tuple[tuple[int, int], ...]
+    asked_at: str | None

@@ -1,0 +1,244 @@
+"""The ledger's SQLite file and its transactions (one writer, one reader, group commit).
+
+Durability: WAL journal with ``synchronous=FULL``, so a write is on disk when
+its method returns (the commit fsyncs the WAL); each method is one
+transaction, so a killed hub leaves either all of an operation or none of it.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Self
+
+from arbiter.hub.errors import LedgerEventError
+from arbiter.hub.rows import Correction
+
+log = logging.getLogger(__name__)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS players (
+    name TEXT PRIMARY KEY, rating INTEGER NOT NULL, withdrawn INTEGER NOT NULL DEFAULT 0,
+    registered INTEGER NOT NULL UNIQUE);
+CREATE TABLE IF NOT EXISTS rounds (
+    number INTEGER PRIMARY KEY, system TEXT NOT NULL, created_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS pairings (
+    round INTEGER NOT NULL REFERENCES rounds(number), board INTEGER NOT NULL,
+    white TEXT NOT NULL, black TEXT, result TEXT, table_name TEXT,
+    corrected INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (round, board), UNIQUE (round, table_name));
+CREATE TABLE IF NOT EXISTS tables (
+    name TEXT PRIMARY KEY, online INTEGER, status TEXT, last_seen TEXT);
+CREATE TABLE IF NOT EXISTS events (
+    table_name TEXT NOT NULL, seq INTEGER NOT NULL, game TEXT NOT NULL, type TEXT NOT NULL,
+    payload TEXT NOT NULL, received_at TEXT NOT NULL, PRIMARY KEY (table_name, seq));
+CREATE TABLE IF NOT EXISTS games (
+    table_name TEXT NOT NULL, game TEXT NOT NULL, round INTEGER, board INTEGER,
+    white TEXT, black TEXT, challenges INTEGER NOT NULL, lost_w INTEGER NOT NULL,
+    lost_b INTEGER NOT NULL, ending TEXT, winner TEXT, result TEXT,
+    scored INTEGER NOT NULL, PRIMARY KEY (table_name, game));
+CREATE TABLE IF NOT EXISTS corrections (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, who TEXT NOT NULL,
+    what TEXT NOT NULL, target TEXT NOT NULL, before TEXT, after TEXT);
+CREATE TABLE IF NOT EXISTS records (
+    table_name TEXT NOT NULL, game TEXT NOT NULL, payload TEXT NOT NULL,
+    received_at TEXT NOT NULL, PRIMARY KEY (table_name, game));
+CREATE TABLE IF NOT EXISTS rejections (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, table_name TEXT NOT NULL,
+    seq INTEGER, reason TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS resends (
+    table_name TEXT PRIMARY KEY, id INTEGER NOT NULL, ranges TEXT NOT NULL, asked_at TEXT);
+"""
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class LedgerStore:
+    """The ledger of one event in the SQLite file at ``path`` (created when missing).
+
+    Thread-safe: every public method is one transaction. Writes go through one
+    connection under one lock; reads go through a second, read-only connection
+    under a lock of their own, so a page or the live feed never waits while a
+    writer commits (WAL lets readers see the last commit during a writer's fsync).
+    """
+
+    def __init__(
+        self, path: str | Path, event: str, *, clock: Callable[[], datetime] = _utc_now
+    ) -> None:
+        self.path = Path(path)
+        self.event = event
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(
+            str(self.path), isolation_level=None, check_same_thread=False, timeout=30
+        )
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        # The thread inside a write (so its own reads see what it has not committed yet),
+        # and whether the open batch commits with an fsync.
+        self._writer: int | None = None
+        self._batch: bool | None = None
+        with self._lock:
+            self._db.executescript(_SCHEMA)  # its own transaction: executescript commits first
+        with self._write() as db:
+            row = db.execute("SELECT value FROM meta WHERE key='event'").fetchone()
+            if row is None:
+                db.execute("INSERT INTO meta VALUES ('event', ?)", (event,))
+        if row is not None and row[0] != event:
+            self._db.close()
+            raise LedgerEventError(f"{self.path} is the ledger of event {row[0]!r}")
+        self._read_lock = threading.Lock()
+        self._reader = sqlite3.connect(
+            str(self.path), isolation_level=None, check_same_thread=False, timeout=30
+        )
+        self._reader.execute("PRAGMA query_only=ON")
+
+    def close(self) -> None:
+        with self._lock, self._read_lock:
+            self._reader.close()
+            self._db.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def batch(self, *, durable: bool = True) -> Iterator[None]:
+        """Group commit: every write this thread makes inside is one transaction, one fsync.
+
+        Each write in it is a savepoint of its own, so a write that fails is undone
+        alone and the others still commit. Nothing is on disk before the block ends;
+        an exception out of the block rolls everything back. ``durable=False`` commits
+        without an fsync, as ``_write(durable=False)``; a durable write inside such a
+        batch first commits what the batch holds and goes on with an fsync at the end.
+        Other threads' writes wait for the batch; reads do not.
+        """
+        with self._lock:
+            if self._batch is not None:  # already in one: join it
+                yield
+                return
+            if not durable:
+                self._db.execute("PRAGMA synchronous=NORMAL")
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                self._batch, self._writer = durable, threading.get_ident()
+                try:
+                    yield
+                except BaseException:
+                    if self._db.in_transaction:
+                        self._db.execute("ROLLBACK")
+                    raise
+                self._commit()
+            finally:
+                if not self._batch:
+                    self._db.execute("PRAGMA synchronous=FULL")
+                self._batch, self._writer = None, None
+
+    @contextmanager
+    def _write(self, *, durable: bool = True) -> Iterator[sqlite3.Connection]:
+        """One write transaction; committed (and fsynced) on a normal exit.
+
+        ``durable=False`` commits without its own fsync (WAL ``synchronous=NORMAL``):
+        for what the broker keeps retained and gives again on restart (a table's
+        ``online`` and ``status``), so the stream of them never queues the events'
+        fsyncs. The next durable commit makes it durable too, in order.
+        Inside :meth:`batch`, a savepoint of the batch's transaction instead.
+        """
+        with self._lock:
+            if self._batch is not None:
+                with self._savepoint(durable) as db:
+                    yield db
+                return
+            if not durable:
+                self._db.execute("PRAGMA synchronous=NORMAL")
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                self._writer = threading.get_ident()
+                try:
+                    yield self._db
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+                self._commit()
+            finally:
+                self._writer = None
+                if not durable:
+                    self._db.execute("PRAGMA synchronous=FULL")
+
+    def _commit(self) -> None:
+        try:
+            self._db.execute("COMMIT")
+        except sqlite3.Error:
+            if self._db.in_transaction:  # a failed commit (busy, I/O) may leave it open
+                self._db.execute("ROLLBACK")
+            raise
+
+    @contextmanager
+    def _savepoint(self, durable: bool) -> Iterator[sqlite3.Connection]:
+        """One write inside the open batch (the caller holds the lock)."""
+        if not self._db.in_transaction:
+            # SQLite rolled the whole batch back (disk full, I/O error): committing
+            # the rest alone would ack messages whose neighbours were lost.
+            raise sqlite3.OperationalError("the batch's transaction was rolled back")
+        if durable and not self._batch:
+            # The batch began without an fsync (retained flags only): commit them as
+            # such and go on in a transaction that fsyncs at its end.
+            self._db.execute("COMMIT")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("BEGIN IMMEDIATE")
+            self._batch = True
+        self._db.execute("SAVEPOINT one_write")
+        try:
+            yield self._db
+        except BaseException:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK TO one_write")
+                self._db.execute("RELEASE one_write")
+            raise
+        self._db.execute("RELEASE one_write")
+
+    def _read(self, sql: str, args: Sequence[object] = ()) -> list[tuple[Any, ...]]:
+        if self._writer == threading.get_ident():  # inside its own write: see it
+            with self._lock:
+                return self._db.execute(sql, args).fetchall()
+        with self._read_lock:
+            return self._reader.execute(sql, args).fetchall()
+
+    def _now(self) -> str:
+        return self._clock().astimezone(UTC).isoformat(timespec="milliseconds")
+
+    # --- settings ---------------------------------------------------------------
+
+    def _meta(self, key: str) -> str | None:
+        rows = self._read("SELECT value FROM meta WHERE key=?", (key,))
+        return rows[0][0] if rows else None
+
+    # --- audit ------------------------------------------------------------------
+
+    def _audit(
+        self, db: sqlite3.Connection, who: str, what: str, target: str,
+        before: str | None, after: str | None,
+    ) -> None:
+        db.execute(
+            "INSERT INTO corrections (at, who, what, target, before, after)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (self._now(), who, what, target, before, after),
+        )
+
+    def audit(self) -> list[Correction]:
+        """Every correction, oldest first."""
+        rows = self._read(
+            "SELECT id, at, who, what, target, before, after FROM corrections ORDER BY id"
+        )
+        return [Correction(*row) for row in rows]

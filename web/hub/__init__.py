@@ -1,0 +1,93 @@
+"""The hub's web app: the venue's public pages, the organiser's pages, and their JSON API.
+
+``create_hub_app(ledger, feed, publish)`` builds it; :func:`web.kit.serve.make_server`
+serves it with waitress, as on a table. Views read the ledger (through
+:mod:`web.hub.views`); only the organiser's actions, behind the PIN,
+change it. ``publish(table, payload)`` sends a table its assignment (the
+serving hub's MQTT client); without it, assignments are stored and published
+at the hub's next start. ``resend(table)`` asks a table to publish its
+missing events again (the organiser's "ask again"). The PIN, sessions, CSRF
+and the attempt limiter are the kit's (:mod:`web.kit.auth`), as on a table, with
+``admin.json`` in the hub's data directory.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+
+from arbiter.hub.ledger import Ledger, ResendAsk
+from arbiter.wire import AssignmentMessage
+from web.hub.feed import HubStreams, VenueFeed
+from web.kit.events import KEEPALIVE_SECONDS, STREAM_CAPACITY
+from web.kit.hooks import install_hooks
+from web.kit.pin_access import install_pin_access, pin_access_config
+
+Publish = Callable[[str, AssignmentMessage | None], None]
+#: Ask a table to publish its missing events again; None when nothing is missing.
+Resend = Callable[[str], ResendAsk | None]
+
+
+def create_hub_app(
+    ledger: Ledger,
+    feed: VenueFeed,
+    data_dir: str | Path,
+    *,
+    publish: Publish | None = None,
+    resend: Resend | None = None,
+    test_config: Mapping[str, Any] | None = None,
+) -> Flask:
+    """The hub's Flask app over ``ledger``; ``feed`` drives ``/api/events``.
+
+    ``test_config`` overrides settings: ``ADMIN_PIN`` (else the stored one, or
+    one generated and printed once), ``SSE_KEEPALIVE``, ``STREAM_CAPACITY``,
+    ``PIN_MAX_FAILURES`` per ``PIN_WINDOW_SECONDS``, ``ADMIN_IDLE_SECONDS``,
+    ``ADMIN_CLOCK``, ``ORGANISER_POLL_SECONDS`` (how often the organiser page also
+    looks for what the public stream does not announce), ``TESTING``.
+    """
+    app = Flask(__name__)
+    app.config.from_mapping(
+        DATA_DIR=str(data_dir),
+        ADMIN_PIN=None,
+        SSE_KEEPALIVE=KEEPALIVE_SECONDS,
+        STREAM_CAPACITY=STREAM_CAPACITY,
+        **pin_access_config(cookie="gg_organiser", idle_seconds=60 * 60),
+        # The cookie is sent only when the session changes: the organiser page's live
+        # fetches, answered while a form's action is under way, would otherwise send
+        # back the session they read, bringing back a message the page already showed.
+        # (The idle time is kept server-side, so a fixed cookie lifetime loses nothing.)
+        SESSION_REFRESH_EACH_REQUEST=False,
+        ORGANISER_POLL_SECONDS=15,
+    )
+    if test_config:
+        app.config.update(test_config)
+    new_pin = install_pin_access(app, repair="gg-arbiter hub set-pin")
+    app.config["NEW_ADMIN_PIN"] = new_pin
+    if new_pin and not app.config.get("TESTING"):
+        print(f"gg-arbiter hub: organiser PIN (shown once): {new_pin}", file=sys.stderr)
+
+    app.extensions["hub_ledger"] = ledger
+    app.extensions["hub_feed"] = feed
+    app.extensions["hub_publish"] = publish
+    app.extensions["hub_resend"] = resend
+    # The key web.kit.serve.make_server looks for: it sizes and stops the streams.
+    app.extensions["arbiter_streams"] = HubStreams(
+        feed, float(app.config["SSE_KEEPALIVE"]), int(app.config["STREAM_CAPACITY"])
+    )
+
+    from web.hub.organiser import bp as organiser_bp
+    from web.hub.public import bp as public_bp
+
+    app.register_blueprint(public_bp)
+    app.register_blueprint(organiser_bp)
+    install_hooks(
+        app,
+        private_prefixes=("/organiser",),
+        error_template="hub_error.html",
+        page_globals=lambda: {"event": ledger.event},
+    )
+    return app

@@ -1,0 +1,91 @@
+"""The venue's public pages and JSON: tables, rounds, standings, games; live over SSE.
+
+No rank while a game is on: the views hold counts, players and results only,
+and a game's reveal appears once the game is over (see :mod:`web.hub.views`).
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+from flask import Blueprint, Response, abort, current_app, jsonify, render_template
+
+from arbiter.hub.ledger import Ledger
+from web.hub import views
+from web.hub.feed import VenueFeed
+from web.kit.events import stream_response
+
+bp = Blueprint("public", __name__)
+
+#: Seconds a page refused a stream waits before it tries again (it polls meanwhile).
+STREAM_RETRY_SECONDS = 30
+
+
+def ledger() -> Ledger:
+    return cast(Ledger, current_app.extensions["hub_ledger"])
+
+
+def feed() -> VenueFeed:
+    return cast(VenueFeed, current_app.extensions["hub_feed"])
+
+
+@bp.get("/")
+def venue() -> str:
+    return render_template("hub_venue.html", venue=views.venue(ledger(), feed().silent()))
+
+
+@bp.get("/rounds")
+def rounds() -> str:
+    return render_template("hub_rounds.html", rounds=list(reversed(views.rounds(ledger()))))
+
+
+@bp.get("/standings")
+def standings() -> str:
+    return render_template("hub_standings.html", standings=views.standings(ledger()))
+
+
+@bp.get("/games")
+def games() -> str:
+    return render_template("hub_games.html", games=views.games(ledger()))
+
+
+@bp.get("/games/<table>/<game_id>")
+def game(table: str, game_id: str) -> str:
+    found = views.game(ledger(), table, game_id)
+    if found is None:
+        abort(404, description=f"no game {game_id} at table {table}")
+    return render_template("hub_game.html", game=found)
+
+
+@bp.get("/api/venue")
+def api_venue() -> Response:
+    return jsonify(views.venue(ledger(), feed().silent()))
+
+
+@bp.get("/api/rounds")
+def api_rounds() -> Response:
+    return jsonify(views.rounds(ledger()))
+
+
+@bp.get("/api/standings")
+def api_standings() -> Response:
+    return jsonify(views.standings(ledger()))
+
+
+@bp.get("/api/games")
+def api_games() -> Response:
+    return jsonify(views.games(ledger()))
+
+
+@bp.get("/api/games/<table>/<game_id>")
+def api_game(table: str, game_id: str) -> Response:
+    found = views.game(ledger(), table, game_id)
+    if found is None:
+        abort(404, description=f"no game {game_id} at table {table}")
+    return jsonify(found)
+
+
+@bp.get("/api/events")
+def api_events() -> Response:
+    return stream_response(current_app.extensions["arbiter_streams"], "/api/venue",
+                           STREAM_RETRY_SECONDS)

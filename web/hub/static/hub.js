@@ -1,0 +1,233 @@
+// The hub's live pages: one event stream; each message holds the rows of the
+// tables that changed. A row updates its card on the venue screen; a result, an
+// organiser's action, a reconnection or a missed message reloads the
+// page's main part (fetched again, never a full page reload).
+// The organiser page takes the public stream only as a hint that something
+// changed: it fetches itself again (behind its login) and swaps in its parts
+// marked data-live, keeping whatever the organiser is typing in them.
+(function () {
+  "use strict";
+  var page = document.body.getAttribute("data-page");
+  if (!page || page === "game") { return; }
+  var organiser = page === "organiser";
+  var live = document.getElementById("live");
+  var lastSeq = null;
+  var reloading = false;
+  var again = false;
+
+  function setText(card, key, text) {
+    var el = card.querySelector('[data-k="' + key + '"]');
+    if (el && el.textContent !== text) { el.textContent = text; }
+  }
+
+  function updateCard(row) {
+    var card = document.querySelector('.tcard[data-table="' + CSS.escape(row.table) + '"]');
+    if (!card) { reloadMain(); return; }
+    setText(card, "net", row.online ? "online" : (row.online === false ? "offline" : "unknown"));
+    setText(card, "white", row.white || "\u2014");
+    setText(card, "black", row.black || "\u2014");
+    setText(card, "where", row.round ? "Round " + row.round + " \u00b7 board " + row.board : "not assigned");
+    setText(card, "state", (row.state || "\u2014").replace(/_/g, " "));
+    setText(card, "challenges", String(row.challenges));
+    setText(card, "lostW", String(row.lost.W));
+    setText(card, "lostB", String(row.lost.B));
+    var result = row.over ? row.ending_text + (row.result ? " \u00b7 " + row.result : "") : (row.result || "");
+    setText(card, "result", result);
+    setText(card, "silent", row.silent ? "silent: " + row.silent : "");
+    setText(card, "unscored", row.unscored ? "not scored: " + row.unscored : "");
+    card.classList.toggle("offline", row.online === false);
+    card.classList.toggle("silent", !!row.silent);
+    card.classList.toggle("over", !!row.over);
+    var link = card.querySelector('[data-k="link"]');
+    if (link) {
+      if (row.over && row.game && !link.firstChild) {
+        var a = document.createElement("a");
+        a.href = "/games/" + encodeURIComponent(row.table) + "/" + encodeURIComponent(row.game);
+        a.textContent = "reveal";
+        link.appendChild(a);
+      } else if (!row.over && link.firstChild) {
+        link.textContent = "";
+      }
+    }
+    card.setAttribute("data-seq", String(lastSeq));
+  }
+
+  // --- the organiser page: swap its live parts, keep what is being typed -----
+  function fieldKey(el) {
+    var form = el.form;
+    var owner = form ? (form.getAttribute("data-key") || form.getAttribute("action") || "") : "";
+    var key = owner + "|" + (el.name || el.id);
+    return el.type === "radio" ? key + "|" + el.value : key;
+  }
+
+  function edited(el) {
+    if (el.type === "checkbox" || el.type === "radio") { return el.checked !== el.defaultChecked; }
+    if (el.tagName === "SELECT") {
+      return Array.from(el.options).some(function (o) { return o.selected !== o.defaultSelected; });
+    }
+    return el.value !== el.defaultValue;
+  }
+
+  function typedIn(root) {
+    var kept = {};
+    root.querySelectorAll("input, select, textarea").forEach(function (el) {
+      if (el.type === "hidden" || el.type === "file" || el.type === "submit") { return; }
+      var focused = el === document.activeElement;
+      if (!focused && !edited(el)) { return; }
+      kept[fieldKey(el)] = { value: el.value, checked: el.checked, focused: focused,
+        start: focused && el.selectionStart !== undefined ? el.selectionStart : null };
+    });
+    root.querySelectorAll("details[id]").forEach(function (d) { kept["details#" + d.id] = { open: d.open }; });
+    return kept;
+  }
+
+  function putBack(root, kept) {
+    root.querySelectorAll("input, select, textarea").forEach(function (el) {
+      var k = kept[fieldKey(el)];
+      if (!k) { return; }
+      if (el.type === "checkbox" || el.type === "radio") { el.checked = k.checked; } else { el.value = k.value; }
+      if (k.focused) {
+        el.focus();
+        if (k.start !== null) { try { el.setSelectionRange(k.start, k.start); } catch (e) { /* not a text field */ } }
+      }
+    });
+    root.querySelectorAll("details[id]").forEach(function (d) {
+      var k = kept["details#" + d.id];
+      if (k) { d.open = k.open; }
+    });
+  }
+
+  var swaps = 0;
+  // A press in progress (pointer down, not yet up) would lose its click if its
+  // button were swapped under it: the swap waits for the release.
+  var pressing = false;
+  var held = null;
+  // A select opened with the pointer shows its list until a choice or a blur.
+  var openList = null;
+  document.addEventListener("pointerdown", function (e) {
+    pressing = true;
+    openList = e.target && e.target.tagName === "SELECT" ? e.target : null;
+  }, true);
+  document.addEventListener("change", function () { openList = null; }, true);
+  document.addEventListener("focusout", function () { openList = null; }, true);
+  function released() {
+    // After the click the release makes has run.
+    setTimeout(function () {
+      pressing = false;
+      if (held) { var doc = held; held = null; swapLive(doc); }
+    }, 0);
+  }
+  document.addEventListener("pointerup", released, true);
+  document.addEventListener("pointercancel", released, true);
+
+  function swapLive(doc) {
+    if (pressing) { held = doc; document.body.setAttribute("data-held", "1"); return; }
+    document.body.removeAttribute("data-held");
+    var skipped = false;
+    document.querySelectorAll("[data-live][id]").forEach(function (part) {
+      var fresh = doc.getElementById(part.id);
+      if (!fresh) { return; }
+      // An open select's list would close under the organiser: that part waits.
+      if (openList && part.contains(openList)) { skipped = true; return; }
+      var kept = typedIn(part);
+      var node = document.importNode(fresh, true);
+      part.replaceWith(node);
+      putBack(node, kept);
+    });
+    swaps += 1;
+    document.body.setAttribute("data-swaps", String(swaps));
+    if (skipped) { later(); }
+  }
+
+  var ended = false;
+  function loggedOut() {
+    ended = true;
+    live.setAttribute("data-state", "off");
+    var note = document.getElementById("session-note");
+    if (note) { note.hidden = false; }
+  }
+
+  // A busy venue sends a message for every challenge: the organiser page fetches
+  // at once for what it must show at once (a result, a table going offline,
+  // silent or back, the organiser's own actions, a missed message) and at most
+  // every 2 s for the rest (challenge counts), so that one open organiser page
+  // costs the hub little.
+  var linkSeen = {};
+  var pending = null;
+  function organiserNews(msg, missed) {
+    var now = msg.type !== "tables" || missed || msg.results;
+    if (msg.type === "tables") {
+      msg.tables.forEach(function (row) {
+        var link = String(row.online) + "|" + (row.silent || "");
+        if (linkSeen[row.table] !== undefined && linkSeen[row.table] !== link) { now = true; }
+        linkSeen[row.table] = link;
+      });
+    }
+    if (now) { reloadMain(); } else { later(); }
+  }
+
+  function later() {
+    if (!pending) { pending = setTimeout(function () { pending = null; reloadMain(); }, 2000); }
+  }
+
+  function reloadMain() {
+    if (ended) { return; }  // logged out: the page says so, and stops asking
+    if (reloading) { again = true; return; }
+    reloading = true;
+    fetch(organiser ? "/organiser/live" : location.pathname,
+          { cache: "no-store" }).then(function (r) {
+      if (organiser && r.redirected) { loggedOut(); return null; }  // to the login page
+      return r.ok ? r.text() : null;
+    }).then(function (html) {
+      if (html === null) { return; }
+      var doc = new DOMParser().parseFromString(html, "text/html");
+      if (organiser) { swapLive(doc); return; }
+      var fresh = doc.getElementById("main");
+      var main = document.getElementById("main");
+      if (fresh && main) { main.replaceChildren.apply(main, Array.from(fresh.childNodes)); }
+    }).catch(function () { /* the next message or poll tries again */ }).then(function () {
+      reloading = false;
+      // The organiser page is heavier: changes arriving meanwhile are fetched once, a bit later.
+      if (again) { again = false; setTimeout(reloadMain, organiser ? 250 : 0); }
+    });
+  }
+
+  function onMessage(ev) {
+    var msg;
+    try { msg = JSON.parse(ev.data); } catch (e) { return; }
+    var missed = lastSeq !== null && msg.seq !== lastSeq + 1;
+    lastSeq = msg.seq;
+    if (organiser) { organiserNews(msg, missed); return; }
+    if (msg.type === "hello" || msg.type === "refresh" || missed) { reloadMain(); return; }
+    if (msg.type !== "tables") { return; }
+    if (page === "venue") { msg.tables.forEach(updateCard); }
+    else if (msg.results) { reloadMain(); }
+  }
+
+  var poller = null;
+  function connect() {
+    var source = new EventSource("/api/events");
+    source.onopen = function () {
+      live.setAttribute("data-state", ended ? "off" : "on");
+      if (poller) { clearInterval(poller); poller = null; }
+    };
+    source.onmessage = onMessage;
+    source.onerror = function () {
+      live.setAttribute("data-state", "off");
+      if (source.readyState === EventSource.CLOSED) {
+        // Refused (too many viewers): poll, and try the stream again later.
+        if (!poller) { poller = setInterval(reloadMain, 10000); }
+        setTimeout(connect, 30000);
+      }
+    };
+  }
+  connect();
+  // A refused message is the organiser's alone (the public stream carries no
+  // news of it, and a rogue client's flood must not reach the viewers): the
+  // organiser page also looks every so often (15 s unless the hub says otherwise).
+  if (organiser) {
+    var poll = document.getElementById("org-poll");
+    var seconds = poll ? Number(poll.getAttribute("data-seconds")) : 15;
+    setInterval(reloadMain, 1000 * (seconds > 0 ? seconds : 15));
+  }
+})();

@@ -1,0 +1,217 @@
+"""What the hub's public pages show, read from the ledger: plain JSON-ready dicts.
+
+Every value here is public while a game is on: table states, counts of
+challenges and of pieces lost per side, players, pairings, results and
+standings. A table's status is copied field by field from a fixed list, never
+passed through, so whatever a later table adds to it stays off the venue
+screen. A game's record (its ranks) is shown only once the ledger holds the
+game's ``game_over`` event and the table's record of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from arbiter.hub.ledger import GameRow, Ledger, PairingRow
+from web.kit.present import ending_text, reveal
+
+#: The state shown for a table whose board's game has not begun: no NEW GAME yet since
+#: the assignment (shown as "new game needed").
+NEW_GAME_NEEDED = "new_game_needed"
+#: The parts of a table's status the venue shows (public, and without a rank; its values
+#: are the enumerated states of the wire format, so nothing a table writes there is shown).
+STATUS_FIELDS = ("state",)
+
+
+def _game_key(game: GameRow) -> tuple[int, str]:
+    """Order a table's games by number where they are numbers (table ids are strings)."""
+    return (int(game.game), "") if game.game.isdigit() else (0, game.game)
+
+
+def latest_game(ledger: Ledger, table: str) -> GameRow | None:
+    games = ledger.games(table)
+    return max(games, key=_game_key) if games else None
+
+
+def _result(row: PairingRow | None) -> str | None:
+    return None if row is None or row.result is None else row.result.value
+
+
+def current_pairings(ledger: Ledger) -> tuple[int | None, dict[str, PairingRow]]:
+    """(latest round, its pairings by table)."""
+    rounds = ledger.rounds()
+    if not rounds:
+        return None, {}
+    number = rounds[-1][0]
+    return number, {r.table: r for r in ledger.pairings(number) if r.table is not None}
+
+
+def unscored(ledger: Ledger) -> dict[tuple[str, str], str]:
+    """Why each game played that does not count is not scored, by (table, game)."""
+    return {(t, g): why for t, g, why in ledger.unscored_games()}
+
+
+def table_row(
+    ledger: Ledger,
+    table: str,
+    pairing: PairingRow | None,
+    silent: Mapping[str, str],
+    not_scored: Mapping[tuple[str, str], str] | None = None,
+) -> dict[str, Any]:
+    """One table on the venue screen.
+
+    Under a pairing, the table's latest game is shown only when it is that board's
+    (its new game carried the pairing), or when it was played there and does not count
+    (with why, ``unscored``); the game of a round before, or the start-up game, is not
+    shown under the new pairing: no result until this round's game has one.
+    """
+    online, status, seen = ledger.table_state(table)
+    state = status["state"] if status else None
+    game = latest_game(ledger, table)
+    why = None
+    if game is not None and pairing is not None and not (
+            game.scored and (game.round, game.board) == (pairing.pairing.round,
+                                                         pairing.pairing.board)):
+        why = (unscored(ledger) if not_scored is None else not_scored).get((table, game.game))
+        if why is None:
+            game = None  # the round before's: its board's game has not begun
+            if state is not None:  # the device's own state ("game over") is of that game
+                state = NEW_GAME_NEEDED
+    white = pairing.pairing.white if pairing else (game.white if game else None)
+    black = pairing.pairing.black if pairing else (game.black if game else None)
+    ending = None
+    if game is not None and game.ending is not None:
+        ending = {"kind": game.ending, "winner": game.winner}
+    return {
+        "table": table,
+        "online": online,
+        "state": state,
+        "game": game.game if game else None,
+        "challenges": game.challenges if game else 0,
+        "lost": {"W": game.lost_w if game else 0, "B": game.lost_b if game else 0},
+        "round": pairing.pairing.round if pairing else (game.round if game else None),
+        "board": pairing.pairing.board if pairing else (game.board if game else None),
+        "white": white,
+        "black": black,
+        # A game shown that does not count has no result of the board's to show beside it.
+        "result": None if why else _result(pairing),
+        "over": ending is not None,
+        "ending": ending,
+        "ending_text": ending_text(ending),
+        "silent": silent.get(table),
+        "unscored": why,
+        "last_seen": seen,
+    }
+
+
+def venue(ledger: Ledger, silent: Mapping[str, str]) -> dict[str, Any]:
+    """Every table heard of or assigned in the latest round, by name."""
+    number, by_table = current_pairings(ledger)
+    names = sorted(set(ledger.tables()) | set(by_table), key=table_key)
+    not_scored = unscored(ledger)
+    return {
+        "event": ledger.event,
+        "round": number,
+        "tables": [table_row(ledger, t, by_table.get(t), silent, not_scored) for t in names],
+    }
+
+
+def table_key(name: str) -> tuple[int, str]:
+    """Order table names by number where they are numbers: 2 before 10."""
+    return (int(name), "") if name.isdigit() else (1 << 30, name)
+
+
+def suggested_tables(ledger: Ledger, round_number: int) -> dict[int, str | None]:
+    """For each board of a round played at a table, its table, or the one to suggest.
+
+    A board already assigned keeps its table. Board n is suggested the n-th
+    table heard of (by number), unless another board of the round has it;
+    None where there is no such table (the organiser names one).
+    """
+    rows = [r for r in ledger.pairings(round_number) if not r.pairing.is_bye]
+    known = sorted(ledger.tables(), key=table_key)
+    used = {r.table for r in rows if r.table is not None}
+    out: dict[int, str | None] = {}
+    for row in rows:
+        board = row.pairing.board
+        if row.table is not None:
+            out[board] = row.table
+            continue
+        candidate = known[board - 1] if 0 < board <= len(known) else None
+        if candidate is None or candidate in used:
+            out[board] = None
+        else:
+            out[board] = candidate
+            used.add(candidate)
+    return out
+
+
+def rounds(ledger: Ledger) -> list[dict[str, Any]]:
+    """Every round with its pairings, results and the game played for each."""
+    played: dict[tuple[int, int], GameRow] = {}
+    for g in ledger.games():
+        if g.scored and g.round is not None and g.board is not None:
+            # The latest scored game of a board is the one its result came from.
+            key = (g.round, g.board)
+            if key not in played or _game_key(g) > _game_key(played[key]):
+                played[key] = g
+    out = []
+    for number, system in ledger.rounds():
+        boards = []
+        for row in ledger.pairings(number):
+            p = row.pairing
+            game = played.get((p.round, p.board))
+            boards.append({
+                "board": p.board, "table": row.table, "white": p.white, "black": p.black,
+                "bye": p.is_bye, "result": _result(row), "corrected": row.corrected,
+                "game": None if game is None else {"table": game.table, "game": game.game,
+                                                  "over": game.ending is not None},
+            })
+        out.append({"round": number, "system": system, "boards": boards})
+    return out
+
+
+def standings(ledger: Ledger) -> dict[str, Any]:
+    """The standings with the tie-breaks in force, in order."""
+    breaks = [t.value for t in ledger.tiebreaks()]
+    rows = [
+        {"rank": s.rank, "name": s.name, "score": s.score, "played": s.played, "wins": s.wins,
+         "draws": s.draws, "losses": s.losses, "byes": s.byes,
+         "tiebreaks": [v for _t, v in s.tiebreaks]}
+        for s in ledger.standings()
+    ]
+    withdrawn = [p.name for p in ledger.players() if p.withdrawn]
+    return {"tiebreaks": breaks, "rows": rows, "withdrawn": withdrawn}
+
+
+def game_summary(g: GameRow) -> dict[str, Any]:
+    ending = None if g.ending is None else {"kind": g.ending, "winner": g.winner}
+    return {
+        "table": g.table, "game": g.game, "round": g.round, "board": g.board,
+        "white": g.white, "black": g.black, "challenges": g.challenges,
+        "lost": {"W": g.lost_w, "B": g.lost_b}, "over": ending is not None, "ending": ending,
+        "ending_text": ending_text(ending),
+        "result": None if g.result is None else g.result.value, "scored": g.scored,
+    }
+
+
+def games(ledger: Ledger) -> list[dict[str, Any]]:
+    return [game_summary(g) for g in ledger.games()]
+
+
+def game(ledger: Ledger, table: str, game_id: str) -> dict[str, Any] | None:
+    """One game; with ``reveal`` (survivors, fallen, challenges) once it is over."""
+    row = next((g for g in ledger.games(table) if g.game == game_id), None)
+    if row is None:
+        return None
+    out = game_summary(row)
+    out["reveal"] = None
+    if row.ending is not None:
+        record = ledger.record(table, game_id)
+        if record is not None and record.get("ending"):
+            try:
+                out["reveal"] = reveal(record)
+            except (KeyError, TypeError, ValueError):
+                out["reveal"] = None  # a damaged record: the counts still stand
+    return out

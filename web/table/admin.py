@@ -1,0 +1,338 @@
+"""Admin actions behind the PIN: the /admin page and the JSON API's POST calls.
+
+Pages use a login session (cookie: HttpOnly, SameSite=Strict) and a CSRF
+token in every form. API calls send the PIN in ``X-Admin-PIN``, or use a
+logged-in session plus the token in ``X-CSRF-Token``. Wrong PINs are counted
+per client address; too many within the window answer 429. A check takes
+its attempt before the (slow, memory-hungry) hash runs, and at most a few
+hashes run at once: concurrent guesses cannot get past the limit or exhaust
+the Pi's memory.
+
+A device command that fails (busy, record unwritable, refused) answers 503
+with the device's message on the API and shows it on the admin page.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    flash,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask.typing import ResponseReturnValue
+
+from arbiter.device.errors import DeviceError, SelfTestInGameError, SelfTestTuneError
+from arbiter.errors import ArbiterError
+from arbiter.rules.game import EndingError, EndingKind, WrongGameError
+from arbiter.rules.pieces import PieceError, parse_side
+from arbiter.rules.ranks import Side
+from web.kit.body import json_object
+from web.kit.pin_access import PinAccess
+from web.table.public import get_device, load_game
+
+log = logging.getLogger(__name__)
+
+bp = Blueprint("admin", __name__)
+
+
+#: The endings players declare, as the API spells them.
+DECLARABLE = {kind.value: kind for kind in EndingKind if kind.declarable}
+
+
+class AdminInputError(ArbiterError, ValueError):
+    """A declared ending or enrollment request that does not make sense."""
+
+
+ACCESS = PinAccess(
+    role="admin", realm="gg-arbiter", login_endpoint="admin.login", repair="gg-arbiter set-pin"
+)
+require_admin_api = ACCESS.require_api
+admin_page = ACCESS.page
+
+
+def parse_ending(reason: Any, winner: Any) -> tuple[EndingKind, Side | None]:
+    """Read a declared ending: reason and winner as the API spells them.
+
+    :raises AdminInputError: unknown reason, a winner missing or where none belongs.
+    """
+    if not isinstance(reason, str) or reason not in DECLARABLE:
+        raise AdminInputError(f"reason must be one of {', '.join(sorted(DECLARABLE))}")
+    kind = DECLARABLE[reason]
+    side: Side | None
+    if winner in (None, ""):
+        side = None
+    elif isinstance(winner, str) and winner.strip().upper() in ("W", "B"):
+        try:
+            side = parse_side(winner)
+        except PieceError as exc:  # pragma: no cover - guarded above
+            raise AdminInputError(str(exc)) from None
+    else:
+        raise AdminInputError('winner must be "W", "B" or null')
+    if kind.has_winner and side is None:
+        raise AdminInputError(f"a {reason} ending needs a winner (W or B)")
+    if not kind.has_winner and side is not None:
+        raise AdminInputError(f"a {reason} ending has no winner")
+    return kind, side
+
+
+# -- JSON API ----------------------------------------------------------------
+
+
+def _device_failed(exc: DeviceError) -> tuple[Response, int]:
+    """503 with the device's own words (busy, record unwritable, enrollment on)."""
+    log.warning("admin command failed: %s", exc)
+    return jsonify({"error": str(exc)}), 503
+
+
+@bp.post("/api/games")
+def api_new_game() -> tuple[Response, int]:
+    require_admin_api()
+    device = get_device()
+    try:
+        game_id = device.new_game()
+    except DeviceError as exc:
+        return _device_failed(exc)
+    return jsonify({"game_id": game_id, "status": device.status()}), 201
+
+
+@bp.post("/api/games/<int:game_id>/end")
+def api_end_game(game_id: int) -> Response | tuple[Response, int]:
+    require_admin_api()
+    body = json_object('{"reason": ..., "winner": ...}')
+    try:
+        kind, winner = parse_ending(body.get("reason"), body.get("winner"))
+    except AdminInputError as exc:
+        abort(400, description=str(exc))
+    device = get_device()
+    game = load_game(game_id)
+    if game.id != device.current_game_id:
+        return jsonify({"error": f"game {game_id} is not the current game"}), 409
+    if game.over:
+        return jsonify({"error": f"game {game_id} is already over"}), 409
+    try:
+        # The worker checks the id again: a new game started meanwhile is never ended.
+        device.declare_end(kind, winner, game_id=game_id)
+    except EndingError as exc:  # WrongGameError included: the game changed meanwhile
+        return jsonify({"error": str(exc)}), 409
+    except DeviceError as exc:
+        return _device_failed(exc)
+    ending = device.game(game_id).ending
+    assert ending is not None  # just declared
+    return jsonify({"game_id": game_id, "ending": ending.to_dict()})
+
+
+@bp.get("/api/admin/enrollment")
+def api_enrollment() -> Response:
+    require_admin_api()
+    return jsonify(get_device().enrollment_status())
+
+
+# Enrollment and the self-test for `gg-arbiter enroll` / `selftest` while the arbiter
+# runs: it holds the readers, LEDs and buzzer, so the command asks it over this API.
+
+
+def _no_rfid() -> tuple[Response, int]:
+    return jsonify({"error": "enrollment needs an RFID reader (reader.kind rdm6300 or mcu)"}), 409
+
+
+@bp.post("/api/admin/enrollment")
+def api_enrollment_start() -> tuple[Response, int]:
+    """Start enrollment: ``{"only": "W:PVT#3"}`` re-enrolls one piece, else every missing one."""
+    require_admin_api()
+    body = json_object('{"only": "W:PVT#3" or null}')
+    only = body.get("only")
+    if only is not None and not (isinstance(only, str) and 0 < len(only.strip()) <= 16):
+        abort(400, description='only must be a piece such as "W:PVT#3", or null')
+    device = get_device()
+    if not device.can_enroll:
+        return _no_rfid()
+    try:
+        status = device.start_enrollment(only.strip() if only else None)
+    except PieceError as exc:
+        abort(400, description=str(exc))
+    except DeviceError as exc:
+        return _device_failed(exc)
+    return jsonify(status), 201
+
+
+@bp.delete("/api/admin/enrollment")
+def api_enrollment_stop() -> Response | tuple[Response, int]:
+    require_admin_api()
+    device = get_device()
+    if not device.can_enroll:
+        return _no_rfid()
+    try:
+        device.stop_enrollment()
+    except DeviceError as exc:
+        return _device_failed(exc)
+    return jsonify(device.enrollment_status())
+
+
+@bp.post("/api/admin/enrollment/skip")
+def api_enrollment_skip() -> Response | tuple[Response, int]:
+    require_admin_api()
+    device = get_device()
+    if not device.can_enroll:
+        return _no_rfid()
+    if not device.enrollment_status().get("active"):
+        return jsonify({"error": "enrollment is not on"}), 409
+    try:
+        return jsonify(device.skip_enrollment())
+    except DeviceError as exc:
+        return _device_failed(exc)
+
+
+@bp.post("/api/admin/selftest")
+def api_selftest() -> Response | tuple[Response, int]:
+    """Run the self-test: ``{"tunes": ["ready"]}`` plays only those (all when absent).
+
+    Refused (409) once a game has begun: it would flash and play Taps at the table.
+    The report names slot states, never a piece.
+    """
+    require_admin_api()
+    body = json_object('{"tunes": ["ready", ...] or null}')
+    tunes = body.get("tunes")
+    if tunes is not None and not (
+        isinstance(tunes, list) and all(isinstance(t, str) for t in tunes) and len(tunes) <= 16
+    ):
+        abort(400, description='tunes must be a list of tune names, or null')
+    device = get_device()
+    try:
+        lines = device.selftest(tunes=tunes)
+    except SelfTestTuneError as exc:
+        abort(400, description=str(exc))
+    except SelfTestInGameError as exc:
+        return jsonify({"error": str(exc)}), 409
+    except DeviceError as exc:
+        return _device_failed(exc)
+    faults = device.reader_faults()
+    return jsonify({"lines": lines, "faults": faults, "passed": not faults})
+
+
+# -- pages -------------------------------------------------------------------
+
+
+@bp.route("/admin/login", methods=["GET", "POST"])
+def login() -> ResponseReturnValue:
+    if request.method == "GET":
+        ACCESS.require_file()
+        if ACCESS.logged_in():
+            return redirect(url_for("admin.dashboard"))
+        return render_template("login.html")
+    if not ACCESS.log_in(request.form.get("pin", "")):
+        return render_template("login.html", error="Wrong PIN."), 403
+    return redirect(url_for("admin.dashboard"))
+
+
+@bp.post("/admin/logout")
+@admin_page
+def logout() -> ResponseReturnValue:
+    ACCESS.log_out()
+    return redirect(url_for("public.index"))
+
+
+@bp.get("/admin")
+@admin_page
+def dashboard() -> str:
+    device = get_device()
+    return render_template(
+        "admin.html",
+        status=device.status(),
+        enrollment=device.enrollment_status(),
+        can_enroll=device.can_enroll,
+        report=None,
+    )
+
+
+@bp.post("/admin/new-game")
+@admin_page
+def new_game() -> ResponseReturnValue:
+    try:
+        game_id = get_device().new_game()
+    except DeviceError as exc:
+        flash(str(exc), "error")
+    else:
+        flash(f"Game {game_id} started.", "ok")
+    return redirect(url_for("admin.dashboard"))
+
+
+def _form_game_id() -> int:
+    """The game the form was shown for (its hidden ``game_id`` field)."""
+    text = request.form.get("game_id", "").strip()
+    if not text.isascii() or not text.isdigit() or len(text) > 9:
+        raise AdminInputError("The form has expired: reload the page and try again.")
+    return int(text)
+
+
+@bp.post("/admin/end")
+@admin_page
+def end_game() -> ResponseReturnValue:
+    device = get_device()
+    try:
+        game_id = _form_game_id()
+        reason = request.form.get("reason")
+        # The form always sends a winner; a draw simply has none.
+        winner_text = None if reason == "draw" else request.form.get("winner")
+        kind, winner = parse_ending(reason, winner_text)
+        device.declare_end(kind, winner, game_id=game_id)
+    except WrongGameError:
+        flash(
+            f"Game {game_id} is no longer the current game: nothing was declared. "
+            "Check the game below and declare again.",
+            "error",
+        )
+    except (AdminInputError, EndingError, DeviceError) as exc:
+        flash(str(exc), "error")
+    else:
+        flash(f"Game {game_id} ended.", "ok")
+    return redirect(url_for("admin.dashboard"))
+
+
+@bp.post("/admin/enroll/start")
+@admin_page
+def enroll_start() -> ResponseReturnValue:
+    only = request.form.get("only", "").strip() or None
+    try:
+        get_device().start_enrollment(only)
+    except (PieceError, DeviceError) as exc:
+        flash(str(exc), "error")
+    return redirect(url_for("admin.dashboard"))
+
+
+@bp.post("/admin/enroll/stop")
+@admin_page
+def enroll_stop() -> ResponseReturnValue:
+    try:
+        get_device().stop_enrollment()
+    except DeviceError as exc:
+        flash(str(exc), "error")
+    else:
+        flash("Enrollment stopped.", "ok")
+    return redirect(url_for("admin.dashboard"))
+
+
+@bp.post("/admin/selftest")
+@admin_page
+def selftest() -> ResponseReturnValue:
+    device = get_device()
+    try:
+        report = device.selftest()
+    except DeviceError as exc:  # a game in progress, the device busy or shut down
+        flash(f"Self-test not run: {exc}", "error")
+        return redirect(url_for("admin.dashboard"))
+    return render_template(
+        "admin.html",
+        status=device.status(),
+        enrollment=device.enrollment_status(),
+        can_enroll=device.can_enroll,
+        report=report,
+    )
