@@ -143,6 +143,8 @@ if [ $dev -eq 1 ]; then
   apt_install graphviz
   # The hardware tests render every OpenSCAD model to a PNG (hardware/models.py).
   apt_install openscad xvfb xauth
+  # ... and slice every print file on a 180 mm bed (hardware/print.py).
+  apt_install prusa-slicer
   say "browser for page tests: $(/usr/bin/chromium --version 2>/dev/null || echo /usr/bin/chromium)"
 fi
 

@@ -6,7 +6,8 @@
 Sources: ``arbiter/app/default_config.toml`` (through :func:`arbiter.app.config.load_config`)
 for every pin and port, :data:`arbiter.rules.keycode.DEFAULT_KEYCODE` for the key code,
 and ``parts.toml`` (through ``geometry.py``) for the printed parts. Outputs: ``pinout.md``,
-``keycodes.md``, ``gg_params.scad``, ``keys_all.scad`` and the parts-list block of
+``keycodes.md``, ``gg_params.scad``, ``gg_assembly.scad`` (``assembly.py``: the flagship's
+layout), ``keys_all.scad`` and the parts-list block of
 ``README.md`` (``partslist.py``); ``wiring.py`` adds the wiring pictures and ``wiring.md``,
 ``keychart.py`` the key chart (SVG and PDF). The other ``.scad`` files and the rest of
 ``README.md`` are written by hand.
@@ -47,6 +48,7 @@ from arbiter.rules.pieces import all_pieces  # noqa: E402
 
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
+import assembly  # noqa: E402
 import geometry as geo  # noqa: E402
 import partslist  # noqa: E402
 import polarity  # noqa: E402
@@ -389,12 +391,11 @@ def keys_all_scad(keycode: KeyCode, geom: geo.Geometry) -> str:
             rows.append(f'    ["{piece}", "{word}"],')
     rows[-1] = rows[-1].rstrip(",")
     per_army = len(rows) // 2
-    cols, gap = 3, 4
+    cols, gap = 2, 4
+    half = -(-per_army // 2)
     plate_w = cols * key_len + (cols - 1) * gap
-    army_rows = -(-per_army // cols)
-    both_rows = -(-len(rows) // cols)
-    plate_h = army_rows * g["key_h"] + (army_rows - 1) * gap
-    both_h = both_rows * g["key_h"] + (both_rows - 1) * gap
+    half_rows = -(-half // cols)
+    plate_h = half_rows * g["key_h"] + (half_rows - 1) * gap
     return "\n".join([
         f"// {KEYCODE_NOTE}",
         "// Every key base of a set: all 30 codes, one key per physical piece",
@@ -406,9 +407,11 @@ def keys_all_scad(keycode: KeyCode, geom: geo.Geometry) -> str:
         "GG_LIBRARY = true;",
         "include <key_base.scad>",
         "",
-        f'// Which keys: "W" or "B" (one army per plate, {plate_w:g} x {plate_h:g} mm),',
-        f'// or "both" (a {plate_w:g} x {both_h:g} mm bed, or preview).',
+        '// Which keys: army "W" or "B" (or "both", a preview), and plate 1 or 2:',
+        f"// the first {half} or the other keys of the army, {plate_w:g} x {plate_h:g} mm",
+        "// at most (fits a 180 mm bed); plate 0: every key selected (preview).",
         'army = "W";',
+        "plate = 0;",
         f"plate_cols = {cols};",
         f"gap = {gap};",
         "",
@@ -417,7 +420,9 @@ def keys_all_scad(keycode: KeyCode, geom: geo.Geometry) -> str:
         *rows,
         "];",
         "",
-        'SELECTED = [for (k = KEYS) if (army == "both" || k[0][0] == army) k];',
+        'ARMY = [for (k = KEYS) if (army == "both" || k[0][0] == army) k];',
+        "SELECTED = plate == 0 ? ARMY : [for (i = [0 : len(ARMY) - 1])",
+        f"    if ((i < {half}) == (plate == 1)) ARMY[i]];",
         f"step_x = {key_len:g} + gap;  // key length + gap",
         "step_y = key_h + gap;",
         "",
@@ -460,6 +465,7 @@ def outputs(config: Config | None = None, keycode: KeyCode = DEFAULT_KEYCODE,
         **wiring.outputs(config, HEADER),
         **keychart.outputs(keycode, {name: value for name, value, _ in geom.params}),
         HERE / "gg_params.scad": params_scad(geom),
+        HERE / "gg_assembly.scad": assembly.scad(parts),
         HERE / "keys_all.scad": keys_all_scad(keycode, geom),
         readme: partslist.fill(readme.read_text(encoding="utf-8"), geo.load_parts(parts), geom),
     }

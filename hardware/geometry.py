@@ -145,6 +145,32 @@ def derive(parts: dict[str, Any], switches: int = 7, pressed: int = 3) -> Geomet
 
     coil_pitch = _up(rf["coil_l"] + rf["coil_min_gap"] + 2 * m + 2 * t, 1.0)
 
+    # The key's skirt: the notches are a channel between the front and back
+    # faces, so the channel must clear a plunger off centre with the key shifted.
+    skirt = parts["key_skirt"]["wall"]
+    channel_half = ky["key_thick"] / 2 - skirt
+    plunger_reach = sw["plunger_offset_max"] + sw["plunger_d"] / 2
+
+    # The piece, its tag shoe and the RFID slot that takes the shoe.
+    pc, wd, tag, sh = parts["piece"], parts["piece_wooden"], parts["tag"], parts["shoe"]
+    shoe_l = _up(max(pc["base_l"], wd["base_l"]) + 2 * (sh["play"] + sh["wall"]), 0.5)
+    shoe_w = _up(max(max(pc["base_w"], wd["base_w"]) + 2 * (sh["play"] + sh["wall"]),
+                     tag["d"] + 2 * sh["wall"]), 0.5)
+    shoe_h = round(sh["floor"] + sh["recess"], 4)
+
+    # RC522 boards: antenna centres far enough apart that a sticker anywhere in
+    # one slot stays read_range + margin away from the other antenna loop.
+    rc = parts["rc522_board"]
+    sticker_shift = tag["placement_tol"] + play
+    rc_pitch = _up(rc["read_range"] + rc["cross_read_margin"] + tag["d"] / 2
+                   + sticker_shift + rc["antenna_w"] / 2 + 2 * t, 1.0)
+    rc_gap = rc_pitch - rc["antenna_w"] / 2 - tag["d"] / 2
+
+    fs = parts["fasteners"]
+    carrier_h = pocket_depth + 2.0
+    carrier_bite = 12.0 - fs["carrier_under_head"]
+    carrier_pilot = 10.0   # pilot depth up into the block over a carrier screw
+
     raw = (
         StackRow("tooth presses past OP", tooth_z, tooth_z + spread, op_min, "<=", m, "mm",
                  "highest tooth vs lowest operating position (OP - tol)"),
@@ -169,6 +195,20 @@ def derive(parts: dict[str, Any], switches: int = 7, pressed: int = 3) -> Geomet
                  "(assumed to hold past OP)"),
         StackRow("RFID coils apart", coil_pitch - rf["coil_l"], coil_pitch - rf["coil_l"] - 2 * t,
                  rf["coil_min_gap"], ">=", m, "mm", "coil edge to coil edge vs cross-read gap"),
+        StackRow("notch channel clears plunger", channel_half, channel_half - play - t,
+                 plunger_reach, ">=", m, "mm",
+                 "skirt's inner face (key shifted) vs plunger edge off centre"),
+        StackRow("skirt stands beside the window", channel_half, channel_half - play - t,
+                 window_l / 2, ">=", m, "mm", "skirt's inner face vs plunger window's edge"),
+        StackRow("RC522 antenna far from the other sticker", rc_gap,
+                 rc_gap - sticker_shift - 2 * t, rc["read_range"], ">=",
+                 rc["cross_read_margin"], "mm",
+                 f"antenna loop edge to the other slot's sticker edge vs {rc['read_range']:g} mm "
+                 "read range (assumed)"),
+        StackRow("carrier screw bites the block", carrier_bite, carrier_bite - t, 6.0, ">=", m,
+                 "mm", "M3 x 12 thread in the block (counterbored carrier) vs 2 x diameter"),
+        StackRow("carrier screw tip in its pilot", carrier_bite, carrier_bite + t, carrier_pilot,
+                 "<=", m, "mm", "thread length vs the pilot's depth in the block"),
     )
     stack = tuple(
         StackRow(r.name, round(r.nominal, 4), round(r.worst, 4), round(r.limit, 4), r.sense,
@@ -223,8 +263,43 @@ def derive(parts: dict[str, Any], switches: int = 7, pressed: int = 3) -> Geomet
         ("coil_w", rf["coil_w"], "RDM6300 coil width"),
         ("coil_t", rf["coil_t"], "RDM6300 coil thickness"),
         ("coil_pitch", coil_pitch, "RFID: coil centre to coil centre (derived)"),
-        ("rfid_slot_x", rf["slot_x"], "RFID slot along the block"),
-        ("rfid_slot_y", rf["slot_y"], "RFID slot front to back"),
+        ("rfid_slot_x", round(shoe_l + 2 * play, 4), "RFID slot along the block (tag shoe + play)"),
+        ("rfid_slot_y", round(shoe_w + 2 * play, 4), "RFID slot front to back (tag shoe + play)"),
+        ("skirt_wall", skirt, "key skirt: front and back faces down to the feet's plane"),
+        ("carrier_pin_d", 3.0, "carrier's key pin (fits one way only)"),
+        ("carrier_pin_h", 2.0, "carrier's key pin height"),
+        ("carrier_cbore_d", _up(fs["m3_head_d"] + allow + 0.4), "carrier screw head counterbore"),
+        ("carrier_cbore_h", round(carrier_h - fs["carrier_under_head"], 4),
+         "counterbore depth: the carrier left under the head"),
+        ("carrier_pilot", carrier_pilot, "carrier screw pilot depth in the block"),
+        ("term_slot_w", 3.4, "terminal slot: a switch with wires soldered on passes"),
+        ("csk_head_d", _up(fs["csk_m25_head_d"] + allow), "M2.5 countersunk head seat (DIN 7991)"),
+        ("csk_clear", _up(fs["csk_m25_clear"] + allow), "M2.5 clearance hole"),
+        ("piece_l", pc["base_l"], "piece base along its face (plastic set)"),
+        ("piece_w", pc["base_w"], "piece base front to back (plastic set)"),
+        ("piece_h", pc["height"], "piece height (plastic set)"),
+        ("wpiece_l", wd["base_l"], "piece base along its face (wooden set)"),
+        ("wpiece_w", wd["base_w"], "piece base front to back (wooden set)"),
+        ("wpiece_h", wd["height"], "piece height (wooden set)"),
+        ("tag_d", tag["d"], "NTAG213 sticker diameter"),
+        ("shoe_l", shoe_l, "tag shoe along the piece's face"),
+        ("shoe_w", shoe_w, "tag shoe front to back"),
+        ("shoe_h", shoe_h, "tag shoe height"),
+        ("shoe_floor", sh["floor"], "tag shoe: plastic between piece and sticker"),
+        ("shoe_play", sh["play"], "tag shoe: piece base to recess, per side"),
+        ("rc_l", rc["l"], "RC522 board length (header end to antenna end)"),
+        ("rc_w", rc["w"], "RC522 board width"),
+        ("rc_t", rc["t"], "RC522 board thickness"),
+        ("rc_tol", rc["tol"], "RC522 pocket clearance per side"),
+        ("rc_ant_c", rc["antenna_centre"], "RC522 antenna centre from its antenna end"),
+        ("rc_ant_w", rc["antenna_w"], "RC522 antenna loop across the board"),
+        ("rc_ant_l", rc["antenna_l"], "RC522 antenna loop along the board"),
+        ("rc_hdr_from_end", rc["header_from_end"], "RC522 header row from its end"),
+        ("rc_hdr_len", rc["header_len"], "RC522 header row length"),
+        ("rc_hdr_drop", rc["header_drop"], "RC522 header spacer + Dupont housing below the board"),
+        ("rc_relief", rc["solder_relief"], "RC522 header solder joints on the flat back"),
+        ("rc_chip_h", rc["chip_side_h"], "RC522 tallest part on the chip side"),
+        ("rc_pitch", rc_pitch, "RC522: antenna centre to antenna centre (derived)"),
         ("rfid_floor_t", rf["floor_t"], "RFID slot floor over the coil"),
         ("base_t", base["thick"], "base plate thickness"),
         ("standoff_h", base["standoff_h"], "standoffs under the boards"),
@@ -241,10 +316,15 @@ def derive(parts: dict[str, Any], switches: int = 7, pressed: int = 3) -> Geomet
         ("perf_w", base["perf_size"][0], "perfboard width"),
         ("perf_d", base["perf_size"][1], "perfboard length"),
     )
-    structural = {"floor_t": (floor_t, 1.2), "pitch - pocket_w": (pitch - pocket_w, 1.2)}
+    structural = {"floor_t": (floor_t, 1.2), "pitch - pocket_w": (pitch - pocket_w, 1.2),
+                  "key skirt wall": (skirt, 0.8)}
     for what, (value, least) in structural.items():
         if value < least:
             raise GeometryError(f"{what} = {value:g} mm: thinner than {least:g} mm of plastic")
+    for name, piece in (("plastic", pc), ("wooden", wd)):
+        if piece["base_l"] > key_len:
+            raise GeometryError(f"the {name} piece ({piece['base_l']:g} mm) is longer than a key "
+                                f"({key_len:g} mm): it cannot stand on one")
     key = KeyDimensions(switches, pitch, foot_w, key_len, ky["key_thick"], ky["key_h"], notch_h,
                         tooth_w, ky["rib_w"], ky["rib_d"])
     return Geometry(params, stack, key)

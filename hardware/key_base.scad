@@ -9,8 +9,12 @@
 //        covers (so it never shows a rank during a game).
 //
 // Axes: x along the switch row (switch 1 at x = 0 end), y front (0) to back,
-// z up. Feet and teeth are one plane at z = 0: the key stands on them on the
-// slot floor, and a tooth pushes its switch's plunger down to the floor's top.
+// z up. Feet, teeth and skirt are one plane at z = 0: the key stands on them
+// on the slot floor, and a tooth pushes its switch's plunger down to the
+// floor's top. The skirt (the front and back faces carried down to that
+// plane, skirt_wall thick) stands beside the plunger windows and hides the
+// notches: from the side a key shows a plain bar, so its code cannot be read
+// off a piece on the board (the stack checks the channel clears the plunger).
 // Each foot holds a 5 x 2 mm magnet (glue it in, all the same pole down);
 // the slot floor's magnets hold the key against the switches' springs.
 // The polarising rib is on the front face at the switch-1 end, so a key
@@ -37,6 +41,10 @@ module key_base(code = "1011000", label = "") {
             // feet
             cube([foot_w, key_thick, notch_h + 0.01]);
             translate([L - foot_w, 0, 0]) cube([foot_w, key_thick, notch_h + 0.01]);
+            // skirt: front and back faces run down to the feet's plane, so
+            // the notches are a channel seen only from underneath
+            cube([L, skirt_wall, notch_h + 0.01]);
+            translate([0, key_thick - skirt_wall, 0]) cube([L, skirt_wall, notch_h + 0.01]);
             // teeth
             for (i = [0 : n - 1]) if (code[i] == "1")
                 translate([tooth_x(i) - tooth_w / 2, 0, 0])

@@ -8,10 +8,12 @@
 GG_LIBRARY = true;
 include <key_base.scad>
 
-// Which keys: "W" or "B" (one army per plate, 218 x 150 mm),
-// or "both" (a 218 x 304 mm bed, or preview).
+// Which keys: army "W" or "B" (or "both", a preview), and plate 1 or 2:
+// the first 11 or the other keys of the army, 144 x 128 mm
+// at most (fits a 180 mm bed); plate 0: every key selected (preview).
 army = "W";
-plate_cols = 3;
+plate = 0;
+plate_cols = 2;
 gap = 4;
 
 // [piece, codeword]; codeword switch 1 first.
@@ -60,7 +62,9 @@ KEYS = [
     ["B:FLG", "0010101"]
 ];
 
-SELECTED = [for (k = KEYS) if (army == "both" || k[0][0] == army) k];
+ARMY = [for (k = KEYS) if (army == "both" || k[0][0] == army) k];
+SELECTED = plate == 0 ? ARMY : [for (i = [0 : len(ARMY) - 1])
+    if ((i < 11) == (plate == 1)) ARMY[i]];
 step_x = 70 + gap;  // key length + gap
 step_y = key_h + gap;
 

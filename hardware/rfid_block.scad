@@ -7,8 +7,10 @@
 // The RDM6300 boards lie in the wiring space underneath, coil leads short.
 // LEDs, NEW GAME button and piezo as in slot_block.scad, in the middle.
 //
-// Print upside down, no supports; four M3 x 12 screws from below through
-// base_plate.scad (variant = "rfid") into the bosses.
+// The slots take a piece glued into its tag shoe (tag_shoe.scad).
+// Print upside down, no supports; four M2.5 x 10 countersunk screws
+// (DIN 7991) from below through base_plate.scad (variant = "rfid") into the
+// bosses.
 
 include <gg_params.scad>
 use <gg_lib.scad>
@@ -35,8 +37,9 @@ module rfid_block() {
             }
             for (p = rfid_bosses()) translate([p[0], p[1], 0]) cylinder(d = 7, h = rcav_h, $fn = 32);
         }
-        for (p = rfid_bosses()) translate([p[0], p[1], -1]) bore(m3_pilot, 13);
-        translate([rmid_x - 10, rblock_d - wall - 1, -1]) cube([20, wall + 2, 7]);
+        for (p = rfid_bosses()) translate([p[0], p[1], -1]) bore(m25_pilot, 13);
+        // cable exit in the front wall, towards the boards on the base plate
+        translate([rmid_x - 10, -1, -1]) cube([20, wall + 2, 7]);
         for (s = [0, 1]) {
             // piece slot
             translate([rslot_xc(s) - rfid_slot_x / 2, front_margin, rfloor_z])

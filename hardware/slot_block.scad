@@ -14,8 +14,9 @@
 // (glue it in from below) under four sound holes. In each slot floor two
 // magnet holes, closed from below by the carrier.
 //
-// Print upside down (top face on the bed), no supports. Four M3 x 12 screws
-// from below through base_plate.scad into the bosses. Preview (F5) shows a
+// Print upside down (top face on the bed), no supports. Four M2.5 x 10
+// countersunk screws (DIN 7991) from below through base_plate.scad into the
+// bosses. Preview (F5) shows a
 // key in each slot and the carriers.
 
 GG_LIBRARY = true;
@@ -51,9 +52,9 @@ module slot_block() {
             }
             for (p = block_bosses()) translate([p[0], p[1], 0]) cylinder(d = 7, h = cav_h, $fn = 32);
         }
-        for (p = block_bosses()) translate([p[0], p[1], -1]) bore(m3_pilot, 13);
-        // cable exit at the back
-        translate([mid_x - 10, block_d - wall - 1, -1]) cube([20, wall + 2, 7]);
+        for (p = block_bosses()) translate([p[0], p[1], -1]) bore(m25_pilot, 13);
+        // cable exit in the front wall, towards the boards on the base plate
+        translate([mid_x - 10, -1, -1]) cube([20, wall + 2, 7]);
         for (s = [0, 1]) {
             // the slot
             translate([slot_x0(s), front_margin, floor_z]) cube([slot_x, slot_y, slot_depth + 1]);
@@ -68,10 +69,14 @@ module slot_block() {
             // magnet holes under the key's feet (the carrier closes them)
             for (x = [foot_w / 2, key_length() - foot_w / 2])
                 translate([slot_x0(s) + clear + x, slot_yc, cav_h - 1]) bore(mag_d, floor_t + 2);
-            // carrier screws (pilot holes up into the block)
+            // carrier screws (pilot holes up into the block) and the hole for
+            // the carrier's key pin: the carrier fits one way only
             for (p = carrier_screws())
                 translate([carrier_origin(s)[0] + p[0], carrier_origin(s)[1] + p[1], cav_h - 1])
-                    bore(m3_pilot, 11);
+                    bore(m3_pilot, carrier_pilot + 1);
+            translate([carrier_origin(s)[0] + carrier_pin()[0],
+                       carrier_origin(s)[1] + carrier_pin()[1], cav_h - 1])
+                bore(carrier_pin_d + allow + 0.2, carrier_pin_h + 1.5);
             // slot LED and its label
             translate([slot_x0(s) + slot_x / 2, front_margin / 2, 0]) led_seat(block_h);
             translate([slot_x0(s) + slot_x / 2 - 5, front_margin / 2, 0])

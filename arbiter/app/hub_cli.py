@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from arbiter.errors import ArbiterError
-from arbiter.hub.exports import KINDS, export
+from arbiter.hub.exports import KINDS, export, trf
 from arbiter.hub.ingest import Ingest, publish_once
 from arbiter.hub.ledger import Ledger, ResendAsk
 from arbiter.hub.resend import GRACE, Resender
@@ -33,8 +33,10 @@ from arbiter.mqtt.tls import client_context
 from arbiter.pinrule import RULE as PIN_RULE
 from arbiter.pinrule import PinFormatError, legacy_pin_note
 from arbiter.storage.paths import default_data_dir
-from arbiter.tournament.model import Result
+from arbiter.tournament.errors import NoLegalPairingError
+from arbiter.tournament.model import Pairing, Result
 from arbiter.tournament.standings import TieBreak
+from arbiter.tournament.trf import import_trf
 from arbiter.wire import AssignmentMessage
 from web.hub import create_hub_app
 from web.hub.feed import VenueFeed
@@ -216,8 +218,48 @@ def _players(args: argparse.Namespace) -> int:
 
 def _pair(args: argparse.Namespace) -> int:
     with _ledger(args) as ledger:
-        for p in ledger.pair_round(args.system):
-            print(f"round {p.round} board {p.board}: {p.white} - {p.black or '(bye)'}")
+        try:
+            pairings = ledger.pair_round(args.system)
+        except NoLegalPairingError as exc:
+            print(f"{exc}\npair it by hand: gg-arbiter hub pair-manual --game WHITE BLACK ..."
+                  " [--bye NAME]", file=sys.stderr)
+            return 1
+        _print_round(pairings)
+    return 0
+
+
+def _print_round(pairings: Sequence[Pairing]) -> None:
+    for p in pairings:
+        print(f"round {p.round} board {p.board}: {p.white} - {p.black or '(bye)'}")
+
+
+def _pair_manual(args: argparse.Namespace) -> int:
+    games: list[tuple[str, str | None]] = [(w, b) for w, b in args.game or []]
+    games += [(n, None) for n in args.bye or []]
+    with _ledger(args) as ledger:
+        _print_round(ledger.pair_manual(games, args.who))
+    return 0
+
+
+def _rounds(args: argparse.Namespace) -> int:
+    with _ledger(args) as ledger:
+        if args.rounds is not None:
+            ledger.set_total_rounds(args.rounds, args.who)
+        total = ledger.total_rounds()
+        print(f"{len(ledger.rounds())} round(s) paired of {total if total else '(not set)'}")
+    return 0
+
+
+def _import_trf(args: argparse.Namespace) -> int:
+    try:
+        text = Path(args.file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise HubCliError(f"cannot read {args.file}: {exc}") from None
+    event = import_trf(text)
+    with _ledger(args) as ledger:
+        ledger.import_event(event.players, event.games, event.total_rounds)
+        rounds = len(ledger.rounds())
+    print(f"{len(event.players)} player(s), {rounds} round(s) of {event.total_rounds} imported")
     return 0
 
 
@@ -276,7 +318,10 @@ def _tiebreaks(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     with _ledger(args) as ledger:
-        sys.stdout.write(export(ledger, args.kind, args.format))
+        if args.kind == "trf":
+            sys.stdout.write(trf(ledger))
+        else:
+            sys.stdout.write(export(ledger, args.kind, args.format))
     return 0
 
 
@@ -388,6 +433,28 @@ def add_hub_parser(sub: Any, parser_class: type[argparse.ArgumentParser]) -> Non
     pair.add_argument("--system", choices=("swiss", "round-robin"), default="swiss")
     pair.set_defaults(func=_pair)
 
+    manual = cmds.add_parser(
+        "pair-manual", help="pair the next round by hand (audited), e.g. when no legal "
+        "Swiss pairing exists")
+    manual.add_argument("--game", nargs=2, action="append", metavar=("WHITE", "BLACK"),
+                        help="one board; repeat for each")
+    manual.add_argument("--bye", action="append", metavar="NAME", help="a player with a bye")
+    who(manual)
+    manual.set_defaults(func=_pair_manual)
+
+    rounds = cmds.add_parser(
+        "rounds", help="show, or set, the event's number of rounds (the final round's Swiss "
+        "pairing and the TRF export read it)")
+    rounds.add_argument("rounds", type=int, nargs="?")
+    who(rounds)
+    rounds.set_defaults(func=_rounds)
+
+    trf_in = cmds.add_parser(
+        "import-trf", help="load a FIDE TRF file (players, ratings, rounds played) into a "
+        "new, empty event")
+    trf_in.add_argument("file")
+    trf_in.set_defaults(func=_import_trf)
+
     assign = cmds.add_parser("assign", help="send a board to a table (published with --broker)")
     assign.add_argument("round", type=int)
     assign.add_argument("board", type=int)
@@ -418,8 +485,10 @@ def add_hub_parser(sub: Any, parser_class: type[argparse.ArgumentParser]) -> Non
     who(breaks)
     breaks.set_defaults(func=_tiebreaks)
 
-    exp = cmds.add_parser("export", help="standings, pairings or games as CSV or JSON")
-    exp.add_argument("kind", choices=KINDS)
+    exp = cmds.add_parser(
+        "export", help="standings, pairings or games as CSV or JSON; trf: the event as a FIDE "
+        "TRF file")
+    exp.add_argument("kind", choices=(*KINDS, "trf"))
     exp.add_argument("--format", choices=("csv", "json"), default="csv")
     exp.set_defaults(func=_export)
 

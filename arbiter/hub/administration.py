@@ -43,6 +43,22 @@ class Administration(TableState):
             db.execute("INSERT OR REPLACE INTO meta VALUES ('tiebreaks', ?)", (json.dumps(after),))
             self._audit(db, who, "tiebreaks", "event", json.dumps(before), json.dumps(after))
 
+    def total_rounds(self) -> int | None:
+        """The event's announced number of rounds (None: not set)."""
+        raw = self._meta("total_rounds")
+        return None if raw is None else int(raw)
+
+    def set_total_rounds(self, rounds: int, who: str) -> None:
+        """Announce the number of rounds (audited): the Swiss pairing of the final round
+        and the TRF export's ``XXR`` read it."""
+        if rounds < max(1, len(self.rounds())):
+            raise PairingError(f"{rounds} rounds: the event already has {len(self.rounds())}")
+        before = self.total_rounds()
+        with self._write() as db:
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('total_rounds', ?)", (str(rounds),))
+            self._audit(db, who, "rounds", "event", None if before is None else str(before),
+                        str(rounds))
+
     # --- players ----------------------------------------------------------------
 
     def add_players(self, players: Sequence[Player]) -> None:
@@ -104,7 +120,9 @@ class Administration(TableState):
                     f"round {first.round} board {first.board} has no result yet: Swiss pairs"
                     " on the scores, so every game must be over first"
                 )
-            pairings = swiss_round(self.seeded(), self.games_for_pairing(), number)
+            pairings = swiss_round(
+                self.seeded(), self.games_for_pairing(), number, self.total_rounds()
+            )
         elif system == "round-robin":
             raw = self._meta("round_robin_order")
             order = [p.name for p in self.seeded()] if raw is None else json.loads(raw)
@@ -138,6 +156,64 @@ class Administration(TableState):
                 "INSERT INTO pairings (round, board, white, black) VALUES (?, ?, ?, ?)",
                 [(p.round, p.board, p.white, p.black) for p in pairings],
             )
+
+    def pair_manual(
+        self, games: Sequence[tuple[str, str | None]], who: str
+    ) -> list[Pairing]:
+        """Store the next round as the organiser paired it by hand (audited): (White, Black)
+        per board, Black None for a bye. Every player not withdrawn plays exactly once; the
+        Swiss rules are the organiser's to weigh here (used when no legal pairing exists)."""
+        number = len(self.rounds()) + 1
+        names = [n for pair in games for n in pair if n is not None]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise PairingError(f"round {number}: {', '.join(twice)} paired twice")
+        active = {p.name for p in self.players() if not p.withdrawn}
+        missing = sorted(active - set(names))
+        if missing:
+            raise PairingError(f"round {number}: {', '.join(missing)} not paired")
+        extra = sorted(set(names) - active)
+        if extra:
+            raise UnknownPlayerError(f"round {number}: {', '.join(extra)} is not an active player")
+        played = [(w, b) for w, b in games if b is not None]
+        byes = [(w, b) for w, b in games if b is None]
+        pairings = [
+            Pairing(number, board, w, b) for board, (w, b) in enumerate([*played, *byes], start=1)
+        ]
+        self.add_round(pairings, "manual")
+        with self._write() as db:
+            summary = "; ".join(f"{p.white} - {p.black or '(bye)'}" for p in pairings)
+            self._audit(db, who, "pair-manual", f"round {number}", None, summary)
+        return pairings
+
+    def import_event(self, players: Sequence[Player], games: Sequence[Game],
+                     total_rounds: int) -> None:
+        """Load an event read from a TRF file into this ledger, which must be empty: the
+        players in start-rank order, each round with its results, the number of rounds."""
+        if self._read("SELECT 1 FROM players UNION SELECT 1 FROM rounds LIMIT 1"):
+            raise PairingError("the ledger already holds players or rounds: import into a new one")
+        with self.batch():
+            self._import_event(players, games, total_rounds)
+
+    def _import_event(
+        self, players: Sequence[Player], games: Sequence[Game], total_rounds: int
+    ) -> None:
+        self.add_players([Player(p.name, p.rating) for p in players])
+        with self._write() as db:
+            for p in players:
+                if p.withdrawn:
+                    db.execute("UPDATE players SET withdrawn=1 WHERE name=?", (p.name,))
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('total_rounds', ?)",
+                       (str(total_rounds),))
+        for number in sorted({g.pairing.round for g in games}):
+            this = [g for g in games if g.pairing.round == number]
+            self.add_round([g.pairing for g in this], "swiss")
+            with self._write() as db:
+                db.executemany(
+                    "UPDATE pairings SET result=? WHERE round=? AND board=?",
+                    [(g.result.value, number, g.pairing.board) for g in this
+                     if g.result is not None],
+                )
 
     def pairings(self, round_number: int | None = None) -> list[PairingRow]:
         """The pairings of one round, or of every round, by round and board."""

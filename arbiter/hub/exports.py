@@ -15,6 +15,7 @@ from typing import TypeAlias
 
 from arbiter.hub.errors import ExportError
 from arbiter.hub.ledger import Ledger
+from arbiter.tournament.trf import export_trf
 
 STANDINGS_COLUMNS = ("rank", "name", "score", "played", "wins", "draws", "losses", "byes")
 PAIRINGS_COLUMNS = ("round", "board", "table", "white", "black", "result", "corrected")
@@ -110,3 +111,14 @@ def to_csv(columns: Sequence[str], rows: Sequence[Row]) -> str:
 
 def to_json(rows: Sequence[Row]) -> str:
     return json.dumps(list(rows), indent=1, ensure_ascii=False) + "\n"
+
+
+def trf(ledger: Ledger) -> str:
+    """The event as a FIDE TRF file (arbiter.tournament.trf): the rounds whose results are
+    all in, players in seed order; ``XXR`` is the announced number of rounds, or (not set)
+    the rounds paired so far plus one."""
+    games = ledger.games_for_pairing()
+    total = ledger.total_rounds()
+    if total is None:
+        total = len(ledger.rounds()) + 1
+    return export_trf(ledger.event, ledger.seeded(), games, total)

@@ -28,3 +28,19 @@ class PlayerImportError(TournamentError, ValueError):
         super().__init__(f"line {line}: {reason}")
         self.line = line
         self.reason = reason
+
+
+class NoLegalPairingError(PairingError):
+    """No pairing of the round keeps the Dutch system's absolute criteria (C1-C4).
+
+    The organiser pairs such a round by hand; the rules are never relaxed silently.
+    """
+
+    def __init__(self, round_number: int, reason: str) -> None:
+        super().__init__(f"round {round_number}: no legal pairing: {reason}")
+        self.round = round_number
+        self.reason = reason
+
+
+class TrfError(TournamentError, ValueError):
+    """A TRF file that cannot be read or an event that cannot be written as one."""

@@ -8,6 +8,20 @@ nothing. Tie-breaks (each only separates players still equal on everything befor
   of those drawn with.
 * Direct encounter: the points scored in the games among the players still tied.
 
+And as FIDE defines them (Handbook C.07, Tie-Break Regulations 2023), for a
+player's own unplayed rounds (Article 16): each one (the pairing-allocated
+bye, a round the player was not paired in) counts for Buchholz as a game
+against a dummy opponent whose score is the player's own final score; a round
+the player was not paired in (absent, withdrawn, entered late) is a
+voluntarily unplayed round, cut first by Cut-1:
+
+* ``buchholz-fide`` (BH): the sum of the opponents' scores, dummy opponents included.
+* ``buchholz-cut1`` (BH-C1): the same without its least significant value.
+* ``wins`` (WIN): the rounds in which the player scored as much as a win, played or
+  not (the bye counts).
+* ``aro`` (ARO): the average rating of the opponents met in games with a result,
+  rated ones only (rating above 0), rounded to the nearest whole number (½ up).
+
 Players equal on the score and every tie-break share a rank.
 """
 
@@ -27,6 +41,10 @@ class TieBreak(enum.Enum):
     BUCHHOLZ = "buchholz"
     SONNEBORN_BERGER = "sonneborn-berger"
     DIRECT_ENCOUNTER = "direct-encounter"
+    BUCHHOLZ_FIDE = "buchholz-fide"
+    BUCHHOLZ_CUT1 = "buchholz-cut1"
+    WINS = "wins"
+    ARO = "aro"
 
 
 DEFAULT_TIEBREAKS = (TieBreak.DIRECT_ENCOUNTER, TieBreak.BUCHHOLZ, TieBreak.SONNEBORN_BERGER)
@@ -107,10 +125,58 @@ def standings(
                 total += points
         return total
 
+    held = sorted({g.pairing.round for g in games})
+    rating = {p.name: p.rating for p in players}
+
+    def fide_values(name: str) -> list[tuple[bool, float]]:
+        """(voluntarily unplayed, value) per round held: the opponent's score, or the
+        player's own for a dummy opponent (C.07 Article 16)."""
+        by_round = {g.pairing.round: g for g in mine.get(name, ())}
+        out: list[tuple[bool, float]] = []
+        for r in held:
+            g = by_round.get(r)
+            opp = None if g is None else g.pairing.opponent_of(name)
+            if g is not None and opp is not None and g.result is not None:
+                out.append((False, score.get(opp, 0.0)))
+            else:
+                # The bye is not voluntary; an unpaired round (or a game left without a
+                # result) is.
+                out.append((g is None or not g.pairing.is_bye, score[name]))
+        return out
+
+    def buchholz_fide(name: str, _group: frozenset[str]) -> float:
+        return sum((v for _, v in fide_values(name)), 0.0)
+
+    def buchholz_cut1(name: str, _group: frozenset[str]) -> float:
+        values = fide_values(name)
+        if not values:
+            return 0.0
+        # The least significant value: a voluntarily unplayed round's first, else the lowest.
+        cut = min(range(len(values)), key=lambda i: (not values[i][0], values[i][1]))
+        return sum((v for i, (_, v) in enumerate(values) if i != cut), 0.0)
+
+    def wins(name: str, _group: frozenset[str]) -> float:
+        return float(sum(1 for g in mine.get(name, ()) if g.points(name) == 1.0))
+
+    def aro(name: str, _group: frozenset[str]) -> float:
+        rated = [
+            rating[opp]
+            for g in decided.get(name, ())
+            if (opp := g.pairing.opponent_of(name)) is not None and rating.get(opp, 0) > 0
+        ]
+        if not rated:
+            return 0.0
+        # Round half up, in whole numbers (no float rounding to even).
+        return float((2 * sum(rated) + len(rated)) // (2 * len(rated)))
+
     rules: dict[TieBreak, Callable[[str, frozenset[str]], float]] = {
         TieBreak.BUCHHOLZ: buchholz,
         TieBreak.SONNEBORN_BERGER: sonneborn_berger,
         TieBreak.DIRECT_ENCOUNTER: direct,
+        TieBreak.BUCHHOLZ_FIDE: buchholz_fide,
+        TieBreak.BUCHHOLZ_CUT1: buchholz_cut1,
+        TieBreak.WINS: wins,
+        TieBreak.ARO: aro,
     }
     values: dict[str, dict[TieBreak, float]] = {p.name: {} for p in players}
     groups = _split([p.name for p in players], lambda n, _g: score[n])

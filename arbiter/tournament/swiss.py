@@ -1,202 +1,988 @@
-"""Swiss pairing, a simplified Dutch system.
+"""Swiss pairing by the FIDE Dutch system: Handbook C.04.3 as approved on 13 April 2024.
 
-For the next round, of the players not withdrawn:
+That version applies from 1 July 2025.
 
-1. Ranking: by score, then seed order.
-2. Bye (odd count): the lowest-ranked player who has not had one, such that
-   the others can still be paired; nobody gets a second bye.
-3. Pairing: the highest-ranked unpaired player meets, in this order of
-   preference, the players of their own score group from its middle down
-   (top half against bottom half: S1[i] against S2[i]), then the rest of the
-   group, then the lower groups from the top; never someone already met.
-   A candidate both of whose colour preferences can be met is tried first.
-   Backtracking finds a pairing whenever one exists.
-4. Colours: an absolute preference (colour difference beyond ±1, or the same
-   colour twice in a row) is never broken when a pairing keeping all of them
-   exists; otherwise the search is repeated without that rule. Between two
-   players the stronger preference wins (absolute, then the larger
-   difference, then the higher-ranked player); with no preference at all the
-   higher-ranked player has White on odd boards.
+The rules' criteria, in their order, are encoded in the weight of each
+possible pair, and every pairing bracket (a score group with the players
+moved down to it) is solved as a maximum-weight matching over all the
+players still unpaired, so the absolute criteria (C1-C3) and the completion
+criterion (C4) always hold for the whole round. The field layout and the order
+of the bracket's decisions (which moved-down players are paired, their
+opponents, the exchanges between S1 and S2, then each S1 player's opponent,
+highest first) follow the FIDE-endorsed engine bbpPairings v6, with which
+the golden tests (tests/tournament/golden/) compare the pairings round by round.
+(A bracket is matched over its own players alone when those it leaves below can
+be shown to complete the round: the same result, found faster; see _Matcher.upper.)
+
+Players are numbered in seed order (their pairing numbers, as in a TRF file).
+Per player, from the games played before the round:
+
+* score: win 1, draw ½, loss 0, the pairing-allocated bye 1; a game without
+  a result counts nothing (the hub pairs a Swiss round only once all are in);
+* colour difference and preference (A6): absolute when the difference is
+  beyond ±1 or the same colour came twice running, strong when the
+  difference is ±1, mild otherwise; the bye and absent rounds do not count;
+* floats (A4): a downfloat when the player scored more than the opponent
+  before that round, or had the bye; an upfloat when less; looked at for
+  the last two rounds (C14-C21).
+
+Absolute criteria: no two players meet twice (C1), nobody gets a second
+pairing-allocated bye (C2), and two players with the same absolute colour
+preference do not meet (C3), except in the final round when one of them
+scored more than half the maximum (the topscorers' exception); this needs
+the event's number of rounds (``total_rounds``). When no pairing meets them,
+:class:`NoLegalPairingError` says so; nothing is ever relaxed.
+
+Colours (E1-E5): both preferences met when they differ; else the stronger
+preference (absolute with the larger difference, then absolute, then strong);
+else alternate from the latest round in which the two had different colours;
+else the higher-ranked player's preference; with none at all, the
+higher-ranked player has the initial colour (White) when his pairing number
+is odd, the other colour when it is even.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+import enum
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
-from arbiter.tournament.errors import PairingError, UnknownPlayerError
-from arbiter.tournament.model import Colour, Game, Pairing, Player, check_unique
-from arbiter.tournament.standings import scores
+import networkx as nx
 
-#: How many candidate pairs the search may try before it gives up (a bound, not a tuning knob:
-#: a real event is paired within a few hundred).
-SEARCH_BUDGET = 200_000
+from arbiter.tournament.errors import NoLegalPairingError, PairingError, UnknownPlayerError
+from arbiter.tournament.model import BYE_POINTS, Colour, Game, Pairing, Player, check_unique
+
+#: The higher-ranked player's colour in round 1 when his pairing number is odd (``XXC white1``).
+INITIAL_COLOUR = Colour.WHITE
+
+#: A pair of places in a bracket's list: (the lower one, the higher one).
+Edge = tuple[int, int]
+
+
+class Float(enum.Enum):
+    """How a player's pairing in a round compared with his score (A4)."""
+
+    DOWN = "D"
+    UP = "U"
+    NONE = " "
+
+
+@dataclass(frozen=True)
+class _Round:
+    """One past round of one player: an opponent with a colour, the bye, or nothing."""
+
+    opponent: int | None  # pairing index; None: no game played
+    colour: Colour | None
+    points2: int  # points in half-points
+    bye: bool
 
 
 @dataclass
-class _History:
-    """One player's past: opponents, colours in order, byes."""
+class _Entrant:
+    """One player's state before the round: what the criteria read."""
 
-    opponents: set[str] = field(default_factory=set)
-    colours: list[Colour] = field(default_factory=list)
-    byes: int = 0
+    index: int  # seed order: pairing number - 1
+    name: str
+    rounds: list[_Round]
+    score2: int  # half-points
+    played: int
+    imbalance: int  # |whites - blacks|
+    preference: Colour | None
+    repeated: Colour | None  # the colour had twice running, when so
+    strong: bool
+    bye_eligible: bool
 
     @property
-    def difference(self) -> int:
-        """Whites minus blacks."""
-        return sum(1 if c is Colour.WHITE else -1 for c in self.colours)
+    def absolute_imbalance(self) -> bool:
+        return self.imbalance > 1
 
     @property
     def absolute(self) -> bool:
-        """Must have the preferred colour (difference beyond ±1 or the same twice running)."""
-        recent = self.colours[-2:]
-        return abs(self.difference) > 1 or (len(recent) == 2 and recent[0] is recent[1])
+        return self.absolute_imbalance or self.repeated is not None
 
-    @property
-    def preference(self) -> Colour | None:
-        if self.difference > 0:
-            return Colour.BLACK
-        if self.difference < 0:
-            return Colour.WHITE
-        return self.colours[-1].other if self.colours else None
+    def score_before(self, rounds_back: int) -> int:
+        """Score (half-points) leaving out the last ``rounds_back`` rounds."""
+        return sum(r.points2 for r in self.rounds[: len(self.rounds) - rounds_back])
 
-    def strength(self) -> tuple[int, int]:
-        return (1 if self.absolute else 0, abs(self.difference))
+    def float_in(self, rounds_back: int, everyone: Sequence[_Entrant]) -> Float:
+        """The float of the round ``rounds_back`` before this one (1: the last)."""
+        if rounds_back > len(self.rounds):
+            return Float.NONE
+        past = self.rounds[len(self.rounds) - rounds_back]
+        if past.opponent is None:
+            return Float.DOWN if past.points2 > 0 else Float.NONE
+        mine = self.score_before(rounds_back)
+        theirs = everyone[past.opponent].score_before(rounds_back)
+        if mine > theirs:
+            return Float.DOWN
+        if mine < theirs:
+            return Float.UP
+        return Float.NONE
 
 
-class _OutOfBudgetError(Exception):
-    """Internal: the search tried SEARCH_BUDGET pairs."""
-
-
-def history(games: Sequence[Game]) -> dict[str, _History]:
-    """Every player's past from ``games`` (unplayed games count: the pairing was made)."""
-    past: dict[str, _History] = defaultdict(_History)
+def _entrants(players: Sequence[Player], games: Sequence[Game], played: int) -> list[_Entrant]:
+    index = {p.name: i for i, p in enumerate(players)}
+    table: list[list[_Round]] = [
+        [_Round(None, None, 0, False) for _ in range(played)] for _ in players
+    ]
     for game in games:
-        p = game.pairing
-        if p.black is None:
-            past[p.white].byes += 1
+        pg = game.pairing
+        if not 1 <= pg.round <= played:
             continue
-        past[p.white].opponents.add(p.black)
-        past[p.black].opponents.add(p.white)
-        past[p.white].colours.append(Colour.WHITE)
-        past[p.black].colours.append(Colour.BLACK)
-    return past
+        w = index[pg.white]
+        if pg.black is None:
+            table[w][pg.round - 1] = _Round(None, None, int(BYE_POINTS * 2), True)
+            continue
+        b = index[pg.black]
+        sides = ((w, b, Colour.WHITE, pg.white), (b, w, Colour.BLACK, pg.black))
+        for me, opp, colour, name in sides:
+            points = game.points(name)
+            table[me][pg.round - 1] = _Round(
+                opp, colour, 0 if points is None else int(points * 2), False
+            )
+    out: list[_Entrant] = []
+    for i, p in enumerate(players):
+        rounds = table[i]
+        whites = blacks = run = 0
+        last: Colour | None = None
+        for r in rounds:
+            if r.colour is None:
+                continue
+            whites += r.colour is Colour.WHITE
+            blacks += r.colour is Colour.BLACK
+            run = run + 1 if r.colour is last else 1
+            last = r.colour
+        lower = Colour.BLACK if whites > blacks else Colour.WHITE
+        imbalance = abs(whites - blacks)
+        preference: Colour | None
+        if imbalance > 1:
+            preference = lower
+        elif run > 1:
+            assert last is not None
+            preference = last.other
+        elif imbalance > 0:
+            preference = lower
+        elif run:
+            assert last is not None
+            preference = last.other
+        else:
+            preference = None
+        repeated = last if run > 1 else None
+        absolute = imbalance > 1 or repeated is not None
+        # A player who had a point without playing (the bye, a forfeit win) cannot get the bye.
+        eligible = not any(r.bye or (r.opponent is None and r.points2 >= 2) for r in rounds)
+        out.append(
+            _Entrant(
+                index=i,
+                name=p.name,
+                rounds=rounds,
+                score2=sum(r.points2 for r in rounds),
+                played=whites + blacks,
+                imbalance=imbalance,
+                preference=preference,
+                repeated=repeated,
+                strong=not absolute and imbalance > 0,
+                bye_eligible=eligible,
+            )
+        )
+    return out
 
+
+class _Graph(nx.Graph):  # type: ignore[misc]
+    """A networkx graph whose ``G[u][v]`` is the plain edge dict: the matching reads it
+    millions of times, and the read-only views cost most of its time."""
+
+    def __getitem__(self, n: int) -> dict[int, dict[str, int]]:
+        adjacency: dict[int, dict[int, dict[str, int]]] = self._adj
+        return adjacency[n]
+
+
+class _Matcher:
+    """A weighted graph on the players and its maximum-weight matching.
+
+    Weights are set edge by edge; a finalised pair leaves the graph (its weight
+    to every other player is zero, so every maximum matching keeps it).
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.weight: dict[tuple[int, int], int] = {}
+        self.near: list[set[int]] = [set() for _ in range(size)]  # the edges, by player
+        self.final: dict[int, int] = {}
+        self.relaxed = False
+        #: While set, (U, c, sentinel, check): matchings are computed over U alone, each
+        #: edge's weight less c(edge), and a player of U left unmatched gets ``sentinel``
+        #: (a player below U) as mate. Dropping the players below U relaxes only the
+        #: completion criterion, whose field is the same for every complete pairing: so
+        #: when the players of U left unmatched can be completed below (``check``, given
+        #: them; None: known for any), the result is a maximum matching of the whole.
+        #: Otherwise the whole graph is matched.
+        self.upper: (
+            tuple[set[int], Callable[[int, int], int], int, Callable[[list[int]], bool] | None]
+            | None
+        ) = None
+
+    def set(self, a: int, b: int, w: int) -> None:
+        if a in self.final or b in self.final:
+            return
+        key = (a, b) if a < b else (b, a)
+        if w > 0:
+            self.weight[key] = w
+            self.near[a].add(b)
+            self.near[b].add(a)
+        elif self.weight.pop(key, None) is not None:
+            self.near[a].discard(b)
+            self.near[b].discard(a)
+
+    def finalise(self, a: int, b: int) -> None:
+        self.final[a] = b
+        self.final[b] = a
+        for v in (a, b):
+            for u in self.near[v]:
+                self.weight.pop((u, v) if u < v else (v, u), None)
+                if u not in (a, b):
+                    self.near[u].discard(v)
+            self.near[v] = set()
+
+    def compute(self, extra: dict[tuple[int, int], int] | None = None, shift: int = 0) -> list[int]:
+        """A maximum-weight matching: ``mate[v]`` (``v`` itself when unmatched).
+
+        ``extra`` adds to the edges it names after every weight is shifted left by ``shift``.
+        """
+        if self.upper is not None:
+            only, completion, sentinel, check = self.upper
+            relaxed: dict[tuple[int, int], int] = {}
+            for a in only:
+                for b in self.near[a]:
+                    if a < b and b in only:
+                        w = self.weight[a, b] - completion(a, b)
+                        if w > 0:
+                            relaxed[a, b] = w
+            mate = self._match(relaxed, extra, shift)
+            left = [v for v in only if mate[v] == v]
+            if check is None or check(left):
+                for v in left:
+                    mate[v] = sentinel
+                self.relaxed = True
+                return mate
+        self.relaxed = False
+        return self._match(self.weight, extra, shift)
+
+    def _match(
+        self, weights: dict[tuple[int, int], int], extra: dict[tuple[int, int], int] | None,
+        shift: int,
+    ) -> list[int]:
+        graph = _Graph()
+        if extra:
+            weights = {k: w << shift for k, w in weights.items()}
+            for (a, b), w in extra.items():
+                key = (a, b) if a < b else (b, a)
+                if key in weights:
+                    weights[key] += w
+        graph.add_weighted_edges_from((a, b, w) for (a, b), w in weights.items())
+        mate = list(range(self.size))
+        for a, b in self.final.items():
+            mate[a] = b
+        for a, b in nx.max_weight_matching(graph):
+            mate[a] = b
+            mate[b] = a
+        return mate
+
+
+def _perfect_matching_found(near: dict[int, set[int]]) -> bool:
+    """Whether a perfect matching of the graph ``near`` (vertex: its neighbours) was
+    found: greedily, fewest neighbours first, then by alternating paths. True is
+    certain (one was built); False may only mean the search missed it."""
+    mate: dict[int, int] = {}
+    for v in sorted(near, key=lambda v: (len(near[v]), v)):
+        if v in mate:
+            continue
+        free = [u for u in near[v] if u not in mate]
+        if free:
+            u = min(free, key=lambda u: (len(near[u]), u))
+            mate[v], mate[u] = u, v
+    for root in sorted(near):
+        if root in mate:
+            continue
+        # Breadth-first over alternating paths from ``root`` (no blossoms: may miss one).
+        parent: dict[int, int] = {root: root}
+        queue = [root]
+        end = None
+        while queue and end is None:
+            x = queue.pop(0)
+            for y in sorted(near[x]):
+                if y in parent:
+                    continue
+                if y not in mate:
+                    parent[y] = x
+                    end = y
+                    break
+                z = mate[y]
+                if z in parent:
+                    continue
+                parent[y] = x
+                parent[z] = y
+                queue.append(z)
+        if end is None:
+            return False
+        y = end
+        while True:
+            x = parent[y]
+            previous = mate.get(x)
+            mate[x], mate[y] = y, x
+            if x == root:
+                break
+            assert previous is not None
+            y = previous
+    return len(mate) == len(near)
+
+
+def _neutral_colour(me: _Entrant, other: _Entrant) -> Colour | None:
+    """My colour by E1-E3, or None when it comes down to rank (E4) or to nothing (E5)."""
+    mp, op = me.preference, other.preference
+    if mp is None or op is None or mp is not op:
+        if mp is not None:
+            return mp
+        if op is not None:
+            return op.other
+        return None
+    if me.absolute and (me.imbalance > other.imbalance or not other.absolute):
+        return mp
+    if other.absolute and (other.imbalance > me.imbalance or not me.absolute):
+        return op.other
+    if me.strong and not other.strong:
+        return mp
+    if other.strong and not me.strong:
+        return op.other
+    # E3: alternate from the latest round in which the two had different colours.
+    mine = [r.colour for r in me.rounds if r.colour is not None]
+    theirs = [r.colour for r in other.rounds if r.colour is not None]
+    i, j = len(mine) - 1, len(theirs) - 1
+    while i >= 0 and j >= 0 and mine[i] is theirs[j]:
+        i -= 1
+        j -= 1
+    if i >= 0 and j >= 0:
+        return theirs[j]
+    return None
+
+
+def _colour(me: _Entrant, other: _Entrant, ranks_above: bool) -> Colour:
+    """My colour against ``other``; ``ranks_above``: I rank higher (score, then pairing number)."""
+    neutral = _neutral_colour(me, other)
+    if neutral is not None:
+        return neutral
+    if me.preference is None:
+        # E5: the higher-ranked player has the initial colour when his pairing number is odd.
+        higher = me if ranks_above else other
+        higher_gets = INITIAL_COLOUR if higher.index % 2 == 0 else INITIAL_COLOUR.other
+        return higher_gets if ranks_above else higher_gets.other
+    # E4: the higher-ranked player gets his preference.
+    assert other.preference is not None
+    return me.preference if ranks_above else other.preference.other
+
+
+class _Criteria:
+    """A round's players as the criteria see them: who may meet (C1-C3), the weight of
+    each pair (C4-C21), the bye's score, and whether a bracket may be matched alone."""
+
+    def __init__(
+        self,
+        people: list[_Entrant],
+        active: list[_Entrant],
+        played: int,
+        total_rounds: int | None,
+    ) -> None:
+        self.people = people
+        self.played = played
+        self.final_round = total_rounds is not None and played >= total_rounds - 1
+        # The players to pair by score, then pairing number: their place is their vertex.
+        self.order = sorted(active, key=lambda e: (-e.score2, e.index))
+        n = len(self.order)
+        self.n = n
+        self.score = [e.score2 for e in self.order]
+        self.met = [
+            {r.opponent for r in e.rounds if r.opponent is not None} for e in self.order
+        ]
+        # Bits to count the players of a score group, and each group's place above the lower ones.
+        self.group_shift: dict[int, int] = {}
+        shift = largest = run = 0
+        for v in range(n - 1, -1, -1):
+            run += 1
+            if v == 0 or self.score[v] < self.score[v - 1]:
+                self.group_shift[self.score[v]] = shift
+                largest = max(largest, run)
+                shift += run.bit_length()
+                run = 0
+        self.groups_shift = shift
+        self.size_bits = largest.bit_length()
+        self.bye_score = 0
+        self.single_downfloater_bye = False
+        self.unplayed_rank: dict[int, int] = {}
+        self.float_cache: dict[tuple[int, int], Float] = {}
+        self.incompatible: list[set[int]] | None = None
+        self.not_candidate: list[bool] | None = None  # read once the bye's score is known
+        self.low_shift = self.low_bits()
+
+    # --- the criteria -----------------------------------------------------------------
+
+    def floated(self, v: int, back: int) -> Float:
+        key = (v, back)
+        if key not in self.float_cache:
+            self.float_cache[key] = self.order[v].float_in(back, self.people)
+        return self.float_cache[key]
+
+    def compatible(self, a: int, b: int) -> bool:
+        """C1 and C3 (with the topscorers' exception in the final round)."""
+        pa, pb = self.order[a], self.order[b]
+        if pb.index in self.met[a]:
+            return False
+        if not (pa.absolute and pb.absolute and pa.preference is pb.preference):
+            return True
+        return self.final_round and (pa.score2 > self.played or pb.score2 > self.played)
+
+    def bye_candidate(self, v: int) -> bool:
+        return self.order[v].bye_eligible and self.score[v] <= self.bye_score
+
+    def _colour_fields(self, w: int, low: _Entrant, high: _Entrant, in_bracket: bool) -> int:
+        bits = self.size_bits
+        same = low.preference is high.preference
+        w = (w << bits) | (
+            in_bracket and not (low.absolute_imbalance and high.absolute_imbalance and same)
+        )
+        if low.imbalance == high.imbalance:
+            repeat_ok = high.repeated is None or high.repeated is not low.repeated
+        else:
+            smaller = high if low.imbalance > high.imbalance else low
+            repeat_ok = smaller.repeated is not (
+                low.preference.other if low.preference is not None else None
+            )
+        w = (w << bits) | (
+            in_bracket and (not (low.absolute and high.absolute) or not same or repeat_ok)
+        )
+        w = (w << bits) | (
+            in_bracket
+            and (low.preference is None or high.preference is None or not same)
+        )
+        w = (w << bits) | (
+            in_bracket
+            and (
+                (not low.strong and not low.absolute)
+                or (not high.strong and not high.absolute)
+                or (low.absolute and high.absolute)
+                or not same
+            )
+        )
+        return w
+
+    def edge(self, h: int, lo: int, in_bracket: bool, in_next: bool) -> int:
+        """The weight of pairing ``h`` with ``lo`` (``h`` first in order); 0: not allowed."""
+        if not self.compatible(h, lo):
+            return 0
+        bits, gbits = self.size_bits, self.groups_shift
+        high, low = self.order[h], self.order[lo]
+        sh, sl = self.score[h], self.score[lo]
+        # C4 (completion) and C2 (bye eligibility).
+        w = 1 + (not self.bye_candidate(h)) + (not self.bye_candidate(lo))
+        # C6-C7: the most pairs, then the highest scores, in this bracket, then in the next.
+        w = (w << bits) | in_bracket
+        w = (w << gbits) | ((1 << self.group_shift[sh]) if in_bracket else 0)
+        w = (w << bits) | in_next
+        w = (w << gbits) | ((1 << self.group_shift[sh]) if in_next else 0)
+        # C9: the fewest unplayed games for the bye's assignee.
+        w <<= 2 * bits
+        if self.single_downfloater_bye:
+            if sh == self.bye_score:
+                w |= self.unplayed_rank[high.played]
+            if sl == self.bye_score:
+                w += self.unplayed_rank[low.played]
+        # C10-C13: colours.
+        w = self._colour_fields(w, low, high, in_bracket)
+        # C14-C21: repeated floats, one and two rounds back, then their scores.
+        for back in (1, 2):
+            if self.played < back:
+                continue
+            w <<= bits
+            if in_bracket:
+                w |= self.floated(lo, back) is Float.DOWN
+                w += sh <= sl and self.floated(h, back) is Float.DOWN
+            w <<= bits
+            if in_bracket:
+                w |= not (sh > sl and self.floated(lo, back) is Float.UP)
+        for back in (1, 2):
+            if self.played < back:
+                continue
+            w <<= gbits
+            if in_bracket:
+                w += (self.floated(lo, back) is Float.DOWN) << self.group_shift[sl]
+                w += (self.floated(h, back) is Float.DOWN) << self.group_shift[sh]
+            w <<= gbits
+            if in_bracket and not (self.floated(lo, back) is Float.UP and sh > sl):
+                w |= 1 << self.group_shift[sh]
+        # Room for the bracket's own choices (exchanges, transpositions).
+        return w << (3 * bits + 1)
+
+    def _lowest_bye_score(self) -> int | None:
+        """The score the bye goes to, when a pairing search shows it at once, else None.
+
+        The first matching of an odd round (weights above) leaves out a bye-eligible
+        player of the lowest score group that allows one: its other fields only count
+        the scores paired, highest first. So a legal pairing of everyone but one
+        eligible player of the lowest group that has any is the answer; a pairing found
+        is certain, a miss (or a bye in the top group, where the first matching's pairs
+        matter too) leaves it to the matching.
+        """
+        incompatible = self._incompatible()
+        everyone = set(range(self.n))
+        for group in sorted(set(self.score)):
+            if group >= self.score[0]:
+                return None
+            eligible = [
+                v for v in range(self.n) if self.score[v] == group and self.order[v].bye_eligible
+            ]
+            for v in reversed(eligible):
+                near = {u: everyone - incompatible[u] - {u, v} for u in everyone - {v}}
+                if _perfect_matching_found(near):
+                    return group
+            if eligible:
+                return None
+        return None
+
+    def low_bits(self) -> int:
+        """The width of every field below completion (C4) in :meth:`edge`."""
+        bits, gbits = self.size_bits, self.groups_shift
+        width = bits + gbits + bits + gbits + 2 * bits + 4 * bits + 3 * bits + 1
+        for back in (1, 2):
+            if self.played >= back:
+                width += 2 * bits + 2 * gbits
+        return width
+
+    def completion(self, a: int, b: int) -> int:
+        """The completion field of the edge a-b, in place."""
+        if self.not_candidate is None:
+            self.not_candidate = [not self.bye_candidate(v) for v in range(self.n)]
+        return (1 + self.not_candidate[a] + self.not_candidate[b]) << self.low_shift
+
+    def _relaxable(self, upper: list[int], below: int) -> bool:
+        """Whether the players from ``below`` on weigh only in the completion field of
+        the bracket's matchings (then :class:`_Matcher` may leave them out)."""
+        if self.n - below < 2:
+            return False
+        # With an odd count the bye must fall below, where the rank of its played games
+        # (C9) cannot weigh on the choices above.
+        return self.n % 2 == 0 or (
+            self.score[upper[-1]] > self.bye_score and not self.single_downfloater_bye
+        )
+
+    def _completes(self, below: int) -> Callable[[list[int]], bool]:
+        """A check that the players from ``below`` on, with those given, can all be
+        paired (but one bye-eligible player when the count is odd): it looks for such a
+        pairing, greedily and then by augmenting paths, and answers True only on finding
+        one (a False may be wrong: the caller then matches the whole graph)."""
+        incompatible = self._incompatible()
+
+        def check(left: list[int]) -> bool:
+            vertices = [*left, *range(below, self.n)]
+            if self.n % 2:
+                vertices.append(-1)  # the bye: pairs with any bye candidate
+            inside = set(vertices)
+            near: dict[int, set[int]] = {}
+            for v in vertices:
+                if v == -1:
+                    near[v] = {u for u in inside if u != -1 and self.bye_candidate(u)}
+                else:
+                    near[v] = inside - incompatible[v] - {v, -1}
+                    if self.n % 2 and self.bye_candidate(v):
+                        near[v].add(-1)
+            return _perfect_matching_found(near)
+
+        return check
+
+    def _incompatible(self) -> list[set[int]]:
+        if self.incompatible is None:
+            self.incompatible = [
+                {u for u in range(self.n) if u != v and not self.compatible(v, u)}
+                for v in range(self.n)
+            ]
+        return self.incompatible
+
+    def _separable(self, upper: list[int], below: int) -> bool:
+        """Whether every choice within ``upper`` can be completed by the players from
+        ``below`` on, whatever players of ``upper`` it leaves to them, the bye included.
+
+        By Dirac's theorem a graph of m >= 3 vertices, each joined to at least m/2
+        others, has a Hamiltonian cycle: a perfect matching when m is even, and one
+        without any given vertex when m is odd. Here every player of ``upper`` and below
+        must be compatible with enough of those below, however many of ``upper`` join them.
+        """
+        lower = self.n - below
+        if lower < 3:
+            return False
+        incompatible = self._incompatible()
+        need = (lower + len(upper)) / 2
+        for v in [*upper, *range(below, self.n)]:
+            inc = sum(1 for u in incompatible[v] if u >= below)
+            if lower - 1 - inc < need:
+                return False
+        return True
+
+    def check_complete(self, mate: list[int]) -> None:
+        """NoLegalPairingError unless ``mate`` pairs everyone, but one bye-eligible player
+        when the count is odd."""
+        unmatched = [v for v in range(self.n) if mate[v] == v]
+        if len(unmatched) > self.n % 2 or any(not self.order[v].bye_eligible for v in unmatched):
+            raise NoLegalPairingError(
+                self.played + 1,
+                "no pairing keeps the absolute criteria (no rematch, one bye at most, no two"
+                " players with the same absolute colour preference)",
+            )
+
+
+class _Dutch(_Criteria):
+    """One round's pairing, bracket by bracket; see the module's docstring."""
+
+    def pair(self) -> tuple[list[tuple[int, int]], int | None]:
+        n = self.n
+        if all(r.opponent is None and not r.bye for e in self.order for r in e.rounds):
+            # Nobody has played: one homogeneous bracket, nobody has a colour, a float
+            # or an opponent to avoid, so S1[i] meets S2[i] and the bye (an odd count)
+            # goes to the last player, which is what the matching below finds too.
+            half = n // 2
+            return [(i, i + half) for i in range(half)], (n - 1 if n % 2 else None)
+        score = self.score
+        matcher = _Matcher(n)
+        odd = n % 2 == 1
+        for lo in range(n):
+            for h in range(lo):
+                if odd:
+                    w = 0
+                    if self.compatible(lo, h):
+                        w = 1 + (not self.order[lo].bye_eligible) + (not self.order[h].bye_eligible)
+                        w <<= self.groups_shift
+                        w |= self.group_shift[score[lo]] + self.group_shift[score[h]]
+                        w <<= self.size_bits
+                        w |= score[lo] >= score[0]
+                    matcher.set(lo, h, w)
+                else:
+                    matcher.set(lo, h, self.edge(h, lo, False, False))
+        if not odd:
+            # Completion is the weights' first field: the first bracket's matching is
+            # complete exactly when some pairing keeps the absolute criteria.
+            return self._brackets(matcher)
+        quick = self._lowest_bye_score()
+        if quick is not None:
+            self.bye_score = quick
+        else:
+            mate = matcher.compute()
+            self.check_complete(mate)
+            unmatched = [v for v in range(n) if mate[v] == v]
+            self.bye_score = score[unmatched[0]]
+            top = score[0]
+            if self.bye_score >= top:
+                self.single_downfloater_bye = all(
+                    score[mate[v]] >= top for v in range(n) if score[v] >= top
+                )
+        if odd:
+            counts = sorted((self.order[v].played for v in range(n) if score[v] == self.bye_score),
+                            reverse=True)
+            for rank, count in enumerate(counts):
+                self.unplayed_rank[count] = rank
+            for lo in range(n):
+                for h in range(lo):
+                    matcher.set(lo, h, self.edge(h, lo, False, False))
+        return self._brackets(matcher)
+
+    @staticmethod
+    def _s1_choice(
+        cur: list[int], s1: list[int], remainder: list[int], base: dict[Edge, int],
+        matched: list[bool],
+    ) -> tuple[dict[Edge, int], int]:
+        """Addends (and the shift of the weights under them) that make each S1 player, in
+        order, meet the highest-placed opponent the rest allows: S1[0]'s outweighs every
+        later one's. Done one by one, each would be a matching with small addends on that
+        player's edges; together they are one."""
+        radix = len(remainder) + 1
+        extra: dict[Edge, int] = {}
+        for i, pi in enumerate(s1):
+            place = radix ** (len(s1) - 1 - i)
+            for value, oi in enumerate(reversed(remainder), start=1):
+                if oi > pi and not matched[cur[oi]] and base[oi, pi]:
+                    extra[cur[pi], cur[oi]] = value * place
+        return extra, (radix ** len(s1)).bit_length()
+
+    def _brackets(self, matcher: _Matcher) -> tuple[list[tuple[int, int]], int | None]:
+        n, score, bits = self.n, self.score, self.size_bits
+        matched = [False] * n
+        pairs: list[tuple[int, int]] = []
+        nxt = 0
+        cur: list[int] = []
+        while nxt < n and score[nxt] >= score[0]:
+            cur.append(nxt)
+            nxt += 1
+        sgb = 0  # moved-down players at the head of ``cur``
+        sgb_v = 0  # first vertex of the bracket's own score group
+        while len(cur) > 1 or nxt < n:
+            nsgb = len(cur)
+            nsgb_v = sgb_v + (nsgb - sgb)
+            group_start = nxt
+            while nxt < n and score[nxt] >= score[group_start]:
+                cur.append(nxt)
+                nxt += 1
+            base: dict[Edge, int] = {}
+            for li in range(sgb, len(cur)):
+                for si in range(li):
+                    base[li, si] = self.edge(cur[si], cur[li], li < nsgb, li >= nsgb)
+                    matcher.set(cur[li], cur[si], base[li, si])
+
+            def remainder_edge(
+                si: int, li: int, s_rem: int, rem_pairs: int, base: dict[Edge, int] = base
+            ) -> int:
+                # Fewest exchanges, then the smallest difference of the exchanged numbers.
+                w = base[li, si]
+                if w:
+                    w += (((s_rem < rem_pairs) << (2 * bits)) - s_rem) << 1
+                return w
+
+            def in_bracket(v: int, low: int = sgb_v, high: int = nsgb_v) -> bool:
+                return low <= v < high
+
+            if self._relaxable(cur, nxt):
+                check = None if self._separable(cur, nxt) else self._completes(nxt)
+                matcher.upper = (set(cur), self.completion, self.n - 1, check)
+            mate = matcher.compute()
+            if sgb_v == 0 and not matcher.relaxed:
+                self.check_complete(mate)
+            # Which moved-down players are paired in this bracket (C6-C7), highest first.
+            md_score = -1
+            left = left_matched = 0
+            for pi in range(sgb):
+                pv = cur[pi]
+                if pi == 0 or score[pv] < md_score:
+                    md_score = score[pv]
+                    left = left_matched = 0
+                    mi = pi
+                    while mi < len(cur) and score[cur[mi]] >= md_score:
+                        left += 1
+                        left_matched += in_bracket(mate[cur[mi]])
+                        mi += 1
+                if not left_matched:
+                    continue
+                if left <= left_matched:
+                    matched[pv] = True
+                    continue
+                left -= 1
+                if not in_bracket(mate[pv]):
+                    for oi in range(sgb, nsgb):
+                        w = base[oi, pi]
+                        if w:
+                            matcher.set(pv, cur[oi], w | 1)
+                    mate = matcher.compute()
+                if in_bracket(mate[pv]):
+                    matched[pv] = True
+                    left_matched -= 1
+                    for oi in range(sgb, nsgb):
+                        w = base[oi, pi]
+                        if w:
+                            matcher.set(pv, cur[oi], (w | (nsgb - sgb)) + 1)
+            # Their opponents: the highest-placed one the rest allows.
+            for pi in range(sgb):
+                pv = cur[pi]
+                if not matched[pv]:
+                    continue
+                addend = len(cur)
+                for oi in range(nsgb - 1, sgb - 1, -1):
+                    ov = cur[oi]
+                    if matched[ov]:
+                        continue
+                    w = base[oi, pi]
+                    if w:
+                        matcher.set(pv, ov, w + addend)
+                        addend += 1
+                mate = matcher.compute()
+                mv = mate[pv]
+                matched[mv] = True
+                matcher.finalise(pv, mv)
+                pairs.append((pv, mv))
+            # The remainder: S1 and S2, with as few and as small exchanges as can be.
+            remainder: list[int] = []
+            rem_pairs = 0
+            for pi in range(sgb, nsgb):
+                pv = cur[pi]
+                if mate[pv] < sgb_v:
+                    continue
+                remainder.append(pi)
+                if mate[pv] < pv:
+                    rem_pairs += 1
+            for a, oi in enumerate(remainder):
+                for b, pi in enumerate(remainder[:a]):
+                    if oi <= pi:
+                        break
+                    matcher.set(cur[pi], cur[oi], remainder_edge(pi, oi, b, rem_pairs))
+            # With the S1 players' choice of opponents (below) as the least significant
+            # part: when no exchange is needed, this one matching settles the bracket.
+            mate = matcher.compute(*self._s1_choice(cur, remainder[:rem_pairs], remainder,
+                                                    base, matched))
+            exchanges = 0
+            for pi in remainder[:rem_pairs]:
+                pv = cur[pi]
+                exchanges += mate[pv] <= pv or mate[pv] >= nsgb_v
+            if not exchanges:
+                for pi in remainder[:rem_pairs]:
+                    pv = cur[pi]
+                    mv = mate[pv]
+                    matched[pv] = matched[mv] = True
+                    matcher.finalise(pv, mv)
+                    pairs.append((pv, mv))
+            todo = exchanges
+            s_rem = rem_pairs
+            it = rem_pairs
+            while it > 0 and todo:
+                opp_it = it
+                s_rem -= 1
+                it -= 1
+                pv = cur[remainder[it]]
+                if pv < mate[pv] < nsgb_v:
+                    for oit in range(opp_it, len(remainder)):
+                        w = remainder_edge(remainder[it], remainder[oit], s_rem, rem_pairs)
+                        if w:
+                            matcher.set(pv, cur[remainder[oit]], w - 1)
+                    mate = matcher.compute()
+                exchange = mate[pv] <= pv or mate[pv] >= nsgb_v
+                todo -= exchange
+                for oit in range(it + 1, len(remainder)):
+                    if exchange:
+                        base[remainder[oit], remainder[it]] = 0
+                    matcher.set(
+                        pv,
+                        cur[remainder[oit]],
+                        remainder_edge(remainder[it], remainder[oit], s_rem, rem_pairs),
+                    )
+            todo = exchanges
+            r_index = rem_pairs
+            for it in range(rem_pairs, len(remainder)):
+                if todo <= 1:
+                    break
+                pv = cur[remainder[it]]
+                already = pv < mate[pv] < nsgb_v
+                if not already:
+                    for oit in range(it + 1, len(remainder)):
+                        w = remainder_edge(remainder[it], remainder[oit], r_index, rem_pairs)
+                        if w:
+                            matcher.set(pv, cur[remainder[oit]], w + 1)
+                    mate = matcher.compute()
+                if pv < mate[pv] < nsgb_v:
+                    todo -= 1
+                    for oit in range(it):
+                        base[remainder[it], remainder[oit]] = 0
+                        matcher.set(pv, cur[remainder[oit]], 0)
+                    for oi in range(nsgb, len(cur)):
+                        base[oi, remainder[it]] = 0
+                        matcher.set(pv, cur[oi], 0)
+                if not already:
+                    for oit in range(it + 1, len(remainder)):
+                        matcher.set(
+                            pv,
+                            cur[remainder[oit]],
+                            remainder_edge(remainder[it], remainder[oit], r_index, rem_pairs),
+                        )
+                r_index += 1
+            for it, pi in enumerate(remainder):
+                pv = cur[pi]
+                for oi in remainder[it + 1 :]:
+                    ov = cur[oi]
+                    if mate[pv] <= pv or mate[pv] >= nsgb_v or ov < mate[ov] < nsgb_v:
+                        base[oi, pi] = 0
+                    matcher.set(pv, ov, base[oi, pi])
+            # Each S1 player, in order, meets the highest-placed opponent the rest allows.
+            # Done one by one, each would be a matching with small addends on that player's
+            # edges; as one matching instead, the addends are scaled so that S1[0]'s choice
+            # outweighs every later one's, all below the smallest step of the weights.
+            s1 = [
+                pi for pi in remainder if not matched[cur[pi]] and cur[pi] < mate[cur[pi]] < nsgb_v
+            ]
+            if s1:
+                mate = matcher.compute(*self._s1_choice(cur, s1, remainder, base, matched))
+                for pi in s1:
+                    pv = cur[pi]
+                    mv = mate[pv]
+                    matched[pv] = matched[mv] = True
+                    matcher.finalise(pv, mv)
+                    pairs.append((pv, mv))
+            matcher.upper = None
+            # What is left moves down to the next bracket.
+            new_cur: list[int] = []
+            new_sgb = 0
+            self.single_downfloater_bye = (
+                self.n % 2 == 1 and group_start < n and self.bye_score >= score[group_start]
+            )
+            for pi, pv in enumerate(cur):
+                if pi < nsgb and matched[pv]:
+                    continue
+                new_cur.append(pv)
+                if pi < nsgb:
+                    new_sgb += 1
+                if (
+                    self.single_downfloater_bye
+                    and group_start < n
+                    and score[mate[pv]] < score[group_start]
+                ):
+                    self.single_downfloater_bye = False
+            if new_cur == cur and group_start >= n:
+                raise NoLegalPairingError(self.played + 1, "the last bracket cannot be completed")
+            cur = new_cur
+            sgb = new_sgb
+            sgb_v = nsgb_v
+        bye = cur[0] if cur else None
+        return pairs, bye
 
 def swiss_round(
-    players: Sequence[Player], games: Sequence[Game], round_number: int
+    players: Sequence[Player],
+    games: Sequence[Game],
+    round_number: int,
+    total_rounds: int | None = None,
 ) -> list[Pairing]:
-    """The pairings of ``round_number`` for ``players`` (seed order) after ``games``."""
+    """The pairings of ``round_number`` for ``players`` (seed order) after ``games``.
+
+    ``total_rounds`` (the event's number of rounds) lets the final round use the
+    topscorers' exception to the colour criterion; without it none applies.
+    Raises :class:`NoLegalPairingError` when no pairing keeps the absolute criteria.
+    """
     check_unique(players)
     known = {p.name for p in players}
     for g in games:
         for name in (g.pairing.white, g.pairing.black):
             if name is not None and name not in known:
                 raise UnknownPlayerError(f"{name!r} played but is not a player")
-    seed = {p.name: i for i, p in enumerate(players)}
-    active = [p.name for p in players if not p.withdrawn]
+    people = _entrants(players, games, round_number - 1)
+    active = [e for e, p in zip(people, players, strict=True) if not p.withdrawn]
     if len(active) < 2:
         raise PairingError("a round needs two players or more")
-    score = scores(games)
-    past = history(games)
-    order = sorted(active, key=lambda n: (-score.get(n, 0.0), seed[n]))
-    search = _Search(order, score, past)
-    for strict in (True, False):
-        try:
-            found = search.run(strict)
-        except _OutOfBudgetError:
-            raise PairingError(f"no pairing found within {SEARCH_BUDGET} tries") from None
-        if found is not None:
-            pairs, bye = found
-            return _boards(pairs, bye, order, past, round_number)
-    raise PairingError("no pairing without a repeated game or a second bye")
-
-
-class _Search:
-    def __init__(self, order: list[str], score: dict[str, float], past: dict[str, _History]):
-        self.order = order
-        self.score = score
-        self.past = past
-        self.tries = 0
-
-    def run(self, strict: bool) -> tuple[list[tuple[str, str]], str | None] | None:
-        if len(self.order) % 2 == 0:
-            pairs = self._match(self.order, strict)
-            return None if pairs is None else (pairs, None)
-        for bye in reversed(self.order):
-            if self.past[bye].byes:
-                continue
-            pairs = self._match([n for n in self.order if n != bye], strict)
-            if pairs is not None:
-                return pairs, bye
-        return None
-
-    def _compatible(self, a: str, b: str) -> bool:
-        ha, hb = self.past[a], self.past[b]
-        return not (ha.absolute and hb.absolute and ha.preference is hb.preference)
-
-    def _happy(self, a: str, b: str) -> bool:
-        pa, pb = self.past[a].preference, self.past[b].preference
-        return pa is None or pb is None or pa is not pb
-
-    def _candidates(self, first: str, others: list[str]) -> list[str]:
-        own = [n for n in others if self.score.get(n, 0.0) == self.score.get(first, 0.0)]
-        half = (len(own) + 1) // 2  # ``first`` is S1[0]; S2 starts at own[half - 1]
-        s2_first = max(half - 1, 0)
-        in_group = own[s2_first:] + own[:s2_first][::-1]
-        in_group.sort(key=lambda n: not self._happy(first, n))  # stable: keeps the order
-        group = set(own)
-        lower = [n for n in others if n not in group]
-        return in_group + lower
-
-    def _match(self, order: list[str], strict: bool) -> list[tuple[str, str]] | None:
-        if not order:
-            return []
-        first, others = order[0], order[1:]
-        for other in self._candidates(first, others):
-            self.tries += 1
-            if self.tries > SEARCH_BUDGET:
-                raise _OutOfBudgetError
-            if other in self.past[first].opponents:
-                continue
-            if strict and not self._compatible(first, other):
-                continue
-            rest = self._match([n for n in others if n != other], strict)
-            if rest is not None:
-                return [(first, other), *rest]
-        return None
+    dutch = _Dutch(people, active, round_number - 1, total_rounds)
+    try:
+        pairs, bye = dutch.pair()
+    except NoLegalPairingError as exc:
+        raise NoLegalPairingError(round_number, exc.reason) from None
+    return _boards(dutch, pairs, bye, round_number)
 
 
 def _boards(
-    pairs: list[tuple[str, str]],
-    bye: str | None,
-    order: list[str],
-    past: dict[str, _History],
-    round_number: int,
+    dutch: _Dutch, pairs: list[tuple[int, int]], bye: int | None, round_number: int
 ) -> list[Pairing]:
-    rank = {n: i for i, n in enumerate(order)}
-    pairs = sorted(pairs, key=lambda ab: min(rank[ab[0]], rank[ab[1]]))
-    out: list[Pairing] = []
-    for board, (a, b) in enumerate(pairs, start=1):
-        high, low = (a, b) if rank[a] < rank[b] else (b, a)
-        white, black = _colours(high, low, past, board)
-        out.append(Pairing(round_number, board, white, black))
+    """Colours by E1-E5 and boards by the higher player's score, the lower's, then rank."""
+    order = dutch.order
+    out: list[tuple[tuple[int, int, int], Pairing]] = []
+    for a, b in pairs:
+        high, low = (order[a], order[b]) if a < b else (order[b], order[a])
+        # As the engines do: colours are decided from the side of the lower pairing number.
+        first, second = (high, low) if high.index < low.index else (low, high)
+        colour = _colour(first, second, ranks_above=first is high)
+        white, black = (first, second) if colour is Colour.WHITE else (second, first)
+        key = (-high.score2, -low.score2, high.index)
+        out.append((key, Pairing(round_number, 0, white.name, black.name)))
+    out.sort(key=lambda kp: kp[0])
+    boards = [
+        Pairing(round_number, board, p.white, p.black)
+        for board, (_, p) in enumerate(out, start=1)
+    ]
     if bye is not None:
-        out.append(Pairing(round_number, len(out) + 1, bye, None))
-    return out
-
-
-def _colours(high: str, low: str, past: dict[str, _History], board: int) -> tuple[str, str]:
-    """(white, black) for two players, ``high`` ranked higher."""
-    hh, hl = past[high], past[low]
-    ph, pl = hh.preference, hl.preference
-    if ph is None and pl is None:
-        return (high, low) if board % 2 == 1 else (low, high)
-    if ph is None or pl is None or ph is not pl:
-        if ph is not None:
-            return (high, low) if ph is Colour.WHITE else (low, high)
-        return (low, high) if pl is Colour.WHITE else (high, low)
-    winner = low if hl.strength() > hh.strength() else high
-    loser = high if winner == low else low
-    return (winner, loser) if ph is Colour.WHITE else (loser, winner)
+        boards.append(Pairing(round_number, len(boards) + 1, order[bye].name, None))
+    return boards

@@ -4,6 +4,7 @@ committed PNG preview in hardware/img/ is what a fresh render gives."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import subprocess
 import sys
@@ -61,12 +62,16 @@ def test_a_warning_is_reported(tmp_path: Path) -> None:
     assert any("size_not_defined" in w for w in warnings)
 
 
-def test_every_scad_file_has_a_preview_and_the_readme_embeds_them() -> None:
+def test_every_scad_file_has_a_preview_and_a_readme_embeds_them() -> None:
     rendered = {m.scad for m in models.MODELS}
-    assert {p.name for p in HARDWARE.glob("*.scad")} - rendered == {"gg_params.scad", "gg_lib.scad"}
+    assert {p.name for p in HARDWARE.glob("*.scad")} - rendered == {
+        "gg_params.scad", "gg_lib.scad", "gg_assembly.scad"}
     readme = (HARDWARE / "README.md").read_text(encoding="utf-8")
+    prints = (HARDWARE / "print" / "README.md").read_text(encoding="utf-8")
     for model in models.MODELS:
-        assert f"](img/{model.name}.png)" in readme, model.name
+        from_prints = os.path.relpath(model.png, HARDWARE / "print")
+        assert (f"](img/{model.name}.png)" in readme
+                or f"]({from_prints})" in prints), model.name
 
 
 def test_slot_block_builds_the_heights_the_stack_checks(tmp_path: Path) -> None:
@@ -83,3 +88,35 @@ def test_slot_block_builds_the_heights_the_stack_checks(tmp_path: Path) -> None:
     assert float(built["gg_tooth_z"]) == pytest.approx(rows["tooth presses past OP"].nominal)
     assert float(built["gg_floor_under_z"]) == pytest.approx(
         rows["floor clears switch body"].nominal)
+
+
+def test_the_switch_carrier_fits_its_slot_one_way_only(tmp_path: Path) -> None:
+    # The carrier's screws are symmetric under a half turn (so it would fit backwards,
+    # reading every key mirrored); its key pin is not, and the block has one hole for it.
+    scad = tmp_path / "carrier.scad"
+    scad.write_text(f"GG_PART = 1;\ninclude <{HARDWARE / 'slot_block.scad'}>\n"
+                    "echo(gg_len = carrier_len, gg_w = carrier_w, gg_pin = carrier_pin(),"
+                    " gg_screws = carrier_screws(), gg_pin_d = carrier_pin_d);\n",
+                    encoding="utf-8")
+    echo = tmp_path / "carrier.echo"
+    subprocess.run(["openscad", "-o", str(echo), str(scad)], capture_output=True, text=True,
+                   timeout=120, check=True)
+    text = echo.read_text(encoding="utf-8")
+    nums = [float(x) for x in re.findall(r"-?[\d.]+", text.split("gg_len = ", 1)[1])]
+    length, width, pin, screws, pin_d = nums[0], nums[1], nums[2:4], nums[4:8], nums[8]
+
+    def turned(p: list[float]) -> tuple[float, float]:
+        return length - p[0], width - p[1]
+
+    a, b = screws[0:2], screws[2:4]
+    assert turned(a) == pytest.approx(b) and turned(b) == pytest.approx(a)
+    tx, ty = turned(pin)
+    assert ((tx - pin[0]) ** 2 + (ty - pin[1]) ** 2) ** 0.5 > 2 * pin_d
+
+
+def test_hardware_readme_previews_table_is_fresh() -> None:
+    readme = models.README.read_text(encoding="utf-8")
+    assert models.readme_with_table(readme) == readme, (
+        "stale previews table in hardware/README.md: run .venv/bin/python hardware/models.py")
+    for m in models.MODELS:  # every preview the table shows exists
+        assert m.png.exists(), m.png

@@ -232,3 +232,53 @@ def test_hub_cli_gaps_lists_refused_messages_on_stderr(
     out, err = capsys.readouterr()
     assert json.loads(out) == {}
     assert "table T1 seq 2: 'number' must be a whole number from 1 to" in err
+
+
+def test_hub_cli_no_legal_swiss_round_exits_1_and_is_paired_by_hand(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert hub(tmp_path, "players", "add", "Ana", "--rating", "1800") == 0
+    assert hub(tmp_path, "players", "add", "Ben", "--rating", "1700") == 0
+    assert hub(tmp_path, "pair") == 0
+    assert hub(tmp_path, "result", "1", "1", "1-0") == 0
+    capsys.readouterr()
+    # Two players who have met: the only pairing would be a rematch (C1).
+    assert hub(tmp_path, "pair") == 1
+    err = capsys.readouterr().err
+    assert "round 2: no legal pairing" in err and "pair-manual" in err
+    assert hub(tmp_path, "pair-manual", "--game", "Ben", "Ana", "--who", "chief") == 0
+    assert capsys.readouterr().out == "round 2 board 1: Ben - Ana\n"
+    assert hub(tmp_path, "audit") == 0
+    audit = [line.split("\t")[1:] for line in capsys.readouterr().out.splitlines()]
+    assert ["chief", "pair-manual", "round 2", "None -> Ben - Ana"] in audit
+    # A hand pairing must still place every active player exactly once.
+    assert hub(tmp_path, "pair-manual", "--game", "Ana", "Ana") == 2
+    assert "paired twice" in capsys.readouterr().err
+
+
+def test_hub_cli_trf_export_import_export_is_the_same_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first, second = tmp_path / "a", tmp_path / "b"
+    players = tmp_path / "players.csv"
+    players.write_text("name,rating\nAna,1800\nBen,1700\nCid,1600\nDee,1500\nEve,1400\n")
+    assert hub(first, "players", "import", str(players)) == 0
+    assert hub(first, "rounds", "3") == 0
+    assert hub(first, "pair") == 0
+    assert hub(first, "result", "1", "1", "1-0") == 0
+    assert hub(first, "result", "1", "2", "1/2-1/2") == 0
+    capsys.readouterr()
+    assert hub(first, "export", "trf") == 0
+    exported = capsys.readouterr().out
+    lines = exported.splitlines()
+    assert lines[:3] == ["012 club-night", "XXR 3", "XXC white1"]
+    # Ana (start rank 1) beat Cid (3) with White; Eve (5) had the pairing-allocated bye.
+    assert lines[3].startswith("001    1      Ana") and lines[3].endswith("  0003 w 1")
+    assert lines[7].startswith("001    5      Eve") and lines[7].endswith("  0000 - U")
+    trf = tmp_path / "event.trf"
+    trf.write_text(exported)
+    assert hub(second, "import-trf", str(trf)) == 0
+    assert "5 player(s), 1 round(s) of 3 imported" in capsys.readouterr().out
+    assert hub(second, "export", "trf") == 0
+    assert capsys.readouterr().out == exported
+    assert hub(second, "import-trf", str(trf)) == 2  # not into an event that has players

@@ -319,3 +319,41 @@ def test_organiser_non_finite_numbers_are_a_bad_request(hub: Hub, number: str) -
                          headers={**API, "Content-Type": "application/json"})
     assert answer.status_code == 400, answer.get_data(as_text=True)
     assert hub.ledger.players() == []
+
+
+def test_organiser_page_imports_and_downloads_an_event_as_trf(hub: Hub) -> None:
+    golden = Path(__file__).parents[1] / "tournament" / "golden" / "dutch-009p-5r-seed3.trf"
+    text = golden.read_text(encoding="utf-8")
+    client = hub.app.test_client()
+    token = _login(client)
+    page = client.get("/organiser").get_data(as_text=True)
+    assert "Import an event (FIDE TRF)" in page and 'data-busy="Pairing' in page
+    bad = _form(client, token, "import-trf", file=(io.BytesIO(b"001 x\n"), "bad.trf"))
+    assert bad.startswith("error: ") and "at least 84 characters" in bad
+    done = _form(client, token, "import-trf", file=(io.BytesIO(text.encode()), "event.trf"))
+    assert done == "ok: 9 player(s) and 5 round(s) of 5 imported"
+    # The same event comes back out byte for byte, but for the event's name (line 012).
+    download = client.get("/organiser/export/event.trf")
+    assert download.status_code == 200
+    assert download.headers["Content-Disposition"].endswith('.trf"')
+    out = download.get_data(as_text=True).splitlines()
+    assert out[0] == f"012 {hub.ledger.event}" and out[1:] == text.splitlines()[1:]
+    # Once the event has players the import is no longer offered.
+    assert "Import an event (FIDE TRF)" not in client.get("/organiser").get_data(as_text=True)
+
+
+def test_organiser_api_says_when_no_legal_swiss_pairing_exists(hub: Hub) -> None:
+    client = hub.app.test_client()
+    roster = "name,rating\nAna,1900\nBen,1800\n"
+    assert client.post("/api/organiser/players/import", json={"csv": roster},
+                       headers=API).status_code == 200
+    assert client.post("/api/organiser/rounds", json={"system": "swiss"},
+                       headers=API).status_code == 200
+    assert client.post("/api/organiser/result", headers=API,
+                       json={"round": 1, "board": 1, "result": "1-0"}).status_code == 200
+    # Round 2 could only be a rematch: refused, naming the round, nothing stored.
+    refused = client.post("/api/organiser/rounds", json={"system": "swiss"}, headers=API)
+    assert refused.status_code == 409
+    assert refused.get_json()["error"].startswith("round 2: no legal pairing: ")
+    assert "pair-manual" in refused.get_json()["error"]
+    assert hub.ledger.rounds() == [(1, "swiss")]

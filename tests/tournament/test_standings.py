@@ -146,3 +146,88 @@ def test_standings_invariants_hold_for_any_swiss_results(
         assert (above.rank == below.rank) == (
             (above.score, above.tiebreaks) == (below.score, below.tiebreaks)
         )
+
+
+# FIDE C.07 (2023) tie-breaks, worked out by hand. Five players, three rounds:
+# R1: A-C 1-0, D-B 0-1, E bye.  R2: B-A ½, E-C 1-0, D bye.  R3: A-E 1-0, C-D ½, B bye.
+# Scores: A 2.5, B 2.5, E 2, D 1.5, C 0.5.
+FIDE = _games(
+    [
+        [("A", "C", W), ("D", "B", B), ("E", None, None)],
+        [("B", "A", D), ("E", "C", W), ("D", None, None)],
+        [("A", "E", W), ("C", "D", D), ("B", None, None)],
+    ]
+)
+RATED = [Player("A", 2000), Player("B", 1900), Player("C", 1800), Player("D", 1700),
+         Player("E", 1600)]
+
+
+def _values(rule: TieBreak, players: list[Player], games: list[Game]) -> dict[str, float]:
+    return {r.name: dict(r.tiebreaks)[rule] for r in standings(players, games, [rule])}
+
+
+def test_fide_buchholz_counts_a_bye_as_a_dummy_opponent_with_the_players_own_score() -> None:
+    # A: C 0.5 + B 2.5 + E 2 = 5; B: D 1.5 + A 2.5 + dummy 2.5 (B's own score) = 6.5;
+    # C: A 2.5 + E 2 + D 1.5 = 6; D: B 2.5 + dummy 1.5 + C 0.5 = 4.5; E: dummy 2 + C 0.5 + A 2.5.
+    assert _values(TieBreak.BUCHHOLZ_FIDE, RATED, FIDE) == {
+        "A": 5.0, "B": 6.5, "C": 6.0, "D": 4.5, "E": 5.0,
+    }
+    # Today's Buchholz leaves the bye out: B 4, D 3, E 3.
+    assert _values(TieBreak.BUCHHOLZ, RATED, FIDE) == {
+        "A": 5.0, "B": 4.0, "C": 6.0, "D": 3.0, "E": 3.0,
+    }
+    # So B, level with A on 2.5, ranks first by it.
+    rows = standings(RATED, FIDE, [TieBreak.BUCHHOLZ_FIDE])
+    assert _table(rows)[:2] == [(1, "B", 2.5), (2, "A", 2.5)]
+
+
+def test_fide_buchholz_cut1_drops_the_least_significant_value() -> None:
+    # The lowest of each list above: A 0.5, B 1.5, C 1.5, D 0.5, E 0.5.
+    assert _values(TieBreak.BUCHHOLZ_CUT1, RATED, FIDE) == {
+        "A": 4.5, "B": 5.0, "C": 4.5, "D": 4.0, "E": 4.5,
+    }
+
+
+def test_fide_buchholz_cut1_cuts_a_voluntarily_unplayed_round_first() -> None:
+    # Z enters in round 2. R1: W-X 1-0, Y bye.  R2: W-Y ½, X-Z 0-1.
+    # Scores: W 1.5, Y 1.5, Z 1, X 0. Z's round 1 (not paired) is a dummy opponent with
+    # Z's score (1): BH = 1 + X 0 = 1. Being voluntarily unplayed, it is the one cut,
+    # though X's 0 is lower: BH-C1 = 0. Y's bye is not voluntary: BH = 1.5 + W 1.5,
+    # and the cut takes the lowest (either 1.5). X: W 1.5 + Z 1, cut Z's 1.
+    games = _games([[("W", "X", W), ("Y", None, None)], [("W", "Y", D), ("X", "Z", B)]])
+    players = _players("WXYZ")
+    assert _values(TieBreak.BUCHHOLZ_FIDE, players, games) == {
+        "W": 1.5, "X": 2.5, "Y": 3.0, "Z": 1.0,
+    }
+    assert _values(TieBreak.BUCHHOLZ_CUT1, players, games) == {
+        "W": 1.5, "X": 1.5, "Y": 1.5, "Z": 0.0,
+    }
+
+
+def test_wins_count_every_round_scored_as_a_win_the_bye_included() -> None:
+    # A won R1 and R3; B won R1 and had the bye; C none; D the bye; E the bye and R2.
+    assert _values(TieBreak.WINS, RATED, FIDE) == {"A": 2, "B": 2, "C": 0, "D": 1, "E": 2}
+
+
+def test_average_rating_of_opponents_rounds_half_up() -> None:
+    # A met C 1800, B 1900, E 1600: 5300 / 3 = 1766.67 -> 1767. B: D 1700, A 2000 -> 1850.
+    # C: A, E, D -> 1767. D: B, C -> 1850. E: C, A -> 1900.
+    assert _values(TieBreak.ARO, RATED, FIDE) == {
+        "A": 1767, "B": 1850, "C": 1767, "D": 1850, "E": 1900,
+    }
+    # 1801 and 1800: 1800.5 rounds up; an unrated opponent (0) does not count.
+    games = _games([[("P", "Q", W), ("R", "S", D)], [("P", "R", D), ("Q", "S", W)],
+                    [("P", "S", W)]])
+    players = [Player("P", 1500), Player("Q", 1801), Player("R", 1800), Player("S")]
+    assert _values(TieBreak.ARO, players, games)["P"] == 1801
+
+
+def test_default_tiebreaks_on_the_fide_example() -> None:
+    # A and B tied on 2.5 drew each other (direct encounter ½ each); today's Buchholz
+    # leaves B's bye out: A 5 > B 4. Sonneborn-Berger: A 1·0.5 + ½·2.5 + 1·2 = 3.75,
+    # B 1·1.5 + ½·2.5 = 2.75.
+    rows = standings(RATED, FIDE)
+    assert _table(rows)[:2] == [(1, "A", 2.5), (2, "B", 2.5)]
+    assert _values(TieBreak.SONNEBORN_BERGER, RATED, FIDE)["A"] == 3.75
+    assert _values(TieBreak.SONNEBORN_BERGER, RATED, FIDE)["B"] == 2.75
+    assert _values(TieBreak.DIRECT_ENCOUNTER, RATED, FIDE)["A"] == 0.5  # the draw with B

@@ -31,11 +31,13 @@ from flask import (
 from flask.typing import ResponseReturnValue
 
 from arbiter.errors import ArbiterError
-from arbiter.hub.exports import KINDS, export
+from arbiter.hub.exports import KINDS, export, trf
 from arbiter.hub.ledger import MAX_RATING, SYSTEMS
+from arbiter.tournament.errors import NoLegalPairingError
 from arbiter.tournament.model import Result
 from arbiter.tournament.players_csv import MAX_NAME
 from arbiter.tournament.standings import TieBreak
+from arbiter.tournament.trf import import_trf
 from arbiter.wire import MAX_BOARD, MAX_ROUND, AssignmentMessage
 from web.hub import views
 from web.hub.public import feed, ledger
@@ -152,8 +154,23 @@ def pair(body: dict[str, Any]) -> str:
     system = body.get("system", "swiss")
     if system not in SYSTEMS or system == "manual":
         raise OrganiserInputError("'system' must be swiss or round-robin")
-    pairings = ledger().pair_round(str(system))
+    try:
+        pairings = ledger().pair_round(str(system))
+    except NoLegalPairingError as exc:
+        raise NoLegalPairingError(
+            exc.round, f"{exc.reason}; pair it by hand: gg-arbiter hub pair-manual"
+        ) from None
     return f"round {pairings[0].round} paired: {len(pairings)} board(s)" if pairings else "paired"
+
+
+def import_trf_event(body: dict[str, Any]) -> str:
+    text = body.get("trf")
+    if not isinstance(text, str) or not text.strip():
+        raise OrganiserInputError("paste the TRF file or choose it ('trf': its text)")
+    event = import_trf(text)
+    ledger().import_event(event.players, event.games, event.total_rounds)
+    return (f"{len(event.players)} player(s) and {len(ledger().rounds())} round(s) of"
+            f" {event.total_rounds} imported")
 
 
 def _table_name(value: object, what: str = "table") -> str:
@@ -282,6 +299,7 @@ def resend(body: dict[str, Any]) -> str:
 ACTIONS: dict[str, Callable[[dict[str, Any]], str]] = {
     "players": add_player,
     "import": import_players,
+    "import-trf": import_trf_event,
     "withdraw": withdraw,
     "pair": pair,
     "assign": assign,
@@ -364,6 +382,13 @@ def _form_body(action: str) -> dict[str, Any]:
     elif action == "assign-round":
         body["tables"] = {k.removeprefix("table-"): v for k, v in request.form.items()
                           if k.startswith("table-")}
+    elif action == "import-trf" and not str(body.get("trf", "")).strip():
+        upload = request.files.get("file")
+        if upload is not None and upload.filename:
+            try:
+                body["trf"] = upload.read().decode("utf-8-sig")
+            except UnicodeDecodeError:
+                raise OrganiserInputError(f"{upload.filename}: not UTF-8 text") from None
     elif action == "import" and not str(body.get("csv", "")).strip():
         upload = request.files.get("file")
         if upload is not None and upload.filename:
@@ -409,11 +434,14 @@ def download(kind: str, fmt: str) -> Response:
 def _export(kind: str, fmt: str) -> Response:
     if kind == "archive" and fmt == "json":
         response = jsonify(ledger().export_archive())
+    elif kind == "event" and fmt == "trf":
+        response = Response(trf(ledger()), mimetype="text/plain")
     elif kind in KINDS and fmt in ("csv", "json"):
         response = Response(export(ledger(), kind, fmt),
                             mimetype="text/csv" if fmt == "csv" else "application/json")
     else:
-        abort(404, description="exports: standings, pairings, games as csv or json; archive.json")
+        abort(404, description="exports: standings, pairings, games as csv or json;"
+              " archive.json; event.trf")
     name = f"{ledger().event}-{kind}.{fmt}"
     response.headers["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
@@ -424,6 +452,7 @@ def _export(kind: str, fmt: str) -> Response:
 _API_ACTIONS = {
     "/api/organiser/players": "players",
     "/api/organiser/players/import": "import",
+    "/api/organiser/import-trf": "import-trf",
     "/api/organiser/players/withdraw": "withdraw",
     "/api/organiser/rounds": "pair",
     "/api/organiser/assign": "assign",

@@ -226,6 +226,15 @@
   // news of it, and a rogue client's flood must not reach the viewers): the
   // organiser page also looks every so often (15 s unless the hub says otherwise).
   if (organiser) {
+    // A button that can take a while (pairing a big Swiss round) says so while the
+    // hub works, and cannot be pressed twice.
+    document.addEventListener("submit", function (ev) {
+      var button = ev.target.querySelector("button[data-busy]");
+      if (!button) { return; }
+      button.textContent = button.getAttribute("data-busy");
+      button.setAttribute("aria-busy", "true");
+      button.disabled = true;
+    });
     var poll = document.getElementById("org-poll");
     var seconds = poll ? Number(poll.getAttribute("data-seconds")) : 15;
     setInterval(reloadMain, 1000 * (seconds > 0 ? seconds : 15));
