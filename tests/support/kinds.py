@@ -49,7 +49,8 @@ _OWN = {
 _DEPTH = 6
 #: A module's own top-level call (``require_tool("strace")``), not its docstring.
 _TOP_CALL = re.compile(r"[A-Za-z_][\w.]*\(")
-_NAME = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
+#: A name called (``venue(``, ``Mosquitto(``): a class named only as a type is not run.
+_CALLED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\(")
 
 _source_cache: dict[int, tuple[str, list[Any]]] = {}
 
@@ -60,7 +61,7 @@ def _globals_of(obj: Any) -> dict[str, Any]:
 
 
 def _source_and_callees(obj: Any) -> tuple[str, list[Any]]:
-    """``obj``'s source, and the functions and classes of ``tests`` it names."""
+    """``obj``'s source, and the functions and classes of ``tests`` it calls."""
     key = id(obj)
     if key not in _source_cache:
         try:
@@ -69,7 +70,7 @@ def _source_and_callees(obj: Any) -> tuple[str, list[Any]]:
             source = ""
         names = _globals_of(obj)
         callees = []
-        for name in set(_NAME.findall(source)):
+        for name in set(_CALLED.findall(source)):
             target = names.get(name)
             if (
                 target is not obj
