@@ -4,7 +4,7 @@
 #   bash setup.sh --dev    also the test tools and the browser the page tests drive
 #   sudo bash setup.sh --service [--reader KIND] [--venue table-N.toml]   (Raspberry Pi) the
 #        appliance: installs to /opt/gg-arbiter, runs at boot as user gg-arbiter
-#        (firmware/appliance.sh; no .venv here); --venue: a tournament table, the file
+#        (firmware/pi/appliance.sh; no .venv here); --venue: a tournament table, the file
 #        gg-arbiter broker-config wrote for it (its password file beside it)
 #   sudo bash setup.sh --uninstall [--purge]   removes it (--purge: data and config too)
 set -euo pipefail
@@ -92,8 +92,8 @@ command -v "$python" >/dev/null || die "python3 not found"
   || die "Python 3.11 or later is needed (found $("$python" --version 2>&1))"
 
 # The appliance install (and the Pi packages both installs need).
-# shellcheck source=firmware/appliance.sh
-. firmware/appliance.sh
+# shellcheck source=firmware/pi/appliance.sh
+. firmware/pi/appliance.sh
 
 if [ $service -eq 1 ] || [ $uninstall -eq 1 ]; then
   # The appliance has its own root-owned venv under /opt: run as root, so
@@ -124,16 +124,22 @@ else
 fi
 pip=(.venv/bin/python -m pip --disable-pip-version-check -q)
 
-extras=""
-[ $on_pi -eq 1 ] && extras="pi"
-[ $dev -eq 1 ] && extras="${extras:+$extras,}dev"
-target="."
-[ -n "$extras" ] && target=".[$extras]"
-pins=()
-# Test tools at the exact versions CI was green with (see constraints-dev.txt).
-[ $dev -eq 1 ] && pins=(-c constraints-dev.txt)
-say "installing the project ($target) into .venv${pins:+ (pinned by constraints-dev.txt)}"
-"${pip[@]}" install "${pins[@]}" -e "$target" || die "pip install $target failed"
+# The runtime dependencies exactly as tested: the lock's versions, every file's hash
+# checked (scripts/lock.sh writes the locks from pyproject.toml); on a Pi the lock
+# that adds the Pi pin libraries.
+lock=requirements.lock
+[ $on_pi -eq 1 ] && lock=requirements-pi.lock
+say "installing the locked dependencies ($lock) into .venv"
+"${pip[@]}" install --require-hashes -r "$lock" || die "pip install -r $lock failed"
+if [ $dev -eq 1 ]; then
+  # Test tools at the exact versions CI was green with (constraints-dev.txt, which
+  # names the locked versions of the runtime dependencies too).
+  say "installing the project and its test tools (pinned by constraints-dev.txt) into .venv"
+  "${pip[@]}" install -c constraints-dev.txt -e ".[dev]" || die "pip install .[dev] failed"
+else
+  say "installing the project into .venv"
+  "${pip[@]}" install --no-deps -e . || die "pip install . failed"
+fi
 
 if [ $dev -eq 1 ]; then
   # Page tests drive Debian's Chromium through Playwright; Playwright's own

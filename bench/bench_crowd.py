@@ -56,7 +56,7 @@ def serve(data_dir: Path, streams: int, request_timeout: float) -> None:
     config_path.write_text(FAST_CONFIG, encoding="utf-8")
     device = build_arbiter(load_config(config_path), data_dir=data_dir, sim=True)
     device.start()
-    app = create_app(device, {"TESTING": True, "ADMIN_PIN": "2468"})
+    app = create_app(device, {"TESTING": True, "ADMIN_PIN": "246813"})
     server = make_server(app, "127.0.0.1", 0, streams=streams, request_timeout=request_timeout)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

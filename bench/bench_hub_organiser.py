@@ -23,7 +23,7 @@ from arbiter.tournament.model import Player, Result
 from web.hub import create_hub_app
 from web.hub.feed import VenueFeed
 
-PIN = "2468"
+PIN = "246813"
 
 
 def percentile(samples: list[float], q: float) -> float:

@@ -43,6 +43,7 @@ import paho.mqtt.client as mqtt  # noqa: E402
 from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
 
 from arbiter.hub.ledger import Ledger  # noqa: E402
+from arbiter.wire import AssignmentMessage  # noqa: E402
 from tests.support.mqtt import Mosquitto  # noqa: E402
 from tests.support.spawn import free_port  # noqa: E402
 from tests.support.sse import StreamDecoder  # noqa: E402
@@ -55,7 +56,7 @@ def percentile(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
-def prepare(data: Path, event: str, tables: int) -> dict[str, dict[str, Any]]:
+def prepare(data: Path, event: str, tables: int) -> dict[str, AssignmentMessage]:
     """A ledger with 2 x tables players, round 1 paired and each board on table T<board>."""
     data.mkdir(parents=True)
     with Ledger(data / "hub.sqlite", event) as ledger:
@@ -115,7 +116,8 @@ class HubProcess:
 class Tables:
     """Every table's paho client, and when each challenge was published."""
 
-    def __init__(self, broker: int, event: str, assignments: dict[str, dict[str, Any]]) -> None:
+    def __init__(self, broker: int, event: str,
+                 assignments: dict[str, AssignmentMessage]) -> None:
         self.slug = event
         self.with_status = True
         self.assignments = assignments
@@ -217,8 +219,10 @@ def viewers_main(port: int, count: int, measured: int, encoding: str, conn: Any)
                 break
             since = 0  # "go"
         for key, _mask in sel.select(0.2):
+            sock = key.fileobj
+            assert isinstance(sock, socket.socket)  # only sockets are registered
             try:
-                chunk = key.fileobj.recv(1 << 16)
+                chunk = sock.recv(1 << 16)
             except BlockingIOError:
                 continue
             except OSError:

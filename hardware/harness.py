@@ -15,7 +15,7 @@ Called by ``hardware/generate.py``. For every variant it writes, into
 
 The pins come from the code's own tables: the config (``Config.gpio_pins``), the
 ground plan and Pico pin map of ``wiring.py``, the Pico firmware's pin
-constants (read from ``firmware/micropython/main.py``), and the MCP23017
+constants (read from ``firmware/pico/main.py``), and the MCP23017
 reader's bits. Rendering is byte-stable for one Graphviz version (the tests
 re-render and compare).
 """
@@ -40,7 +40,7 @@ from arbiter.app.config import Config
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 OUT = ROOT / "docs" / "build" / "wiring"
-FIRMWARE = ROOT / "firmware" / "micropython" / "main.py"
+FIRMWARE = ROOT / "firmware" / "pico" / "main.py"
 PNG_DPI = 110  # PNG: readable on a phone at full width, text about 2 mm on A4
 
 #: The Dupont ribbon's ten colours in order (WireViz / IEC 60757 codes).
@@ -84,7 +84,7 @@ class Rc522Pins:
 
 
 def rc522_pins(source: str | None = None) -> Rc522Pins:
-    """The RC522 pin constants of ``firmware/micropython/main.py``."""
+    """The RC522 pin constants of ``firmware/pico/main.py``."""
     tree = ast.parse(source if source is not None else FIRMWARE.read_text(encoding="utf-8"))
     found: dict[str, Any] = {}
     for node in tree.body:
@@ -106,7 +106,8 @@ def rc522_pins(source: str | None = None) -> Rc522Pins:
 
 def pico_pin(gp: int) -> int:
     """The Pico's physical pin of GP ``gp``."""
-    return next(p for p, name in wiring.PICO_HEADER.items() if name == f"GP{gp}")
+    header: dict[int, str] = wiring.PICO_HEADER
+    return next(p for p, name in header.items() if name == f"GP{gp}")
 
 
 # ----------------------------------------------------------------------- model

@@ -101,7 +101,7 @@ def main(argv: list[str]) -> int:
         config_path.write_text(FAST_CONFIG, encoding="utf-8")
         device = build_arbiter(load_config(config_path), data_dir=Path(tmp) / "data", sim=True)
         device.start()
-        app = create_app(device, {"ADMIN_PIN": "2468"})
+        app = create_app(device, {"ADMIN_PIN": "246813"})
         server = make_server(app, "127.0.0.1", 0)
         thread = threading.Thread(target=server.run, daemon=True)
         thread.start()

@@ -1,14 +1,16 @@
-"""Shared fixtures: a fresh gpiozero MockFactory per test, always restored; a real browser."""
+"""Shared fixtures: a fresh gpiozero MockFactory per test, always restored; a real browser;
+and each test marked with its kinds (slow, broker, browser, crash: tests/support/kinds.py)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.support.web import CHROMIUM, CHROMIUM_ARGS
+from tests.support.kinds import KINDS, mark
+from tests.support.tools import missing, require_tool
+from tests.support.web import CHROMIUM_ARGS
 
 
 @pytest.fixture
@@ -27,27 +29,31 @@ def mock_factory() -> Iterator[object]:
         Device.pin_factory = previous
 
 
-def _missing(what: str) -> None:
-    """In CI a missing browser is a broken install: fail. On a laptop: skip."""
-    message = f"{what} (bash setup.sh --dev installs it)"
-    if os.environ.get("CI"):
-        pytest.fail(f"CI must run the browser tests: {message}")
-    pytest.skip(message)
-
-
 @pytest.fixture
 def browser() -> Iterator[Any]:
     """Debian's Chromium, headless, driven by Playwright."""
-    if not os.path.exists(CHROMIUM):
-        _missing(f"{CHROMIUM} is not installed")
+    chromium_path = require_tool("chromium")
     try:
         import playwright.sync_api as sync_api
     except ImportError:
-        _missing("Playwright is not installed")
+        missing("Playwright is not installed")
     with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        chromium = playwright.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
         try:
             yield chromium
         finally:
             chromium.close()
             sync_api.expect.set_options(timeout=5_000)  # Playwright's default, if a test moved it
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    registered = {line.split(":")[0].strip() for line in config.getini("markers")}
+    unregistered = set(KINDS) - registered
+    if unregistered:
+        raise pytest.UsageError(f"register the markers {sorted(unregistered)} in pyproject.toml")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test with its kinds (tests/support/kinds.py), so that
+    ``pytest -m "not slow"`` is the quick inner loop."""
+    mark(items)

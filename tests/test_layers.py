@@ -37,7 +37,7 @@ BELOW = {
     "wire": {"rules"},
 }
 #: Standard-library-only modules at the package root that every layer may use.
-SHARED_ROOT_MODULES = ("arbiter.errors", "arbiter.queues", "arbiter.threads")
+SHARED_ROOT_MODULES = ("arbiter.errors", "arbiter.queues", "arbiter.threads", "arbiter.pinrule")
 HARDWARE_LIBRARIES = {
     "gpiozero", "serial", "smbus2", "flask", "RPi", "lgpio", "waitress", "web", "paho",
 }

@@ -23,6 +23,8 @@ from arbiter.app.service_client import (
     service_running,
 )
 from arbiter.errors import ArbiterError
+from arbiter.pinrule import RULE as PIN_RULE
+from arbiter.pinrule import PinFormatError, legacy_pin_note
 from arbiter.rules.game import EndingError, EndingKind, Game
 from arbiter.rules.pieces import Piece, PieceError, parse_rank, parse_side
 from arbiter.rules.ranks import Rank, Side
@@ -516,11 +518,13 @@ def _cmd_set_pin(args: argparse.Namespace) -> int:
     pin = args.pin
     if pin is None:
         hint = "give it as an argument: gg-arbiter set-pin PIN"
-        pin = ask_pin("New admin PIN (4-12 digits): ", hint)
+        pin = ask_pin(f"New admin PIN ({PIN_RULE}): ", hint)
         if ask_pin("Again: ", hint) != pin:
             raise CliError("the two PINs differ; nothing changed")
     try:
         set_pin(config.data_dir, pin)
+    except PinFormatError as exc:
+        raise CliError(f"{exc}; nothing changed{legacy_pin_note(pin)}") from None
     except AuthError as exc:
         raise CliError(str(exc)) from None
     print(f"admin PIN changed (stored hashed in {config.data_dir / 'admin.json'})")
@@ -713,7 +717,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     set_pin = sub.add_parser("set-pin", help="set the admin PIN of the status page")
     common(set_pin)
-    set_pin.add_argument("pin", metavar="PIN", nargs="?", help="4 to 12 digits (asked if left out)")
+    set_pin.add_argument("pin", metavar="PIN", nargs="?", help=f"{PIN_RULE} (asked if left out)")
     set_pin.set_defaults(func=_cmd_set_pin)
 
     add_hub_parser(sub, _Parser)

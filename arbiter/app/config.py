@@ -15,6 +15,7 @@ from typing import Any
 
 from arbiter.errors import ArbiterError
 from arbiter.fleet.settings import SettingsError, TournamentSettings
+from arbiter.pinrule import PinFormatError, check_pin_format
 from arbiter.storage.paths import default_data_dir
 from arbiter.tunes.defaults import REQUIRED_TUNES, load_tunes
 from arbiter.tunes.rtttl import RtttlError
@@ -220,8 +221,11 @@ def load_config(path: str | Path | None = None, *, data_dir: str | Path | None =
     button = ButtonConfig(b.pin("new_game_pin"), b.number("hold_seconds", 0.5, 10.0))
     w = _Checker(raw["web"], "web", name)
     pin = w.text("admin_pin")
-    if pin and (not pin.isdigit() or not 4 <= len(pin) <= 12):
-        raise ConfigError(f"{name}: 'web.admin_pin' must be 4 to 12 digits")
+    if pin:
+        try:
+            check_pin_format(pin, "'web.admin_pin'")
+        except PinFormatError as exc:
+            raise ConfigError(f"{name}: {exc}") from None
     web = WebConfig(
         host=w.text("host"),
         port=w.integer("port", 1, 65535),

@@ -30,6 +30,8 @@ from arbiter.hub.ledger import Ledger, ResendAsk
 from arbiter.hub.resend import GRACE, Resender
 from arbiter.mqtt.address import BrokerAddress, BrokerAddressError
 from arbiter.mqtt.tls import client_context
+from arbiter.pinrule import RULE as PIN_RULE
+from arbiter.pinrule import PinFormatError, legacy_pin_note
 from arbiter.storage.paths import default_data_dir
 from arbiter.tournament.errors import NoLegalPairingError
 from arbiter.tournament.model import Pairing, Result
@@ -197,9 +199,11 @@ def serving_line(host: str, port: int, url: str) -> str:
 
 def _set_pin(args: argparse.Namespace) -> int:
     data = Path(args.data) if args.data else default_data_dir() / "hub"
-    pin = args.pin if args.pin is not None else getpass.getpass("new organiser PIN: ")
+    pin = args.pin if args.pin is not None else getpass.getpass(f"new organiser PIN ({PIN_RULE}): ")
     try:
-        set_pin(data, pin)
+        set_pin(data, pin, "hub set-pin")
+    except PinFormatError as exc:
+        raise HubCliError(f"{exc}; nothing changed{legacy_pin_note(pin)}") from None
     except AuthError as exc:
         raise HubCliError(str(exc)) from None
     print("organiser PIN set; every organiser session has ended")
@@ -510,7 +514,7 @@ def add_hub_parser(sub: Any, parser_class: type[argparse.ArgumentParser]) -> Non
     archive.set_defaults(func=_archive)
 
     pin = cmds.add_parser("set-pin", help="set the organiser PIN of the hub's web pages")
-    pin.add_argument("pin", nargs="?", help="4 to 12 digits (asked for when left out)")
+    pin.add_argument("pin", nargs="?", help=f"{PIN_RULE} (asked for when left out)")
     pin.set_defaults(func=_set_pin)
 
     cmds.add_parser("audit", help="print the audit log").set_defaults(func=_audit)

@@ -89,30 +89,26 @@ def _serve(
     page: _Page | None = None
     link: FleetLink | None = None
     try:
-        try:  # the device works without its page
-            from web.kit.auth import AdminFileError, ensure_admin
-            from web.table import create_app
+        # No arbiter without its page: a page that cannot be built (a bad PIN, a
+        # broken install) stops start-up here, with its one-line reason (exit 2).
+        from web.kit.auth import AdminFileError, ensure_admin
+        from web.table import create_app
 
-            try:
-                new_pin = ensure_admin(config.data_dir, config.web.admin_pin)
-            except AdminFileError as exc:  # the public page works without it
-                new_pin = None
-                out(f"admin access off: {exc}; repair it with gg-arbiter set-pin")
-            if new_pin:
-                out(f"Admin PIN (shown once; change it with gg-arbiter set-pin): {new_pin}")
-            app = create_app(arbiter)
-        except Exception as exc:
-            log.error("status page not started: %s", exc)
-            out(f"status page not started: {exc}")
-            app = None
+        try:
+            new_pin = ensure_admin(config.data_dir, config.web.admin_pin)
+        except AdminFileError as exc:  # the public page works without it
+            new_pin = None
+            out(f"admin access off: {exc}; repair it with gg-arbiter set-pin")
+        if new_pin:
+            out(f"Admin PIN (shown once; change it with gg-arbiter set-pin): {new_pin}")
+        app = create_app(arbiter)
         for problem in arbiter.store.problems:
             out(f"data warning: {problem}")
         arbiter.start()
         link = start_link(config, arbiter, out)
-        if app is not None:
-            page = _Page(app, host, port, stop, out, config)
-            page.bind_once()  # the usual case: the page is up before the ready line
-            threading.Thread(target=page.run, name="web", daemon=True).start()
+        page = _Page(app, host, port, stop, out, config)
+        page.bind_once()  # the usual case: the page is up before the ready line
+        threading.Thread(target=page.run, name="web", daemon=True).start()
         out(f"gg-arbiter ready in {time.monotonic() - t0:.2f} s "
             f"({'simulator' if arbiter.sim else config.reader.kind}, data in {config.data_dir})")
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from arbiter.app.config import Config
 from arbiter.app.errors import CliError, DataInUseError
+from arbiter.pinrule import check_pin_format
 from arbiter.rules.ranks import Side
 from arbiter.storage.datalock import DataDirLock
 from arbiter.storage.errors import StoreError, StoreLockedError
@@ -114,9 +115,15 @@ class ServiceApi:
 
 
 def service_api(config: Config, args: argparse.Namespace) -> ServiceApi:
-    pin = getattr(args, "pin", None) or os.environ.get("GG_ARBITER_PIN") or ask_pin(
-        "Admin PIN of the running arbiter: ", "pass --pin PIN or set GG_ARBITER_PIN"
-    )
+    # A PIN sent to log in: a legacy 4-digit PIN still opens an old admin.json.
+    if getattr(args, "pin", None):
+        pin = check_pin_format(args.pin, "--pin", new=False)
+    elif os.environ.get("GG_ARBITER_PIN"):
+        pin = check_pin_format(os.environ["GG_ARBITER_PIN"], "GG_ARBITER_PIN", new=False)
+    else:
+        pin = check_pin_format(ask_pin(
+            "Admin PIN of the running arbiter: ", "pass --pin PIN or set GG_ARBITER_PIN"
+        ), "the PIN typed", new=False)
     port = args.port if getattr(args, "port", None) is not None else config.web.port
     return ServiceApi(port, pin)
 

@@ -81,6 +81,7 @@ def _cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 # -- selftest --------------------------------------------------------------------
 
 
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_selftest_beside_the_arbiter_runs_it_there(
     sim_service: Service, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -95,6 +96,7 @@ def test_selftest_beside_the_arbiter_runs_it_there(
     assert len(sim_service.device.outputs()["played"]) > played_before
 
 
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_selftest_beside_the_arbiter_pin_from_the_environment_and_wrong_pin(
     sim_service: Service, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -107,6 +109,7 @@ def test_selftest_beside_the_arbiter_pin_from_the_environment_and_wrong_pin(
     assert code == 2 and "the running arbiter refused: wrong admin PIN" in err
 
 
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_selftest_beside_the_arbiter_during_a_game_says_so(
     sim_service: Service, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -122,6 +125,7 @@ def test_selftest_beside_the_arbiter_during_a_game_says_so(
 # -- enroll ----------------------------------------------------------------------
 
 
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_enroll_beside_the_arbiter_enrolls_through_it(
     rfid_service: tuple[Service, FakeRdm6300],
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
@@ -146,6 +150,7 @@ def test_enroll_beside_the_arbiter_enrolls_through_it(
     assert service.device.enrollment_status()["active"] is False
 
 
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_enroll_beside_the_arbiter_skip_and_quit(
     rfid_service: tuple[Service, FakeRdm6300],
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
@@ -161,6 +166,7 @@ def test_enroll_beside_the_arbiter_skip_and_quit(
     assert service.device.status()["enrolling"] is False
 
 
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_enroll_beside_a_keys_arbiter_is_refused_before_asking(
     sim_service: Service, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -183,12 +189,12 @@ def test_commands_use_the_service_data_directory_not_a_second_one(
     config = tmp_path / "c.toml"
     config.write_text("", encoding="utf-8")
     monkeypatch.setenv("GG_ARBITER_CONFIG", str(config))
-    code, _, err = _cli(monkeypatch, capsys, "set-pin", "1357")
+    code, _, err = _cli(monkeypatch, capsys, "set-pin", "135792")
     assert code == 0, err
     assert f"using the service's data directory {service_dir}" in err
     assert (service_dir / "admin.json").exists()
     assert not (home_data / "gg-arbiter").exists()
     # An explicit choice still wins.
-    code, _, err = _cli(monkeypatch, capsys, "set-pin", "1357", "--data", str(tmp_path / "d"))
+    code, _, err = _cli(monkeypatch, capsys, "set-pin", "135792", "--data", str(tmp_path / "d"))
     assert code == 0 and "service's data directory" not in err
     assert (tmp_path / "d" / "admin.json").exists()

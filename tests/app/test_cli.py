@@ -106,3 +106,80 @@ def test_cli_record_corrupt_file_named(tmp_path: Path) -> None:
     result = run_cli("record", "--data", str(tmp_path))
     assert result.returncode != 0
     assert str(path) in result.stderr and "Traceback" not in result.stderr
+
+
+# -- the PIN rule (arbiter.pinrule): ASCII digits, 6 to 12 for a new PIN ---------------
+
+ARABIC_INDIC_PIN = "١٢٣٤٥٦"  # six digits to str.isdigit, none to the PIN rule
+
+
+def test_run_with_non_ascii_pin_exits_2_and_never_starts(tmp_path: Path) -> None:
+    """Such a PIN once passed the config check, then turned the status page off while
+    the arbiter ran on: now start-up stops with one line naming the setting."""
+    config = tmp_path / "c.toml"
+    config.write_text(f'[web]\nport = 1\nadmin_pin = "{ARABIC_INDIC_PIN}"\n', encoding="utf-8")
+    exe = shutil.which("gg-arbiter", path=str(Path(sys.executable).parent))
+    command = [exe] if exe else [sys.executable, "-m", "arbiter.app.cli"]
+    with subprocess.Popen(
+        [*command, "run", "--sim", "--config", str(config), "--data", str(tmp_path / "d")],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    ) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        for line in proc.stdout:  # ends when the process exits (or is killed below)
+            if "ready" in line or "status page not started" in line:
+                proc.kill()
+                pytest.fail(f"the arbiter started with a bad PIN: {line!r}")
+        err = proc.stderr.read()
+        assert proc.wait(timeout=60) == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "web.admin_pin" in lines[0] and str(config) in lines[0], err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("pin", [ARABIC_INDIC_PIN, "2468", "12345", "12ab56", "1" * 13])
+def test_set_pin_refuses_pin_breaking_the_rule(tmp_path: Path, pin: str) -> None:
+    result = run_cli("set-pin", "--data", str(tmp_path), pin)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("set-pin:"), result.stderr
+    assert "6 to 12 digits" in lines[0]
+    assert not (tmp_path / "admin.json").exists()
+
+
+def test_set_pin_refusing_a_4_digit_pin_says_an_old_one_still_logs_in(tmp_path: Path) -> None:
+    result = run_cli("set-pin", "--data", str(tmp_path), "2468")
+    assert result.returncode == 2 and "still logs in" in result.stderr
+
+
+def test_hub_set_pin_refuses_a_short_pin(tmp_path: Path) -> None:
+    result = run_cli("hub", "--event", "e", "--data", str(tmp_path), "set-pin", "2468")
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("hub set-pin:"), result.stderr
+    assert not (tmp_path / "admin.json").exists()
+
+
+@pytest.mark.parametrize(("env", "args", "setting"), [
+    ({"GG_ARBITER_PIN": ARABIC_INDIC_PIN}, [], "GG_ARBITER_PIN"),
+    ({"GG_ARBITER_PIN": "12ab"}, [], "GG_ARBITER_PIN"),
+    ({}, ["--pin", ARABIC_INDIC_PIN], "--pin"),
+    ({}, ["--pin", "123"], "--pin"),
+])
+def test_pin_for_the_running_arbiter_is_checked_before_it_is_sent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    env: dict[str, str], args: list[str], setting: str,
+) -> None:
+    """A running arbiter (its data directory held) gets no request with a PIN that
+    breaks the rule; the command exits 2 with one line naming where the PIN came from."""
+    monkeypatch.delenv("GG_ARBITER_PIN", raising=False)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    config = tmp_path / "c.toml"
+    config.write_text("", encoding="utf-8")
+    with GameStore(tmp_path / "d"):  # as the running arbiter holds it
+        code = main(["end", "--reason", "draw", "--config", str(config),
+                     "--data", str(tmp_path / "d"), "--port", "9", *args])
+    err = capsys.readouterr().err
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"{setting}:"), err

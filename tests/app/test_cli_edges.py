@@ -60,7 +60,7 @@ def test_set_pin_with_no_terminal_gives_the_real_way(tmp_path: Path) -> None:
 def test_beside_a_running_arbiter_end_and_selftest_go_through_it(tmp_path: Path) -> None:
     port = free_port()
     config = tmp_path / "c.toml"
-    config.write_text(f'[reader]\nkind = "sim"\n[web]\nport = {port}\nadmin_pin = "4321"\n')
+    config.write_text(f'[reader]\nkind = "sim"\n[web]\nport = {port}\nadmin_pin = "432187"\n')
     common = ["--config", str(config), "--data", str(tmp_path / "data")]
     run = Session(["run", *common, "--host", "127.0.0.1"])
     try:
@@ -68,7 +68,7 @@ def test_beside_a_running_arbiter_end_and_selftest_go_through_it(tmp_path: Path)
         selftest = cli_no_terminal("selftest", "--tune", "ready", *common)
         assert selftest.returncode == 2, selftest.stdout + selftest.stderr
         assert "--pin PIN" in selftest.stderr and "GG_ARBITER_PIN" in selftest.stderr
-        selftest = cli_no_terminal("selftest", "--tune", "ready", "--pin", "4321", *common)
+        selftest = cli_no_terminal("selftest", "--tune", "ready", "--pin", "432187", *common)
         assert selftest.returncode == 0, selftest.stdout + selftest.stderr
         assert f"through the running arbiter at http://127.0.0.1:{port}" in selftest.stdout
         assert "tune ready: played" in selftest.stdout and selftest.stdout.endswith("PASS\n")
@@ -79,7 +79,7 @@ def test_beside_a_running_arbiter_end_and_selftest_go_through_it(tmp_path: Path)
         by_env = subprocess.run(
             [*gg_arbiter(), "end", "--reason", "draw", *common], stdin=subprocess.DEVNULL,
             capture_output=True, text=True, timeout=60,
-            env=dict(os.environ, GG_ARBITER_PIN="4321"),
+            env=dict(os.environ, GG_ARBITER_PIN="432187"),
         )
         assert by_env.returncode == 0 and "ended: draw" in by_env.stdout, by_env.stderr
         run.proc.send_signal(signal.SIGTERM)

@@ -102,7 +102,7 @@ def _read_until_ready(proc: subprocess.Popen[str]) -> str:
 
 def _start_run(tmp_path: Path, port: int) -> subprocess.Popen[str]:
     config = tmp_path / "c.toml"
-    config.write_text(f'[reader]\nkind = "sim"\n[web]\nport = {port}\nadmin_pin = "4321"\n')
+    config.write_text(f'[reader]\nkind = "sim"\n[web]\nport = {port}\nadmin_pin = "432187"\n')
     proc = _spawn_run(config, tmp_path / "data")
     _read_until_ready(proc)
     return proc
@@ -128,7 +128,7 @@ def test_commands_end_through_running_arbiter_and_sigterm(tmp_path: Path) -> Non
             "--data",
             data,
             "--pin",
-            "4321",
+            "432187",
         )
         assert ok.returncode == 0, ok.stderr
         import urllib.request

@@ -45,6 +45,11 @@ def test_config_override_keeps_other_defaults(tmp_path: Path) -> None:
         ('[signals]\nbattle_phrase = "yes"\n', "signals.battle_phrase"),
         ("[signals]\ncolour = 1\n", "signals.colour"),
         ('[web]\nadmin_pin = "12ab"\n', "web.admin_pin"),
+        # Arabic-Indic digits: str.isdigit takes them, the PIN rule does not.
+        ('[web]\nadmin_pin = "١٢٣٤٥٦"\n', "web.admin_pin"),
+        # A new PIN is 6 digits or more (4-digit PINs fell to 40 addresses x 5 guesses).
+        ('[web]\nadmin_pin = "2468"\n', "web.admin_pin"),
+        ('[web]\nadmin_pin = "12345"\n', "web.admin_pin"),
         ("[web]\nstream_capacity = 0\n", "web.stream_capacity"),
         ("[web]\nrequest_timeout = 0\n", "web.request_timeout"),
         ('[tunes]\nbattle = "x:d=4:zz"\n', "tunes"),

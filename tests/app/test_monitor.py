@@ -267,6 +267,7 @@ def _monitor(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
     return code, out, err
 
 
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_monitor_command_sim_shows_a_stuck_switch_and_a_piece(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -281,6 +282,7 @@ def test_monitor_command_sim_shows_a_stuck_switch_and_a_piece(
     assert "defender: switches seen closed: 6; never closed: 1,2,3,4,5,7" in out
 
 
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_monitor_command_hides_names_during_a_game(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

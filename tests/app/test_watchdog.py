@@ -20,6 +20,7 @@ CHECK_EVERY = 0.01
 
 
 @pytest.mark.timeout(60)
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_a_stuck_worker_stops_the_watchdog_until_it_moves_again(tmp_path: Path) -> None:
     clock = FakeClock()
     config = load_config(write_config(tmp_path))

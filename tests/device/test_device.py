@@ -164,6 +164,7 @@ def _pitch(hz: float) -> str:
     return names[0]
 
 
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_device_fallen_flag_plays_taps_and_ends_game(rig: Rig) -> None:
     log = record_frequencies(rig.factory, rig.config.signals.buzzer_pin)
     status = rig.challenge("W:PVT", "B:FLG")
@@ -205,6 +206,7 @@ def test_device_game_over_shows_at_once_and_answers_while_taps_plays(rig: Rig) -
     wait_until(lambda: rig.arbiter.state is DeviceState.IDLE)
 
 
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_device_new_game_button_held(rig: Rig) -> None:
     rig.challenge("W:PVT", "B:FLG")
     rig.empty()
@@ -264,6 +266,7 @@ def test_device_info_logs_never_name_a_rank(rig: Rig, caplog: pytest.LogCaptureF
         assert piece.rank.code not in text and piece.rank.full_name not in text
 
 
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_device_piece_pulled_while_deciding_records_nothing(
     tmp_path: Path, mock_factory: Any
 ) -> None:
@@ -348,6 +351,7 @@ def _bouncy_press(
     defender_rank=st.sampled_from(list(Rank)),
     noise=st.lists(st.tuples(st.integers(0, 7), st.integers(0, 20)), max_size=6),
 )
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_device_bouncing_keys_never_give_a_wrong_verdict(
     tmp_path_factory: pytest.TempPathFactory,
     attacker: Piece,
@@ -435,6 +439,7 @@ def test_device_new_game_on_full_disk_keeps_the_game(
     assert (status["game_id"], status["ending"]) == (1, None)
 
 
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_device_new_game_button_failure_is_logged(
     rig: Rig, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -458,6 +463,7 @@ def test_device_new_game_button_failure_is_logged(
     assert rig.arbiter.status()["game_id"] == 1
 
 
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_device_selftest_refused_during_a_game(rig: Rig) -> None:
     from arbiter.device.arbiter import DeviceError
 

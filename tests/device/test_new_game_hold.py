@@ -58,6 +58,7 @@ def test_new_game_hold_default_matches_the_docs() -> None:
     assert load_config(None).button.hold_seconds == _documented_hold()
 
 
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_new_game_hold_starts_a_game_only_after_the_full_hold(device: Any) -> None:
     arbiter, factory = device
     hold = _documented_hold()

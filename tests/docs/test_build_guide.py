@@ -86,7 +86,7 @@ def test_named_commands_and_setup_options_exist(text: str) -> None:
     assert unknown_commands(text) == []
     setup = (ROOT / "setup.sh").read_text(encoding="utf-8")
     kinds = re.search(r'GG_READER_KINDS="([^"]+)"',
-                      (ROOT / "firmware" / "appliance.sh").read_text(encoding="utf-8"))
+                      (ROOT / "firmware" / "pi" / "appliance.sh").read_text(encoding="utf-8"))
     assert kinds is not None
     for line in re.findall(r"setup\.sh ([^`\n]+)", text):
         for option in re.findall(r"--[a-z]+", line):
@@ -97,7 +97,7 @@ def test_named_commands_and_setup_options_exist(text: str) -> None:
 
 
 def test_pinned_firmware_matches_the_firmware_readme(text: str) -> None:
-    readme = (ROOT / "firmware" / "micropython" / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "firmware" / "pico" / "README.md").read_text(encoding="utf-8")
     pinned = re.findall(r"`(RPI_PICO\w*-\d{8}-v[\d.]+\.uf2)`", text)
     assert {p.split("-")[0] for p in pinned} == {"RPI_PICO", "RPI_PICO_W", "RPI_PICO2"}
     for name in pinned:
@@ -105,7 +105,7 @@ def test_pinned_firmware_matches_the_firmware_readme(text: str) -> None:
     # one release for all three
     assert len({p.split("-", 1)[1] for p in pinned}) == 1
     # the sed line really switches the firmware's reader
-    main = (ROOT / "firmware" / "micropython" / "main.py").read_text(encoding="utf-8")
+    main = (ROOT / "firmware" / "pico" / "main.py").read_text(encoding="utf-8")
     assert re.search(r'^READER = "rdm6300"', main, re.M)
     assert "s/^READER = \"rdm6300\"/READER = \"rc522\"/" in text
 

@@ -9,9 +9,7 @@ ends inside the housing) and expect the check to name them.
 from __future__ import annotations
 
 import importlib.util
-import os
 import re
-import shutil
 import subprocess
 import sys
 from dataclasses import replace
@@ -19,6 +17,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from tests.support.tools import require_tool
 
 HARDWARE = Path(__file__).resolve().parents[2] / "hardware"
 
@@ -129,11 +129,7 @@ def test_the_generated_scad_carries_the_checked_layout() -> None:
 
 def _csg(tmp_path: Path, pi: str, part: str, extra: str = "") -> str:
     """openscad's report on the printed ``part`` intersected with every placed solid."""
-    if shutil.which("openscad") is None:
-        message = "openscad is not installed (bash setup.sh --dev installs it)"
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must check the assembly: {message}")
-        pytest.skip(message)
+    require_tool("openscad")  # fails under CI=true, else skips
     scad = tmp_path / "check.scad"
     # Each solid shrunk by 0.01 mm: a board resting on its standoffs touches, not collides.
     scad.write_text(f'GG_CHECK = true;\ninclude <{HARDWARE / "assembly.scad"}>\npi = "{pi}";\n'

@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.tools import require_tool
+
 HARDWARE = Path(__file__).resolve().parents[2] / "hardware"
 
 
@@ -31,6 +33,8 @@ models = _load()
 
 @pytest.mark.parametrize("model", models.MODELS, ids=lambda m: m.name)
 def test_model_renders_clean_and_matches_its_preview(model: Any, tmp_path: Path) -> None:
+    require_tool("openscad")
+    require_tool("xvfb-run")
     out = tmp_path / "fresh.png"
     warnings = models.render(model, out)
     assert warnings == []

@@ -13,7 +13,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import shutil
 import struct
 import sys
 import zipfile
@@ -23,6 +22,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+
+from tests.support.tools import require_tool
 
 HARDWARE = Path(__file__).resolve().parents[2] / "hardware"
 
@@ -42,11 +43,7 @@ pr = _load()
 
 
 def _need(tool: str) -> None:
-    if shutil.which(tool) is None:
-        message = f"{tool} is not installed (bash setup.sh --dev installs it)"
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must check the print files: {message}")
-        pytest.skip(message)
+    require_tool(tool)  # fails under CI=true, else skips
 
 
 def _stl(path: Path, triangles: list[tuple[tuple[float, float, float], ...]]) -> Path:

@@ -18,7 +18,7 @@ from arbiter.rules.ranks import Side
 HARDWARE = Path(__file__).resolve().parents[2] / "hardware"
 DOCS = HARDWARE.parent / "docs" / "build"
 SCHEMATICS = DOCS / "schematics"
-FIRMWARE = HARDWARE.parent / "firmware" / "micropython" / "main.py"
+FIRMWARE = HARDWARE.parent / "firmware" / "pico" / "main.py"
 SVG = "{http://www.w3.org/2000/svg}"
 KINDS = ("keys-gpio", "keys-mcp23017", "rdm6300", "mcu")
 

@@ -1,4 +1,4 @@
-"""``setup.sh --service`` / ``--uninstall`` (firmware/appliance.sh) in a disposable root."""
+"""``setup.sh --service`` / ``--uninstall`` (firmware/pi/appliance.sh) in a disposable root."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from arbiter.app.config import load_config
-from tests.support.fake_system import FakeSystem
+from tests.support.fake_system import ROOT, FakeSystem
 from tests.support.systemd_unit import one, parse_unit
+from tests.support.tools import require_tool
 
 KINDS = ("keys-gpio", "keys-mcp23017", "rdm6300", "mcu")
 UNIT = "/etc/systemd/system/gg-arbiter.service"
@@ -19,7 +20,7 @@ CONFIG = "/etc/gg-arbiter/config.toml"
 DATA = "/var/lib/gg-arbiter"
 VENV = "/opt/gg-arbiter/venv"
 WANTS = "/etc/systemd/system/multi-user.target.wants/gg-arbiter.service"
-RULES = Path(__file__).resolve().parents[2] / "firmware" / "udev" / "99-gg-arbiter.rules"
+RULES = Path(__file__).resolve().parents[2] / "firmware" / "pi" / "99-gg-arbiter.rules"
 LGPIO_HINT = "python3-lgpio is not in this system's archives"
 
 
@@ -48,7 +49,14 @@ def test_install_per_reader_kind(tmp_path: Path, kind: str) -> None:
         == (Path(__file__).resolve().parents[2] / "pyproject.toml").read_bytes()
     )
     assert result.called("python3", "-m", "venv", "--system-site-packages")
-    assert result.called("pip", "install", f"{system.path('/opt/gg-arbiter/src')}[pi]")
+    # Its dependencies from the Pi lock, hash-checked, then the project adding nothing.
+    src = system.path("/opt/gg-arbiter/src")
+    assert result.called("pip", "install", "--require-hashes", "-r", f"{src}/requirements-pi.lock")
+    lock = "requirements-pi.lock"
+    assert (src / lock).read_bytes() == (ROOT / lock).read_bytes()
+    assert result.called("pip", "install", "--no-deps", str(src))
+    assert not any(call[0] == "pip" and "--no-deps" not in call and "--require-hashes" not in call
+                   for call in result.calls)
     assert not any(".venv" in arg for call in result.calls for arg in call)
     link = system.path("/usr/local/bin/gg-arbiter")
     assert link.is_symlink() and str(link.readlink()) == f"{VENV}/bin/gg-arbiter"
@@ -251,9 +259,7 @@ def test_in_a_chroot_the_unit_is_enabled_for_next_boot(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("kind", ["keys-gpio", "rdm6300"])
 def test_rendered_unit_verifies(tmp_path: Path, kind: str) -> None:
-    analyze = shutil.which("systemd-analyze")
-    if analyze is None:
-        pytest.skip("systemd-analyze is missing (bash setup.sh --dev installs systemd)")
+    analyze = require_tool("systemd-analyze")
     system = FakeSystem(tmp_path)
     assert system.run("--service", "--reader", kind).returncode == 0
     # verify checks that ExecStart is an executable file (the fake venv has one)

@@ -24,7 +24,7 @@ from arbiter.hardware.readers.mcu import (
 from arbiter.hardware.readers.rdm6300 import FrameParser, encode_frame
 from arbiter.rules.verdict import Role
 
-MAIN = Path(__file__).resolve().parents[2] / "firmware" / "micropython" / "main.py"
+MAIN = Path(__file__).resolve().parents[2] / "firmware" / "pico" / "main.py"
 PUBLISHED = [
     ("62E3086CED", "08"),
     ("100086F444", "26"),
@@ -208,7 +208,7 @@ def test_firmware_main_does_not_run_on_import(firmware: types.ModuleType) -> Non
     assert firmware.__name__ != "__main__"
 
 
-# -- the wiring tables in firmware/micropython/README.md match main.py's pins --------
+# -- the wiring tables in firmware/pico/README.md match main.py's pins --------
 
 README = MAIN.parent / "README.md"
 #: Raspberry Pi Pico: GP number -> physical pin (Pico datasheet pinout).

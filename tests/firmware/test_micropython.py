@@ -22,10 +22,11 @@ import pytest
 
 from arbiter.hardware.readers.mcu import HelloMessage, SlotMessage, decode_line
 from arbiter.rules.verdict import Role
+from tests.support.tools import missing
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-FIRMWARE = ROOT / "firmware" / "micropython"
+FIRMWARE = ROOT / "firmware" / "pico"
 FIRMWARE_FILES = sorted(FIRMWARE.glob("*.py"))
 CHECKS = sorted(p.stem for p in (HERE / "mpy_checks").glob("check_*.py"))
 BIN = Path(sys.executable).parent
@@ -37,7 +38,7 @@ def _tool(name: str) -> Path:
     path = BIN / name
     if not path.exists():
         if name == "micropython" and platform.machine() != "x86_64":
-            pytest.skip("the MicroPython unix port's wheels are x86_64 only")
+            missing("micropython: the MicroPython unix port's wheels are x86_64 only")
         pytest.fail(f"{name} is missing from the venv: run 'bash setup.sh --dev'")
     return path
 

@@ -11,8 +11,8 @@ from arbiter.app.config import load_config
 from tests.support.systemd_unit import Unit, one, parse_unit
 
 FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
-UNIT = FIRMWARE / "systemd" / "gg-arbiter.service"
-RULES = FIRMWARE / "udev" / "99-gg-arbiter.rules"
+UNIT = FIRMWARE / "pi" / "gg-arbiter.service"
+RULES = FIRMWARE / "pi" / "99-gg-arbiter.rules"
 
 @pytest.fixture(scope="module")
 def unit() -> Unit:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -13,8 +12,9 @@ from arbiter.app.assembly import build_arbiter
 from arbiter.app.config import load_config
 from arbiter.app.service import start_link
 from arbiter.fleet.link import FleetLink
-from tests.support.mqtt import MOSQUITTO, Mosquitto, Proxy
+from tests.support.mqtt import Mosquitto, Proxy
 from tests.support.rig import Rig, write_config
+from tests.support.tools import require_tool
 
 #: A whole game: (attacker, defender) to a captured Flag, with splits and a spy.
 GAME = [
@@ -28,8 +28,7 @@ GAME = [
 
 @pytest.fixture
 def broker(tmp_path: Path) -> Iterator[Mosquitto]:
-    if not shutil.which(MOSQUITTO):
-        pytest.skip("mosquitto is not installed (bash setup.sh --dev installs it)")
+    require_tool("mosquitto")
     mosquitto = Mosquitto(tmp_path / "broker").start()
     try:
         yield mosquitto

@@ -15,8 +15,9 @@ import pytest
 from arbiter.app.cli import main
 from arbiter.fleet.brokerconf import BROKER_USER
 from tests.fleet.conftest import GAME, TableFactory
-from tests.support.mqtt import MOSQUITTO, Mosquitto, Subscriber, make_tls, port_open, seqs
+from tests.support.mqtt import Mosquitto, Subscriber, make_tls, port_open, seqs
 from tests.support.spawn import free_port
+from tests.support.tools import require_tool
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.timeout(120)
@@ -59,8 +60,7 @@ def test_tls_options_are_checked(tmp_path: Path, capsys: pytest.CaptureFixture[s
 def test_real_mosquitto_takes_the_tls_lines_and_a_table_plays_over_them(
     tmp_path: Path, make_table: TableFactory
 ) -> None:
-    if not shutil.which(MOSQUITTO):
-        pytest.skip("mosquitto is not installed (bash setup.sh --dev installs it)")
+    require_tool("mosquitto")
     plain, tls = free_port(), free_port()
     out, ca, conf = _venue(tmp_path, plain, tls)
     # The test's broker listens on 127.0.0.1 only; every other line as written.
@@ -111,8 +111,7 @@ def open_dir() -> Iterator[Path]:
 def test_as_root_the_files_are_given_to_the_broker_user_and_mosquitto_starts(
     open_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    if not shutil.which(MOSQUITTO):
-        pytest.skip("mosquitto is not installed (bash setup.sh --dev installs it)")
+    require_tool("mosquitto")
     files = make_tls(open_dir / "certs", "localhost")
     (open_dir / "certs").chmod(0o755)
     files.cert.chmod(0o644)

@@ -19,6 +19,7 @@ from arbiter.storage.journal import read_game
 from tests.fleet.conftest import GAME, TableFactory
 from tests.support.mqtt import Mosquitto, Proxy, Subscriber, seqs
 from tests.support.spawn import free_port
+from tests.support.tools import require_tool
 from tests.support.waiting import wait_until
 from tests.support.web import rank_leaks
 
@@ -138,7 +139,7 @@ def test_broker_killed_mid_game_then_restarted_every_event_arrives(
 
 def _password_broker(tmp_path: Path) -> Mosquitto:
     passwd = tmp_path / "passwd"
-    subprocess.run(["mosquitto_passwd", "-b", "-c", str(passwd), "table-7", "right"],
+    subprocess.run([require_tool("mosquitto_passwd"), "-b", "-c", str(passwd), "table-7", "right"],
                    check=True, capture_output=True)
     return Mosquitto(tmp_path / "locked",
                      extra=f"allow_anonymous false\npassword_file {passwd}\n").start()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,8 @@ from arbiter.fleet.assignment import Assignment
 from arbiter.fleet.state import BrokerState
 from tests.fleet.conftest import TableFactory
 from tests.support.mqtt import make_tls, tls_mosquitto
-from tests.support.web import CHROMIUM, CHROMIUM_ARGS, build_app, live_server
+from tests.support.tools import require_tool
+from tests.support.web import CHROMIUM_ARGS, build_app, live_server
 
 pytestmark = [pytest.mark.timeout(120)]
 #: Between the broker's state and its cause in the footer.
@@ -36,14 +36,13 @@ def tournament_device(tmp_path: Path) -> Iterator[Any]:
 
 
 def test_page_shows_assignment_and_broker_state_live(tournament_device: Any) -> None:
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} is not installed (bash setup.sh --dev installs it)")
+    chromium = require_tool("chromium")
     import playwright.sync_api as sync_api
 
     fleet = tournament_device.fleet
     with live_server(build_app(tournament_device)) as server, \
             sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         try:
             page = browser.new_page()
             problems: list[str] = []

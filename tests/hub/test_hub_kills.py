@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import json
-import shutil
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +21,8 @@ from typing import Any
 import pytest
 
 from arbiter.fleet.outbox import CursorFile
-from tests.support.mqtt import MOSQUITTO, Mosquitto
+from tests.support.mqtt import Mosquitto
+from tests.support.tools import require_tool
 from tests.support.venue import Node, SimTable, held, hub_node, sim_table
 from tests.support.waiting import WAIT, wait_until
 
@@ -55,8 +55,7 @@ def _games(ledger: Path, table: str) -> dict[str, tuple[str | None, str | None]]
 
 @pytest.fixture
 def venue(tmp_path: Path) -> Iterator[tuple[Mosquitto, Node, dict[str, SimTable], Path]]:
-    if not shutil.which(MOSQUITTO):
-        pytest.skip("mosquitto is not installed (bash setup.sh --dev installs it)")
+    require_tool("mosquitto")
     broker = Mosquitto(tmp_path / "broker", persistent=True)
     broker.start()
     url = f"mqtt://127.0.0.1:{broker.port}"

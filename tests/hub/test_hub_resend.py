@@ -5,7 +5,6 @@ broker keeps nothing for it), so without a resend those events are lost for good
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,7 +14,8 @@ import pytest
 from arbiter.app.cli import main
 from arbiter.fleet.outbox import CursorFile
 from arbiter.fleet.resend import ServedFile
-from tests.support.mqtt import MOSQUITTO, Mosquitto
+from tests.support.mqtt import Mosquitto
+from tests.support.tools import require_tool
 from tests.support.venue import Node, SimTable, held, hub_node, sim_table
 from tests.support.waiting import WAIT, wait_until
 from tests.support.web import PIN
@@ -29,8 +29,7 @@ HubFactory = Callable[[float], Node]
 
 @pytest.fixture
 def venue(tmp_path: Path) -> Iterator[tuple[Mosquitto, SimTable, HubFactory, Path]]:
-    if not shutil.which(MOSQUITTO):
-        pytest.skip("mosquitto is not installed (bash setup.sh --dev installs it)")
+    require_tool("mosquitto")
     broker = Mosquitto(tmp_path / "broker", persistent=True)
     broker.start()
     url = f"mqtt://127.0.0.1:{broker.port}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -64,6 +65,7 @@ def test_ledger_order_in_order_the_first_game_of_a_board_counts() -> None:
     assert [p.result for p in pairings] == [Result.WHITE_WIN, Result.DRAW]
 
 
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 @settings(max_examples=40, deadline=None)
 @given(st.permutations(_events()), st.lists(st.integers(0, 9), max_size=6))
 def test_ledger_order_and_copies_do_not_matter(

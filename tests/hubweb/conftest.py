@@ -4,7 +4,6 @@ with ``broker_hub`` also a real Mosquitto and the hub's real MQTT ingest."""
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import timedelta
@@ -17,7 +16,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from arbiter.hub.ingest import Ingest
 from arbiter.hub.ledger import Ledger
-from tests.support.mqtt import MOSQUITTO, Mosquitto
+from tests.support.mqtt import Mosquitto
+from tests.support.tools import require_tool
 from tests.support.web import PIN, live_server
 from web.hub import create_hub_app
 from web.hub.feed import VenueFeed
@@ -56,8 +56,7 @@ def hub(tmp_path: Path) -> Iterator[Hub]:
 @pytest.fixture
 def broker_hub(tmp_path: Path) -> Iterator[Hub]:
     """As ``hub``, fed by the real ingest from a real Mosquitto."""
-    if not shutil.which(MOSQUITTO):
-        pytest.skip("mosquitto is not installed (bash setup.sh --dev installs it)")
+    require_tool("mosquitto")
     broker = Mosquitto(tmp_path / "broker").start()
     data = tmp_path / "hub"
     data.mkdir()

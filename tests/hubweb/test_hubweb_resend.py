@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -18,7 +17,8 @@ from arbiter.hub.ingest import Ingest
 from arbiter.hub.ledger import Ledger
 from arbiter.hub.resend import Resender
 from tests.hubweb.conftest import EVENT, Table
-from tests.support.mqtt import MOSQUITTO, Mosquitto, Subscriber
+from tests.support.mqtt import Mosquitto, Subscriber
+from tests.support.tools import require_tool
 from tests.support.waiting import wait_until
 from tests.support.web import PIN
 from web.hub import create_hub_app
@@ -40,8 +40,7 @@ def _csrf(html: str) -> str:
 def served(tmp_path: Path) -> Iterator[tuple[Any, Ledger, Mosquitto]]:
     """The hub's app with its ingest and resender on a real broker; table T1 has sent
     events 1 and 3 (2 is missing)."""
-    if not shutil.which(MOSQUITTO):
-        pytest.skip("mosquitto is not installed (bash setup.sh --dev installs it)")
+    require_tool("mosquitto")
     broker = Mosquitto(tmp_path / "broker").start()
     data = tmp_path / "hub"
     data.mkdir()

@@ -18,9 +18,10 @@ from typing import Any
 import pytest
 
 from tests.support.hub_secrecy import leaks
+from tests.support.tools import require_tool
 from tests.support.venue import BoardGame, Node, SimTable, venue
 from tests.support.waiting import wait_until
-from tests.support.web import CHROMIUM, PIN
+from tests.support.web import PIN
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -39,8 +40,7 @@ PHONE = {"width": 390, "height": 844}
 @pytest.fixture
 def pages_venue(tmp_path: Path) -> Iterator[tuple[Node, dict[str, SimTable]]]:
     """A broker, the hub serving, and tables 1 and 2 joined to the event."""
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} is not installed (bash setup.sh --dev installs it)")
+    require_tool("chromium")
     with venue(tmp_path, EVENT, ["1", "2"]) as nodes:
         yield nodes
 

@@ -4,7 +4,6 @@ in one line (certificate, host name, plain listener for TLS and the reverse)."""
 from __future__ import annotations
 
 import os
-import shutil
 import ssl
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -22,8 +21,9 @@ from arbiter.mqtt.tls import (
     diagnose,
     listener_problem,
 )
-from tests.support.mqtt import MOSQUITTO, Mosquitto, make_tls, tls_mosquitto
+from tests.support.mqtt import Mosquitto, make_tls, tls_mosquitto
 from tests.support.spawn import free_port
+from tests.support.tools import require_tool
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -113,8 +113,7 @@ def test_nothing_listening_is_not_a_tls_problem(broker: Mosquitto) -> None:
 def test_a_certificate_out_of_its_dates_is_told_from_another_ca(
     days: tuple[int, int], fault: TlsFault, words: str, tmp_path: Path
 ) -> None:
-    if not shutil.which(MOSQUITTO):
-        pytest.skip("mosquitto is not installed (bash setup.sh --dev installs it)")
+    require_tool("mosquitto")
     now = datetime.now(UTC)
     tls = make_tls(tmp_path / "tls", "localhost", not_before=now + timedelta(days=days[0]),
                    not_after=now + timedelta(days=days[1]))

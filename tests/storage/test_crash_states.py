@@ -6,20 +6,17 @@ could leave while challenges are accepted, NEW GAME starts and a game is resigne
 from __future__ import annotations
 
 import logging
-import os
 
 import pytest
 
-from tests.support.crash import explore, strace_path
+from tests.support.crash import explore
+from tests.support.tools import require_tool
 
 # Enrollments, challenges, NEW GAME over an open game, a resignation, NEW GAME over a
 # finished one.
 PLAN = "ttcccnccrnctccnc"
 
-if strace_path() is None:
-    if os.environ.get("CI"):
-        raise RuntimeError("strace is missing: bash setup.sh --dev installs it")
-    pytest.skip("strace is not installed (bash setup.sh --dev)", allow_module_level=True)
+require_tool("strace")  # fails the run under CI, else skips this module
 
 
 @pytest.fixture(autouse=True)

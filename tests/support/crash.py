@@ -58,6 +58,7 @@ from arbiter.fleet.payloads import event_payload, game_items
 from arbiter.rules.game import Game
 from arbiter.storage.journal import GameStore, list_game_ids, read_game
 from arbiter.storage.registry import TagRegistry
+from tests.support.tools import find_tool
 
 CHILD = Path(__file__).with_name("crash_child.py")
 TRACED = (
@@ -366,7 +367,7 @@ class Report:
 
 
 def strace_path() -> str | None:
-    return shutil.which("strace")
+    return find_tool("strace")
 
 
 def record(data: Path, plan: str, seed: int, mutation: str, trace: Path) -> list[str]:

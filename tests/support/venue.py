@@ -12,7 +12,6 @@ broker, a hub and tables.
 from __future__ import annotations
 
 import json
-import shutil
 import signal
 import sqlite3
 import subprocess
@@ -21,14 +20,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from arbiter.fleet.outbox import Cursor, Outbox
 from arbiter.fleet.payloads import event_payload
 from arbiter.hub.ledger import canonical
 from arbiter.storage.journal import list_game_ids, read_game
-from tests.support.mqtt import MOSQUITTO, Mosquitto, port_open
+from tests.support.mqtt import Mosquitto, port_open
 from tests.support.spawn import Session, free_port, gg_arbiter
+from tests.support.tools import require_tool
 from tests.support.waiting import WAIT, wait_until
 from tests.support.web import FAST_CONFIG, PIN, http_json, play
 
@@ -148,8 +146,7 @@ def venue(
     tmp_path: Path, event: str, table_names: Sequence[str]
 ) -> Iterator[tuple[Node, dict[str, SimTable]]]:
     """A broker, a hub (organiser PIN :data:`PIN`) and one sim table per name, all ready."""
-    if not shutil.which(MOSQUITTO):
-        pytest.skip("mosquitto is not installed (bash setup.sh --dev installs it)")
+    require_tool("mosquitto")
     broker = Mosquitto(tmp_path / "broker").start()
     nodes: list[Node] = []
     try:

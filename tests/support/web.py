@@ -33,7 +33,7 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 
-PIN = "2468"
+PIN = "246813"
 
 #: Fast signals: no battle phrase, short tunes (the default Taps takes 23 s).
 FAST_CONFIG = """

@@ -351,7 +351,7 @@ def test_login_rate_limited_429(client: Any) -> None:
 
 def test_session_dropped_when_pin_changes(app: Any, client: Any) -> None:
     admin_login(client)
-    auth.set_pin(app.config["DATA_DIR"], "55555")
+    auth.set_pin(app.config["DATA_DIR"], "555555")
     assert client.get("/admin").status_code == 302
 
 
@@ -470,6 +470,7 @@ def test_admin_enrollment_without_rfid_explains(client: Any) -> None:
 
 
 @pytest.mark.timeout(120)
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_admin_selftest_reports_each_part(client: Any) -> None:
     token = admin_login(client)
     html = client.post("/admin/selftest", data={"csrf": token}).get_data(as_text=True)

@@ -78,6 +78,7 @@ def test_bench_api_session_needs_its_csrf_token(
 # -- self-test ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_bench_api_selftest_reports_lines_and_no_rank(client: Any, device: Any) -> None:
     device.sim.seat(Role.ATTACKER, "W:SPY")  # a piece seated: the report says "present" only
     wait_until(lambda: device.status()["slots"]["attacker"] == "present")
@@ -93,6 +94,7 @@ def test_bench_api_selftest_reports_lines_and_no_rank(client: Any, device: Any) 
     assert rank_leaks(response.get_data(as_text=True)) == []
 
 
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_bench_api_selftest_refused_once_a_game_has_begun(client: Any, device: Any) -> None:
     _play_one_challenge(device)
     response = client.post("/api/admin/selftest", json=QUICK, headers=ADMIN)

@@ -37,38 +37,40 @@ def test_ensure_admin_secret_is_random_and_kept(tmp_path: Path) -> None:
     first = auth.session_secret(tmp_path / "a")
     assert len(first) >= 32
     assert first != auth.session_secret(tmp_path / "b")
-    auth.ensure_admin(tmp_path / "a", "1234")
-    auth.set_pin(tmp_path / "a", "98765")
+    auth.ensure_admin(tmp_path / "a", "123456")
+    auth.set_pin(tmp_path / "a", "987650")
     assert auth.session_secret(tmp_path / "a") == first
 
 
 def test_ensure_admin_configured_pin_replaces_stored(tmp_path: Path) -> None:
     generated = auth.ensure_admin(tmp_path, None)
     assert generated is not None
-    assert auth.ensure_admin(tmp_path, "4321") is None
-    assert auth.check_pin(tmp_path, "4321")
+    assert auth.ensure_admin(tmp_path, "432187") is None
+    assert auth.check_pin(tmp_path, "432187")
     assert not auth.check_pin(tmp_path, generated)
 
 
 def test_ensure_admin_same_configured_pin_keeps_hash(tmp_path: Path) -> None:
-    auth.ensure_admin(tmp_path, "4321")
+    auth.ensure_admin(tmp_path, "432187")
     before = auth.pin_fingerprint(tmp_path)
-    auth.ensure_admin(tmp_path, "4321")
+    auth.ensure_admin(tmp_path, "432187")
     assert auth.pin_fingerprint(tmp_path) == before
 
 
-@pytest.mark.parametrize("bad", ["", "123", "12ab", "1234567890123", " 1234", "١٢٣٤"])
+@pytest.mark.parametrize(
+    "bad", ["", "123", "1234", "12345", "12ab56", "1234567890123", " 123456", "١٢٣٤٥٦"]
+)
 def test_set_pin_refuses_bad_format(tmp_path: Path, bad: str) -> None:
     with pytest.raises(auth.PinFormatError):
         auth.set_pin(tmp_path, bad)
 
 
 def test_set_pin_changes_pin_and_fingerprint(tmp_path: Path) -> None:
-    auth.ensure_admin(tmp_path, "1111")
+    auth.ensure_admin(tmp_path, "111111")
     before = auth.pin_fingerprint(tmp_path)
-    auth.set_pin(tmp_path, "2222")
-    assert auth.check_pin(tmp_path, "2222")
-    assert not auth.check_pin(tmp_path, "1111")
+    auth.set_pin(tmp_path, "222222")
+    assert auth.check_pin(tmp_path, "222222")
+    assert not auth.check_pin(tmp_path, "111111")
     assert auth.pin_fingerprint(tmp_path) != before
 
 
@@ -227,3 +229,139 @@ def test_pin_gate_none_when_no_turn_in_time(monkeypatch: pytest.MonkeyPatch) -> 
         release.set()
         holder.join(timeout=10)
     assert gate.check("x", "1234") is True
+
+
+# -- a PIN set before the 6-digit rule ----------------------------------------------
+
+
+def _legacy_admin_file(data_dir: Path, pin: str) -> None:
+    """admin.json as an older arbiter wrote it for ``pin`` (its documented format: a
+    salted scrypt hash, n=2**14, r=8, p=1, 32 bytes), which set_pin would now refuse."""
+    import hashlib
+
+    salt = bytes(range(16))
+    digest = hashlib.scrypt(pin.encode(), salt=salt, n=2**14, r=8, p=1, dklen=32)
+    record = {"alg": "scrypt", "n": 2**14, "r": 8, "p": 1, "salt": salt.hex(),
+              "hash": digest.hex()}
+    data_dir.mkdir(parents=True, exist_ok=True)
+    (data_dir / auth.ADMIN_FILE).write_text(
+        json.dumps({"secret": "s" * 64, "pin": record}), encoding="utf-8"
+    )
+
+
+def test_legacy_4_digit_pin_still_logs_in_and_the_log_says_so(
+    device: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    from tests.support.web import build_app
+
+    _legacy_admin_file(Path(device.config.data_dir), "2468")
+    app = build_app(device, ADMIN_PIN=None)
+    client = app.test_client()
+    with caplog.at_level("WARNING"):
+        assert client.post("/api/games", headers={"X-Admin-PIN": "2469"}).status_code == 403
+        assert "shorter than 6 digits" not in caplog.text
+        assert client.post("/api/games", headers={"X-Admin-PIN": "2468"}).status_code == 201
+    assert "admin PIN is shorter than 6 digits" in caplog.text
+    assert "gg-arbiter set-pin" in caplog.text
+
+
+# -- memory: a PIN check's 16 MB is held once, not once per server thread ---------
+
+_RSS_PROBE = """
+import sys, tempfile, threading
+from web.kit import auth
+
+def rss_mb():
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    raise SystemExit("no VmRSS")
+
+data = tempfile.mkdtemp()
+auth.ensure_admin(data, "246813")
+auth.check_pin(data, "246813")  # the first 16 MB (and glibc's raised mmap threshold)
+before = rss_mb()
+threads = int(sys.argv[1])
+all_checked = threading.Barrier(threads + 1)
+
+def server_thread():
+    assert auth.check_pin(data, "246813")
+    all_checked.wait()  # alive, like a server's worker, while RSS is read
+
+workers = [threading.Thread(target=server_thread) for _ in range(threads)]
+for worker in workers:
+    worker.start()
+all_checked.wait()
+print(rss_mb() - before)
+for worker in workers:
+    worker.join()
+"""
+
+
+def test_pin_checks_on_many_threads_leave_memory_flat() -> None:
+    """Eight long-lived threads each check a PIN (as eight waitress workers do): the
+    process grows by far less than one 16 MB scrypt buffer per thread (it grew
+    8 x 16 MB when each thread hashed itself). In a child process, so RSS is its own."""
+    import subprocess
+    import sys
+
+    threads = 8
+    scrypt_mb = 128 * 8 * 2**14 / 2**20  # 128 * r * n bytes: 16 MB
+    result = subprocess.run([sys.executable, "-c", _RSS_PROBE, str(threads)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    growth = float(result.stdout)
+    assert growth < 2 * scrypt_mb, f"RSS grew {growth:.0f} MB over {threads} threads"
+
+
+# -- the attempt limit across all addresses -------------------------------------------
+
+
+def test_limiter_shared_bucket_caps_guesses_across_clients() -> None:
+    clock = FakeClock()
+    limiter = auth.AttemptLimiter(
+        max_failures=5, window=300, clock=clock, global_burst=4, global_interval=30
+    )
+    for client in ("a", "b", "c", "d"):  # four clients, one guess each: the burst
+        assert limiter.reserve(client)
+        limiter.settle(client, False)
+    assert not limiter.reserve("e")  # a fifth address has its own budget, not the bucket's
+    assert limiter.blocked("e") and limiter.retry_after("e") == 30
+    clock.advance(29.9)
+    assert not limiter.reserve("e")
+    clock.advance(0.1)
+    assert limiter.reserve("e")
+    limiter.settle("e", True)  # a right PIN gives its token back ...
+    assert limiter.reserve("f")
+    limiter.settle("f", None)  # ... and so does a check that never ran
+    assert limiter.reserve("f")
+    limiter.settle("f", False)
+    assert not limiter.reserve("g")
+
+
+def test_forty_addresses_cannot_multiply_the_guesses(device: Any) -> None:
+    """The real app on a fake clock: 40 addresses x 5 wrong PINs once got 200 checks
+    in 33 s; now the app checks its burst (10) and then one per 30 s, whoever asks."""
+    from tests.support.web import PIN, build_app
+
+    clock = FakeClock()
+    app = build_app(device, ADMIN_CLOCK=clock)
+    burst, interval = app.config["PIN_GLOBAL_BURST"], app.config["PIN_GLOBAL_INTERVAL"]
+    assert app.config["PIN_MAX_FAILURES"] == 5 and burst == 10 and interval == 30
+    client = app.test_client()
+
+    def guess(address: int, pin: str = "000000") -> Any:
+        return client.post("/api/games", headers={"X-Admin-PIN": pin},
+                           environ_base={"REMOTE_ADDR": f"10.0.0.{address}"})
+
+    codes = [guess(address).status_code for address in range(40) for _ in range(5)]
+    assert codes.count(403) == burst and codes.count(429) == 200 - burst
+    refused = guess(41)
+    assert refused.status_code == 429
+    assert int(refused.headers["Retry-After"]) == interval
+    clock.advance(33)  # 33 s: one more checked guess, not 200
+    assert [guess(42).status_code for _ in range(3)] == [403, 429, 429]
+    clock.advance(interval)
+    assert guess(43, PIN).status_code == 201  # the right PIN, and its token comes back
+    assert guess(44).status_code == 403

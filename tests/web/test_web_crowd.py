@@ -57,6 +57,7 @@ def _assert_quick_refusal(port: int) -> float:
     return answer.seconds
 
 
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_crowd_200_streams_120_slow_status_answers_201st_stream_refused(device: Any) -> None:
     # a short keep-alive: a closed page's stream notices at its next write
     app = build_app(device, SSE_KEEPALIVE=0.5)
@@ -97,6 +98,7 @@ def test_crowd_200_streams_120_slow_status_answers_201st_stream_refused(device: 
             again.close()
 
 
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_idle_and_trickling_connections_closed_after_request_timeout(device: Any) -> None:
     timeout = 1.0
     app = build_app(device, SSE_KEEPALIVE=0.2)
@@ -124,6 +126,7 @@ def test_idle_and_trickling_connections_closed_after_request_timeout(device: Any
             stream.close()
 
 
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_keep_alive_connection_closed_after_request_timeout_since_its_answer(
     device: Any,
 ) -> None:

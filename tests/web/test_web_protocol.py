@@ -24,7 +24,7 @@ from arbiter.storage.journal import GameStore
 from web.table import create_app
 
 WEB = Path(__file__).resolve().parents[2] / "web" / "table"
-PIN = "2468"
+PIN = "246813"
 
 
 def _protocol_members() -> set[str]:

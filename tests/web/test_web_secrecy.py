@@ -81,6 +81,7 @@ def _status(server: Any) -> dict[str, Any]:
     return http_json(server, "GET", "/api/status")[1]  # type: ignore[no-any-return]
 
 
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_secrecy_crawler_no_rank_while_on_then_reveal(device: Any) -> None:
     app = build_app(device)
     with live_server(app) as server:

@@ -58,6 +58,7 @@ def test_events_comment_at_once_then_status(device: Any) -> None:
             stream.close()
 
 
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_events_keepalive_comment_when_quiet(device: Any) -> None:
     with live_server(build_app(device, SSE_KEEPALIVE=0.2)) as server:
         stream = SseClient(server.port)
@@ -83,6 +84,7 @@ def test_events_one_message_per_change(device: Any) -> None:
             stream.close()
 
 
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_events_subscription_dropped_when_client_goes(device: Any) -> None:
     app = build_app(device, SSE_KEEPALIVE=0.2)
     hub = app.extensions["arbiter_streams"]
@@ -144,6 +146,7 @@ def _read_status(sock: socket.socket) -> int:
     return int(data.split(b" ", 2)[1])
 
 
+@pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_server_refuses_huge_body_before_reading_it(device: Any) -> None:
     with live_server(build_app(device)) as server:
         # 50 MB announced, 1 KB sent: the answer comes without the rest

@@ -142,9 +142,9 @@ def test_damaged_admin_file_keeps_public_page_admin_says_repair(tmp_path: Path) 
             assert http_get(server, "/admin")[0] == 503
             code, body = http_json(server, "POST", "/api/games", headers={"X-Admin-PIN": PIN})
             assert code == 503 and "gg-arbiter set-pin" in body["error"]
-            auth.set_pin(data, "97531")
+            auth.set_pin(data, "975310")
             assert (data / "admin.json.damaged").exists()
-            code, body = http_json(server, "POST", "/api/games", headers={"X-Admin-PIN": "97531"})
+            code, body = http_json(server, "POST", "/api/games", headers={"X-Admin-PIN": "975310"})
             assert code == 201 and body["game_id"] == 2
 
 
@@ -164,7 +164,7 @@ def test_copied_cookie_refused_after_set_pin_command(app: Any) -> None:
     token = admin_login(client)
     thief = _copy(app, client)
     done = subprocess.run(
-        [*gg_arbiter(), "set-pin", "--data", str(app.config["DATA_DIR"]), "86420"],
+        [*gg_arbiter(), "set-pin", "--data", str(app.config["DATA_DIR"]), "864209"],
         capture_output=True,
         text=True,
         timeout=60,

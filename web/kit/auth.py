@@ -23,24 +23,22 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, MutableMapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from arbiter.errors import ArbiterError
+from arbiter.pinrule import MIN_DIGITS, check_pin_format
+from arbiter.pinrule import PinFormatError as PinFormatError  # raised here too
 from arbiter.storage.durable import write_durably
 
 ADMIN_FILE = "admin.json"
-PIN_DIGITS = (4, 12)  # the same rule as the config file's web.admin_pin
-_GENERATED_DIGITS = 6
+_GENERATED_DIGITS = MIN_DIGITS
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1}
 
 
 class AuthError(ArbiterError):
     """Base of the admin-access errors."""
-
-
-class PinFormatError(AuthError, ValueError):
-    """A PIN that is not 4 to 12 digits."""
 
 
 class AdminFileError(AuthError):
@@ -54,19 +52,20 @@ REPAIR_HINT = (
 )
 
 
-def validate_pin(pin: str) -> str:
-    """Return ``pin`` if it is 4 to 12 digits.
+# scrypt takes 128 * r * n bytes (16 MB) from malloc, and glibc keeps a freed buffer in
+# the arena of the thread that used it: hashed on the server's threads, every thread
+# that once checked a PIN held 16 MB (a table grew from 56 to 473 MB after 40 admin
+# requests). Every hash runs on this one thread instead, so one arena holds it, once.
+_hasher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pin-hash")
 
-    :raises PinFormatError: otherwise.
-    """
-    low, high = PIN_DIGITS
-    if not (pin.isascii() and pin.isdigit() and low <= len(pin) <= high):
-        raise PinFormatError(f"the admin PIN must be {low} to {high} digits")
-    return pin
+
+def _scrypt(pin: str, salt: bytes, n: int, r: int, p: int) -> bytes:
+    return hashlib.scrypt(pin.encode(), salt=salt, n=n, r=r, p=p, dklen=32)
 
 
 def _hash(pin: str, salt: bytes, n: int, r: int, p: int) -> bytes:
-    return hashlib.scrypt(pin.encode(), salt=salt, n=n, r=r, p=p, dklen=32)
+    """scrypt of ``pin``, computed on the one PIN-hashing thread (callers wait their turn)."""
+    return _hasher.submit(_scrypt, pin, salt, n, r, p).result()
 
 
 def _pin_record(pin: str) -> dict[str, Any]:
@@ -116,18 +115,23 @@ def _write(data_dir: str | os.PathLike[str], data: dict[str, Any]) -> None:
 _file_lock = threading.Lock()
 
 
-def ensure_admin(data_dir: str | os.PathLike[str], configured_pin: str | None) -> str | None:
+def ensure_admin(
+    data_dir: str | os.PathLike[str],
+    configured_pin: str | None,
+    setting: str = "web.admin_pin",
+) -> str | None:
     """Make sure admin.json has a session secret and a PIN hash.
 
     A ``configured_pin`` (from the config file) replaces the stored one when
     they differ. With none configured and none stored, a PIN is generated.
 
     :returns: the newly generated PIN, to print once in the console, else None.
-    :raises PinFormatError: ``configured_pin`` is not 4 to 12 digits.
+    :raises PinFormatError: ``configured_pin`` breaks the PIN rule (the error names
+        ``setting``, where it came from).
     :raises AdminFileError: admin.json is unreadable (it is never overwritten blindly).
     """
     if configured_pin is not None:
-        validate_pin(configured_pin)
+        check_pin_format(configured_pin, setting)
     with _file_lock:
         data = _read(data_dir) or {}
         changed = False
@@ -150,17 +154,17 @@ def ensure_admin(data_dir: str | os.PathLike[str], configured_pin: str | None) -
         return generated
 
 
-def set_pin(data_dir: str | os.PathLike[str], pin: str) -> None:
+def set_pin(data_dir: str | os.PathLike[str], pin: str, setting: str = "set-pin") -> None:
     """Store a new admin PIN (hashed), keeping the session secret.
 
     Every admin session stops working (the session epoch goes up). A damaged
     admin.json is set aside as ``admin.json.damaged`` and replaced: this is
     the repair the admin pages point to.
 
-    :raises PinFormatError: not 4 to 12 digits.
+    :raises PinFormatError: ``pin`` breaks the PIN rule (the error names ``setting``).
     :raises AdminFileError: admin.json cannot be written.
     """
-    validate_pin(pin)
+    check_pin_format(pin, setting)
     with _file_lock:
         try:
             data = _read(data_dir) or {}
@@ -334,13 +338,18 @@ def csrf_ok(session: MutableMapping[str, Any], sent: str | None) -> bool:
 
 
 class AttemptLimiter:
-    """At most ``max_failures`` wrong PINs per client within ``window`` seconds.
+    """At most ``max_failures`` wrong PINs per client within ``window`` seconds, and
+    across all clients a token bucket: ``global_burst`` guesses at once, then one per
+    ``global_interval`` seconds (so many addresses cannot multiply the per-client budget:
+    40 addresses once made 200 guesses in 33 s).
 
-    A check takes an attempt from the client's budget *before* it runs
-    (:meth:`reserve`) and settles it after (:meth:`settle`): checks still
-    running count against the budget, so concurrent requests cannot all slip
-    past the limit while the slow hash runs. A right PIN gives its attempt back.
-    ``clock`` is the monotonic time the window is measured on (tests pass a fake).
+    A check takes an attempt from the client's budget and a token from the shared
+    bucket *before* it runs (:meth:`reserve`) and settles it after (:meth:`settle`):
+    checks still running count against both, so concurrent requests cannot all slip
+    past the limit while the slow hash runs. A right PIN gives both back, so an
+    organiser's own API calls with the PIN spend nothing; while guessing has emptied
+    the bucket, PIN checks wait for it too, but logged-in sessions need none.
+    ``clock`` is the monotonic time both are measured on (tests pass a fake).
     """
 
     def __init__(
@@ -348,13 +357,32 @@ class AttemptLimiter:
         max_failures: int = 5,
         window: float = 300.0,
         clock: Callable[[], float] = time.monotonic,
+        *,
+        global_burst: int = 10,
+        global_interval: float = 30.0,
     ) -> None:
+        if max_failures < 1 or window <= 0 or global_burst < 1 or global_interval <= 0:
+            raise ValueError("PIN attempt limits must be positive")
         self.max_failures = max_failures
         self._clock = clock
         self.window = window
+        self.global_burst = global_burst
+        self.global_interval = global_interval
         self._failures: dict[str, deque[float]] = {}
         self._pending: dict[str, int] = {}
+        self._tokens = float(global_burst)
+        self._filled_at = clock()
         self._lock = threading.Lock()
+
+    def _refill(self, now: float) -> None:
+        elapsed = max(0.0, now - self._filled_at)
+        self._tokens = min(float(self.global_burst), self._tokens + elapsed / self.global_interval)
+        self._filled_at = now
+
+    def _global_wait(self, now: float) -> float:
+        """Seconds until the shared bucket holds a whole token (0 if it does)."""
+        self._refill(now)
+        return 0.0 if self._tokens >= 1.0 else (1.0 - self._tokens) * self.global_interval
 
     def _recent(self, client: str, now: float) -> deque[float]:
         times = self._failures.get(client)
@@ -370,9 +398,11 @@ class AttemptLimiter:
         return len(self._recent(client, now)) + self._pending.get(client, 0)
 
     def blocked(self, client: str) -> bool:
-        """True while ``client`` has used up its attempts (checks in progress included)."""
+        """True while ``client`` has used up its attempts (checks in progress included),
+        or all clients together have."""
         with self._lock:
-            return self._used(client, self._clock()) >= self.max_failures
+            now = self._clock()
+            return self._used(client, now) >= self.max_failures or self._global_wait(now) > 0
 
     def reserve(self, client: str) -> bool:
         """Take one attempt from ``client``'s budget; False (nothing taken) when used up.
@@ -382,24 +412,30 @@ class AttemptLimiter:
         with self._lock:
             now = self._clock()
             self._prune(now)
-            if self._used(client, now) >= self.max_failures:
+            if self._used(client, now) >= self.max_failures or self._global_wait(now) > 0:
                 return False
+            self._tokens -= 1.0
             self._pending[client] = self._pending.get(client, 0) + 1
             return True
 
     def settle(self, client: str, outcome: bool | None) -> None:
         """End a reserved attempt: True a right PIN (forgets the client's failures),
-        False a wrong one (counted), None not checked at all (given back)."""
+        False a wrong one (counted), None not checked at all (given back). Only a
+        wrong PIN keeps the shared token it took."""
         with self._lock:
+            now = self._clock()
             left = self._pending.get(client, 0) - 1
             if left > 0:
                 self._pending[client] = left
             else:
                 self._pending.pop(client, None)
+            if outcome is not False:
+                self._refill(now)
+                self._tokens = min(float(self.global_burst), self._tokens + 1.0)
             if outcome is True:
                 self._failures.pop(client, None)
             elif outcome is False:
-                self._record(client, self._clock())
+                self._record(client, now)
 
     def retry_after(self, client: str) -> int:
         """Seconds until ``client`` may try again (0 if it may now).
@@ -408,18 +444,21 @@ class AttemptLimiter:
         """
         with self._lock:
             now = self._clock()
+            wait = self._global_wait(now)
             times = list(self._recent(client, now))
             times += [now] * self._pending.get(client, 0)
-            if len(times) < self.max_failures:
-                return 0
-            frees_at = times[len(times) - self.max_failures] + self.window
-            return max(1, int(frees_at - now + 0.999))
+            if len(times) >= self.max_failures:
+                frees_at = times[len(times) - self.max_failures] + self.window
+                wait = max(wait, frees_at - now)
+            return 0 if wait <= 0 else max(1, int(wait + 0.999))
 
     def fail(self, client: str) -> None:
-        """Count one wrong PIN (outside :meth:`reserve`)."""
+        """Count one wrong PIN (outside :meth:`reserve`), against the shared bucket too."""
         with self._lock:
             now = self._clock()
             self._prune(now)
+            self._refill(now)
+            self._tokens = max(0.0, self._tokens - 1.0)
             self._record(client, now)
 
     def reset(self, client: str) -> None:
@@ -438,7 +477,8 @@ class AttemptLimiter:
 
 
 class PinGate:
-    """At most ``limit`` PIN hash checks at once (each scrypt takes 16 MB and CPU).
+    """At most ``limit`` PIN checks under way at once: one hashing (on the one
+    PIN-hashing thread, 16 MB and a core for a moment), the others waiting for it.
 
     Callers over the cap wait up to ``wait`` seconds for a turn.
     """

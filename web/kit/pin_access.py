@@ -22,6 +22,7 @@ from typing import Any, TypeVar, cast
 from flask import Flask, abort, current_app, redirect, request, session, url_for
 from werkzeug.exceptions import ServiceUnavailable, TooManyRequests
 
+from arbiter.pinrule import MIN_DIGITS, is_short
 from web.kit import auth
 from web.kit.body import MAX_BODY_BYTES
 
@@ -106,6 +107,10 @@ class PinAccess:
             )
         if not outcome:
             log.warning("wrong %s PIN from %s", self.role, client)
+        elif is_short(pin):
+            # A PIN set before the 6-digit rule still opens, but the operator is told.
+            log.warning("the %s PIN is shorter than %d digits: set a longer one with `%s`",
+                        self.role, MIN_DIGITS, self.repair)
         return outcome
 
     def require_api(self) -> None:
@@ -173,11 +178,16 @@ class PinAccess:
 
 def pin_access_config(*, cookie: str, idle_seconds: float) -> dict[str, Any]:
     """The settings :func:`install_pin_access` reads, with their defaults: PIN attempts
-    (5 per 300 s, 2 checks at a time for up to 10 s), a Strict, HTTP-only session
-    cookie named ``cookie`` for 12 h ended after ``idle_seconds`` idle, body size limit."""
+    (5 wrong per 300 s per address; across all addresses 10, then one per 30 s; 2 checks
+    at a time for up to 10 s), a Strict, HTTP-only session cookie named ``cookie`` for
+    12 h ended after ``idle_seconds`` idle, body size limit."""
     return {
         "PIN_MAX_FAILURES": 5,
         "PIN_WINDOW_SECONDS": 300,
+        # Across all addresses: 10 wrong PINs at once, then one per 30 s (2,880 a day:
+        # a 6-digit PIN holds for months), so many addresses cannot multiply the above.
+        "PIN_GLOBAL_BURST": 10,
+        "PIN_GLOBAL_INTERVAL": 30.0,
         "PIN_CHECK_LIMIT": 2,
         "PIN_CHECK_WAIT": 10.0,
         "SESSION_COOKIE_NAME": cookie,
@@ -210,7 +220,11 @@ def install_pin_access(app: Flask, *, repair: str) -> str | None:
         # Without the stored secret, one for this run only: sessions end at restart anyway.
         app.config["SECRET_KEY"] = secret or secrets.token_hex(32)
     app.extensions["arbiter_limiter"] = auth.AttemptLimiter(
-        int(app.config["PIN_MAX_FAILURES"]), float(app.config["PIN_WINDOW_SECONDS"])
+        int(app.config["PIN_MAX_FAILURES"]),
+        float(app.config["PIN_WINDOW_SECONDS"]),
+        clock=app.config["ADMIN_CLOCK"],
+        global_burst=int(app.config["PIN_GLOBAL_BURST"]),
+        global_interval=float(app.config["PIN_GLOBAL_INTERVAL"]),
     )
     app.extensions["arbiter_sessions"] = auth.SessionRegistry(
         idle=float(app.config["ADMIN_IDLE_SECONDS"]),

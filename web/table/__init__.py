@@ -30,7 +30,8 @@ def create_app(device: DeviceView, test_config: dict[str, Any] | None = None) ->
     seconds, ``STREAM_CAPACITY`` event streams open at once (more get 503;
     :func:`web.kit.serve.make_server` sets it to its ``streams``), ``STREAM_RETRY_SECONDS``
     before a refused page tries its stream again (it polls meanwhile),
-    ``PIN_MAX_FAILURES`` per ``PIN_WINDOW_SECONDS``, ``PIN_CHECK_LIMIT``
+    ``PIN_MAX_FAILURES`` per ``PIN_WINDOW_SECONDS`` (per address; across all of them
+    ``PIN_GLOBAL_BURST``, then one per ``PIN_GLOBAL_INTERVAL`` s), ``PIN_CHECK_LIMIT``
     PIN hash checks at once (callers over it wait up to ``PIN_CHECK_WAIT``
     seconds, then get 503), ``ADMIN_IDLE_SECONDS`` without a request that end
     an admin session (``PERMANENT_SESSION_LIFETIME`` ends it in any case),
@@ -41,7 +42,8 @@ def create_app(device: DeviceView, test_config: dict[str, Any] | None = None) ->
     A damaged admin.json does not stop the app: the public pages work, and
     admin pages and API answer 503 saying how to repair it (``set-pin``).
 
-    :raises web.kit.auth.PinFormatError: a configured ``ADMIN_PIN`` that is not 4 to 12 digits.
+    :raises web.kit.auth.PinFormatError: a configured ``ADMIN_PIN`` that breaks the PIN rule
+        (:mod:`arbiter.pinrule`).
     """
     app = Flask(__name__)
     app.config.from_mapping(

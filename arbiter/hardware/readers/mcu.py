@@ -1,11 +1,11 @@
 """A microcontroller reporting both slots over one USB serial line.
 
 Wiring: the microcontroller (a Raspberry Pi Pico running
-``firmware/micropython/main.py``, with an RDM6300 under each slot) plugs into
+``firmware/pico/main.py``, with an RDM6300 under each slot) plugs into
 any USB port of the Pi; it is powered by USB and appears as ``/dev/ttyACM0``
 (give it a stable name with udev or use ``/dev/serial/by-id/...``). No level
 shifting on the Pi side: it is all USB. The module wiring is in
-``firmware/micropython/README.md``.
+``firmware/pico/README.md``.
 
 The line protocol is specified in ``firmware/PROTOCOL.md``; in short, each
 line is ``BODY*HH`` with ``HH`` the CRC-8 of ``BODY``: ``HELLO gg-slots 1``,

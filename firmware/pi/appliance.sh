@@ -121,10 +121,15 @@ install_project() {
     # System site packages: Raspberry Pi OS's python3-lgpio is used from there.
     "$python" -m venv --system-site-packages "$R$GG_PREFIX/venv" || die "could not create $GG_PREFIX/venv"
   fi
-  say "installing the project with the Pi pin libraries into $GG_PREFIX/venv (pip may build RPi.GPIO: a minute or two)"
-  # No cache: under sudo it would be a root-owned ~/.cache/pip in the builder's home.
-  "$R$GG_PREFIX/venv/bin/python" -m pip --disable-pip-version-check -q install --no-cache-dir \
-    "$R$GG_PREFIX/src[pi]" || die "pip install of $GG_PREFIX/src failed"
+  say "installing the locked dependencies with the Pi pin libraries into $GG_PREFIX/venv (pip may build RPi.GPIO: a minute or two)"
+  # The versions the tests ran with, every file's hash checked (requirements-pi.lock);
+  # then the project itself, adding nothing. No cache: under sudo it would be a
+  # root-owned ~/.cache/pip in the builder's home.
+  local venv_pip=("$R$GG_PREFIX/venv/bin/python" -m pip --disable-pip-version-check -q install
+    --no-cache-dir)
+  "${venv_pip[@]}" --require-hashes -r "$R$GG_PREFIX/src/requirements-pi.lock" \
+    || die "pip install -r $GG_PREFIX/src/requirements-pi.lock failed"
+  "${venv_pip[@]}" --no-deps "$R$GG_PREFIX/src" || die "pip install of $GG_PREFIX/src failed"
   echo "$digest" > "$stamp"
   changed=1
 }
@@ -203,7 +208,7 @@ EOF
 }
 
 install_udev_rules() {
-  put_file firmware/udev/99-gg-arbiter.rules "$GG_RULES" 0644
+  put_file firmware/pi/99-gg-arbiter.rules "$GG_RULES" 0644
   if udevadm control --reload 2>/dev/null; then
     # Devices already plugged in get their names and groups now, not at next plug-in.
     udevadm trigger --subsystem-match=tty || say "udevadm trigger failed: replug the readers"
@@ -241,7 +246,7 @@ install_unit() {
   local tmp
   tmp="$(mktemp)"
   sed -e "s|@VENV@|$GG_PREFIX/venv|g" -e "s|@USER@|$GG_USER|g" -e "s|@GROUPS@|$gg_groups|g" \
-    firmware/systemd/gg-arbiter.service > "$tmp"
+    firmware/pi/gg-arbiter.service > "$tmp"
   [ -n "$gg_groups" ] || sed -i '/^SupplementaryGroups=$/d' "$tmp"
   put_file "$tmp" "$GG_UNIT" 0644
   rm -f "$tmp"
