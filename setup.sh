@@ -29,7 +29,7 @@ while [ $# -gt 0 ]; do
     --venue=*) venue="${1#--venue=}" ;;
     --uninstall) uninstall=1 ;;
     --purge) purge=1 ;;
-    -h|--help) sed -n 2,10p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,9p "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
   esac
   shift
