@@ -241,6 +241,7 @@ class StatusMessage(TypedDict):
     broker: NotRequired[BrokerLink]
     assignment: NotRequired[StatusAssignment | None]
     software: NotRequired[str]
+    new_game_needed: NotRequired[bool]
 
 
 class RecordMessage(TypedDict):
@@ -550,6 +551,8 @@ def _status(obj: Mapping[str, object], table: str) -> StatusMessage:
             out["assignment"] = {**a, "text": _text(body, "text", 0, MAX_TEXT)}
     if "software" in obj:  # the table's gg-arbiter version, shown to the organiser
         out["software"] = _text(obj, "software", 1, 32)
+    if "new_game_needed" in obj:  # an assignment waits for NEW GAME at the table
+        out["new_game_needed"] = _flag(obj, "new_game_needed")
     return out
 
 

@@ -24,7 +24,7 @@ MAX_NAME = wire.MAX_NAME
 FILE_NAME = "assignment.json"
 
 
-class AssignmentError(ArbiterError, ValueError):
+class AssignmentMessageError(ArbiterError, ValueError):
     """An assignment payload that cannot be used; the table keeps the one it had."""
 
 
@@ -41,12 +41,12 @@ class Assignment:
     def from_payload(cls, payload: bytes) -> Assignment | None:
         """The assignment in an MQTT payload; None for an empty payload (cleared).
 
-        :raises AssignmentError: not the assignment JSON of docs/mqtt.md.
+        :raises AssignmentMessageError: not the assignment JSON of docs/mqtt.md.
         """
         try:
             message = wire.parse(wire.Topic.ASSIGNMENT, payload)
         except wire.WireFormatError as exc:
-            raise AssignmentError(str(exc)) from None
+            raise AssignmentMessageError(str(exc)) from None
         return None if message is None else cls.from_body(message)
 
     @classmethod
@@ -57,12 +57,12 @@ class Assignment:
     def from_dict(cls, data: JsonDict) -> Assignment:
         """The assignment of a JSON object (``DATA/assignment.json``: no ``format``).
 
-        :raises AssignmentError: a field missing or of the wrong kind.
+        :raises AssignmentMessageError: a field missing or of the wrong kind.
         """
         try:
             return cls.from_body(wire.check_assignment(data))
         except wire.WireFormatError as exc:
-            raise AssignmentError(str(exc)) from None
+            raise AssignmentMessageError(str(exc)) from None
 
     def to_dict(self) -> JsonDict:
         """As kept in a game's header and record (:class:`arbiter.wire.AssignmentBody`)."""

@@ -28,7 +28,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.reasoncodes import ReasonCode
 
-from arbiter.fleet.assignment import Assignment, AssignmentError, AssignmentFile
+from arbiter.fleet.assignment import Assignment, AssignmentFile, AssignmentMessageError
 from arbiter.fleet.outbox import Cursor, CursorError, CursorFile, Outbox, Pending
 from arbiter.fleet.payloads import (
     OFFLINE,
@@ -261,7 +261,7 @@ class FleetLink:
             return
         try:
             assignment = Assignment.from_payload(message.payload)
-        except AssignmentError as exc:
+        except AssignmentMessageError as exc:
             log.warning("broker: ignoring an assignment that cannot be used: %s", exc)
             return
         try:

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 
 from arbiter import wire
 from arbiter.hub.errors import (
-    AssignmentError,
     RatingError,
+    TableAssignmentError,
     UnknownPairingError,
 )
 from arbiter.hub.rows import PairingRow
@@ -257,13 +257,13 @@ class Administration(TableState):
         with self._write() as db:
             row = self._pairing(db, round_number, board)
             if row.pairing.black is None:
-                raise AssignmentError("a bye is not played at a table")
+                raise TableAssignmentError("a bye is not played at a table")
             other = db.execute(
                 "SELECT board FROM pairings WHERE round=? AND table_name=? AND board<>?",
                 (round_number, table, board),
             ).fetchone()
             if other is not None:
-                raise AssignmentError(
+                raise TableAssignmentError(
                     f"table {table!r} already has board {other[0]} of round {round_number}"
                 )
             db.execute(
@@ -312,7 +312,7 @@ class Administration(TableState):
 def assignment_payload(pairing: Pairing) -> wire.AssignmentMessage:
     """The retained ``assignment`` a table receives for ``pairing``."""
     if pairing.black is None:
-        raise AssignmentError("a bye is not played at a table")
+        raise TableAssignmentError("a bye is not played at a table")
     return wire.assignment_message(
         wire.assignment(pairing.round, pairing.board, pairing.white, pairing.black))
 

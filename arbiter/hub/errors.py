@@ -21,7 +21,7 @@ class UnknownPairingError(HubError, LookupError):
     """No pairing with this round and board."""
 
 
-class AssignmentError(HubError, ValueError):
+class TableAssignmentError(HubError, ValueError):
     """A table cannot take this pairing (it already has another board of the round)."""
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import time
 from collections.abc import Iterator
 from datetime import timedelta
@@ -23,6 +22,7 @@ import pytest
 
 from arbiter.hub.ledger import Ledger
 from tests.support.hub_pages import populate
+from tests.support.tools import missing
 from tests.support.web import PIN, build_app, live_server, running_device
 from web.hub import create_hub_app
 from web.hub.feed import VenueFeed
@@ -39,10 +39,7 @@ TABLE_PAGES = ("/", "/games", "/games/1")
 @pytest.fixture(scope="module")
 def axe_source() -> str:
     if not AXE.exists():
-        message = f"{AXE} missing: bash setup.sh --dev runs npm ci in tests/a11y"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+        missing(f"{AXE} missing: bash setup.sh --dev runs npm ci in tests/a11y")
     return AXE.read_text(encoding="utf-8")
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.docs.test_troubleshooting_doc import unknown_commands
+from tests.support.cli_docs import unknown_commands
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "build"

@@ -2,48 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 import re
 from pathlib import Path
 
-from arbiter.app.cli import build_parser
+from tests.support.cli_docs import named_commands, unknown_commands
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "build" / "troubleshooting.md"
-#: A gg-arbiter command inside a code span; not the account in `sudo -u gg-arbiter`,
-#: the unit in `systemctl stop gg-arbiter` (no command follows) or a path.
-COMMAND = re.compile(r"(?<![-\w/])(?<!-u )gg-arbiter ([a-z][a-z-]*)([^`]*)")
-OPTION = re.compile(r"(?<![\w-])(--[a-z][a-z-]*)")
-
-
-def _subcommands() -> dict[str, argparse.ArgumentParser]:
-    parser = build_parser()
-    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    return dict(sub.choices)
-
-
-def named_commands(text: str) -> list[tuple[str, list[str]]]:
-    """Each ``gg-arbiter COMMAND --option ...`` in the code spans of ``text``."""
-    found = []
-    for span in re.findall(r"`([^`]+)`", text):
-        for match in COMMAND.finditer(span):
-            found.append((match.group(1), OPTION.findall(match.group(2))))
-    return found
-
-
-def unknown_commands(text: str) -> list[str]:
-    commands = _subcommands()
-    wrong = []
-    for name, options in named_commands(text):
-        parser = commands.get(name)
-        if parser is None:
-            wrong.append(f"gg-arbiter {name}")
-            continue
-        known = {o for action in parser._actions for o in action.option_strings}
-        wrong += [f"gg-arbiter {name} {o}" for o in options if o not in known]
-    return wrong
-
-
 def test_troubleshooting_names_only_commands_and_options_that_exist() -> None:
     text = DOC.read_text(encoding="utf-8")
     names = {name for name, _ in named_commands(text)}

@@ -91,8 +91,7 @@ def locked(tmp_path: Path) -> Iterator[tuple[Mosquitto, Path]]:
     event ``demo`` (the test's own listener; no persistence): (broker, the files' dir)."""
     from arbiter.app.cli import main
 
-    if not shutil.which(MOSQUITTO):
-        pytest.skip("mosquitto is not installed (bash setup.sh --dev installs it)")
+    require_tool("mosquitto")
     out = tmp_path / "venue"
     assert main(["broker-config", "--tables", "2", "--event", "demo", "--out", str(out)]) == 0
     conf = (out / "mosquitto.conf").read_text().splitlines()

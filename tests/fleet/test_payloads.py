@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from arbiter import wire
+from arbiter import __version__, wire
 from arbiter.device.sequence import DeviceState
 from arbiter.device.status import StatusFacts, build_status
-from arbiter.fleet.assignment import Assignment, AssignmentError, AssignmentFile
+from arbiter.fleet.assignment import Assignment, AssignmentFile, AssignmentMessageError
 from arbiter.fleet.outbox import Cursor, CursorError, CursorFile, Outbox
 from arbiter.fleet.payloads import (
     encode,
@@ -67,8 +67,8 @@ def test_items_of_an_ended_game_end_with_game_over_then_the_record(tmp_path: Pat
 
 def test_event_and_status_payloads_carry_format_and_table() -> None:
     status = {"state": "idle", "seq": 4}
-    assert status_payload(status, table="7") == {"state": "idle", "seq": 4,
-                                                 "format": 1, "table": "7"}
+    assert status_payload(status, table="7") == {"state": "idle", "seq": 4, "format": 1,
+                                                 "table": "7", "software": __version__}
     assert prefix("demo", "7") == "gg/demo/table/7/"
 
 
@@ -110,7 +110,7 @@ def test_assignment_payloads() -> None:
     for bad in (b"[1]", b"{", b'{"format":2,"round":1,"board":1,"white":"a","black":"b"}',
                 b'{"format":1,"round":"3","board":5,"white":"Ana","black":"Ben"}',
                 b'{"format":1,"round":3,"board":5,"white":"","black":"Ben"}'):
-        with pytest.raises(AssignmentError):
+        with pytest.raises(AssignmentMessageError):
             Assignment.from_payload(bad)
 
 

@@ -17,8 +17,9 @@ from paho.mqtt.enums import CallbackAPIVersion
 from arbiter.app.cli import main
 from arbiter.fleet.brokerconf import QUEUE_PER_TABLE, queue_size
 from tests.fleet.conftest import secret
-from tests.support.mqtt import MOSQUITTO, Mosquitto, Subscriber
+from tests.support.mqtt import Mosquitto, Subscriber
 from tests.support.spawn import free_port
+from tests.support.tools import require_tool
 from tests.support.venue import Node
 from tests.support.waiting import wait_until
 from tests.support.web import FAST_CONFIG, PIN
@@ -31,8 +32,7 @@ EVENT = "demo"
 def written(tmp_path: Path) -> Iterator[tuple[Mosquitto, Path]]:
     """broker-config's files for 2 tables, listening on 127.0.0.1 only, and Mosquitto
     started on its ``mosquitto.conf`` exactly as written."""
-    if not shutil.which(MOSQUITTO):
-        pytest.skip("mosquitto is not installed (bash setup.sh --dev installs it)")
+    require_tool("mosquitto")
     out, port = tmp_path / "venue", free_port()
     assert main(["broker-config", "--tables", "2", "--event", EVENT, "--out", str(out),
                  "--listen", "127.0.0.1", "--listen-port", str(port)]) == 0

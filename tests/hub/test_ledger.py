@@ -17,10 +17,10 @@ import pytest
 from arbiter import wire
 from arbiter.hub.errors import (
     ArchiveError,
-    AssignmentError,
     ContradictingEventError,
     ExportError,
     LedgerEventError,
+    TableAssignmentError,
 )
 from arbiter.hub.exports import export
 from arbiter.hub.ledger import Ledger
@@ -188,7 +188,7 @@ def test_ledger_reassigning_a_table_is_audited(paired: Ledger) -> None:
         "T3": payload,
         "T2": {"format": 1, "round": 1, "board": 2, "white": "Ben", "black": "Cid"},
     }
-    with pytest.raises(AssignmentError):
+    with pytest.raises(TableAssignmentError):
         paired.assign_table(1, 1, "T2", who="org")
 
 

@@ -16,6 +16,8 @@ from arbiter.hub.ledger import Ledger
 from arbiter.tournament.model import Player
 from tests.hubweb.conftest import Hub
 from tests.support.clock import FakeClock
+from tests.support.organiser import csrf as _csrf
+from tests.support.organiser import login as _login
 from tests.support.web import PIN
 from web.hub import create_hub_app
 from web.hub.feed import VenueFeed
@@ -25,17 +27,8 @@ pytestmark = pytest.mark.timeout(60)
 API = {"X-Admin-PIN": PIN}
 
 
-def _csrf(html: str) -> str:
-    match = re.search(r'name="csrf" value="([^"]+)"', html)
-    assert match, "no CSRF field"
-    return match.group(1)
 
 
-def _login(client: Any) -> str:
-    token = _csrf(client.get("/organiser/login").get_data(as_text=True))
-    response = client.post("/organiser/login", data={"pin": PIN, "csrf": token})
-    assert response.status_code == 302 and response.headers["Location"].endswith("/organiser")
-    return _csrf(client.get("/organiser").get_data(as_text=True))
 
 
 def test_organiser_wrong_pin_is_refused_then_rate_limited(hub: Hub) -> None:

@@ -18,6 +18,7 @@ from arbiter.hub.ledger import Ledger
 from arbiter.hub.resend import Resender
 from tests.hubweb.conftest import EVENT, Table
 from tests.support.mqtt import Mosquitto, Subscriber
+from tests.support.organiser import csrf as _csrf
 from tests.support.tools import require_tool
 from tests.support.waiting import wait_until
 from tests.support.web import PIN
@@ -30,10 +31,6 @@ API = {"X-Admin-PIN": PIN}
 TOPIC = f"gg/{EVENT}/table/T1/resend"
 
 
-def _csrf(html: str) -> str:
-    match = re.search(r'name="csrf" value="([^"]+)"', html)
-    assert match, "no CSRF field"
-    return match.group(1)
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ from arbiter.tournament.model import Player
 from tests.hub.contract import assignment, challenge, game_over, new_game
 from tests.hubweb.conftest import EVENT, _app
 from tests.support.clock import FakeClock
+from tests.support.organiser import csrf as _csrf
 from tests.support.web import PIN
 from web.hub.feed import VenueFeed
 
@@ -54,10 +55,6 @@ def _organiser_table_cell(client: Any, table: str) -> str:
     return row.group(1)
 
 
-def _csrf(html: str) -> str:
-    match = re.search(r'name="csrf" value="([^"]+)"', html)
-    assert match
-    return match.group(1)
 
 
 def test_venue_shows_no_result_under_a_new_pairing_before_new_game(

@@ -14,7 +14,7 @@ import pytest
 
 from tests.hub.contract import AT, challenge
 from tests.hubweb.conftest import Hub
-from tests.hubweb.test_hubweb_organiser import _login
+from tests.support.organiser import login as _login
 from tests.support.web import PIN
 
 pytestmark = pytest.mark.timeout(60)

@@ -1,0 +1,24 @@
+"""The organiser's login through the hub's pages, as a browser does it (the Flask
+test client): the CSRF token each form carries, and a logged-in session."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tests.support.web import PIN
+
+
+def csrf(html: str) -> str:
+    """The CSRF token of the first form in ``html``."""
+    match = re.search(r'name="csrf" value="([^"]+)"', html)
+    assert match, "no CSRF field"
+    return match.group(1)
+
+
+def login(client: Any) -> str:
+    """Log ``client`` in with the test PIN; the organiser page's CSRF token."""
+    token = csrf(client.get("/organiser/login").get_data(as_text=True))
+    response = client.post("/organiser/login", data={"pin": PIN, "csrf": token})
+    assert response.status_code == 302 and response.headers["Location"].endswith("/organiser")
+    return csrf(client.get("/organiser").get_data(as_text=True))
