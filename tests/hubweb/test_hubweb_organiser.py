@@ -378,3 +378,20 @@ def test_organiser_table_list_shows_software_and_last_heard(tmp_path: Path) -> N
     heard = clock.wall().strftime("%H:%M:%S")
     assert f'<td class="sm-hide software">{__version__}</td>' in row.group(0)
     assert f'<td class="sm-hide last-heard">{heard}</td>' in row.group(0)
+
+
+def test_organiser_damaged_admin_file_names_this_hubs_data_directory(tmp_path: Path) -> None:
+    # A damaged admin.json: the 503's repair command must mend this hub's, not the
+    # default data directory's (issue 19, finding 15).
+    data = tmp_path / "hub data"
+    data.mkdir()
+    (data / "admin.json").write_text('{"secret": "x", "pin":', encoding="utf-8")
+    with Ledger(data / "hub.sqlite", "open-2026") as ledger:
+        app = create_hub_app(ledger, VenueFeed(ledger), data, test_config={"TESTING": True})
+        client = app.test_client()
+        assert client.get("/").status_code == 200  # the public pages do not need it
+        page = client.get("/organiser/login")
+        api = client.get("/api/organiser/audit", headers=API)
+    want = f"gg-arbiter hub --event open-2026 --data '{data}' set-pin"
+    assert page.status_code == 503 and want in html_text.unescape(page.get_data(as_text=True))
+    assert api.status_code == 503 and want in api.get_json()["error"]

@@ -138,7 +138,8 @@ def test_damaged_admin_file_keeps_public_page_admin_says_repair(tmp_path: Path) 
             assert http_get(server, "/api/status")[0] == 200
             assert http_get(server, "/")[0] == 200
             code, _, page = http_get(server, "/admin/login")
-            assert code == 503 and "gg-arbiter set-pin" in page
+            # The hint names this data directory: the default one is another's.
+            assert code == 503 and f"gg-arbiter set-pin --data {data}" in page
             assert http_get(server, "/admin")[0] == 503
             code, body = http_json(server, "POST", "/api/games", headers={"X-Admin-PIN": PIN})
             assert code == 503 and "gg-arbiter set-pin" in body["error"]

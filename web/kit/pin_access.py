@@ -66,11 +66,16 @@ class PinAccess:
     login_endpoint: str
     repair: str
 
+    def repair_command(self) -> str:
+        """The command that mends this app's admin.json, naming its real data directory
+        (as :func:`install_pin_access` was given it; ``repair`` without an app)."""
+        return str(current_app.config.get("PIN_REPAIR") or self.repair)
+
     def require_file(self) -> None:
         """Abort 503 with the repair hint while admin.json is damaged (no PIN to check)."""
         problem = auth.admin_problem(_data_dir())
         if problem is not None:
-            abort(503, description=problem.replace("gg-arbiter set-pin", self.repair))
+            abort(503, description=problem.replace("gg-arbiter set-pin", self.repair_command()))
 
     def logged_in(self, *, renew: bool = True) -> bool:
         """True for a live session (not logged out, idle or too old) made with the
@@ -110,7 +115,7 @@ class PinAccess:
         elif is_short(pin):
             # A PIN set before the 6-digit rule still opens, but the operator is told.
             log.warning("the %s PIN is shorter than %d digits: set a longer one with `%s`",
-                        self.role, MIN_DIGITS, self.repair)
+                        self.role, MIN_DIGITS, self.repair_command())
         return outcome
 
     def require_api(self) -> None:
@@ -210,6 +215,7 @@ def install_pin_access(app: Flask, *, repair: str) -> str | None:
     new_pin: str | None = None
     secret: str | None = None
     data_dir = Path(app.config["DATA_DIR"])
+    app.config["PIN_REPAIR"] = repair
     try:
         new_pin = auth.ensure_admin(data_dir, app.config["ADMIN_PIN"])
         secret = auth.session_secret(data_dir)

@@ -9,6 +9,7 @@ public names a rank while a game is on.
 
 from __future__ import annotations
 
+import shlex
 import sys
 import time
 from typing import Any
@@ -57,7 +58,10 @@ def create_app(device: DeviceView, test_config: dict[str, Any] | None = None) ->
     if test_config:
         app.config.update(test_config)
 
-    new_pin = install_pin_access(app, repair="gg-arbiter set-pin")
+    # The repair names this arbiter's data directory: set-pin on the default one would
+    # mend another directory's PIN.
+    new_pin = install_pin_access(
+        app, repair=f"gg-arbiter set-pin --data {shlex.quote(str(app.config['DATA_DIR']))}")
     app.config["NEW_ADMIN_PIN"] = new_pin
     if new_pin and not app.config.get("TESTING"):
         print(f"gg-arbiter: admin PIN for the web page (shown once): {new_pin}", file=sys.stderr)
