@@ -20,7 +20,7 @@ import time
 import mfrc522
 from machine import SPI, UART, Pin
 
-READER = "rdm6300"  # or "rc522"
+READER = "rc522"  # or "rdm6300"
 
 # Pins, as GP numbers: the only place they are set (README.md's tables are tested
 # against these).

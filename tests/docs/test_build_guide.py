@@ -104,10 +104,10 @@ def test_pinned_firmware_matches_the_firmware_readme(text: str) -> None:
         assert f"`{name}`" in readme, name
     # one release for all three
     assert len({p.split("-", 1)[1] for p in pinned}) == 1
-    # the sed line really switches the firmware's reader
+    # main.py is copied as it is: its readers must be the flagship's RC522s
     main = (ROOT / "firmware" / "pico" / "main.py").read_text(encoding="utf-8")
-    assert re.search(r'^READER = "rdm6300"', main, re.M)
-    assert "s/^READER = \"rdm6300\"/READER = \"rc522\"/" in text
+    assert re.search(r'^READER = "rc522"', main, re.M)
+    assert "cp firmware/pico/main.py :main.py" in text
 
 
 def test_relative_links_resolve() -> None:

@@ -63,7 +63,7 @@ def firmware() -> Iterator[types.ModuleType]:
     machine = types.ModuleType("machine")
     machine.UART = FakeUart  # type: ignore[attr-defined]
     machine.Pin = FakePin  # type: ignore[attr-defined]
-    machine.SPI = FakeUart  # type: ignore[attr-defined]  # unused: READER is rdm6300
+    machine.SPI = FakeUart  # type: ignore[attr-defined]  # the tests build their slots
     micropython = types.ModuleType("micropython")
     micropython.const = lambda expr: expr  # type: ignore[attr-defined]
     saved = sys.modules.get("machine")
@@ -278,6 +278,7 @@ def test_rc522_pins_are_spi0_pins(firmware: types.ModuleType) -> None:
     assert len(set(used)) == len(used)
 
 
-def test_firmware_reader_default_is_rdm6300(firmware: types.ModuleType) -> None:
-    assert firmware.READER == "rdm6300"
-    assert 'READER = "rdm6300"  # or "rc522"' in MAIN.read_text()
+def test_firmware_reader_default_is_the_flagships_rc522(firmware: types.ModuleType) -> None:
+    # The flagship (two RC522 boards) copies main.py as it is; RDM6300s change one line.
+    assert firmware.READER == "rc522"
+    assert 'READER = "rc522"  # or "rdm6300"' in MAIN.read_text()
