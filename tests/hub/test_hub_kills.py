@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import json
 import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -139,6 +140,13 @@ def test_event_published_before_the_hub_resubscribes_after_a_broker_kill_reaches
     t1 = tables["1"]
     t1.new_game()
     wait_until(lambda: held(ledger, "1") == t1.expected(), what="the hub has table 1's game")
+    # The venue broker saves its state every second, not on every change (broker-config's
+    # autosave_interval 1): what it holds is safe from a kill -9 once saved. Kill it after
+    # it has saved the hub's session; what is newer than that is the resender's to fetch.
+    heard = time.time()
+    store = broker.workdir / "mosquitto.db"
+    wait_until(lambda: store.exists() and store.stat().st_mtime > heard,
+               what="the broker saved its state")
     # The broker dies and comes back before the hub does (the same window opens when
     # the hub's reconnect timer simply fires after a table's).
     broker.kill()

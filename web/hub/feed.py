@@ -390,7 +390,7 @@ class VenueFeed:
             # A last will flags the table at once; a flagged table that speaks is cleared.
             if kind == "online" or table in self._silent:
                 self._recheck_silence = True
-        if self._thread is None:
+        if self._thread.ident is None:  # no sender thread started: send from here
             self.flush()
         else:
             self._wake.set()
@@ -461,7 +461,7 @@ class VenueFeed:
     def look_for_silence(self) -> None:
         """Flag the tables gone silent (or back), and send their rows."""
         self._look(notify=True)
-        if self._thread is None:
+        if self._thread.ident is None:
             self.flush()
 
     def _look(self, *, notify: bool) -> None:
