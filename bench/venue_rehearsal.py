@@ -26,6 +26,7 @@ import argparse
 import contextlib
 import json
 import random
+import secrets as secrets_mod
 import selectors
 import socket
 import subprocess
@@ -157,6 +158,14 @@ class Rehearsal:
         venue = self.work / "venue"
         subprocess.run([*gg_arbiter(), "broker-config", "--tables", str(n), "--event", EVENT,
                         "--out", str(venue)], check=True, capture_output=True, timeout=60)
+        # The rehearsal's own listener (counting rank tokens in every message) gets a
+        # login of its own, read-only: with client ids bound to logins, borrowing the
+        # hub's would take the serving hub's place, as the broker config intends.
+        self.listener_secret = secrets_mod.token_urlsafe(16)
+        subprocess.run(["mosquitto_passwd", "-b", str(venue / "passwd"), "listener",
+                        self.listener_secret], check=True, capture_output=True, timeout=60)
+        with (venue / "acl").open("a", encoding="utf-8") as acl:
+            acl.write(f"\nuser listener\ntopic read gg/{EVENT}/#\n")
         conf = (venue / "mosquitto.conf").read_text()
         self.port = free_port()
         conf = "\n".join(f"listener {self.port} 127.0.0.1" if ln.startswith("listener ")
@@ -188,9 +197,8 @@ class Rehearsal:
         poll(all_online, 120, "every table online on the hub", 0.2)
         self.figure(f"{n} tables started and online on the hub in {time.monotonic() - t0:.1f} s"
                     " (the hub's start included)")
-        hub_secret = (secrets / "hub.password").read_text().strip()
-        self.spy = Subscriber(self.port, f"gg/{EVENT}/table/+/+", username="hub",
-                              password=hub_secret, client_id="rehearsal-listener")
+        self.spy = Subscriber(self.port, f"gg/{EVENT}/table/+/+", username="listener",
+                              password=self.listener_secret, client_id="rehearsal-listener")
         self.viewers = Viewers(self.hub.port, self.args.viewers)
         names = [f"Player {i:02d}" for i in range(1, 2 * n + 1)]
         self.hub.call("POST", "/api/organiser/players/import",
