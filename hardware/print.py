@@ -64,7 +64,6 @@ BED = (180.0, 180.0)
 #: Room left round a part on the bed (brim, skirt, the slicer's margin).
 BED_MARGIN = 3.0
 BED_IMG = "640,480"
-_INCLUDE = re.compile(r"^\s*(?:include|use)\s*<([^>]+)>", re.MULTILINE)
 _TIME = re.compile(r"^; estimated printing time \(normal mode\) = (.+)$", re.MULTILINE)
 _GRAMS = re.compile(r"^; total filament used \[g\] = ([\d.]+)$", re.MULTILINE)
 _METRES = re.compile(r"^; filament used \[mm\] = ([\d.]+)$", re.MULTILINE)
@@ -95,7 +94,7 @@ class Part:
         """The OpenSCAD text exported for this part (the model included, then placed)."""
         # Flags that keep a model's own preview out; set only where the model
         # does not set them itself (OpenSCAD warns about a reassignment).
-        texts = [p.read_text(encoding="utf-8") for p in sources(HERE / self.scad)]
+        texts = [p.read_text(encoding="utf-8") for p in models.sources(HERE / self.scad)]
         lines = [flag for flag in ("GG_LIBRARY = true;", 'GG_PART = "print";')
                  if not any(re.search(rf"^{flag.split()[0]}\s*=", x, re.MULTILINE)
                             for x in texts)]
@@ -151,23 +150,10 @@ PARTS: tuple[Part, ...] = (
 )
 
 
-def sources(scad: Path) -> list[Path]:
-    """``scad`` and every file it includes or uses, recursively, sorted."""
-    seen: set[Path] = set()
-    todo = [scad]
-    while todo:
-        path = todo.pop()
-        if path in seen:
-            continue
-        seen.add(path)
-        todo += [(path.parent / n).resolve() for n in _INCLUDE.findall(path.read_text("utf-8"))]
-    return sorted(seen)
-
-
 def source_hash(part: Part) -> str:
     """SHA-256 over the part's wrapper, its sources and the slicer profile."""
     h = hashlib.sha256(part.wrapper().replace(str(HERE), "hardware").encode())
-    for path in [*sources(HERE / part.scad), SLICER_INI]:
+    for path in [*models.sources(HERE / part.scad), SLICER_INI]:
         h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
 

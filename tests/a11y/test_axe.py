@@ -14,18 +14,14 @@ import http.client
 import json
 import time
 from collections.abc import Iterator
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from arbiter.hub.ledger import Ledger
-from tests.support.hub_pages import populate
+from tests.support.hub_pages import served_venue
 from tests.support.tools import missing
-from tests.support.web import PIN, build_app, live_server, running_device
-from web.hub import create_hub_app
-from web.hub.feed import VenueFeed
+from tests.support.web import build_app, live_server, running_device
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -73,14 +69,8 @@ def check(browser: Any, url: str, axe: str, ready: str, widths: tuple[int, ...])
 
 @pytest.fixture
 def hub_server(tmp_path: Path) -> Iterator[Any]:
-    with Ledger(tmp_path / "hub.sqlite", "club-night") as ledger:
-        populate(ledger, 12)
-        feed = VenueFeed(ledger, timedelta(minutes=10))
-        feed.look_for_silence()
-        app = create_hub_app(ledger, feed, tmp_path,
-                             test_config={"ADMIN_PIN": PIN, "TESTING": True})
-        with live_server(app, streams=8) as server:
-            yield server
+    with served_venue(tmp_path, 12) as server:
+        yield server
 
 
 def test_hub_public_pages_pass_axe_in_both_themes(

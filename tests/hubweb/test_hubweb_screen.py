@@ -11,31 +11,20 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from arbiter.hub.ledger import Ledger
-from tests.support.hub_pages import populate
-from tests.support.web import PIN, live_server
-from web.hub import create_hub_app
-from web.hub.feed import VenueFeed
+from tests.support.hub_pages import served_venue
 
 pytestmark = pytest.mark.timeout(120)
 
 
 @pytest.fixture
 def venue_60(tmp_path: Path) -> Iterator[Any]:
-    with Ledger(tmp_path / "hub.sqlite", "club-night") as ledger:
-        populate(ledger, 60)
-        feed = VenueFeed(ledger, timedelta(minutes=10))
-        feed.look_for_silence()
-        app = create_hub_app(ledger, feed, tmp_path,
-                             test_config={"ADMIN_PIN": PIN, "TESTING": True})
-        with live_server(app, streams=8) as server:
-            yield server
+    with served_venue(tmp_path, 60) as server:
+        yield server
 
 
 def test_venue_screen_fits_50_tables_and_pages_to_the_rest(venue_60: Any, browser: Any) -> None:

@@ -10,9 +10,17 @@ offline, and the last table has never been heard from (silent once the feed look
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
 
 from arbiter.hub.ledger import Ledger
 from tests.support.hub_secrecy import AT, RECORD
+from tests.support.web import PIN, live_server
+from web.hub import create_hub_app
+from web.hub.feed import VenueFeed
 
 NAMES = ("Ana", "Ben", "Carla", "Dado", "Elena", "Fely", "Gino", "Hana", "Ivo", "Juana",
          "Kiko", "Lorna", "Migs", "Nena", "Oscar", "Pia", "Quino", "Rosa", "Santi", "Tessa")
@@ -61,3 +69,17 @@ def populate(ledger: Ledger, tables: int) -> None:
             state = "game_over"
         ledger.set_status(table, {"format": 1, "table": table, "state": state, "game_id": 1,
                                   "challenge_count": seq - 1, "event_seq": seq})
+
+
+@contextmanager
+def served_venue(data: Path, tables: int) -> Iterator[Any]:
+    """The hub's app over a ledger of :func:`populate` (``tables`` tables, silence looked
+    for), served by waitress on a free port; yields the server."""
+    with Ledger(data / "hub.sqlite", "club-night") as ledger:
+        populate(ledger, tables)
+        feed = VenueFeed(ledger, timedelta(minutes=10))
+        feed.look_for_silence()
+        app = create_hub_app(ledger, feed, data,
+                             test_config={"ADMIN_PIN": PIN, "TESTING": True})
+        with live_server(app, streams=8) as server:
+            yield server

@@ -3,17 +3,12 @@ test client): the CSRF token each form carries, and a logged-in session."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from tests.support.web import PIN
+from tests.support.web import csrf_field as csrf
 
-
-def csrf(html: str) -> str:
-    """The CSRF token of the first form in ``html``."""
-    match = re.search(r'name="csrf" value="([^"]+)"', html)
-    assert match, "no CSRF field"
-    return match.group(1)
+__all__ = ["csrf", "login"]
 
 
 def login(client: Any) -> str:
