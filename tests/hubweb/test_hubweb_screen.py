@@ -35,8 +35,14 @@ def test_venue_screen_fits_50_tables_and_pages_to_the_rest(venue_60: Any, browse
     shown = page.locator(".tcard:not([hidden])")
     assert shown.count() == 50
     assert page.locator("#screen-page").inner_text() == "page 1 of 2"
-    boxes = [shown.nth(i).bounding_box() for i in range(50)]
-    assert all(b is not None and b["y"] + b["height"] <= 1080 for b in boxes), boxes[-1]
+    # Every card measured in one layout pass (not one round trip each, which a live patch
+    # re-rendering the cards could fall between).
+    boxes = page.evaluate("""() => Array.from(document.querySelectorAll('.tcard:not([hidden])'))
+        .map(e => { const r = e.getBoundingClientRect();
+                    return {table: e.dataset.table, y: r.y, height: r.height}; })""")
+    assert len(boxes) == 50
+    assert all(b["y"] + b["height"] <= 1080 for b in boxes), [
+        b for b in boxes if b["y"] + b["height"] > 1080]
     assert page.evaluate("document.documentElement.scrollHeight") <= 1080
     sizes = page.evaluate("""() => Array.from(document.querySelectorAll(
         '.tcard:not([hidden]) .name, .tcard:not([hidden]) .result'))
