@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from arbiter import wire
 from arbiter.hub.errors import (
@@ -215,16 +215,28 @@ class Administration(TableState):
                      if g.result is not None],
                 )
 
-    def pairings(self, round_number: int | None = None) -> list[PairingRow]:
-        """The pairings of one round, or of every round, by round and board."""
+    def pairings(
+        self, round_number: int | None = None, *, tables: Collection[str] | None = None
+    ) -> list[PairingRow]:
+        """The pairings of one round, or of every round, by round and board; with
+        ``tables``, only those assigned to one of them."""
         sql = "SELECT round, board, white, black, result, table_name, corrected FROM pairings"
         args: tuple[object, ...] = ()
         if round_number is not None and not _fits(round_number):
             return []  # no round has such a number (and SQLite could not hold it)
+        where = []
         if round_number is not None:
-            sql += " WHERE round=?"
+            where.append("round=?")
             args = (round_number,)
-        rows = self._read(sql + " ORDER BY round, board", args)
+        wanted = None if tables is None else set(tables)
+        if wanted is not None and len(wanted) <= _MAX_NAMES:
+            # The live feed asks for the few tables that changed, many times a second.
+            where.append(f"table_name IN ({','.join('?' * len(wanted))})")
+            args += tuple(sorted(wanted))
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        rows = [r for r in self._read(sql + " ORDER BY round, board", args)
+                if wanted is None or r[5] in wanted]
         return [
             PairingRow(Pairing(r, b, w, k), None if res is None else Result(res), t, bool(c))
             for r, b, w, k, res, t, c in rows
@@ -315,6 +327,10 @@ def assignment_payload(pairing: Pairing) -> wire.AssignmentMessage:
         raise TableAssignmentError("a bye is not played at a table")
     return wire.assignment_message(
         wire.assignment(pairing.round, pairing.board, pairing.white, pairing.black))
+
+
+#: Most table names put in one query's IN list (SQLite's limit on parameters is far above).
+_MAX_NAMES = 500
 
 
 def _fits(number: int) -> bool:

@@ -65,7 +65,8 @@ class Intake(LedgerStore):
                     " ON CONFLICT(name) DO UPDATE SET last_seen=excluded.last_seen",
                     (table, self._now()),
                 )
-                self._derive(db, table, game)
+                if not (kind == "challenge" and self._fold_challenge(db, table, checked)):
+                    self._derive(db, table, game)
                 return True
         if held[0] == text:
             return False
@@ -103,6 +104,30 @@ class Intake(LedgerStore):
         )
         if row.round is not None and row.board is not None:
             self._score(db, row.round, row.board)
+
+    def _fold_challenge(
+        self, db: sqlite3.Connection, table: str, event: wire.Event
+    ) -> bool:
+        """Fold one new challenge into its game's row, as :func:`derive_game` would count
+        it, without reading the game's events again (a challenge changes the counts only,
+        never the board's result); False when the game has no row yet (derive it)."""
+        assert event["type"] == "challenge"
+        game = str(event["game"])
+        held = db.execute("SELECT challenges, lost_w, lost_b FROM games"
+                          " WHERE table_name=? AND game=?", (table, game)).fetchone()
+        if held is None:
+            return False
+        challenges, lost_w, lost_b = held
+        # The pieces lost are the latest challenge's (by seq), which may have come first.
+        (later,) = db.execute(
+            "SELECT EXISTS(SELECT 1 FROM events WHERE table_name=? AND seq>? AND game=?"
+            " AND type='challenge')", (table, event["seq"], game)).fetchone()
+        if not later:
+            lost_w, lost_b = event["eliminated"]["W"], event["eliminated"]["B"]
+        db.execute("UPDATE games SET challenges=?, lost_w=?, lost_b=?"
+                   " WHERE table_name=? AND game=?",
+                   (max(challenges, event["number"]), lost_w, lost_b, table, game))
+        return True
 
     def _score(self, db: sqlite3.Connection, round_number: int, board: int) -> None:
         """Mark the game that counts for a board, and give the board its result.

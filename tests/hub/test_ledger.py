@@ -488,3 +488,13 @@ def test_ledger_flags_a_table_of_the_round_that_publishes_nothing(
                   challenge("T2", 2, "g1", 1, 0, 1), challenge("T2", 3, "g1", 2, 0, 2)):
         paired.record_event("T2", event)
     assert [t for t, _why in paired.silent_tables(quiet, grace)] == ["T1"]
+
+
+def test_ledger_pairings_of_some_tables_only(paired: Ledger) -> None:
+    """The live feed reads the pairings of the tables that changed: those and no other,
+    also for more names than one query's list takes."""
+    assert [r.pairing.board for r in paired.pairings(1, tables={"T2"})] == [2]
+    assert paired.pairings(1, tables={"T9"}) == [] and paired.pairings(1, tables=()) == []
+    many = {f"X{i}" for i in range(2000)} | {"T1"}
+    assert [r.table for r in paired.pairings(1, tables=many)] == ["T1"]
+    assert paired.pairings(1, tables={"T1", "T2"}) == paired.pairings(1)

@@ -73,3 +73,31 @@ def test_ledger_order_and_copies_do_not_matter(
 ) -> None:
     delivered = shuffled + [shuffled[i] for i in copies]
     assert _state(delivered) == IN_ORDER
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_ledger_order_a_games_counts_are_its_latest_challenges_whatever_the_order(
+    data: st.DataObject,
+) -> None:
+    """A game's row counts the highest challenge number and the pieces lost after the
+    challenge with the highest seq (RULES: each verdict says what has fallen so far), in
+    whatever order its events arrive, copies included."""
+    count = data.draw(st.integers(1, 8), label="challenges")
+    lost = data.draw(st.lists(st.tuples(st.integers(0, 21), st.integers(0, 21)),
+                              min_size=count, max_size=count), label="lost")
+    events: list[wire.Event] = [new_game("T1", 1, "g", assignment(1, 1, "Ana", "Ben"))]
+    events += [challenge("T1", 2 + i, "g", i + 1, w, b) for i, (w, b) in enumerate(lost)]
+    if data.draw(st.booleans(), label="over"):
+        events.append(game_over("T1", 2 + count, "g", "resignation", "B"))
+    delivered = data.draw(st.permutations(events), label="order")
+    delivered += data.draw(st.lists(st.sampled_from(events), max_size=3), label="copies")
+    with tempfile.TemporaryDirectory() as tmp, Ledger(Path(tmp) / "l.sqlite", "e") as ledger:
+        ledger.add_players([Player("Ana"), Player("Ben")])
+        ledger.pair_round("round-robin")
+        ledger.assign_table(1, 1, "T1", who="org")
+        for event in delivered:
+            ledger.record_event("T1", event)
+        (game,) = ledger.games("T1")
+        assert (game.challenges, game.lost_w, game.lost_b) == (count, *lost[-1])
+        assert ledger.verify() == []

@@ -50,7 +50,7 @@ log = logging.getLogger(__name__)
 #: Seconds between two looks for silent tables.
 TICK_SECONDS = 5.0
 #: Least seconds between two messages of changes (the most a change waits to be sent).
-PERIOD_SECONDS = 0.05
+PERIOD_SECONDS = 0.1
 #: Messages kept for browsers reconnecting with Last-Event-ID (older: a snapshot).
 HISTORY = 512
 #: Bytes a viewer may leave unsent before it is closed (it reconnects and catches up).
@@ -209,12 +209,19 @@ def apply_patch(
 ) -> dict[str, dict[str, Any]]:
     """``rows`` with ``patch`` applied (as the venue page's script does)."""
     out = {t: dict(r) for t, r in rows.items()}
+    patch_rows(out, patch)
+    return out
+
+
+def patch_rows(
+    rows: dict[str, dict[str, Any]], patch: dict[str, dict[str, Any] | None]
+) -> None:
+    """Apply ``patch`` to ``rows`` in place."""
     for table, fields in patch.items():
         if fields is None:
-            out.pop(table, None)
+            rows.pop(table, None)
         else:
-            out.setdefault(table, {}).update(fields)
-    return out
+            rows.setdefault(table, {}).update(fields)
 
 
 def _encode(message: dict[str, Any], epoch: str) -> bytes:
@@ -397,7 +404,7 @@ class VenueFeed:
 
     def _read_rows(self, tables: set[str] | None) -> dict[str, dict[str, Any]]:
         """The stream rows of ``tables`` (None: the whole venue) from the ledger."""
-        number, by_table = views.current_pairings(self.ledger)
+        number, by_table = views.current_pairings(self.ledger, tables)
         self._round = number
         silent = self.silent()
         link = self.link()
@@ -443,7 +450,7 @@ class VenueFeed:
             if before != mark:
                 results = results or before is not None or row["over"] or bool(row["result"])
                 self._results[row["table"]] = mark
-        self._rows = apply_patch(self._rows, patch)
+        patch_rows(self._rows, patch)  # in place: a copy of every row per send costs
         self._send({"type": "tables", "patch": patch, "results": results})
         return True
 

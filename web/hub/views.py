@@ -10,7 +10,7 @@ game's ``game_over`` event and the table's record of it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from arbiter.hub.ledger import GameRow, Ledger, PairingRow
@@ -38,13 +38,16 @@ def _result(row: PairingRow | None) -> str | None:
     return None if row is None or row.result is None else row.result.value
 
 
-def current_pairings(ledger: Ledger) -> tuple[int | None, dict[str, PairingRow]]:
-    """(latest round, its pairings by table)."""
+def current_pairings(
+    ledger: Ledger, tables: Collection[str] | None = None
+) -> tuple[int | None, dict[str, PairingRow]]:
+    """(latest round, its pairings by table), of ``tables`` only when given."""
     rounds = ledger.rounds()
     if not rounds:
         return None, {}
     number = rounds[-1][0]
-    return number, {r.table: r for r in ledger.pairings(number) if r.table is not None}
+    return number, {r.table: r for r in ledger.pairings(number, tables=tables)
+                    if r.table is not None}
 
 
 def unscored(ledger: Ledger) -> dict[tuple[str, str], str]:
