@@ -319,7 +319,7 @@ def run(args: argparse.Namespace, work: Path) -> None:
             print(f"challenges published: {sent} in {args.seconds:.0f} s "
                   f"({sent / args.seconds:.0f}/s, each with a status: "
                   f"{2 * sent / args.seconds:.0f} messages/s into the hub)")
-            print(f"hub CPU: {100 * cpu:.0f} % of one core; RSS {rss:.0f} MB (peak {hwm:.0f} MB,"
+            print(f"hub CPU: {100 * cpu:.1f} % of one core; RSS {rss:.0f} MB (peak {hwm:.0f} MB,"
                   f" sampled {peak_rss:.0f} MB)")
             print(f"event to viewer ({args.measured} viewers parsed, {len(lat)} samples of "
                   f"{sent * args.measured}): p50 {percentile(lat, 0.5):.0f} ms, "

@@ -182,23 +182,26 @@ def test_reconnection_with_last_event_id_gets_only_what_it_missed(
 
 
 def test_a_slow_or_gone_viewer_is_closed_and_the_others_still_served(tmp_path: Path) -> None:
-    from web.hub.feed import MAX_BACKLOG, Member
+    from web.hub.feed import Member
+    from web.kit.events import StreamBacklogError
 
     with Ledger(tmp_path / "hub.sqlite", EVENT) as ledger:
         feed = VenueFeed(ledger, timedelta(minutes=10))
         got: dict[str, list[bytes]] = {"ok": [], "slow": []}
-        backlog = {"slow": 0}
 
         def gone(_data: bytes) -> None:
             raise ConnectionResetError("client left")
 
+        def stalled(_data: bytes) -> None:  # as web.kit.serve's writer past its limit
+            raise StreamBacklogError("the client stopped reading")
+
         ok = Member(Encoding.IDENTITY, got["ok"].append)
-        slow = Member(Encoding.IDENTITY, got["slow"].append, lambda: backlog["slow"])
+        slow = Member(Encoding.IDENTITY, got["slow"].append)
         left = Member(Encoding.IDENTITY, got["ok"].append)
         for member in (ok, slow, left):
             feed.join(member)
         left.write = gone  # its client goes after the opening
-        backlog["slow"] = MAX_BACKLOG + 1  # and this one stops reading
+        slow.write = stalled  # and this one stops reading
         ledger.record_event("1", new_game("1", 1, "g1"))
         feed.changed("1", "events")
         assert left.done.is_set() and slow.done.is_set() and not ok.done.is_set()

@@ -224,3 +224,61 @@ def test_server_oversize_chunked_body_answers_json(device: Any) -> None:
         finally:
             sock.close()
         assert http_get(server, "/api/status")[0] == 200
+
+
+def test_direct_write_refuses_a_client_that_stops_reading() -> None:
+    """The one writer of every stream (the hub's venue feed) writes straight into each
+    response; a client that stops reading gets StreamBacklogError once more than the
+    limit waits unsent, so it is closed instead of filling the hub's memory."""
+    import queue
+    import threading
+
+    from flask import Flask, Response, request
+
+    from web.kit.events import DIRECT_WRITE, StreamBacklogError
+
+    app = Flask(__name__)
+    writers: queue.Queue[Any] = queue.Queue()
+    release = threading.Event()
+
+    @app.get("/stream")
+    def stream() -> Response:
+        direct = request.environ[DIRECT_WRITE]
+
+        def body() -> Any:
+            writers.put(direct)
+            release.wait(30)  # the writer writes the body meanwhile
+            yield from ()
+
+        return Response(body(), mimetype="text/event-stream")
+
+    limit, chunk = 256 * 1024, b"x" * 65536
+    with live_server(app) as server:
+        stalled = socket.create_connection(("127.0.0.1", server.port))
+        try:
+            stalled.sendall(b"GET /stream HTTP/1.1\r\nHost: t\r\n\r\n")
+            direct = writers.get(timeout=10)
+            direct.write(b"opening")  # the headers first, then chunks
+            outcome: list[object] = []
+
+            def write_until_refused() -> None:
+                written = 0
+                try:
+                    for _ in range(800):  # 50 MB: past the sockets' buffers (36 MB here)
+                        direct.write(chunk, limit=limit)
+                        written += len(chunk)
+                except StreamBacklogError as exc:
+                    outcome.append(exc)
+                outcome.append(written)
+
+            # In a thread: without the limit, waitress makes the writer wait for the client.
+            writer = threading.Thread(target=write_until_refused, daemon=True)
+            writer.start()
+            writer.join(20)
+            assert not writer.is_alive(), "the writer was made to wait for a stalled client"
+            refused, written = outcome
+            assert isinstance(refused, StreamBacklogError)
+            assert isinstance(written, int) and written > limit  # the buffers took some first
+        finally:
+            release.set()
+            stalled.close()

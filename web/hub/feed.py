@@ -20,6 +20,7 @@ rather than slowing the others down.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import queue
@@ -141,13 +142,10 @@ class SharedCoder:
 class Member:
     """One open stream as the writer sees it: where its bytes go, and whether it ended."""
 
-    def __init__(
-        self, encoding: Encoding, write: Callable[[bytes], None],
-        backlog: Callable[[], int] = lambda: 0,
-    ) -> None:
+    def __init__(self, encoding: Encoding, write: Callable[[bytes], None]) -> None:
         self.encoding = encoding
+        #: Raises when the client has gone or takes too little of what it is sent.
         self.write = write
-        self.backlog = backlog
         self.done = threading.Event()
 
 
@@ -359,18 +357,21 @@ class VenueFeed:
         """Write ``text`` to every stream, compressed once per encoding (under _out)."""
         self._last_out = time.monotonic()
         joiners, self._joiners = self._joiners, []
-        encoded: dict[Encoding, tuple[bytes, bytes]] = {}
-        for e in {m.encoding for m in self._members} | {m.encoding for m in joiners}:
-            encoded[e] = self._coders[e].encode(text, any(m.encoding is e for m in joiners))
         dropped = []
-        for m, which in [(m, 0) for m in self._members] + [(m, 1) for m in joiners]:
-            try:
-                if m.backlog() > MAX_BACKLOG:
-                    raise StreamsFullError("viewer too slow: closed, it reconnects")
-                m.write(encoded[m.encoding][which])
-            except Exception as exc:  # gone, or too slow: closed, never waited for
-                log.debug("stream closed: %s", exc)
-                dropped.append(m)
+        # By encoding, so that each member costs one write and nothing more (this runs for
+        # every stream at every message).
+        for e in {m.encoding for m in self._members} | {m.encoding for m in joiners}:
+            shared, joining = self._coders[e].encode(
+                text, any(m.encoding is e for m in joiners))
+            for group, data in ((self._members, shared), (joiners, joining)):
+                for m in group:
+                    if m.encoding is not e:
+                        continue
+                    try:
+                        m.write(data)
+                    except Exception as exc:  # gone, or too slow: closed, never waited for
+                        log.debug("stream closed: %s", exc)
+                        dropped.append(m)
         self._members.extend(joiners)
         for m in dropped:
             self._members.remove(m)
@@ -545,7 +546,7 @@ class HubStreams(StreamHub):
     ) -> Generator[bytes, None, None]:
         # Runs in the server's thread for this request, which only waits here (woken
         # every keep-alive period): the feed's writer writes the stream.
-        member = Member(encoding, direct.write, direct.backlog)
+        member = Member(encoding, functools.partial(direct.write, limit=MAX_BACKLOG))
         try:
             if not self._stopping.is_set():
                 self.feed.join(member, last_event_id)

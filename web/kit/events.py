@@ -38,6 +38,10 @@ class StreamsFullError(ArbiterError):
     """As many event streams are open as the hub admits; poll ``/api/status`` instead."""
 
 
+class StreamBacklogError(ArbiterError):
+    """A stream's client left more bytes unread than allowed: it is closed (and reconnects)."""
+
+
 class StatusSource(Protocol):
     """The part of the device a stream needs."""
 
@@ -52,11 +56,10 @@ class DirectWrite(Protocol):
     """Writes a response's body from any thread while its app iterator waits
     (offered by :mod:`web.kit.serve`, so one writer can serve every stream)."""
 
-    def write(self, data: bytes) -> None:
-        """Append ``data`` to the response (raises when the client has gone)."""
-
-    def backlog(self) -> int:
-        """Bytes written and not yet sent to the client."""
+    def write(self, data: bytes, limit: int | None = None) -> None:
+        """Append ``data`` to the response; raises when the client has gone, and
+        :class:`StreamBacklogError` when more than ``limit`` bytes written before still
+        wait to be sent (a client that stopped reading)."""
 
 
 def _event(status: dict[str, Any]) -> str:

@@ -37,7 +37,7 @@ from waitress.task import ErrorTask, ThreadedTaskDispatcher, WSGITask
 
 from arbiter.errors import ArbiterError
 from web.kit.body import MAX_BODY_BYTES
-from web.kit.events import DIRECT_WRITE, STREAM_CAPACITY, StreamHub
+from web.kit.events import DIRECT_WRITE, STREAM_CAPACITY, StreamBacklogError, StreamHub
 
 log = logging.getLogger(__name__)
 
@@ -90,8 +90,9 @@ class TaskWriter:
         self._task = task
         self._channel = task.channel
 
-    def write(self, data: bytes) -> None:
-        """Raises waitress's ClientDisconnected once the client has gone."""
+    def write(self, data: bytes, limit: int | None = None) -> None:
+        """Raises waitress's ClientDisconnected once the client has gone, and
+        StreamBacklogError when more than ``limit`` bytes wait unsent."""
         task = self._task
         if not (task.wrote_header and task.chunked_response and data):
             task.write(data)  # the headers first, or a response that is not chunked
@@ -106,7 +107,10 @@ class TaskWriter:
         with channel.outbuf_lock:
             if not channel.connected:
                 raise ClientDisconnected
-            if not channel.total_outbufs_len:
+            waiting = channel.total_outbufs_len
+            if limit is not None and waiting > limit:
+                raise StreamBacklogError(f"{waiting} bytes unsent: the client stopped reading")
+            if not waiting:
                 try:
                     sent = channel.socket.send(framed)
                 except BlockingIOError:
@@ -117,9 +121,6 @@ class TaskWriter:
                     return
                 framed = framed[sent:]
         channel.write_soon(framed)
-
-    def backlog(self) -> int:
-        return int(self._task.channel.total_outbufs_len)
 
 
 class DirectWriteTask(WSGITask):  # type: ignore[misc]
