@@ -52,22 +52,23 @@ class Intake(LedgerStore):
         seq, game, kind = checked["seq"], str(checked["game"]), checked["type"]
         text = canonical(checked)
         with self._write() as db:
-            held = db.execute(
-                "SELECT payload FROM events WHERE table_name=? AND seq=?", (table, seq)
-            ).fetchone()
-            if held is None:
-                db.execute(
-                    "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)",
-                    (table, seq, game, kind, text, self._now()),
-                )
+            now = self._now()
+            new = db.execute(
+                "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (table, seq, game, kind, text, now),
+            ).rowcount == 1
+            if new:
                 db.execute(
                     "INSERT INTO tables (name, last_seen) VALUES (?, ?)"
                     " ON CONFLICT(name) DO UPDATE SET last_seen=excluded.last_seen",
-                    (table, self._now()),
+                    (table, now),
                 )
                 if not (kind == "challenge" and self._fold_challenge(db, table, checked)):
                     self._derive(db, table, game)
                 return True
+            held = db.execute(
+                "SELECT payload FROM events WHERE table_name=? AND seq=?", (table, seq)
+            ).fetchone()
         if held[0] == text:
             return False
         reason = f"event {seq} of table {table!r} contradicts the one held"
@@ -113,21 +114,17 @@ class Intake(LedgerStore):
         never the board's result); False when the game has no row yet (derive it)."""
         assert event["type"] == "challenge"
         game = str(event["game"])
-        held = db.execute("SELECT challenges, lost_w, lost_b FROM games"
-                          " WHERE table_name=? AND game=?", (table, game)).fetchone()
-        if held is None:
-            return False
-        challenges, lost_w, lost_b = held
         # The pieces lost are the latest challenge's (by seq), which may have come first.
-        (later,) = db.execute(
-            "SELECT EXISTS(SELECT 1 FROM events WHERE table_name=? AND seq>? AND game=?"
-            " AND type='challenge')", (table, event["seq"], game)).fetchone()
-        if not later:
-            lost_w, lost_b = event["eliminated"]["W"], event["eliminated"]["B"]
-        db.execute("UPDATE games SET challenges=?, lost_w=?, lost_b=?"
-                   " WHERE table_name=? AND game=?",
-                   (max(challenges, event["number"]), lost_w, lost_b, table, game))
-        return True
+        later = ("EXISTS(SELECT 1 FROM events e WHERE e.table_name=games.table_name"
+                 " AND e.seq>:seq AND e.game=games.game AND e.type='challenge')")
+        return bool(db.execute(
+            f"UPDATE games SET challenges=MAX(challenges, :number),"
+            f" lost_w=CASE WHEN {later} THEN lost_w ELSE :w END,"
+            f" lost_b=CASE WHEN {later} THEN lost_b ELSE :b END"
+            " WHERE table_name=:table AND game=:game",
+            {"number": event["number"], "w": event["eliminated"]["W"],
+             "b": event["eliminated"]["B"], "seq": event["seq"], "table": table, "game": game},
+        ).rowcount)
 
     def _score(self, db: sqlite3.Connection, round_number: int, board: int) -> None:
         """Mark the game that counts for a board, and give the board its result.

@@ -96,7 +96,7 @@ class LedgerStore:
         if row is not None and row[0] != event:
             self._db.close()
             raise LedgerEventError(f"{self.path} is the ledger of event {row[0]!r}")
-        self._read_lock = threading.Lock()
+        self._read_lock = threading.RLock()  # re-entered by reads inside a snapshot()
         self._reader = sqlite3.connect(
             str(self.path), isolation_level=None, check_same_thread=False, timeout=30
         )
@@ -207,6 +207,22 @@ class LedgerStore:
                 self._db.execute("RELEASE one_write")
             raise
         self._db.execute("RELEASE one_write")
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Every read this thread makes inside sees one and the same commit (one read
+        transaction: what the live feed reads for a message is consistent, and costs one
+        set of locks instead of one per query). Writes do not wait for it; other threads'
+        reads do, so keep it short."""
+        with self._read_lock:
+            if self._reader.in_transaction:  # already in one: join it
+                yield
+                return
+            self._reader.execute("BEGIN")
+            try:
+                yield
+            finally:
+                self._reader.execute("COMMIT")
 
     def _read(self, sql: str, args: Sequence[object] = ()) -> list[tuple[Any, ...]]:
         if self._writer == threading.get_ident():  # inside its own write: see it

@@ -498,3 +498,16 @@ def test_ledger_pairings_of_some_tables_only(paired: Ledger) -> None:
     many = {f"X{i}" for i in range(2000)} | {"T1"}
     assert [r.table for r in paired.pairings(1, tables=many)] == ["T1"]
     assert paired.pairings(1, tables={"T1", "T2"}) == paired.pairings(1)
+
+
+def test_ledger_snapshot_reads_one_commit(paired: Ledger) -> None:
+    """What the live feed reads for one message comes from one commit: a write committed
+    meanwhile shows only after the snapshot."""
+    with paired.snapshot():
+        before = paired.games()
+        assert paired.record_event("T1", new_game("T1", 1, "g1")) is True
+        with paired.snapshot():  # joins the open one
+            assert paired.games() == before == []
+        assert paired.table_state("T1") == (None, None, None)
+    assert [g.game for g in paired.games()] == ["g1"]
+    assert paired.table_state("T1")[2] is not None

@@ -404,7 +404,12 @@ class VenueFeed:
             self._wake.set()
 
     def _read_rows(self, tables: set[str] | None) -> dict[str, dict[str, Any]]:
-        """The stream rows of ``tables`` (None: the whole venue) from the ledger."""
+        """The stream rows of ``tables`` (None: the whole venue) from the ledger, all
+        from one commit of it."""
+        with self.ledger.snapshot():
+            return self._read_rows_now(tables)
+
+    def _read_rows_now(self, tables: set[str] | None) -> dict[str, dict[str, Any]]:
         number, by_table = views.current_pairings(self.ledger, tables)
         self._round = number
         silent = self.silent()
