@@ -363,6 +363,7 @@ def _gaps(args: argparse.Namespace) -> int:
         out = {t: runs for t in ledger.tables() if (runs := ledger.missing(t))}
         asks = [ledger.ask_resend(t, runs) for t, runs in out.items()] if args.resend else []
         refused = ledger.rejections()
+        in_all = sum(ledger.refused().values())
     if not out:
         print("no table has events missing")
     for table, runs in out.items():
@@ -374,8 +375,8 @@ def _gaps(args: argparse.Namespace) -> int:
     for at, table, seq, why in refused[-20:]:
         print(f"refused {at} table {table}" + (f" seq {seq}" if seq else "") + f": {why}",
               file=sys.stderr)
-    if len(refused) > 20:
-        print(f"({len(refused)} refused in all; the organiser page lists the latest 50)",
+    if in_all > 20:
+        print(f"({in_all} refused in all; the organiser page lists the latest 50)",
               file=sys.stderr)
     if asks:
         _publish_once(args, {}, asks)

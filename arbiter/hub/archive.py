@@ -26,13 +26,14 @@ _ARCHIVE_TABLES = {
     "corrections": ("id", "at", "who", "what", "target", "before", "after"),
     "rejections": ("id", "at", "table_name", "seq", "reason"),
     "resends": ("table_name", "id", "ranges", "asked_at"),
+    "refused": ("table_name", "total"),
 }
 #: Sections newer than the archive format: an older archive without them imports as empty.
-_ARCHIVE_LATER = frozenset({"resends"})
+_ARCHIVE_LATER = frozenset({"resends", "refused"})
 _ORDER = {
     "meta": "key", "players": "registered", "rounds": "number", "pairings": "round, board",
     "tables": "name", "events": "table_name, seq", "records": "table_name, game",
-    "corrections": "id", "rejections": "id", "resends": "table_name",
+    "corrections": "id", "rejections": "id", "resends": "table_name", "refused": "table_name",
     "games": "table_name, game",
 }
 

@@ -26,6 +26,12 @@ log = logging.getLogger(__name__)
 
 canonical = wire.canonical
 
+#: Refused messages whose note is kept, per table (the latest; older ones are counted).
+REJECTIONS_KEPT = 200
+#: A table's first refusals each get a log line; after them, one line in this many.
+LOG_FIRST = 10
+LOG_EVERY = 1000
+
 
 class Intake(LedgerStore):
     """Events in, games and results derived (see :class:`arbiter.hub.ledger.Ledger`)."""
@@ -76,23 +82,42 @@ class Intake(LedgerStore):
         raise ContradictingEventError(reason)
 
     def note_rejection(self, table: str, seq: int | None, reason: str) -> None:
-        """Log and keep a note of a refused message (never its payload)."""
-        # The payload is not logged: it may hold what a later contract adds.
-        log.warning("rejected an event from table %r (seq %s): %s", table, seq, reason)
+        """Log and keep a note of a refused message (never its payload).
+
+        A table's latest :data:`REJECTIONS_KEPT` notes are kept, and the count of all
+        (:meth:`refused`): a table flooding the hub with bad messages fills neither its
+        disk, nor the organiser's page, nor the log (the first ones are logged, then one
+        line every :data:`LOG_EVERY`)."""
         with self._write() as db:
+            (total,) = db.execute(
+                "INSERT INTO refused VALUES (?, 1) ON CONFLICT(table_name)"
+                " DO UPDATE SET total=total+1 RETURNING total", (table,)).fetchone()
             db.execute(
                 "INSERT INTO rejections (at, table_name, seq, reason) VALUES (?, ?, ?, ?)",
                 (self._now(), table, seq, reason),
             )
+            if total > REJECTIONS_KEPT:
+                db.execute(
+                    "DELETE FROM rejections WHERE table_name=? AND id <= (SELECT id FROM"
+                    " rejections WHERE table_name=? ORDER BY id DESC LIMIT 1 OFFSET ?)",
+                    (table, table, REJECTIONS_KEPT))
+        # The payload is not logged: it may hold what a later contract adds.
+        if total <= LOG_FIRST or total % LOG_EVERY == 0:
+            log.warning("rejected a message from table %r (seq %s): %s (%d refused from"
+                        " this table so far)", table, seq, reason, total)
 
     def rejections(self) -> list[tuple[str, str, int | None, str]]:
-        """(at, table, seq, reason) of every refused event, oldest first."""
+        """(at, table, seq, reason) of the refused messages kept, oldest first."""
         return [
             (a, t, s, r)
             for a, t, s, r in self._read(
                 "SELECT at, table_name, seq, reason FROM rejections ORDER BY id"
             )
         ]
+
+    def refused(self) -> dict[str, int]:
+        """How many messages each table has had refused, in all (kept or not)."""
+        return dict(self._read("SELECT table_name, total FROM refused ORDER BY table_name"))
 
     def _derive(self, db: sqlite3.Connection, table: str, game: str) -> None:
         """Rebuild one game's row from its stored events, then score its board."""
@@ -202,8 +227,10 @@ class Intake(LedgerStore):
 
     def ask_resend(self, table: str, ranges: Sequence[tuple[int, int]]) -> ResendAsk:
         """Note a new resend request for ``table``: the next id of that table (above any
-        it has been asked before), the runs and the time. Published by the caller."""
-        runs = tuple((int(a), int(b)) for a, b in ranges)
+        it has been asked before), the runs and the time. Published by the caller.
+        Only the first :data:`arbiter.wire.MAX_RANGES` runs are asked for: a request
+        naming more is not the wire format, and the table would ignore it."""
+        runs = tuple((int(a), int(b)) for a, b in ranges)[:wire.MAX_RANGES]
         with self._write() as db:
             row = db.execute("SELECT id FROM resends WHERE table_name=?", (table,)).fetchone()
             ask = ResendAsk(table, (row[0] if row else 0) + 1, runs, self._now())

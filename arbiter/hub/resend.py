@@ -94,7 +94,10 @@ class Resender:
         last_asks = self.ledger.resends()
         for table in sorted(tables):
             runs = self._track(table, now)
-            due = tuple((a, b) for a, b, since in runs if now - since >= self.grace)
+            # As many runs as one request carries (the first ones): the rest are asked for
+            # once these have come.
+            due = tuple((a, b) for a, b, since in runs
+                        if now - since >= self.grace)[:wire.MAX_RANGES]
             last = last_asks.get(table)
             if not due or (last is not None and _covered(due, last.ranges)):
                 continue

@@ -52,6 +52,8 @@ CREATE TABLE IF NOT EXISTS records (
 CREATE TABLE IF NOT EXISTS rejections (
     id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, table_name TEXT NOT NULL,
     seq INTEGER, reason TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS rejections_of_table ON rejections (table_name, id);
+CREATE TABLE IF NOT EXISTS refused (table_name TEXT PRIMARY KEY, total INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS resends (
     table_name TEXT PRIMARY KEY, id INTEGER NOT NULL, ranges TEXT NOT NULL, asked_at TEXT);
 """

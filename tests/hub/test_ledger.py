@@ -511,3 +511,24 @@ def test_ledger_snapshot_reads_one_commit(paired: Ledger) -> None:
         assert paired.table_state("T1") == (None, None, None)
     assert [g.game for g in paired.games()] == ["g1"]
     assert paired.table_state("T1")[2] is not None
+
+
+def test_ledger_a_flood_of_refused_messages_is_counted_not_kept(
+    ledger: Ledger, caplog: pytest.LogCaptureFixture
+) -> None:
+    """One table sending bad messages by the thousand fills neither the hub's disk nor
+    its log: its latest 200 notes are kept and all of them counted; another table's note
+    stays."""
+    from arbiter.hub.intake import REJECTIONS_KEPT
+
+    ledger.note_rejection("T2", 7, "events: not JSON: JSONDecodeError")
+    with caplog.at_level(logging.WARNING):
+        for seq in range(1, 3001):
+            with pytest.raises(TopicMismatchError):
+                ledger.record_event("T1", new_game("T9", seq, "g1"))
+    kept = [(t, s) for _at, t, s, _why in ledger.rejections()]
+    assert kept == [("T2", 7)] + [("T1", s) for s in range(3001 - REJECTIONS_KEPT, 3001)]
+    assert ledger.refused() == {"T1": 3000, "T2": 1}
+    lines = [r for r in caplog.records if "table 'T1'" in r.getMessage()]
+    assert 10 <= len(lines) <= 13  # the first ten, then one in a thousand
+    assert "3000 refused from this table so far" in lines[-1].getMessage()

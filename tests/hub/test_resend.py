@@ -124,3 +124,29 @@ def test_the_payload_is_the_request_the_table_reads() -> None:
     ask = ResendAsk("7", 4, ((1, 3), (9, 9)), "2026-11-23T22:00:00.000+00:00")
     request = ResendRequest.from_payload(resend_payload(ask))
     assert request == ResendRequest("7", 4, ((1, 3), (9, 9)))
+
+
+def test_more_runs_than_a_request_carries_are_asked_for_in_turns(ledger: Ledger) -> None:
+    """A request names at most 256 runs (a table refuses a longer one as not the wire
+    format): the first 256 are asked for, once; the rest once those have come."""
+    resender, clock, sent = _resender(ledger)
+    held = [1, *range(3, 2 * 300 + 2, 2)]  # 300 runs of one missing: 2, 4, ..., 600
+    _events(ledger, "T1", held)
+    resender.changed("T1", "events")
+    resender.check()
+    clock.now += GRACE
+    [ask] = resender.check()
+    assert ask.ranges == tuple((n, n) for n in range(2, 2 * 256 + 1, 2))
+    request = ResendRequest.from_payload(resend_payload(ask))  # the table can read it
+    assert request is not None and request.ranges == ask.ranges
+    clock.now += 3 * GRACE
+    assert resender.check() == []  # asked already: not again while they are still missing
+
+    _events(ledger, "T1", [a for a, _b in ask.ranges])  # the table served them
+    resender.changed("T1", "events")
+    clock.now += GRACE
+    [rest] = resender.check()
+    assert rest.ranges == tuple((n, n) for n in range(2 * 257, 2 * 300 + 1, 2))
+    assert sent.asks == [ask, rest]
+    assert ledger.ask_resend("T1", [(n, n) for n in range(1, 1000, 2)]).ranges == tuple(
+        (n, n) for n in range(1, 2 * 256, 2))  # the organiser's "ask again" too

@@ -395,3 +395,20 @@ def test_organiser_damaged_admin_file_names_this_hubs_data_directory(tmp_path: P
     want = f"gg-arbiter hub --event open-2026 --data '{data}' set-pin"
     assert page.status_code == 503 and want in html_text.unescape(page.get_data(as_text=True))
     assert api.status_code == 503 and want in api.get_json()["error"]
+
+
+def test_organiser_sees_a_flooding_tables_count_not_its_every_refusal(hub: Hub) -> None:
+    """A table that sent 300 bad messages: the page lists the latest 50 refusals and says
+    how many there were in all; the JSON has the count and the notes kept."""
+    for seq in range(1, 301):
+        hub.ledger.note_rejection("T1", seq, "events: not JSON: JSONDecodeError")
+    hub.ledger.note_rejection("T2", 4, "status: 'state' must be one of ...")
+    client = hub.app.test_client()
+    _login(client)
+    page = client.get("/organiser").get_data(as_text=True)
+    assert page.count('class="rejection"') == 50
+    assert "Table T1: 300 messages refused in all (the latest are listed)" in page
+    assert "Table T2:" not in page  # its one refusal is listed: nothing more to say
+    attention = client.get("/api/organiser/tables", headers=API).get_json()
+    assert attention["refused"] == {"T1": 300, "T2": 1}
+    assert len(attention["rejections"]) == 201  # T1's latest 200 and T2's one

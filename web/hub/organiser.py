@@ -53,6 +53,9 @@ bp = Blueprint("organiser", __name__)
 RESULTS = {r.value: r for r in Result} | {"none": None}
 #: How many of the latest audit entries the page shows (the API has them all).
 AUDIT_SHOWN = 200
+#: Refused messages listed on the page, and in the attention JSON (the latest ones).
+REJECTIONS_SHOWN = 50
+REJECTIONS_LISTED = 500
 #: Session key: the name the page's changes are audited under.
 WHO_KEY = "organiser_who"
 
@@ -80,6 +83,16 @@ ACCESS = PinAccess(
 )
 _require_api = ACCESS.require_api
 organiser_page = ACCESS.page
+
+
+def _refused_more(
+    totals: dict[str, int], shown: list[tuple[str, str, int | None, str]]
+) -> dict[str, int]:
+    """Tables with more refused messages than the page lists: their count in all."""
+    listed: dict[str, int] = {}
+    for _at, table, _seq, _why in shown:
+        listed[table] = listed.get(table, 0) + 1
+    return {t: n for t, n in totals.items() if n > listed.get(t, 0)}
 
 
 @bp.route("/organiser/login", methods=["GET", "POST"])
@@ -364,7 +377,8 @@ def _dashboard(*, live_parts: bool) -> str:
         venue=views.venue(led, feed().silent()),
         audit=audit[:AUDIT_SHOWN],
         audit_total=len(audit),
-        rejections=list(reversed(led.rejections()))[:50],
+        rejections=(rejections := list(reversed(led.rejections()))[:REJECTIONS_SHOWN]),
+        refused_more=_refused_more(led.refused(), rejections),
         unscored=led.unscored_games(),
         gaps={t: g for t in led.tables() if (g := led.missing(t))},
         resends=led.resends(),
@@ -512,7 +526,8 @@ def api_tables() -> Response:
         "resends": {t: {"id": a.id, "ranges": a.ranges, "asked_at": a.asked_at}
                     for t, a in led.resends().items()},
         "rejections": [{"at": a, "table": t, "seq": s, "reason": r}
-                       for a, t, s, r in led.rejections()],
+                       for a, t, s, r in led.rejections()[-REJECTIONS_LISTED:]],
+        "refused": led.refused(),
         "unscored": [{"table": t, "game": g, "why": why} for t, g, why in led.unscored_games()],
     })
 
