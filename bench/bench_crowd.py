@@ -30,6 +30,7 @@ from tests.support.crowd import (  # noqa: E402
     percentile,
     timed_get,
 )
+from tests.support.proc import status  # noqa: E402
 
 FAST_CONFIG = """
 [signals]
@@ -66,15 +67,6 @@ def serve(data_dir: Path, streams: int, request_timeout: float) -> None:
     device.close()
 
 
-def proc_status(pid: int) -> dict[str, str]:
-    """The fields of /proc/PID/status (VmRSS, Threads...)."""
-    fields = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        name, _, value = line.partition(":")
-        fields[name] = value.strip()
-    return fields
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--streams", type=int, default=200)
@@ -96,7 +88,7 @@ def main() -> int:
         assert child.stdout is not None and child.stdin is not None
         try:
             port = int(child.stdout.readline())
-            base = proc_status(child.pid)
+            base = status(child.pid)
 
             t0 = time.perf_counter()
             streams = hold_streams(port, args.streams, timeout=60)
@@ -117,7 +109,7 @@ def main() -> int:
                     answer = timed_get(port, "/api/events")
                     assert answer.status == 503, answer.status
                     refusals.append(answer.seconds)
-                loaded = proc_status(child.pid)
+                loaded = status(child.pid)
                 deadline = time.monotonic() + args.request_timeout + 30
                 while slow.open_count and time.monotonic() < deadline:
                     time.sleep(0.1)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import shutil
 import subprocess
 import sys
@@ -29,6 +28,7 @@ sys.path.insert(0, str(ROOT))  # bench.sim_play
 from arbiter.app.assembly import build_arbiter  # noqa: E402
 from arbiter.app.config import load_config  # noqa: E402
 from bench.sim_play import SimPlayer, percentile  # noqa: E402
+from tests.support.proc import cpu_seconds, memory_mb  # noqa: E402
 
 
 def bench_latency(count: int, data_dir: Path) -> list[float]:
@@ -44,19 +44,6 @@ def bench_latency(count: int, data_dir: Path) -> list[float]:
     finally:
         arbiter.close()
     return player.samples
-
-
-def _cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    ticks = os.sysconf("SC_CLK_TCK")
-    return (int(fields[11]) + int(fields[12])) / ticks  # utime + stime
-
-
-def _rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def bench_process(idle_seconds: float, data_dir: Path, port: int) -> tuple[float, float, float]:
@@ -79,10 +66,10 @@ def bench_process(idle_seconds: float, data_dir: Path, port: int) -> tuple[float
                 time.sleep(0.01)
         ready = time.perf_counter() - t0
         time.sleep(2)  # let the ready tune finish
-        cpu0, wall0 = _cpu_seconds(proc.pid), time.perf_counter()
+        cpu0, wall0 = cpu_seconds(proc.pid), time.perf_counter()
         time.sleep(idle_seconds)
-        cpu = (_cpu_seconds(proc.pid) - cpu0) / (time.perf_counter() - wall0) * 100
-        return ready, cpu, _rss_mb(proc.pid)
+        cpu = (cpu_seconds(proc.pid) - cpu0) / (time.perf_counter() - wall0) * 100
+        return ready, cpu, memory_mb(proc.pid)
     finally:
         proc.terminate()
         proc.wait(timeout=10)

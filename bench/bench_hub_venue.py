@@ -23,7 +23,6 @@ import argparse
 import bisect
 import json
 import multiprocessing
-import os
 import random
 import selectors
 import socket
@@ -45,10 +44,9 @@ from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
 from arbiter.hub.ledger import Ledger  # noqa: E402
 from arbiter.wire import AssignmentMessage  # noqa: E402
 from tests.support.mqtt import Mosquitto  # noqa: E402
+from tests.support.proc import cpu_seconds, memory_mb  # noqa: E402
 from tests.support.spawn import free_port  # noqa: E402
 from tests.support.sse import StreamDecoder  # noqa: E402
-
-TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def percentile(samples: list[float], q: float) -> float:
@@ -92,14 +90,11 @@ class HubProcess:
                          daemon=True).start()
 
     def cpu_seconds(self) -> float:
-        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / TICKS
+        return cpu_seconds(self.proc.pid)
 
     def memory_mb(self) -> tuple[float, float]:
         """(RSS, peak RSS) in MB."""
-        status = dict(line.split(":", 1) for line in
-                      Path(f"/proc/{self.proc.pid}/status").read_text().splitlines() if ":" in line)
-        return int(status["VmRSS"].split()[0]) / 1024, int(status["VmHWM"].split()[0]) / 1024
+        return memory_mb(self.proc.pid), memory_mb(self.proc.pid, "VmHWM")
 
     def get(self, path: str) -> Any:
         with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=30) as r:

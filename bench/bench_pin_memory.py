@@ -23,15 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-PIN = "246813"
-
-FAST_CONFIG = """
-[signals]
-battle_phrase = false
-[tunes]
-ready = "Ready:d=32,o=5,b=200:c"
-error = "Error:d=32,o=4,b=200:c"
-"""
+from tests.support.proc import memory_mb
+from tests.support.web import FAST_CONFIG, PIN
 
 
 def serve(data: Path) -> None:
@@ -54,14 +47,6 @@ def serve(data: Path) -> None:
     sys.stdin.read()
     server.close()
     device.close()
-
-
-def rss_mb(pid: int) -> float:
-    with open(f"/proc/{pid}/status", encoding="ascii") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    raise RuntimeError(f"no VmRSS for process {pid}")
 
 
 def request(port: int, method: str, path: str, pin: str | None = None, client: int = 1) -> int:
@@ -99,14 +84,14 @@ def main() -> int:
             port = int(child.stdout.readline())
             for _ in range(5):  # warm: the page, the streams' machinery, Flask's caches
                 request(port, "GET", "/api/status")
-            before = rss_mb(child.pid)
+            before = memory_mb(child.pid)
             with ThreadPoolExecutor(args.clients) as pool:
                 codes = list(pool.map(
                     lambda i: request(port, "GET", "/api/admin/enrollment", PIN,
                                       2 + i % args.clients),
                     range(args.requests),
                 ))
-            after = rss_mb(child.pid)
+            after = memory_mb(child.pid)
         finally:
             child.stdin.close()
             child.wait(timeout=30)

@@ -48,13 +48,13 @@ sys.path.insert(0, str(ROOT))
 from arbiter.hub.ledger import Ledger  # noqa: E402
 from tests.support.hub_secrecy import leaks as rank_leaks  # noqa: E402
 from tests.support.mqtt import Mosquitto, Subscriber  # noqa: E402
+from tests.support.proc import cpu_seconds  # noqa: E402
 from tests.support.spawn import free_port, gg_arbiter  # noqa: E402
 from tests.support.sse import StreamDecoder  # noqa: E402
 from tests.support.venue import BoardGame, Node, SimTable, held, hub_node, sim_table  # noqa: E402
 from tests.support.web import PIN  # noqa: E402
 
 EVENT = "rehearsal"
-TICKS = 100
 #: Challenges after the opening one that end no game (each piece still on the board).
 MIDDLE = [("B:PVT", "W:SPY"), ("W:PVT", "B:PVT"), ("B:MAJ", "W:CPT"), ("W:2*G", "B:COL"),
           ("B:SPY", "W:4*G")]
@@ -212,9 +212,7 @@ class Rehearsal:
 
     def hub_cpu(self) -> float:
         assert self.hub.session is not None
-        stat = Path(f"/proc/{self.hub.session.proc.pid}/stat").read_text()
-        fields = stat.rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / TICKS
+        return cpu_seconds(self.hub.session.proc.pid)
 
     # --- a round -----------------------------------------------------------------
 

@@ -17,16 +17,10 @@ from arbiter.hub.ingest import Ingest, table_prefix
 from arbiter.hub.ledger import Ledger
 from arbiter.tournament.model import Player, Result
 from tests.hub.contract import assignment, challenge, game_over, new_game
-from tests.support.mqtt import Mosquitto, mosquitto
+from tests.support.mqtt import Mosquitto
 from tests.support.waiting import wait_until
 
 EVENT = "open-2026"
-
-
-@pytest.fixture
-def broker(tmp_path: Path) -> Iterator[int]:
-    with mosquitto(tmp_path / "broker") as port:
-        yield port
 
 
 @pytest.fixture

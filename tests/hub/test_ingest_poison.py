@@ -24,18 +24,11 @@ from paho.mqtt.enums import CallbackAPIVersion
 from arbiter.hub.ingest import Ingest
 from arbiter.hub.ledger import Ledger
 from arbiter.tournament.model import Player, Result
-from tests.support.mqtt import mosquitto
 from tests.support.waiting import wait_until
 
 EVENT = "open-2026"
 HUGE = 2**63
 AT = 1795464000.0
-
-
-@pytest.fixture
-def broker(tmp_path: Path) -> Iterator[int]:
-    with mosquitto(tmp_path / "broker") as port:
-        yield port
 
 
 @pytest.fixture
