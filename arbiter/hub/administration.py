@@ -235,8 +235,9 @@ class Administration(TableState):
             args += tuple(sorted(wanted))
         if where:
             sql += " WHERE " + " AND ".join(where)
-        rows = [r for r in self._read(sql + " ORDER BY round, board", args)
-                if wanted is None or r[5] in wanted]
+        rows = self._read(sql + " ORDER BY round, board", args)
+        if wanted is not None and len(wanted) > _MAX_NAMES:
+            rows = [r for r in rows if r[5] in wanted]
         return [
             PairingRow(Pairing(r, b, w, k), None if res is None else Result(res), t, bool(c))
             for r, b, w, k, res, t, c in rows

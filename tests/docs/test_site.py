@@ -100,31 +100,18 @@ def test_site_build_fails_on_a_page_left_out_of_the_nav(tmp_path: Path) -> None:
     assert "orphan.md" in proc.stdout + proc.stderr
 
 
-def test_site_build_fails_on_a_link_to_a_missing_page(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("link", "named"), [
+    ("See [nowhere](no-such-page.md).", "no-such-page.md"),  # a missing page
+    ("See [the signals](signals.md#no-such-heading).", "no-such-heading"),  # heading
+    ("See [the parts](../../hardware/parts.toml).", "parts.toml"),  # out of docs/
+])
+def test_site_build_fails_on_a_bad_link(tmp_path: Path, link: str, named: str) -> None:
     root = _copy_of_the_site(tmp_path)
     page = root / "docs" / "play" / "rules.md"
-    page.write_text(page.read_text() + "\nSee [nowhere](no-such-page.md).\n")
+    page.write_text(page.read_text() + f"\n{link}\n")
     proc = _build(root / "mkdocs.yml", tmp_path / "site")
     assert proc.returncode != 0
-    assert "no-such-page.md" in proc.stdout + proc.stderr
-
-
-def test_site_build_fails_on_a_link_to_a_missing_heading(tmp_path: Path) -> None:
-    root = _copy_of_the_site(tmp_path)
-    page = root / "docs" / "play" / "rules.md"
-    page.write_text(page.read_text() + "\nSee [the signals](signals.md#no-such-heading).\n")
-    proc = _build(root / "mkdocs.yml", tmp_path / "site")
-    assert proc.returncode != 0
-    assert "no-such-heading" in proc.stdout + proc.stderr
-
-
-def test_site_build_fails_on_a_link_out_of_docs(tmp_path: Path) -> None:
-    root = _copy_of_the_site(tmp_path)
-    page = root / "docs" / "play" / "rules.md"
-    page.write_text(page.read_text() + "\nSee [the parts](../../hardware/parts.toml).\n")
-    proc = _build(root / "mkdocs.yml", tmp_path / "site")
-    assert proc.returncode != 0
-    assert "parts.toml" in proc.stdout + proc.stderr
+    assert named in proc.stdout + proc.stderr
 
 
 def test_site_is_not_committed() -> None:

@@ -12,9 +12,11 @@ from arbiter.app.assembly import build_arbiter
 from arbiter.app.config import load_config
 from arbiter.app.service import start_link
 from arbiter.fleet.link import FleetLink
-from tests.support.mqtt import Mosquitto, Proxy
+from tests.support.mqtt import Mosquitto, Proxy, Subscriber
 from tests.support.rig import Rig, write_config
 from tests.support.tools import require_tool
+from tests.support.venue import Node
+from tests.support.waiting import wait_until
 
 #: A whole game: (attacker, defender) to a captured Flag, with splits and a spy.
 GAME = [
@@ -106,3 +108,11 @@ def locked(tmp_path: Path) -> Iterator[tuple[Mosquitto, Path]]:
 def secret(out: Path, user: str) -> str:
     """The password ``broker-config`` wrote for ``user``."""
     return (out / "secrets" / f"{user}.password").read_text().strip()
+
+
+def heard_online(table: Node, hub: Subscriber, who: str = "the table") -> None:
+    """Wait until ``table`` says it is connected and ``hub`` hears table 1 online."""
+    wait_until(lambda: table.call("GET", "/api/status")["broker"]["state"] == "connected",
+               what=f"{who} logged in")
+    hub.wait(lambda s: any(m.payload == b"true" for m in s.on("table/1/online")),
+             what="the hub hears table 1 online")

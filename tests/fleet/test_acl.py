@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -11,7 +10,7 @@ import pytest
 
 from arbiter.app.cli import main
 from arbiter.fleet.brokerconf import password_line
-from tests.fleet.conftest import GAME, TableFactory
+from tests.fleet.conftest import GAME, TableFactory, secret
 from tests.support.mqtt import Mosquitto, Subscriber, seqs
 from tests.support.waiting import wait_until
 
@@ -19,22 +18,12 @@ pytestmark = pytest.mark.timeout(120)
 
 
 @pytest.fixture
-def venue(tmp_path: Path) -> Iterator[tuple[Mosquitto, Path]]:
-    out = tmp_path / "venue"
-    assert main(["broker-config", "--tables", "2", "--event", "demo", "--out", str(out)]) == 0
+def venue(locked: tuple[Mosquitto, Path]) -> tuple[Mosquitto, Path]:
+    """The broker ``broker-config`` wrote (see ``locked``): anonymous clients refused."""
+    _broker, out = locked
     conf = (out / "mosquitto.conf").read_text().splitlines()
     assert "allow_anonymous false" in conf and "listener 1883" in conf
-    # The test's own listener (127.0.0.1, a free port) and no persistence; the rest as written.
-    kept = [ln for ln in conf if not ln.startswith(("listener", "persistence"))]
-    broker = Mosquitto(tmp_path / "broker", extra="\n".join(kept)).start()
-    try:
-        yield broker, out
-    finally:
-        broker.stop()
-
-
-def _secret(out: Path, user: str) -> str:
-    return (out / "secrets" / f"{user}.password").read_text().strip()
+    return locked
 
 
 def _send(client: mqtt.Client, topic: str, payload: bytes, retain: bool = False) -> None:
@@ -47,8 +36,8 @@ def test_each_table_writes_only_its_prefix_and_reads_only_its_assignment(
     broker, out = venue
     # One connection per login: client ids are logins (use_username_as_clientid), so a
     # second connection with the same password would take the first one's place.
-    hub = Subscriber(broker.port, "gg/demo/#", username="hub", password=_secret(out, "hub"))
-    t1 = Subscriber(broker.port, "gg/#", username="table-1", password=_secret(out, "table-1"))
+    hub = Subscriber(broker.port, "gg/demo/#", username="hub", password=secret(out, "hub"))
+    t1 = Subscriber(broker.port, "gg/#", username="table-1", password=secret(out, "table-1"))
     # A table writing under another table's prefix is dropped; its own message after it
     # proves the broker has handled both (one connection delivers in order).
     _send(t1.client, "gg/demo/table/2/events", b'{"forged":true}')
@@ -77,10 +66,10 @@ def test_the_hub_alone_writes_resend_requests_and_each_table_reads_only_its_own(
     venue: tuple[Mosquitto, Path]
 ) -> None:
     broker, out = venue
-    hub = Subscriber(broker.port, "gg/demo/#", username="hub", password=_secret(out, "hub"))
-    t1 = Subscriber(broker.port, "gg/#", username="table-1", password=_secret(out, "table-1"))
+    hub = Subscriber(broker.port, "gg/demo/#", username="hub", password=secret(out, "hub"))
+    t1 = Subscriber(broker.port, "gg/#", username="table-1", password=secret(out, "table-1"))
     t2 = Subscriber(broker.port, "gg/demo/table/2/resend", username="table-2",
-                    password=_secret(out, "table-2"))
+                    password=secret(out, "table-2"))
     # A table cannot ask another table (nor itself) for a resend; the hub cannot pose as a
     # table. Each forged message is followed by an allowed one on the same connection.
     _send(t1.client, "gg/demo/table/2/resend", b'{"forged":2}', retain=True)
@@ -105,10 +94,10 @@ def test_a_table_with_its_password_file_publishes_its_game(
     venue: tuple[Mosquitto, Path], make_table: TableFactory
 ) -> None:
     broker, out = venue
-    hub = Subscriber(broker.port, "gg/demo/#", username="hub", password=_secret(out, "hub"))
-    secret = out / "secrets" / "table-1.password"
+    hub = Subscriber(broker.port, "gg/demo/#", username="hub", password=secret(out, "hub"))
+    password_file = out / "secrets" / "table-1.password"
     table = make_table(f"mqtt://table-1@127.0.0.1:{broker.port}", table="1",
-                       extra=f'password_file = "{secret}"\n')
+                       extra=f'password_file = "{password_file}"\n')
     for attacker, defender in GAME:
         table.rig.challenge(attacker, defender)
         table.rig.empty()

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.fleet.conftest import heard_online
 from tests.support.mqtt import Mosquitto, Subscriber
 from tests.support.spawn import free_port
 from tests.support.venue import Node
-from tests.support.waiting import wait_until
 from tests.support.web import FAST_CONFIG, PIN
 
 pytestmark = pytest.mark.timeout(120)
@@ -34,10 +34,7 @@ def _connected(tmp_path: Path, locked: tuple[Mosquitto, Path], config_extra: str
                      password=(out / "secrets" / "hub.password").read_text().strip())
     table = _table(tmp_path, broker, config_extra, *args).start()
     try:
-        wait_until(lambda: table.call("GET", "/api/status")["broker"]["state"] == "connected",
-                   what="the table logged in")
-        hub.wait(lambda s: any(m.payload == b"true" for m in s.on("table/1/online")),
-                 what="the hub hears table 1 online")
+        heard_online(table, hub)
     finally:
         table.stop()
         hub.close()

@@ -16,7 +16,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from arbiter.app.cli import main
 from arbiter.fleet.brokerconf import QUEUE_PER_TABLE, queue_size
-from tests.fleet.conftest import secret
+from tests.fleet.conftest import heard_online, secret
 from tests.support.mqtt import Mosquitto, Subscriber
 from tests.support.spawn import free_port
 from tests.support.tools import require_tool
@@ -161,10 +161,7 @@ def test_venue_a_table_joins_with_its_one_file(
     table = Node(["run", "--sim", "--config", str(config), "--data", str(data),
                   "--host", "127.0.0.1", "--port", str(port)], port, "gg-arbiter ready").start()
     try:
-        wait_until(lambda: table.call("GET", "/api/status")["broker"]["state"] == "connected",
-                   what="the joined table logged in")
-        hub.wait(lambda s: any(m.payload == b"true" for m in s.on("table/1/online")),
-                 what="the hub hears table 1 online")
+        heard_online(table, hub, "the joined table")
     finally:
         table.stop()
         hub.close()

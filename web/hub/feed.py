@@ -357,21 +357,21 @@ class VenueFeed:
         """Write ``text`` to every stream, compressed once per encoding (under _out)."""
         self._last_out = time.monotonic()
         joiners, self._joiners = self._joiners, []
-        dropped = []
-        # By encoding, so that each member costs one write and nothing more (this runs for
-        # every stream at every message).
+        # Each member's bytes, found before the writes, so that a member costs one write
+        # and nothing more (this runs for every stream at every message).
+        writes: list[tuple[Member, bytes]] = []
         for e in {m.encoding for m in self._members} | {m.encoding for m in joiners}:
             shared, joining = self._coders[e].encode(
                 text, any(m.encoding is e for m in joiners))
-            for group, data in ((self._members, shared), (joiners, joining)):
-                for m in group:
-                    if m.encoding is not e:
-                        continue
-                    try:
-                        m.write(data)
-                    except Exception as exc:  # gone, or too slow: closed, never waited for
-                        log.debug("stream closed: %s", exc)
-                        dropped.append(m)
+            writes += [(m, shared) for m in self._members if m.encoding is e]
+            writes += [(m, joining) for m in joiners if m.encoding is e]
+        dropped = []
+        for m, data in writes:
+            try:
+                m.write(data)
+            except Exception as exc:  # gone, or too slow: closed, never waited for
+                log.debug("stream closed: %s", exc)
+                dropped.append(m)
         self._members.extend(joiners)
         for m in dropped:
             self._members.remove(m)
