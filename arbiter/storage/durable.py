@@ -15,6 +15,16 @@ from pathlib import Path
 from arbiter.storage.paths import PRIVATE_FILE_MODE
 
 
+def fsync_path(path: Path) -> None:
+    """fsync a file or a directory: on a directory, it makes a rename, a new entry or a
+    removal in it durable (the one place the arbiter and the hub do this)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def write_durably(path: Path, payload: bytes, mode: int = PRIVATE_FILE_MODE) -> None:
     """Replace ``path`` with ``payload``: after a crash it holds the old bytes or the new.
     The new file has permissions ``mode`` (owner only by default).
@@ -37,19 +47,11 @@ def write_durably(path: Path, payload: bytes, mode: int = PRIVATE_FILE_MODE) -> 
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    fsync_path(path.parent)
 
 
 def remove_durably(path: Path) -> None:
     """Remove ``path`` (if there) and make the removal durable."""
     with contextlib.suppress(FileNotFoundError):
         path.unlink()
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    fsync_path(path.parent)

@@ -41,7 +41,7 @@ from arbiter.storage.codec import (
     records_of,
 )
 from arbiter.storage.datalock import DataDirLock
-from arbiter.storage.durable import write_durably
+from arbiter.storage.durable import fsync_path, write_durably
 from arbiter.storage.errors import (
     CorruptDataError,
     StoreError,
@@ -69,15 +69,6 @@ log = logging.getLogger(__name__)
 _SUFFIX = ".jsonl"
 #: A new game's journal before NEW GAME has ended the old game (never listed as a game).
 _PENDING = ".pending"
-
-
-def _fsync(path: Path) -> None:
-    """fsync a file or a directory (making a rename or a new entry durable)."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 class GameStore:
@@ -224,7 +215,7 @@ class GameStore:
                 raise
             aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
             os.replace(path, aside)
-            _fsync(path.parent)
+            fsync_path(path.parent)
             message = f"{exc}: nothing intact; the file is saved as {aside.name}"
             log.error(message)
             self.problems.append(message)
@@ -241,7 +232,7 @@ class GameStore:
             aside = path.with_name(f"{path.name}.torn-{int(time.time())}")
             write_durably(aside, tail)
             os.truncate(path, loaded.good_bytes)
-            _fsync(path)
+            fsync_path(path)
             message = (
                 f"{path}: dropped an unfinished write ({len(tail)} bytes, kept in {aside.name})"
             )
@@ -378,7 +369,7 @@ class GameStore:
                 old_game.end(abandoned)
             try:
                 os.replace(pending, path)
-                _fsync(self.games_dir)
+                fsync_path(self.games_dir)
                 fd = os.open(path, os.O_WRONLY | os.O_APPEND)
             except OSError as exc:
                 with contextlib.suppress(OSError):
