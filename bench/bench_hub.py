@@ -43,7 +43,7 @@ def bench_record(data: Path, count: int, tables: int = 20) -> list[float]:
             table = f"T{i % tables + 1}"
             seq = i // tables + 1
             t0 = time.perf_counter()
-            ledger.record_event(table, _event(table, seq))
+            ledger.events.record(table, _event(table, seq))
             samples.append((time.perf_counter() - t0) * 1000)
     return samples
 

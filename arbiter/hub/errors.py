@@ -35,3 +35,7 @@ class LedgerEventError(HubError, ValueError):
 
 class ExportError(HubError, ValueError):
     """No such export (kind or format)."""
+
+
+class IngestError(HubError):
+    """The broker cannot be reached, or did not take a message in time."""
