@@ -9,7 +9,7 @@ killed mid-message gets it again.
 
 Group commit: paho's thread only queues each message; a writer thread takes
 every message queued and writes them in one ledger transaction (one fsync,
-:meth:`Ledger.batch`), then acknowledges them and tells ``on_change``. So the
+:meth:`LedgerStore.batch`), then acknowledges them and tells ``on_change``. So the
 broker's window of unacknowledged messages never waits on one fsync per
 message, and a backlog after a slow disk is written at once. Retained ``online``, ``status`` and
 ``record/<game>`` topics arrive again at every subscription, which is how a

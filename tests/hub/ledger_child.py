@@ -2,7 +2,7 @@
 
 Each event is a pure function of (table, seq) (:func:`event_for`), so the
 parent can check every stored one. Prints ``ack TABLE SEQ`` once
-``record_event`` has returned, and now and then re-sends the previous event
+``ledger.events.record`` has returned, and now and then re-sends the previous event
 (a table repeating itself), which must be a no-op.
 """
 

@@ -1,4 +1,4 @@
-"""The ledger's group commit (``Ledger.batch``) and its read-only connection for readers."""
+"""The ledger's group commit (``ledger.store.batch``) and its read-only connection for readers."""
 
 from __future__ import annotations
 

@@ -32,6 +32,7 @@ from flask import (
 from flask.typing import ResponseReturnValue
 
 from arbiter.errors import ArbiterError
+from arbiter.hub.errors import AssignmentRefusedError, NotSentError, OrganiserInputError
 from arbiter.hub.exports import KINDS, export, trf
 from arbiter.hub.ledger import MAX_RATING, SYSTEMS
 from arbiter.tournament.errors import NoLegalPairingError
@@ -58,18 +59,6 @@ REJECTIONS_SHOWN = 50
 REJECTIONS_LISTED = 500
 #: Session key: the name the page's changes are audited under.
 WHO_KEY = "organiser_who"
-
-
-class OrganiserInputError(ArbiterError, ValueError):
-    """A form or API body that does not name what the action needs."""
-
-
-class NotSentError(ArbiterError, RuntimeError):
-    """An assignment stored in the ledger that the broker did not take."""
-
-
-class AssignmentRefusedError(ArbiterError, ValueError):
-    """Some boards of a round could not be assigned as asked (the rest were)."""
 
 
 # --- access -------------------------------------------------------------------
