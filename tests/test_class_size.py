@@ -111,6 +111,10 @@ def test_class_size_counts_the_bases_of_the_project() -> None:
     sizes = _sizes()
     own = found["arbiter.hub.errors", "ArchiveError"].lines
     assert sizes["arbiter.hub.errors.ArchiveError"][0] == own + hub_error + arbiter_error
+    # A class inside a function is counted with the bases its source names.
+    local = Found("arbiter.hub.errors", "f.<locals>.Local", 3, ("HubError",))
+    hub = importlib.import_module("arbiter.hub.errors").HubError
+    assert _bases(local) == list(hub.__mro__)
 
 
 def test_class_size_no_class_over_350_lines_with_its_bases() -> None:
