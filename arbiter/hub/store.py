@@ -6,7 +6,7 @@
 through :meth:`LedgerStore.write`, :meth:`LedgerStore.read` and their kin.
 
 Durability: WAL journal with ``synchronous=FULL``, so a write is on disk when
-its method returns (the commit fsyncs the WAL); each method is one
+its block ends (the commit fsyncs the WAL); each part's method is one
 transaction, so a killed hub leaves either all of an operation or none of it.
 """
 
