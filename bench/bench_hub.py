@@ -1,7 +1,7 @@
-"""Benchmark the tournament hub's core: durable record_event, Swiss pairing, standings.
+"""Benchmark the tournament hub's core: durable events.record, Swiss pairing, standings.
 
 Run: .venv/bin/python bench/bench_hub.py [--events N] [--players N] [--rounds N] [--data DIR]
-Prints record_event p50/p99 in milliseconds (an fsynced SQLite commit each, on
+Prints events.record p50/p99 in milliseconds (an fsynced SQLite commit each, on
 the disk of --data), the time to pair each Swiss round of a --players event
 (random results), and the time to compute the standings after the last round.
 """
@@ -43,7 +43,7 @@ def bench_record(data: Path, count: int, tables: int = 20) -> list[float]:
             table = f"T{i % tables + 1}"
             seq = i // tables + 1
             t0 = time.perf_counter()
-            ledger.record_event(table, _event(table, seq))
+            ledger.events.record(table, _event(table, seq))
             samples.append((time.perf_counter() - t0) * 1000)
     return samples
 
@@ -75,7 +75,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         data = args.data or Path(tmp)
         samples = bench_record(data, args.events)
-    print(f"record_event ({args.events} events, fsynced): "
+    print(f"events.record ({args.events} events, fsynced): "
           f"p50 {percentile(samples, 0.5):.2f} ms, p99 {percentile(samples, 0.99):.2f} ms")
     times, standing = bench_swiss(args.players, args.rounds)
     print(f"Swiss, {args.players} players: round times "

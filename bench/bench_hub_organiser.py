@@ -32,15 +32,15 @@ def percentile(samples: list[float], q: float) -> float:
 
 
 def build(ledger: Ledger, players: int, rounds: int, rng: random.Random) -> None:
-    ledger.add_players([Player(f"Player {i:03d}", 2400 - i) for i in range(players)])
+    ledger.admin.add_players([Player(f"Player {i:03d}", 2400 - i) for i in range(players)])
     for number in range(1, rounds + 1):
-        for p in ledger.pair_round("swiss"):
+        for p in ledger.admin.pair_round("swiss"):
             if p.black is None:
                 continue
-            ledger.assign_table(number, p.board, str(p.board), "bench")
-            ledger.correct_result(number, p.board, rng.choice(list(Result)), "bench")
+            ledger.admin.assign_table(number, p.board, str(p.board), "bench")
+            ledger.admin.correct_result(number, p.board, rng.choice(list(Result)), "bench")
     for table in range(1, players // 2 + 1):
-        ledger.set_online(str(table), True)
+        ledger.tables.set_online(str(table), True)
 
 
 def main() -> None:
@@ -55,7 +55,8 @@ def main() -> None:
             started = time.perf_counter()
             build(ledger, args.players, args.rounds, random.Random(7))
             print(f"event: {args.players} players, {args.rounds} rounds, "
-                  f"{len(ledger.tables())} tables (built in {time.perf_counter() - started:.1f} s)")
+                  f"{len(ledger.tables.names())} tables"
+                  f" (built in {time.perf_counter() - started:.1f} s)")
             app = create_hub_app(ledger, VenueFeed(ledger, timedelta(minutes=10)), data,
                                  test_config={"ADMIN_PIN": PIN, "TESTING": True})
             client = app.test_client()

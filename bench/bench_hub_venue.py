@@ -58,13 +58,13 @@ def prepare(data: Path, event: str, tables: int) -> dict[str, AssignmentMessage]
     """A ledger with 2 x tables players, round 1 paired and each board on table T<board>."""
     data.mkdir(parents=True)
     with Ledger(data / "hub.sqlite", event) as ledger:
-        ledger.import_players_csv(
+        ledger.admin.import_players_csv(
             "name,rating\n" + "".join(f"P{i:03d},{3000 - i}\n" for i in range(2 * tables))
         )
-        ledger.pair_round("round-robin")
-        return {f"T{p.pairing.board}": ledger.assign_table(1, p.pairing.board,
+        ledger.admin.pair_round("round-robin")
+        return {f"T{p.pairing.board}": ledger.admin.assign_table(1, p.pairing.board,
                                                              f"T{p.pairing.board}", "bench")
-                for p in ledger.pairings(1)}
+                for p in ledger.admin.pairings(1)}
 
 
 class HubProcess:

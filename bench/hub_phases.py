@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arbiter.app import cli  # noqa: E402
-from arbiter.hub.ingest import Ingest  # noqa: E402
+from arbiter.hub.broker_link import Ingest  # noqa: E402
 from web.hub.feed import VenueFeed  # noqa: E402
 
 _lock = threading.Lock()

@@ -331,7 +331,7 @@ class Rehearsal:
         for seq in other[:3]:
             words.append(f"seq {seq} differs: hub {by_seq[seq][:160]} / table {wanted[seq][:160]}")
         with Ledger(self.ledger_path, EVENT) as ledger:
-            refused = [r for r in ledger.rejections() if r[1] == table]
+            refused = [r for r in ledger.events.rejections() if r[1] == table]
         words += [f"refused: {r}" for r in refused[:3]]
         return "; ".join(words)
 
@@ -412,7 +412,7 @@ def main() -> int:
                      f" KB/s per viewer (gzip), streams reopened {r.viewers.reopened} times")
             r.check()
             with Ledger(r.ledger_path, EVENT) as ledger:
-                problems = ledger.verify()
+                problems = ledger.archive.verify()
             r.problems += [f"ledger verify: {p}" for p in problems]
         finally:
             r.stop()

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from arbiter.errors import ArbiterError
+from arbiter.hub.broker_link import Ingest, publish_once
 from arbiter.hub.exports import KINDS, export, trf
-from arbiter.hub.ingest import Ingest, publish_once
 from arbiter.hub.ledger import Ledger, ResendAsk
 from arbiter.hub.resend import GRACE, Resender
 from arbiter.mqtt.address import BrokerAddress, BrokerAddressError
@@ -169,11 +169,11 @@ def _serve(args: argparse.Namespace) -> int:
             feed.start()
             resender.start()
             web_thread.start()
-            rounds = ledger.rounds()
+            rounds = ledger.admin.rounds()
             if rounds:  # a broker slow to take them is logged, never fatal
                 ingest.republish_round(rounds[-1][0])
-            for table in ledger.tables():
-                for first, last in ledger.gaps(table):
+            for table in ledger.tables.names():
+                for first, last in ledger.events.gaps(table):
                     log.warning("table %s: events %d to %d missing", table, first, last)
             print(f"hub serving event {args.event} from {link.address} into {ledger.path}",
                   flush=True)
@@ -213,16 +213,16 @@ def _set_pin(args: argparse.Namespace) -> int:
 def _players(args: argparse.Namespace) -> int:
     with _ledger(args) as ledger:
         if args.action == "add":
-            ledger.add_player(args.name, args.rating)
+            ledger.admin.add_player(args.name, args.rating)
         elif args.action == "import":
             try:
                 text = Path(args.file).read_text(encoding="utf-8")
             except OSError as exc:
                 raise HubCliError(f"cannot read {args.file}: {exc.strerror}") from None
-            print(f"{len(ledger.import_players_csv(text))} player(s) added")
+            print(f"{len(ledger.admin.import_players_csv(text))} player(s) added")
         elif args.action == "withdraw":
-            ledger.withdraw(args.name, args.who)
-        for p in ledger.seeded() if args.action == "list" else []:
+            ledger.admin.withdraw(args.name, args.who)
+        for p in ledger.admin.seeded() if args.action == "list" else []:
             print(f"{p.name}\t{p.rating}" + ("\twithdrawn" if p.withdrawn else ""))
     return 0
 
@@ -230,7 +230,7 @@ def _players(args: argparse.Namespace) -> int:
 def _pair(args: argparse.Namespace) -> int:
     with _ledger(args) as ledger:
         try:
-            pairings = ledger.pair_round(args.system)
+            pairings = ledger.admin.pair_round(args.system)
         except NoLegalPairingError as exc:
             print(f"{exc}\npair it by hand: gg-arbiter hub pair-manual --game WHITE BLACK ..."
                   " [--bye NAME]", file=sys.stderr)
@@ -248,16 +248,16 @@ def _pair_manual(args: argparse.Namespace) -> int:
     games: list[tuple[str, str | None]] = [(w, b) for w, b in args.game or []]
     games += [(n, None) for n in args.bye or []]
     with _ledger(args) as ledger:
-        _print_round(ledger.pair_manual(games, args.who))
+        _print_round(ledger.admin.pair_manual(games, args.who))
     return 0
 
 
 def _rounds(args: argparse.Namespace) -> int:
     with _ledger(args) as ledger:
         if args.rounds is not None:
-            ledger.set_total_rounds(args.rounds, args.who)
-        total = ledger.total_rounds()
-        print(f"{len(ledger.rounds())} round(s) paired of {total if total else '(not set)'}")
+            ledger.admin.set_total_rounds(args.rounds, args.who)
+        total = ledger.admin.total_rounds()
+        print(f"{len(ledger.admin.rounds())} round(s) paired of {total if total else '(not set)'}")
     return 0
 
 
@@ -268,15 +268,15 @@ def _import_trf(args: argparse.Namespace) -> int:
         raise HubCliError(f"cannot read {args.file}: {exc}") from None
     event = import_trf(text)
     with _ledger(args) as ledger:
-        ledger.import_event(event.players, event.games, event.total_rounds)
-        rounds = len(ledger.rounds())
+        ledger.admin.import_event(event.players, event.games, event.total_rounds)
+        rounds = len(ledger.admin.rounds())
     print(f"{len(event.players)} player(s), {rounds} round(s) of {event.total_rounds} imported")
     return 0
 
 
 def _assign(args: argparse.Namespace) -> int:
     with _ledger(args) as ledger:
-        payload = ledger.assign_table(args.round, args.board, args.table, args.who)
+        payload = ledger.admin.assign_table(args.round, args.board, args.table, args.who)
     if args.broker:
         _publish_once(args, {args.table: payload})
     print(f"round {args.round} board {args.board} -> table {args.table}")
@@ -288,12 +288,12 @@ def _assign_round(args: argparse.Namespace) -> int:
     table heard of), as the organiser page fills them in."""
     with _ledger(args) as ledger:
         suggested = suggested_tables(ledger, args.round)
-        current = {r.pairing.board: r.table for r in ledger.pairings(args.round)}
+        current = {r.pairing.board: r.table for r in ledger.admin.pairings(args.round)}
         payloads = {}
         for board, table in suggested.items():
             if table is None or current.get(board) is not None:
                 continue
-            payloads[table] = ledger.assign_table(args.round, board, table, args.who)
+            payloads[table] = ledger.admin.assign_table(args.round, board, table, args.who)
             print(f"round {args.round} board {board} -> table {table}")
     missing = [b for b, t in suggested.items() if t is None]
     if args.broker and payloads:
@@ -307,7 +307,7 @@ def _assign_round(args: argparse.Namespace) -> int:
 
 def _publish(args: argparse.Namespace) -> int:
     with _ledger(args) as ledger:
-        payloads = ledger.assignments(args.round)
+        payloads = ledger.admin.assignments(args.round)
     if not args.broker:
         raise HubCliError("gg-arbiter hub publish: give --broker URL")
     _publish_once(args, dict(payloads))
@@ -317,13 +317,13 @@ def _publish(args: argparse.Namespace) -> int:
 
 def _result(args: argparse.Namespace) -> int:
     with _ledger(args) as ledger:
-        ledger.correct_result(args.round, args.board, RESULTS[args.result], args.who)
+        ledger.admin.correct_result(args.round, args.board, RESULTS[args.result], args.who)
     return 0
 
 
 def _tiebreaks(args: argparse.Namespace) -> int:
     with _ledger(args) as ledger:
-        ledger.set_tiebreaks([TieBreak(t) for t in args.names], args.who)
+        ledger.admin.set_tiebreaks([TieBreak(t) for t in args.names], args.who)
     return 0
 
 
@@ -339,19 +339,19 @@ def _export(args: argparse.Namespace) -> int:
 def _archive(args: argparse.Namespace) -> int:
     with _ledger(args) as ledger:
         if args.action == "export":
-            Path(args.file).write_text(json.dumps(ledger.export_archive(), indent=1) + "\n")
+            Path(args.file).write_text(json.dumps(ledger.archive.export(), indent=1) + "\n")
         else:
             try:
                 data = json.loads(Path(args.file).read_text(encoding="utf-8"))
             except (OSError, ValueError) as exc:
                 raise HubCliError(f"cannot read the archive {args.file}: {exc}") from None
-            ledger.import_archive(data)
+            ledger.archive.load(data)
     return 0
 
 
 def _audit(args: argparse.Namespace) -> int:
     with _ledger(args) as ledger:
-        for c in ledger.audit():
+        for c in ledger.admin.audit():
             print(f"{c.at}\t{c.who}\t{c.what}\t{c.target}\t{c.before} -> {c.after}")
     return 0
 
@@ -360,10 +360,10 @@ def _gaps(args: argparse.Namespace) -> int:
     if args.resend and not args.broker:
         raise HubCliError("gg-arbiter hub gaps --resend needs --broker URL")
     with _ledger(args) as ledger:
-        out = {t: runs for t in ledger.tables() if (runs := ledger.missing(t))}
-        asks = [ledger.ask_resend(t, runs) for t, runs in out.items()] if args.resend else []
-        refused = ledger.rejections()
-        in_all = sum(ledger.refused().values())
+        out = {t: runs for t in ledger.tables.names() if (runs := ledger.tables.missing(t))}
+        asks = [ledger.events.ask_resend(t, runs) for t, runs in out.items()] if args.resend else []
+        refused = ledger.events.rejections()
+        in_all = sum(ledger.events.refused().values())
     if not out:
         print("no table has events missing")
     for table, runs in out.items():
@@ -387,7 +387,7 @@ def _gaps(args: argparse.Namespace) -> int:
 
 def _silent(args: argparse.Namespace) -> int:
     with _ledger(args) as ledger:
-        silent = ledger.silent_tables(timedelta(minutes=args.quiet))
+        silent = ledger.tables.silent(timedelta(minutes=args.quiet))
     for table, why in silent:
         print(f"{table}\t{why}")
     return 1 if silent else 0

@@ -1,4 +1,4 @@
-"""A ledger's tournament administration: players, rounds and pairings, assignments to
+"""The ledger's tournament administration: players, rounds and pairings, assignments to
 tables, corrections and standings (each change audited where it must be)."""
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ from arbiter.hub.errors import (
     TableAssignmentError,
     UnknownPairingError,
 )
-from arbiter.hub.rows import PairingRow
-from arbiter.hub.tables import TableState
+from arbiter.hub.rows import Correction, PairingRow
+from arbiter.hub.scoring import score
+from arbiter.hub.store import LedgerStore
 from arbiter.tournament.errors import PairingError, UnknownPlayerError
 from arbiter.tournament.model import Game, Pairing, Player, Result, check_unique
 from arbiter.tournament.players_csv import read_players_csv
@@ -27,25 +28,49 @@ SYSTEMS = ("swiss", "round-robin", "manual")
 MAX_RATING = 9_999
 
 
-class Administration(TableState):
-    """The organiser's side of the ledger (see :class:`arbiter.hub.ledger.Ledger`)."""
+class Administration:
+    """The organiser's side of the ledger, in ``store`` (``Ledger.admin``)."""
+
+    def __init__(self, store: LedgerStore) -> None:
+        self.store = store
+
+    # --- audit ------------------------------------------------------------------
+
+    def _audit(
+        self, db: sqlite3.Connection, who: str, what: str, target: str,
+        before: str | None, after: str | None,
+    ) -> None:
+        db.execute(
+            "INSERT INTO corrections (at, who, what, target, before, after)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (self.store.now(), who, what, target, before, after),
+        )
+
+    def audit(self) -> list[Correction]:
+        """Every correction, oldest first."""
+        rows = self.store.read(
+            "SELECT id, at, who, what, target, before, after FROM corrections ORDER BY id"
+        )
+        return [Correction(*row) for row in rows]
+
+    # --- settings ---------------------------------------------------------------
 
     def tiebreaks(self) -> tuple[TieBreak, ...]:
         """The tie-breaks in force, in order."""
-        raw = self._meta("tiebreaks")
+        raw = self.store.meta("tiebreaks")
         return DEFAULT_TIEBREAKS if raw is None else tuple(TieBreak(t) for t in json.loads(raw))
 
     def set_tiebreaks(self, tiebreaks: Sequence[TieBreak], who: str) -> None:
         """Choose the tie-breaks (audited)."""
         before = [t.value for t in self.tiebreaks()]
         after = [t.value for t in tiebreaks]
-        with self._write() as db:
+        with self.store.write() as db:
             db.execute("INSERT OR REPLACE INTO meta VALUES ('tiebreaks', ?)", (json.dumps(after),))
             self._audit(db, who, "tiebreaks", "event", json.dumps(before), json.dumps(after))
 
     def total_rounds(self) -> int | None:
         """The event's announced number of rounds (None: not set)."""
-        raw = self._meta("total_rounds")
+        raw = self.store.meta("total_rounds")
         return None if raw is None else int(raw)
 
     def set_total_rounds(self, rounds: int, who: str) -> None:
@@ -54,7 +79,7 @@ class Administration(TableState):
         if rounds < max(1, len(self.rounds())):
             raise PairingError(f"{rounds} rounds: the event already has {len(self.rounds())}")
         before = self.total_rounds()
-        with self._write() as db:
+        with self.store.write() as db:
             db.execute("INSERT OR REPLACE INTO meta VALUES ('total_rounds', ?)", (str(rounds),))
             self._audit(db, who, "rounds", "event", None if before is None else str(before),
                         str(rounds))
@@ -69,7 +94,7 @@ class Administration(TableState):
                 raise RatingError(f"{p.name}: a rating is a whole number from 0 to"
                                   f" {MAX_RATING}, not {p.rating!r}")
         check_unique([*self.players(), *players])
-        with self._write() as db:
+        with self.store.write() as db:
             (last,) = db.execute("SELECT COALESCE(MAX(registered), 0) FROM players").fetchone()
             db.executemany(
                 "INSERT INTO players VALUES (?, ?, ?, ?)",
@@ -90,14 +115,14 @@ class Administration(TableState):
 
     def withdraw(self, name: str, who: str) -> None:
         """Take a player out of future pairings (audited); games played still count."""
-        with self._write() as db:
+        with self.store.write() as db:
             if db.execute("UPDATE players SET withdrawn=1 WHERE name=?", (name,)).rowcount != 1:
                 raise UnknownPlayerError(f"no player named {name!r}")
             self._audit(db, who, "withdraw", name, "active", "withdrawn")
 
     def players(self) -> list[Player]:
         """Every player in registration order."""
-        rows = self._read("SELECT name, rating, withdrawn FROM players ORDER BY registered")
+        rows = self.store.read("SELECT name, rating, withdrawn FROM players ORDER BY registered")
         return [Player(n, r, bool(w)) for n, r, w in rows]
 
     def seeded(self) -> list[Player]:
@@ -107,7 +132,8 @@ class Administration(TableState):
     # --- rounds and pairings ----------------------------------------------------
 
     def rounds(self) -> list[tuple[int, str]]:
-        return [(n, s) for n, s in self._read("SELECT number, system FROM rounds ORDER BY number")]
+        rows = self.store.read("SELECT number, system FROM rounds ORDER BY number")
+        return [(n, s) for n, s in rows]
 
     def pair_round(self, system: str) -> list[Pairing]:
         """Pair the next round by ``system`` ("swiss" or "round-robin") and store it."""
@@ -124,12 +150,12 @@ class Administration(TableState):
                 self.seeded(), self.games_for_pairing(), number, self.total_rounds()
             )
         elif system == "round-robin":
-            raw = self._meta("round_robin_order")
+            raw = self.store.meta("round_robin_order")
             order = [p.name for p in self.seeded()] if raw is None else json.loads(raw)
             # Paired first: a refused first round (too few players yet) fixes no order.
             pairings = berger_round(order, number)
             if raw is None:
-                with self._write() as db:
+                with self.store.write() as db:
                     db.execute(
                         "INSERT INTO meta VALUES ('round_robin_order', ?)", (json.dumps(order),)
                     )
@@ -145,13 +171,13 @@ class Administration(TableState):
             for name in (p.white, p.black):
                 if name is not None and name not in known:
                     raise UnknownPlayerError(f"no player named {name!r}")
-        with self._write() as db:
+        with self.store.write() as db:
             # Read inside the transaction: two organisers' commands cannot both add round N.
             (number,) = db.execute("SELECT COALESCE(MAX(number), 0) + 1 FROM rounds").fetchone()
             wrong = [p.round for p in pairings if p.round != number]
             if wrong:
                 raise PairingError(f"the next round is {number}, not {wrong[0]}")
-            db.execute("INSERT INTO rounds VALUES (?, ?, ?)", (number, system, self._now()))
+            db.execute("INSERT INTO rounds VALUES (?, ?, ?)", (number, system, self.store.now()))
             db.executemany(
                 "INSERT INTO pairings (round, board, white, black) VALUES (?, ?, ?, ?)",
                 [(p.round, p.board, p.white, p.black) for p in pairings],
@@ -181,7 +207,7 @@ class Administration(TableState):
             Pairing(number, board, w, b) for board, (w, b) in enumerate([*played, *byes], start=1)
         ]
         self.add_round(pairings, "manual")
-        with self._write() as db:
+        with self.store.write() as db:
             summary = "; ".join(f"{p.white} - {p.black or '(bye)'}" for p in pairings)
             self._audit(db, who, "pair-manual", f"round {number}", None, summary)
         return pairings
@@ -190,16 +216,16 @@ class Administration(TableState):
                      total_rounds: int) -> None:
         """Load an event read from a TRF file into this ledger, which must be empty: the
         players in start-rank order, each round with its results, the number of rounds."""
-        if self._read("SELECT 1 FROM players UNION SELECT 1 FROM rounds LIMIT 1"):
+        if self.store.read("SELECT 1 FROM players UNION SELECT 1 FROM rounds LIMIT 1"):
             raise PairingError("the ledger already holds players or rounds: import into a new one")
-        with self.batch():
+        with self.store.batch():
             self._import_event(players, games, total_rounds)
 
     def _import_event(
         self, players: Sequence[Player], games: Sequence[Game], total_rounds: int
     ) -> None:
         self.add_players([Player(p.name, p.rating) for p in players])
-        with self._write() as db:
+        with self.store.write() as db:
             for p in players:
                 if p.withdrawn:
                     db.execute("UPDATE players SET withdrawn=1 WHERE name=?", (p.name,))
@@ -208,7 +234,7 @@ class Administration(TableState):
         for number in sorted({g.pairing.round for g in games}):
             this = [g for g in games if g.pairing.round == number]
             self.add_round([g.pairing for g in this], "swiss")
-            with self._write() as db:
+            with self.store.write() as db:
                 db.executemany(
                     "UPDATE pairings SET result=? WHERE round=? AND board=?",
                     [(g.result.value, number, g.pairing.board) for g in this
@@ -235,7 +261,7 @@ class Administration(TableState):
             args += tuple(sorted(wanted))
         if where:
             sql += " WHERE " + " AND ".join(where)
-        rows = self._read(sql + " ORDER BY round, board", args)
+        rows = self.store.read(sql + " ORDER BY round, board", args)
         if wanted is not None and len(wanted) > _MAX_NAMES:
             rows = [r for r in rows if r[5] in wanted]
         return [
@@ -267,7 +293,7 @@ class Administration(TableState):
 
         Moving a pairing from one table to another is a correction (audited).
         """
-        with self._write() as db:
+        with self.store.write() as db:
             row = self._pairing(db, round_number, board)
             if row.pairing.black is None:
                 raise TableAssignmentError("a bye is not played at a table")
@@ -287,7 +313,7 @@ class Administration(TableState):
                 self._audit(db, who, "reassign", f"round {round_number} board {board}",
                             row.table, table)
             # A game already played at the new table may now be this pairing's.
-            self._score(db, round_number, board)
+            score(db, round_number, board)
         return assignment_payload(row.pairing)
 
     def assignments(self, round_number: int) -> dict[str, wire.AssignmentMessage]:
@@ -303,7 +329,7 @@ class Administration(TableState):
     ) -> None:
         """Set a pairing's result by hand (audited); later table events no longer change it.
         Setting the result it already has does nothing."""
-        with self._write() as db:
+        with self.store.write() as db:
             row = self._pairing(db, round_number, board)
             if row.result == result:  # nothing to correct: no audit, and table events still count
                 return

@@ -35,3 +35,19 @@ class LedgerEventError(HubError, ValueError):
 
 class ExportError(HubError, ValueError):
     """No such export (kind or format)."""
+
+
+class IngestError(HubError):
+    """The broker cannot be reached, or did not take a message in time."""
+
+
+class OrganiserInputError(HubError, ValueError):
+    """An organiser's form or API body that does not name what the action needs."""
+
+
+class NotSentError(HubError, RuntimeError):
+    """An assignment stored in the ledger that the broker did not take."""
+
+
+class AssignmentRefusedError(HubError, ValueError):
+    """Some boards of a round could not be assigned as asked (the rest were)."""

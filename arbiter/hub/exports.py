@@ -32,7 +32,7 @@ Row: TypeAlias = dict[str, Cell]
 
 def standings_rows(ledger: Ledger) -> tuple[tuple[str, ...], list[Row]]:
     """(columns, rows): the standings, one column per tie-break in force."""
-    breaks = ledger.tiebreaks()
+    breaks = ledger.admin.tiebreaks()
     columns = STANDINGS_COLUMNS + tuple(t.value for t in breaks)
     rows: list[Row] = [
         {
@@ -40,7 +40,7 @@ def standings_rows(ledger: Ledger) -> tuple[tuple[str, ...], list[Row]]:
             "wins": s.wins, "draws": s.draws, "losses": s.losses, "byes": s.byes,
             **{t.value: v for t, v in s.tiebreaks},
         }
-        for s in ledger.standings()
+        for s in ledger.admin.standings()
     ]
     return columns, rows
 
@@ -53,7 +53,7 @@ def pairings_rows(ledger: Ledger) -> tuple[tuple[str, ...], list[Row]]:
             "white": r.pairing.white, "black": r.pairing.black,
             "result": None if r.result is None else r.result.value, "corrected": r.corrected,
         }
-        for r in ledger.pairings()
+        for r in ledger.admin.pairings()
     ]
     return PAIRINGS_COLUMNS, rows
 
@@ -67,7 +67,7 @@ def games_rows(ledger: Ledger) -> tuple[tuple[str, ...], list[Row]]:
             "lost_w": g.lost_w, "lost_b": g.lost_b, "ending": g.ending, "winner": g.winner,
             "result": None if g.result is None else g.result.value, "scored": g.scored,
         }
-        for g in ledger.games()
+        for g in ledger.events.games()
     ]
     return GAMES_COLUMNS, rows
 
@@ -117,8 +117,8 @@ def trf(ledger: Ledger) -> str:
     """The event as a FIDE TRF file (arbiter.tournament.trf): the rounds whose results are
     all in, players in seed order; ``XXR`` is the announced number of rounds, or (not set)
     the rounds paired so far plus one."""
-    games = ledger.games_for_pairing()
-    total = ledger.total_rounds()
+    games = ledger.admin.games_for_pairing()
+    total = ledger.admin.total_rounds()
     if total is None:
-        total = len(ledger.rounds()) + 1
-    return export_trf(ledger.event, ledger.seeded(), games, total)
+        total = len(ledger.admin.rounds()) + 1
+    return export_trf(ledger.event, ledger.admin.seeded(), games, total)

@@ -14,32 +14,67 @@ carried the assignment of that very pairing (same round, board, players, and
 the pairing assigned to that table). A game at an unassigned table is kept
 but not scored. An organiser's correction wins over later events.
 
-The ledger is one class of five concerns, each its own module: the file and its
-transactions (:mod:`arbiter.hub.store`), event intake with gaps and resends
-(:mod:`arbiter.hub.intake`), table state (:mod:`arbiter.hub.tables`), tournament
-administration (:mod:`arbiter.hub.administration`), archive and check
-(:mod:`arbiter.hub.archive`). This module is the façade the rest of the hub imports.
+The ledger is composed, not inherited: :class:`Ledger` builds one
+:class:`~arbiter.hub.store.LedgerStore` (the file, its two connections, its transactions)
+and four parts that each hold it: ``events`` (:mod:`arbiter.hub.table_events`: events
+kept once, gaps, refusals, resend requests), ``tables`` (:mod:`arbiter.hub.tables`: each
+table's retained state, the silent ones), ``admin`` (:mod:`arbiter.hub.administration`:
+players, rounds, pairings, corrections, standings) and ``archive``
+(:mod:`arbiter.hub.archive`: check, export, import). How events become games and boards
+get results, which three of them need, is the functions of :mod:`arbiter.hub.scoring`.
 """
 
 from __future__ import annotations
 
-from arbiter.hub.administration import MAX_RATING, SYSTEMS, assignment_payload
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Self
+
+from arbiter.hub.administration import (
+    MAX_RATING,
+    SYSTEMS,
+    Administration,
+    assignment_payload,
+)
 from arbiter.hub.archive import FORMAT, Archive
-from arbiter.hub.intake import canonical
 from arbiter.hub.rows import Correction, GameRow, PairingRow, ResendAsk
-from arbiter.hub.tables import PUBLISHES_NOTHING_AFTER
+from arbiter.hub.store import LedgerStore, utc_now
+from arbiter.hub.table_events import TableEvents
+from arbiter.hub.tables import PUBLISHES_NOTHING_AFTER, TableState
 
 __all__ = [
     "FORMAT", "MAX_RATING", "PUBLISHES_NOTHING_AFTER", "SYSTEMS", "Correction", "GameRow",
-    "Ledger", "PairingRow", "ResendAsk", "assignment_payload", "canonical",
+    "Ledger", "PairingRow", "ResendAsk", "assignment_payload",
 ]
 
 
-class Ledger(Archive):
+class Ledger:
     """The ledger of one event in the SQLite file at ``path`` (created when missing).
 
-    Thread-safe: every public method is one transaction. Writes go through one
-    connection under one lock; reads go through a second, read-only connection
-    under a lock of their own, so a page or the live feed never waits while a
-    writer commits (WAL lets readers see the last commit during a writer's fsync).
+    Thread-safe: every public method of its parts is one transaction (or one read).
+    Writes go through one connection under one lock; reads go through a second,
+    read-only connection under a lock of their own, so a page or the live feed never
+    waits while a writer commits (WAL lets readers see the last commit during a
+    writer's fsync). ``store.batch()`` makes many writes one transaction.
     """
+
+    def __init__(
+        self, path: str | Path, event: str, *, clock: Callable[[], datetime] = utc_now
+    ) -> None:
+        self.store = LedgerStore(path, event, clock=clock)
+        self.path = self.store.path
+        self.event = event
+        self.events = TableEvents(self.store)
+        self.tables = TableState(self.store, self.events)
+        self.admin = Administration(self.store)
+        self.archive = Archive(self.store, self.events)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()

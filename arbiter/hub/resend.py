@@ -86,12 +86,12 @@ class Resender:
         """Ask each table for its runs missing for ``grace`` s and not asked yet."""
         now = self._clock()
         with self._lock:
-            tables = set(self.ledger.tables()) if self._all else set(self._dirty)
+            tables = set(self.ledger.tables.names()) if self._all else set(self._dirty)
             self._dirty.clear()
             self._all = False
         tables |= set(self._seen)  # those waiting for their grace to end
         asked: list[ResendAsk] = []
-        last_asks = self.ledger.resends()
+        last_asks = self.ledger.events.resends()
         for table in sorted(tables):
             runs = self._track(table, now)
             # As many runs as one request carries (the first ones): the rest are asked for
@@ -112,7 +112,7 @@ class Resender:
         """The table's missing runs, each with the time its oldest part went missing."""
         old = self._seen.get(table, [])
         runs = [(a, b, min((t for x, y, t in old if x <= b and a <= y), default=now))
-                for a, b in self.ledger.missing(table)]
+                for a, b in self.ledger.tables.missing(table)]
         if runs:
             self._seen[table] = runs
         else:
@@ -122,16 +122,16 @@ class Resender:
     def ask(self, table: str) -> ResendAsk | None:
         """Ask ``table`` now for every run it is missing (the organiser's "ask again");
         None when nothing is missing. :raises ArbiterError: not sent (from ``publish``)."""
-        runs = tuple(self.ledger.missing(table))
+        runs = tuple(self.ledger.tables.missing(table))
         if not runs:
             return None
-        ask = self.ledger.ask_resend(table, runs)
+        ask = self.ledger.events.ask_resend(table, runs)
         self._publish(ask)
         log.info("table %s: resend of events %s asked (request %d)", table, _text(runs), ask.id)
         return ask
 
     def _send(self, table: str, runs: Runs) -> ResendAsk | None:
-        ask = self.ledger.ask_resend(table, runs)
+        ask = self.ledger.events.ask_resend(table, runs)
         try:
             self._publish(ask)
         except ArbiterError as exc:  # the broker away: the organiser's page shows the gap

@@ -1,7 +1,12 @@
 """The ledger's SQLite file and its transactions (one writer, one reader, group commit).
 
+:class:`LedgerStore` owns both connections and their locks; the ledger's parts
+(:mod:`arbiter.hub.table_events`, :mod:`arbiter.hub.tables`,
+:mod:`arbiter.hub.administration`, :mod:`arbiter.hub.archive`) each hold it and go
+through :meth:`LedgerStore.write`, :meth:`LedgerStore.read` and their kin.
+
 Durability: WAL journal with ``synchronous=FULL``, so a write is on disk when
-its method returns (the commit fsyncs the WAL); each method is one
+its block ends (the commit fsyncs the WAL); each part's method is one
 transaction, so a killed hub leaves either all of an operation or none of it.
 """
 
@@ -17,7 +22,6 @@ from pathlib import Path
 from typing import Any, Self
 
 from arbiter.hub.errors import LedgerEventError
-from arbiter.hub.rows import Correction
 
 log = logging.getLogger(__name__)
 
@@ -59,25 +63,25 @@ CREATE TABLE IF NOT EXISTS resends (
 """
 
 
-def _utc_now() -> datetime:
+def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
 class LedgerStore:
-    """The ledger of one event in the SQLite file at ``path`` (created when missing).
+    """The SQLite file at ``path`` of one event's ledger (created when missing).
 
-    Thread-safe: every public method is one transaction. Writes go through one
+    Thread-safe: each :meth:`write` is one transaction. Writes go through one
     connection under one lock; reads go through a second, read-only connection
     under a lock of their own, so a page or the live feed never waits while a
     writer commits (WAL lets readers see the last commit during a writer's fsync).
     """
 
     def __init__(
-        self, path: str | Path, event: str, *, clock: Callable[[], datetime] = _utc_now
+        self, path: str | Path, event: str, *, clock: Callable[[], datetime] = utc_now
     ) -> None:
         self.path = Path(path)
         self.event = event
-        self._clock = clock
+        self.clock = clock
         self._lock = threading.RLock()
         self._db = sqlite3.connect(
             str(self.path), isolation_level=None, check_same_thread=False, timeout=30
@@ -91,7 +95,7 @@ class LedgerStore:
         self._batch: bool | None = None
         with self._lock:
             self._db.executescript(_SCHEMA)  # its own transaction: executescript commits first
-        with self._write() as db:
+        with self.write() as db:
             row = db.execute("SELECT value FROM meta WHERE key='event'").fetchone()
             if row is None:
                 db.execute("INSERT INTO meta VALUES ('event', ?)", (event,))
@@ -122,7 +126,7 @@ class LedgerStore:
         Each write in it is a savepoint of its own, so a write that fails is undone
         alone and the others still commit. Nothing is on disk before the block ends;
         an exception out of the block rolls everything back. ``durable=False`` commits
-        without an fsync, as ``_write(durable=False)``; a durable write inside such a
+        without an fsync, as ``write(durable=False)``; a durable write inside such a
         batch first commits what the batch holds and goes on with an fsync at the end.
         Other threads' writes wait for the batch; reads do not.
         """
@@ -148,7 +152,7 @@ class LedgerStore:
                 self._batch, self._writer = None, None
 
     @contextmanager
-    def _write(self, *, durable: bool = True) -> Iterator[sqlite3.Connection]:
+    def write(self, *, durable: bool = True) -> Iterator[sqlite3.Connection]:
         """One write transaction; committed (and fsynced) on a normal exit.
 
         ``durable=False`` commits without its own fsync (WAL ``synchronous=NORMAL``):
@@ -226,37 +230,27 @@ class LedgerStore:
             finally:
                 self._reader.execute("COMMIT")
 
-    def _read(self, sql: str, args: Sequence[object] = ()) -> list[tuple[Any, ...]]:
+    @contextmanager
+    def locked(self) -> Iterator[sqlite3.Connection]:
+        """The write connection under the write lock, no transaction opened: no write
+        commits while the caller reads several statements from it (a check, an archive)."""
+        with self._lock:
+            yield self._db
+
+    def read(self, sql: str, args: Sequence[object] = ()) -> list[tuple[Any, ...]]:
+        """The rows of one query: from the reader, or from the writer for the thread
+        inside a write (so it sees what it has not committed yet)."""
         if self._writer == threading.get_ident():  # inside its own write: see it
             with self._lock:
                 return self._db.execute(sql, args).fetchall()
         with self._read_lock:
             return self._reader.execute(sql, args).fetchall()
 
-    def _now(self) -> str:
-        return self._clock().astimezone(UTC).isoformat(timespec="milliseconds")
+    def now(self) -> str:
+        """The clock's time as the ledger stores it (UTC, ISO 8601, milliseconds)."""
+        return self.clock().astimezone(UTC).isoformat(timespec="milliseconds")
 
-    # --- settings ---------------------------------------------------------------
-
-    def _meta(self, key: str) -> str | None:
-        rows = self._read("SELECT value FROM meta WHERE key=?", (key,))
+    def meta(self, key: str) -> str | None:
+        """An event setting (None: not set)."""
+        rows = self.read("SELECT value FROM meta WHERE key=?", (key,))
         return rows[0][0] if rows else None
-
-    # --- audit ------------------------------------------------------------------
-
-    def _audit(
-        self, db: sqlite3.Connection, who: str, what: str, target: str,
-        before: str | None, after: str | None,
-    ) -> None:
-        db.execute(
-            "INSERT INTO corrections (at, who, what, target, before, after)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            (self._now(), who, what, target, before, after),
-        )
-
-    def audit(self) -> list[Correction]:
-        """Every correction, oldest first."""
-        rows = self._read(
-            "SELECT id, at, who, what, target, before, after FROM corrections ORDER BY id"
-        )
-        return [Correction(*row) for row in rows]

@@ -1,4 +1,4 @@
-"""A ledger's table state: what each table last said (online, status, records), what it
+"""The ledger's table state: what each table last said (online, status, records), what it
 lacks, and which tables of the round are silent."""
 
 from __future__ import annotations
@@ -8,56 +8,64 @@ from datetime import datetime, timedelta
 from typing import cast
 
 from arbiter import wire
-from arbiter.hub.intake import Intake, canonical
+from arbiter.hub.store import LedgerStore
+from arbiter.hub.table_events import TableEvents
 
 #: How long a table of the round may publish nothing the hub gets before it is flagged.
 PUBLISHES_NOTHING_AFTER = timedelta(minutes=1)
 
 
-class TableState(Intake):
-    """Tables' retained state (see :class:`arbiter.hub.ledger.Ledger`)."""
+class TableState:
+    """Tables' retained state, in ``store`` (``Ledger.tables``); ``events`` for the gaps."""
+
+    def __init__(self, store: LedgerStore, events: TableEvents) -> None:
+        self.store = store
+        self.events = events
+
+    def names(self) -> list[str]:
+        """Every table heard of."""
+        return [n for (n,) in self.store.read("SELECT name FROM tables ORDER BY name")]
 
     def set_online(self, table: str, online: bool) -> None:
         """Note a table's retained ``online`` flag."""
-        with self._write(durable=False) as db:
+        with self.store.write(durable=False) as db:
             db.execute(
                 "INSERT INTO tables (name, online, last_seen) VALUES (?, ?, ?)"
                 " ON CONFLICT(name) DO UPDATE SET online=excluded.online,"
                 " last_seen=excluded.last_seen",
-                (table, int(online), self._now()),
+                (table, int(online), self.store.now()),
             )
 
     def set_status(self, table: str, status: wire.StatusMessage) -> None:
         """Note a table's retained public ``status``."""
-        with self._write(durable=False) as db:
+        with self.store.write(durable=False) as db:
             db.execute(
                 "INSERT INTO tables (name, status, last_seen) VALUES (?, ?, ?)"
                 " ON CONFLICT(name) DO UPDATE SET status=excluded.status,"
                 " last_seen=excluded.last_seen",
-                (table, canonical(status), self._now()),
+                (table, wire.canonical(status), self.store.now()),
             )
 
     def set_record(self, table: str, game: str, record: wire.JsonObject) -> None:
         """Keep the full record a table published for a game that is over."""
-        with self._write() as db:
+        with self.store.write() as db:
             db.execute(
                 "INSERT INTO records VALUES (?, ?, ?, ?) ON CONFLICT(table_name, game)"
                 " DO UPDATE SET payload=excluded.payload",
-                (table, game, canonical(record), self._now()),
+                (table, game, wire.canonical(record), self.store.now()),
             )
 
     def record(self, table: str, game: str) -> wire.JsonObject | None:
         """The full record of a game, once its table published it (None before)."""
-        rows = self._read(
+        rows = self.store.read(
             "SELECT payload FROM records WHERE table_name=? AND game=?", (table, game)
         )
         return cast(wire.JsonObject, json.loads(rows[0][0])) if rows else None
 
-    def table_state(
-        self, table: str
-    ) -> tuple[bool | None, wire.StatusMessage | None, str | None]:
+    def state(self, table: str) -> tuple[bool | None, wire.StatusMessage | None, str | None]:
         """(online, status, last seen) of a table; None where unknown."""
-        rows = self._read("SELECT online, status, last_seen FROM tables WHERE name=?", (table,))
+        rows = self.store.read(
+            "SELECT online, status, last_seen FROM tables WHERE name=?", (table,))
         if not rows:
             return None, None, None
         online, status, seen = rows[0]
@@ -66,21 +74,21 @@ class TableState(Intake):
                 None if status is None else cast(wire.StatusMessage, json.loads(status)), seen)
 
     def missing(self, table: str) -> list[tuple[int, int]]:
-        """``gaps`` plus the tail: the events after the highest held up to the last one the
-        table's retained status says it published (``event_seq``)."""
-        ((held, last),) = self._read(
+        """The events' ``gaps`` plus the tail: the events after the highest held up to the
+        last one the table's retained status says it published (``event_seq``)."""
+        ((held, last),) = self.store.read(
             "SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM events WHERE table_name=?", (table,)
         )
         # Asked after every event of every table: read the sequence numbers only when
         # some are missing below the highest.
-        runs = self.gaps(table) if held < last else []
-        _online, status, _seen = self.table_state(table)
+        runs = self.events.gaps(table) if held < last else []
+        _online, status, _seen = self.state(table)
         published = status.get("event_seq") if status else None
         if published is not None and published > last:
             runs.append((last + 1, published))
         return runs
 
-    def silent_tables(
+    def silent(
         self, quiet: timedelta, grace: timedelta = PUBLISHES_NOTHING_AFTER
     ) -> list[tuple[str, str]]:
         """(table, why) for each table of the latest round with a game still to finish
@@ -88,18 +96,19 @@ class TableState(Intake):
         gets: nothing at all heard of it ``grace`` after the round was paired (a login or
         table name the broker's ACL refuses), or events its status counts that have not
         come for ``grace``."""
-        rounds = self._read("SELECT number, created_at FROM rounds ORDER BY number DESC LIMIT 1")
+        rounds = self.store.read(
+            "SELECT number, created_at FROM rounds ORDER BY number DESC LIMIT 1")
         if not rounds:
             return []
         number, paired_at = rounds[0]
-        now = self._clock()
+        now = self.store.clock()
         silent: list[tuple[str, str]] = []
-        for (table,) in self._read(
+        for (table,) in self.store.read(
             "SELECT table_name FROM pairings WHERE round=? AND table_name IS NOT NULL"
             " AND result IS NULL ORDER BY board", (number,)
         ):
-            online, status, _seen = self.table_state(table)
-            ((last, held),) = self._read(
+            online, status, _seen = self.state(table)
+            ((last, held),) = self.store.read(
                 "SELECT MAX(received_at), COALESCE(MAX(seq), 0) FROM events WHERE table_name=?",
                 (table,),
             )

@@ -2,7 +2,7 @@
 
 Each event is a pure function of (table, seq) (:func:`event_for`), so the
 parent can check every stored one. Prints ``ack TABLE SEQ`` once
-``record_event`` has returned, and now and then re-sends the previous event
+``ledger.events.record`` has returned, and now and then re-sends the previous event
 (a table repeating itself), which must be a no-op.
 """
 
@@ -24,13 +24,13 @@ PER_GAME = 6
 
 def setup(ledger: Ledger) -> None:
     """Players, round 1 of a round robin, and its boards at the tables; each step resumable."""
-    if not ledger.players():
-        ledger.add_players([Player(f"P{i}") for i in range(1, 7)])
-    if not ledger.rounds():
-        ledger.pair_round("round-robin")
-    for row, table in zip(ledger.pairings(1), TABLES, strict=True):
+    if not ledger.admin.players():
+        ledger.admin.add_players([Player(f"P{i}") for i in range(1, 7)])
+    if not ledger.admin.rounds():
+        ledger.admin.pair_round("round-robin")
+    for row, table in zip(ledger.admin.pairings(1), TABLES, strict=True):
         if row.table is None:
-            ledger.assign_table(1, row.pairing.board, table, who="child")
+            ledger.admin.assign_table(1, row.pairing.board, table, who="child")
 
 
 def event_for(ledger_pairings: dict[str, tuple[int, str, str]], table: str, seq: int) -> Any:
@@ -49,7 +49,7 @@ def event_for(ledger_pairings: dict[str, tuple[int, str, str]], table: str, seq:
 
 def boards(ledger: Ledger) -> dict[str, tuple[int, str, str]]:
     out: dict[str, tuple[int, str, str]] = {}
-    for row in ledger.pairings(1):
+    for row in ledger.admin.pairings(1):
         assert row.table is not None and row.pairing.black is not None
         out[row.table] = (row.pairing.board, row.pairing.white, row.pairing.black)
     return out
@@ -63,11 +63,11 @@ def main(path: str, seed: int) -> None:
     print("ready", flush=True)
     while True:
         table = rng.choice(TABLES)
-        seq = ledger.last_seq(table) + 1
-        ledger.record_event(table, event_for(where, table, seq))
+        seq = ledger.events.last_seq(table) + 1
+        ledger.events.record(table, event_for(where, table, seq))
         print("ack", table, seq, flush=True)
         if seq > 1 and rng.random() < 0.2:
-            assert ledger.record_event(table, event_for(where, table, seq - 1)) is False
+            assert ledger.events.record(table, event_for(where, table, seq - 1)) is False
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from arbiter import wire
 from arbiter.app.cli import main
-from arbiter.hub.ingest import table_prefix
+from arbiter.hub.broker_link import table_prefix
 from arbiter.hub.ledger import Ledger
 from tests.hub.contract import assignment, challenge, game_over, new_game
 from tests.support.mqtt import mosquitto
@@ -91,9 +91,9 @@ def test_hub_cli_gaps_says_in_words_what_is_missing(
     assert hub(tmp_path, "gaps") == 0
     assert capsys.readouterr().out == "no table has events missing\n"
     with Ledger(tmp_path / "hub.sqlite", EVENT) as ledger:
-        ledger.record_event("T1", new_game("T1", 1, "1"))
-        ledger.record_event("T1", challenge("T1", 4, "1", 3, 1, 2))
-        ledger.record_event("T1", challenge("T1", 6, "1", 5, 2, 3))
+        ledger.events.record("T1", new_game("T1", 1, "1"))
+        ledger.events.record("T1", challenge("T1", 4, "1", 3, 1, 2))
+        ledger.events.record("T1", challenge("T1", 6, "1", 5, 2, 3))
     assert hub(tmp_path, "gaps") == 1
     assert capsys.readouterr().out == "table T1: 3 events missing (2 to 3, 5)\n"
 
@@ -186,14 +186,14 @@ def test_hub_killed_mid_round_loses_no_event(tmp_path: Path) -> None:
 
             publisher = threading.Thread(target=publish_all)
             publisher.start()
-            wait_until(lambda: ledger.last_seq("T1") >= 50, timeout=30)
+            wait_until(lambda: ledger.events.last_seq("T1") >= 50, timeout=30)
             first.proc.kill()  # SIGKILL: mid-stream, some messages unacknowledged
             first.proc.wait(10)
-            held_at_kill = len(ledger.events("T1"))
+            held_at_kill = len(ledger.events.of_table("T1"))
             publisher.join(30)
             second = Serve(data, port)
             try:
-                wait_until(lambda: len(ledger.events("T1")) == 400, timeout=60)
+                wait_until(lambda: len(ledger.events.of_table("T1")) == 400, timeout=60)
             finally:
                 second.proc.terminate()
                 assert second.proc.wait(10) == 0
@@ -202,10 +202,10 @@ def test_hub_killed_mid_round_loses_no_event(tmp_path: Path) -> None:
             table.loop_stop()
         print(f"events held at the kill: {held_at_kill} of 400")
         assert held_at_kill < 400, "the kill came too late to test anything"
-        assert ledger.events("T1") == sent
-        assert ledger.gaps("T1") == []
-        assert ledger.verify() == []
-        assert ledger.pairings(1)[0].result is not None
+        assert ledger.events.of_table("T1") == sent
+        assert ledger.events.gaps("T1") == []
+        assert ledger.archive.verify() == []
+        assert ledger.admin.pairings(1)[0].result is not None
 
 
 def test_hub_cli_assigns_a_round_to_the_suggested_tables(
@@ -216,17 +216,17 @@ def test_hub_cli_assigns_a_round_to_the_suggested_tables(
     assert hub(tmp_path, "players", "import", str(players)) == 0
     assert hub(tmp_path, "pair", "--system", "swiss") == 0  # two boards and a bye
     with Ledger(tmp_path / "hub.sqlite", EVENT) as ledger:
-        ledger.set_online("1", True)  # one table heard of: board 2 has none to take
+        ledger.tables.set_online("1", True)  # one table heard of: board 2 has none to take
     capsys.readouterr()
     assert hub(tmp_path, "assign-round", "1") == 1
     out, err = capsys.readouterr()
     assert out == "round 1 board 1 -> table 1\n" and "board(s) 2" in err
     with Ledger(tmp_path / "hub.sqlite", EVENT) as ledger:
-        ledger.set_online("2", True)
+        ledger.tables.set_online("2", True)
     assert hub(tmp_path, "assign-round", "1") == 0
     assert capsys.readouterr().out == "round 1 board 2 -> table 2\n"  # board 1 kept
     with Ledger(tmp_path / "hub.sqlite", EVENT) as ledger:
-        assert {t: a["board"] for t, a in ledger.assignments(1).items()} == {"1": 1, "2": 2}
+        assert {t: a["board"] for t, a in ledger.admin.assignments(1).items()} == {"1": 1, "2": 2}
 
 
 def test_hub_cli_huge_numbers_exit_2_in_one_line(
@@ -252,9 +252,9 @@ def test_hub_cli_gaps_lists_refused_messages_on_stderr(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with Ledger(tmp_path / "hub.sqlite", EVENT) as ledger:
-        ledger.record_event("T1", new_game("T1", 1, "g1"))
+        ledger.events.record("T1", new_game("T1", 1, "g1"))
         with pytest.raises(wire.WireFormatError):
-            ledger.record_event("T1", {**challenge("T1", 2, "g1", 1, 0, 1), "number": 0})
+            ledger.events.record("T1", {**challenge("T1", 2, "g1", 1, 0, 1), "number": 0})
     assert hub(tmp_path, "gaps") == 0  # nothing missing: a refused message is not a gap
     out, err = capsys.readouterr()
     assert out == "no table has events missing\n"

@@ -12,7 +12,8 @@ import pytest
 from arbiter import wire
 from arbiter.app.cli import main
 from arbiter.app.hub_cli import HubCliError, broker_login
-from arbiter.hub.ingest import Ingest, IngestError
+from arbiter.hub.broker_link import Ingest
+from arbiter.hub.errors import IngestError
 from arbiter.hub.ledger import Ledger
 from tests.hub.contract import new_game
 from tests.support.mqtt import Mosquitto, Subscriber
@@ -72,7 +73,8 @@ def test_hub_logs_in_reads_tables_and_writes_assignments(
                 event = new_game("1", 1, "1")
                 table.client.publish(f"gg/{EVENT}/table/1/events", json.dumps(event),
                                      qos=1).wait_for_publish(5)
-                wait_until(lambda: len(ledger.events("1")) == 1, what="the event in the ledger")
+                wait_until(lambda: len(ledger.events.of_table("1")) == 1,
+                           what="the event in the ledger")
                 ingest.publish_assignment(
                     "1", wire.assignment_message(wire.assignment(1, 1, "Ana", "Ben"))
                 )

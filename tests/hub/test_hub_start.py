@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from arbiter.app.cli import main
-from arbiter.hub import ingest as ingest_module
-from arbiter.hub.ingest import Ingest
+from arbiter.hub import broker_link as ingest_module
+from arbiter.hub.broker_link import Ingest
 from tests.support.mqtt import Mosquitto, Subscriber
 from tests.support.spawn import free_port
 from tests.support.waiting import wait_until
@@ -85,7 +85,7 @@ def test_hub_start_survives_a_broker_slow_to_take_the_round_it_re_sends(
 
     handlers = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
     helper = threading.Thread(target=organiser)
-    caplog.set_level(logging.WARNING, logger="arbiter.hub.ingest")
+    caplog.set_level(logging.WARNING, logger="arbiter.hub.broker_link")
     try:
         helper.start()
         code = hub(data, "--broker", broker.url, "--host", "127.0.0.1", "--port", str(port))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arbiter.hub.ingest import Ingest
+from arbiter.hub.broker_link import Ingest
 from arbiter.hub.ledger import Ledger
 from arbiter.mqtt.tls import client_context
 from tests.support.mqtt import Mosquitto, make_tls, tls_mosquitto
@@ -131,7 +131,7 @@ def test_serving_hub_says_once_why_when_the_broker_comes_back_with_another_certi
                                 tls=make_tls(tmp_path / "other", "localhost"),
                                 tls_port=broker.tls_port).start()
             try:
-                with caplog.at_level(logging.ERROR, logger="arbiter.hub.ingest"):
+                with caplog.at_level(logging.ERROR, logger="arbiter.hub.broker_link"):
                     wait_until(lambda: any("does not verify" in r.getMessage()
                                            for r in caplog.records),
                                what="the hub logs why it cannot reconnect")

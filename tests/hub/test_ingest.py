@@ -13,7 +13,7 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from arbiter import wire
-from arbiter.hub.ingest import Ingest, table_prefix
+from arbiter.hub.broker_link import Ingest, table_prefix
 from arbiter.hub.ledger import Ledger
 from arbiter.tournament.model import Player, Result
 from tests.hub.contract import assignment, challenge, game_over, new_game
@@ -26,9 +26,9 @@ EVENT = "open-2026"
 @pytest.fixture
 def ledger(tmp_path: Path) -> Iterator[Ledger]:
     with Ledger(tmp_path / "hub.sqlite", EVENT) as led:
-        led.add_players([Player("Ana"), Player("Ben")])
-        led.pair_round("round-robin")
-        led.assign_table(1, 1, "T1", who="org")
+        led.admin.add_players([Player("Ana"), Player("Ben")])
+        led.admin.pair_round("round-robin")
+        led.admin.assign_table(1, 1, "T1", who="org")
         yield led
 
 
@@ -85,9 +85,10 @@ def test_ingest_feeds_the_ledger_and_scores_the_game(
             table.publish("events", event)
         record = {"format": 1, "table": "T1", "game": "g1", "record": {"challenges": []}}
         table.publish("record/g1", record, retain=True)
-        wait_until(lambda: ledger.record("T1", "g1") is not None and ledger.last_seq("T1") == 4)
-        assert ledger.pairings(1)[0].result is Result.BLACK_WIN
-        online, status, _ = ledger.table_state("T1")
+        wait_until(lambda: ledger.tables.record("T1", "g1") is not None
+                   and ledger.events.last_seq("T1") == 4)
+        assert ledger.admin.pairings(1)[0].result is Result.BLACK_WIN
+        online, status, _ = ledger.tables.state("T1")
         assert online is True and status == {"format": 1, "table": "T1", "state": "idle"}
         assert ("T1", "events") in changes
     finally:
@@ -104,13 +105,13 @@ def test_ingest_refuses_payloads_that_contradict_their_topic(
         table.publish("status", {"format": 1, "table": "T9"}, retain=True)
         table.publish("events", b"{not json")
         table.publish("events", _game("T1")[0])
-        wait_until(lambda: ledger.last_seq("T1") == 1)
-        wait_until(lambda: len(ledger.rejections()) == 3)
-        assert ledger.events("T2") == []
-        assert ledger.table_state("T1")[1] is None
+        wait_until(lambda: ledger.events.last_seq("T1") == 1)
+        wait_until(lambda: len(ledger.events.rejections()) == 3)
+        assert ledger.events.of_table("T2") == []
+        assert ledger.tables.state("T1")[1] is None
         table.publish("events", {**_game("T1")[0], "game": "other"})  # same seq, other content
-        wait_until(lambda: len(ledger.rejections()) == 4)
-        assert ledger.events("T1") == [_game("T1")[0]]
+        wait_until(lambda: len(ledger.events.rejections()) == 4)
+        assert ledger.events.of_table("T1") == [_game("T1")[0]]
     finally:
         hub.stop()
 
@@ -123,13 +124,13 @@ def test_ingest_persistent_session_gets_what_was_sent_while_the_hub_was_down(
     hub.stop()  # the broker keeps the session and queues QoS 1 messages for it
     for event in _game("T1"):
         table.publish("events", event)
-    assert ledger.last_seq("T1") == 0
+    assert ledger.events.last_seq("T1") == 0
     again = Ingest(ledger, EVENT, "127.0.0.1", broker)
     again.start()
     try:
-        wait_until(lambda: ledger.last_seq("T1") == 4)
-        assert ledger.gaps("T1") == []
-        assert ledger.pairings(1)[0].result is Result.BLACK_WIN
+        wait_until(lambda: ledger.events.last_seq("T1") == 4)
+        assert ledger.events.gaps("T1") == []
+        assert ledger.admin.pairings(1)[0].result is Result.BLACK_WIN
     finally:
         again.stop()
 
@@ -170,7 +171,7 @@ def test_ingest_carries_on_after_a_broker_restart(tmp_path: Path, ledger: Ledger
     try:
         table = Table(broker.port, "T1")
         table.publish("events", _game("T1")[0])
-        wait_until(lambda: ledger.last_seq("T1") == 1)
+        wait_until(lambda: ledger.events.last_seq("T1") == 1)
         table.close()
         broker.stop()
         wait_until(lambda: not hub.connected.is_set())
@@ -179,9 +180,10 @@ def test_ingest_carries_on_after_a_broker_restart(tmp_path: Path, ledger: Ledger
         table = Table(broker.port, "T1")
         for event in _game("T1")[1:]:
             table.publish("events", event)
-        wait_until(lambda: ledger.last_seq("T1") == 4)
+        wait_until(lambda: ledger.events.last_seq("T1") == 4)
         table.close()
-        assert ledger.gaps("T1") == [] and ledger.pairings(1)[0].result is Result.BLACK_WIN
+        assert ledger.events.gaps("T1") == []
+        assert ledger.admin.pairings(1)[0].result is Result.BLACK_WIN
     finally:
         hub.stop()
         broker.stop()

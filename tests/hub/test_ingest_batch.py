@@ -14,7 +14,7 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import MQTTErrorCode
 
-from arbiter.hub.ingest import Ingest, table_prefix
+from arbiter.hub.broker_link import Ingest, table_prefix
 from arbiter.hub.ledger import Ledger
 from tests.hub.contract import challenge, new_game
 
@@ -81,11 +81,11 @@ def test_ingest_writes_a_batch_in_one_commit_then_acks_and_announces(
         _message(6, "T2", "events", new_game("T2", 1, "g1")),
     ]
     statements: list[str] = []
-    ledger._db.set_trace_callback(statements.append)
+    ledger.store._db.set_trace_callback(statements.append)
     try:
         ingest.take_batch(batch)
     finally:
-        ledger._db.set_trace_callback(None)
+        ledger.store._db.set_trace_callback(None)
     everything = [("T1", 1), ("T1", 2), ("T2", 1)]
     # One transaction, one fsync, for the whole batch.
     assert statements.count("COMMIT") == 1
@@ -94,7 +94,7 @@ def test_ingest_writes_a_batch_in_one_commit_then_acks_and_announces(
     assert seen.acks == [(mid, everything) for mid in range(1, 7)]
     assert seen.changes == [("T1", "events", everything), ("T1", "events", everything),
                             ("T1", "status", everything), ("T2", "events", everything)]
-    assert len(ledger.rejections()) == 2
+    assert len(ledger.events.rejections()) == 2
 
 
 def _disk_fails() -> None:
@@ -106,7 +106,7 @@ def test_ingest_refuses_alone_a_message_the_ledger_cannot_keep(
 ) -> None:
     # A constraint failing is this message's for good: sent again it would fail again and
     # hold a place in the broker's window for ever. Refused, noted, acknowledged.
-    ledger._db.execute(
+    ledger.store._db.execute(
         "CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.table_name='T2'"
         " BEGIN SELECT RAISE(ABORT, 'refused'); END"
     )
@@ -118,15 +118,15 @@ def test_ingest_refuses_alone_a_message_the_ledger_cannot_keep(
     assert [mid for mid, _disk in seen.acks] == [1, 2, 3]
     assert seen.acks[0][1] == [("T1", 1), ("T1", 2)]
     assert [(t, k) for t, k, _disk in seen.changes] == [("T1", "events"), ("T1", "events")]
-    assert [(t, "IntegrityError" in why) for _at, t, _seq, why in ledger.rejections()] == [
+    assert [(t, "IntegrityError" in why) for _at, t, _seq, why in ledger.events.rejections()] == [
         ("T2", True)]
 
 
 def test_ingest_leaves_a_message_the_ledger_fails_on_unacknowledged(
     ledger: Ledger, ingest: Ingest, seen: Seen
 ) -> None:
-    ledger._db.create_function("disk_fails", 0, _disk_fails)
-    ledger._db.execute(
+    ledger.store._db.create_function("disk_fails", 0, _disk_fails)
+    ledger.store._db.execute(
         "CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.table_name='T2'"
         " BEGIN SELECT disk_fails(); END"
     )
@@ -144,7 +144,7 @@ def test_ingest_leaves_a_message_the_ledger_fails_on_unacknowledged(
 def test_ingest_acks_nothing_of_a_batch_whose_commit_failed(
     ledger: Ledger, ingest: Ingest, seen: Seen
 ) -> None:
-    ledger._db.execute(
+    ledger.store._db.execute(
         "CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.table_name='T2'"
         " BEGIN SELECT RAISE(ROLLBACK, 'the disk failed'); END"
     )
@@ -165,12 +165,12 @@ def test_ingest_writer_thread_takes_what_paho_queued(
     for mid, body in enumerate([new_game("T1", 1, "g1"), challenge("T1", 2, "g1", 1, 1, 0)], 1):
         ingest._message(ingest.client, None, _message(mid, "T1", "events", body))
     statements: list[str] = []
-    ledger._db.set_trace_callback(statements.append)
+    ledger.store._db.set_trace_callback(statements.append)
     try:
         ingest._inbox.put(None)  # then stop
         ingest._write_loop()
     finally:
-        ledger._db.set_trace_callback(None)
+        ledger.store._db.set_trace_callback(None)
     assert statements.count("COMMIT") == 1
     assert seen.acks == [(1, [("T1", 1), ("T1", 2)]), (2, [("T1", 1), ("T1", 2)])]
 
@@ -213,4 +213,4 @@ def test_ingest_a_poison_pill_never_rolls_back_the_honest_messages_beside_it(
     ])
     assert [mid for mid, _disk in seen.acks] == [1, 2, 3, 4]
     assert seen.acks[0][1] == [("T1", 1), ("T1", 2)]
-    assert [t for _at, t, _seq, _why in ledger.rejections()] == ["T2", "T2"]
+    assert [t for _at, t, _seq, _why in ledger.events.rejections()] == ["T2", "T2"]

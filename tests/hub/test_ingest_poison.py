@@ -21,7 +21,7 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
-from arbiter.hub.ingest import Ingest
+from arbiter.hub.broker_link import Ingest
 from arbiter.hub.ledger import Ledger
 from arbiter.tournament.model import Player, Result
 from tests.support.waiting import wait_until
@@ -34,10 +34,10 @@ AT = 1795464000.0
 @pytest.fixture
 def ledger(tmp_path: Path) -> Iterator[Ledger]:
     with Ledger(tmp_path / "hub.sqlite", EVENT) as led:
-        led.add_players([Player("Ana"), Player("Ben"), Player("Cid"), Player("Dee")])
-        led.pair_round("round-robin")
-        led.assign_table(1, 1, "T1", who="org")
-        led.assign_table(1, 2, "T2", who="org")
+        led.admin.add_players([Player("Ana"), Player("Ben"), Player("Cid"), Player("Dee")])
+        led.admin.pair_round("round-robin")
+        led.admin.assign_table(1, 1, "T1", who="org")
+        led.admin.assign_table(1, 2, "T2", who="org")
         yield led
 
 
@@ -66,7 +66,7 @@ def _head(table: str, seq: int, game: str, kind: str) -> dict[str, Any]:
 
 def _honest_game(table: str, ledger: Ledger) -> list[dict[str, Any]]:
     """The game of the board assigned to ``table``, White winning."""
-    p = next(r.pairing for r in ledger.pairings(1) if r.table == table)
+    p = next(r.pairing for r in ledger.admin.pairings(1) if r.table == table)
     return [
         {**_head(table, 1, "g1", "new_game"), "at": AT,
          "assignment": {"round": 1, "board": p.board, "white": p.white, "black": p.black}},
@@ -111,17 +111,17 @@ def test_ingest_poison_pills_are_refused_alone_and_never_wedge_the_hub(
             bad.publish("events", pill)
         for event in _honest_game("T2", ledger):
             good.publish("events", event)
-        wait_until(lambda: ledger.last_seq("T2") == 3, what="the honest table's game")
-        assert ledger.pairings(1)[1].result is Result.WHITE_WIN
-        wait_until(lambda: len(ledger.rejections()) == 25, what="every pill refused")
-        assert ledger.events("T1") == []
-        assert {t for _at, t, _seq, _why in ledger.rejections()} == {"T1"}
-        assert ledger.verify() == []
+        wait_until(lambda: ledger.events.last_seq("T2") == 3, what="the honest table's game")
+        assert ledger.admin.pairings(1)[1].result is Result.WHITE_WIN
+        wait_until(lambda: len(ledger.events.rejections()) == 25, what="every pill refused")
+        assert ledger.events.of_table("T1") == []
+        assert {t for _at, t, _seq, _why in ledger.events.rejections()} == {"T1"}
+        assert ledger.archive.verify() == []
         # Acknowledged: with 25 pills unacknowledged, Mosquitto's window of 20 messages in
         # flight to the hub would be full, and nothing more would reach it.
         good.publish("events", {**_head("T2", 4, "g2", "new_game"), "at": AT,
                                 "assignment": None})
-        wait_until(lambda: ledger.last_seq("T2") == 4, what="the next honest event")
+        wait_until(lambda: ledger.events.last_seq("T2") == 4, what="the next honest event")
     finally:
         hub.stop()
         bad.close()
@@ -140,10 +140,10 @@ def test_ingest_a_retained_resend_of_a_huge_id_is_refused(
     try:
         for event in _honest_game("T2", ledger):
             good.publish("events", event)
-        wait_until(lambda: ledger.last_seq("T2") == 3, what="the honest table's game")
-        wait_until(lambda: len(ledger.rejections()) == 1, what="the resend refused")
+        wait_until(lambda: ledger.events.last_seq("T2") == 3, what="the honest table's game")
+        wait_until(lambda: len(ledger.events.rejections()) == 1, what="the resend refused")
         # The next request the hub asks of T1 is numbered as if nothing had been seen.
-        assert ledger.ask_resend("T1", [(1, 1)]).id == 1
+        assert ledger.events.ask_resend("T1", [(1, 1)]).id == 1
     finally:
         hub.stop()
         anyone.publish("resend", b"", retain=True)
@@ -163,10 +163,10 @@ def test_ingest_a_forged_or_oversized_status_is_refused(broker: int, ledger: Led
         bad.publish("record/g1", {"format": 1, "table": "T1", "game": "g1",
                                   "record": {"started_at": 1e300}}, retain=True)
         good.publish("status", {"format": 1, "table": "T2", "state": "idle"}, retain=True)
-        wait_until(lambda: ledger.table_state("T2")[1] is not None, what="the honest status")
-        wait_until(lambda: len(ledger.rejections()) == 3, what="three refusals")
-        assert ledger.table_state("T1")[1] is None
-        assert ledger.record("T1", "g1") is None
+        wait_until(lambda: ledger.tables.state("T2")[1] is not None, what="the honest status")
+        wait_until(lambda: len(ledger.events.rejections()) == 3, what="three refusals")
+        assert ledger.tables.state("T1")[1] is None
+        assert ledger.tables.record("T1", "g1") is None
     finally:
         hub.stop()
         bad.close()

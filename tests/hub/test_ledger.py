@@ -48,40 +48,40 @@ def ledger(tmp_path: Path, clock: FakeClock) -> Iterator[Ledger]:
 @pytest.fixture
 def paired(ledger: Ledger) -> Ledger:
     """Four players, round robin round 1 (Berger: 1-4, 2-3) at tables T1 and T2."""
-    ledger.add_players([Player("Ana"), Player("Ben"), Player("Cid"), Player("Dee")])
-    assert ledger.pair_round("round-robin") == [
+    ledger.admin.add_players([Player("Ana"), Player("Ben"), Player("Cid"), Player("Dee")])
+    assert ledger.admin.pair_round("round-robin") == [
         Pairing(1, 1, "Ana", "Dee"), Pairing(1, 2, "Ben", "Cid")
     ]
-    ledger.assign_table(1, 1, "T1", who="org")
-    ledger.assign_table(1, 2, "T2", who="org")
+    ledger.admin.assign_table(1, 1, "T1", who="org")
+    ledger.admin.assign_table(1, 2, "T2", who="org")
     return ledger
 
 
 def test_ledger_records_an_event_exactly_once(ledger: Ledger) -> None:
     event = new_game("T1", 1, "g1")
-    assert ledger.record_event("T1", event) is True
-    assert ledger.record_event("T1", dict(reversed(list(event.items())))) is False  # same JSON
-    assert ledger.events("T1") == [event]
-    assert ledger.last_seq("T1") == 1
-    assert ledger.tables() == ["T1"]
+    assert ledger.events.record("T1", event) is True
+    assert ledger.events.record("T1", dict(reversed(list(event.items())))) is False  # same JSON
+    assert ledger.events.of_table("T1") == [event]
+    assert ledger.events.last_seq("T1") == 1
+    assert ledger.tables.names() == ["T1"]
 
 
 def test_ledger_refuses_a_contradicting_event_and_logs_it(
     ledger: Ledger, caplog: pytest.LogCaptureFixture
 ) -> None:
-    ledger.record_event("T1", new_game("T1", 1, "g1"))
+    ledger.events.record("T1", new_game("T1", 1, "g1"))
     with caplog.at_level(logging.WARNING), pytest.raises(ContradictingEventError):
-        ledger.record_event("T1", new_game("T1", 1, "g2"))
-    assert ledger.events("T1") == [new_game("T1", 1, "g1")]
-    assert [(t, s) for _, t, s, _ in ledger.rejections()] == [("T1", 1)]
+        ledger.events.record("T1", new_game("T1", 1, "g2"))
+    assert ledger.events.of_table("T1") == [new_game("T1", 1, "g1")]
+    assert [(t, s) for _, t, s, _ in ledger.events.rejections()] == [("T1", 1)]
     assert "T1" in caplog.text and "contradicts" in caplog.text
 
 
 def test_ledger_refuses_a_payload_naming_another_table(ledger: Ledger) -> None:
     with pytest.raises(TopicMismatchError):
-        ledger.record_event("T1", new_game("T2", 1, "g1"))
-    assert ledger.events("T1") == [] and ledger.events("T2") == []
-    assert len(ledger.rejections()) == 1
+        ledger.events.record("T1", new_game("T2", 1, "g1"))
+    assert ledger.events.of_table("T1") == [] and ledger.events.of_table("T2") == []
+    assert len(ledger.events.rejections()) == 1
 
 
 def _broken(change: dict[str, Any]) -> dict[str, Any]:
@@ -106,17 +106,17 @@ def _broken(change: dict[str, Any]) -> dict[str, Any]:
 )
 def test_ledger_refuses_malformed_events(ledger: Ledger, event: dict[str, Any]) -> None:
     with pytest.raises(MalformedEventError):
-        ledger.record_event("T1", event)
-    assert ledger.events("T1") == []
+        ledger.events.record("T1", event)
+    assert ledger.events.of_table("T1") == []
 
 
 def test_ledger_gaps_name_the_missing_runs(ledger: Ledger) -> None:
     for seq in (2, 5, 6, 9):
-        ledger.record_event("T1", challenge("T1", seq, "g1", seq, 0, 0))
-    assert ledger.gaps("T1") == [(1, 1), (3, 4), (7, 8)]
+        ledger.events.record("T1", challenge("T1", seq, "g1", seq, 0, 0))
+    assert ledger.events.gaps("T1") == [(1, 1), (3, 4), (7, 8)]
     for seq in (1, 3, 4, 7, 8):
-        ledger.record_event("T1", challenge("T1", seq, "g1", seq, 0, 0))
-    assert ledger.gaps("T1") == []
+        ledger.events.record("T1", challenge("T1", seq, "g1", seq, 0, 0))
+    assert ledger.events.gaps("T1") == []
 
 
 def test_ledger_scores_a_game_played_on_its_assignment(paired: Ledger) -> None:
@@ -127,14 +127,14 @@ def test_ledger_scores_a_game_played_on_its_assignment(paired: Ledger) -> None:
         challenge("T1", 3, "g1", 2, 1, 1),
         game_over("T1", 4, "g1", "flag_captured", "B"),
     ):
-        paired.record_event("T1", event)
-    row = paired.pairings(1)[0]
+        paired.events.record("T1", event)
+    row = paired.admin.pairings(1)[0]
     assert row.result is Result.BLACK_WIN and row.table == "T1" and not row.corrected
-    (game,) = paired.games()
+    (game,) = paired.events.games()
     assert (game.challenges, game.lost_w, game.lost_b, game.ending, game.scored) == (
         2, 1, 1, "flag_captured", True
     )
-    assert paired.verify() == []
+    assert paired.archive.verify() == []
 
 
 def test_ledger_keeps_but_does_not_score_unassigned_or_mismatched_games(paired: Ledger) -> None:
@@ -148,9 +148,9 @@ def test_ledger_keeps_but_does_not_score_unassigned_or_mismatched_games(paired: 
         new_game("T2", 5, "g3", assignment(1, 1, "Ana", "Dee")),
         game_over("T2", 6, "g3", "resignation", "W"),
     ):
-        paired.record_event("T2", event)
-    assert [r.result for r in paired.pairings(1)] == [None, None]
-    assert [(g.game, g.result, g.scored) for g in paired.games()] == [
+        paired.events.record("T2", event)
+    assert [r.result for r in paired.admin.pairings(1)] == [None, None]
+    assert [(g.game, g.result, g.scored) for g in paired.events.games()] == [
         ("g1", Result.WHITE_WIN, False),
         ("g2", Result.WHITE_WIN, False),
         ("g3", Result.WHITE_WIN, False),
@@ -158,22 +158,22 @@ def test_ledger_keeps_but_does_not_score_unassigned_or_mismatched_games(paired: 
 
 
 def test_ledger_scores_once_a_missing_new_game_arrives(paired: Ledger) -> None:
-    paired.record_event("T2", game_over("T2", 2, "g1", "draw", None))
-    assert paired.pairings(1)[1].result is None
-    assert paired.gaps("T2") == [(1, 1)]
-    paired.record_event("T2", new_game("T2", 1, "g1", assignment(1, 2, "Ben", "Cid")))
-    assert paired.pairings(1)[1].result is Result.DRAW
+    paired.events.record("T2", game_over("T2", 2, "g1", "draw", None))
+    assert paired.admin.pairings(1)[1].result is None
+    assert paired.events.gaps("T2") == [(1, 1)]
+    paired.events.record("T2", new_game("T2", 1, "g1", assignment(1, 2, "Ben", "Cid")))
+    assert paired.admin.pairings(1)[1].result is Result.DRAW
 
 
 def test_ledger_correction_is_audited_and_wins_over_later_events(
     paired: Ledger, clock: FakeClock
 ) -> None:
     clock.advance(timedelta(minutes=5, milliseconds=250).total_seconds())
-    paired.correct_result(1, 1, Result.DRAW, who="chief arbiter")
-    paired.record_event("T1", new_game("T1", 1, "g1", assignment(1, 1, "Ana", "Dee")))
-    paired.record_event("T1", game_over("T1", 2, "g1", "flag_home", "W"))
-    assert paired.pairings(1)[0].result is Result.DRAW
-    (entry,) = paired.audit()
+    paired.admin.correct_result(1, 1, Result.DRAW, who="chief arbiter")
+    paired.events.record("T1", new_game("T1", 1, "g1", assignment(1, 1, "Ana", "Dee")))
+    paired.events.record("T1", game_over("T1", 2, "g1", "flag_home", "W"))
+    assert paired.admin.pairings(1)[0].result is Result.DRAW
+    (entry,) = paired.admin.audit()
     assert (entry.who, entry.what, entry.target, entry.before, entry.after) == (
         "chief arbiter", "result", "round 1 board 1", None, "1/2-1/2"
     )
@@ -181,37 +181,37 @@ def test_ledger_correction_is_audited_and_wins_over_later_events(
 
 
 def test_ledger_reassigning_a_table_is_audited(paired: Ledger) -> None:
-    payload = paired.assign_table(1, 1, "T3", who="org")
+    payload = paired.admin.assign_table(1, 1, "T3", who="org")
     assert payload == {"format": 1, "round": 1, "board": 1, "white": "Ana", "black": "Dee"}
-    assert [(c.what, c.before, c.after) for c in paired.audit()] == [("reassign", "T1", "T3")]
-    assert paired.assignments(1) == {
+    assert [(c.what, c.before, c.after) for c in paired.admin.audit()] == [("reassign", "T1", "T3")]
+    assert paired.admin.assignments(1) == {
         "T3": payload,
         "T2": {"format": 1, "round": 1, "board": 2, "white": "Ben", "black": "Cid"},
     }
     with pytest.raises(TableAssignmentError):
-        paired.assign_table(1, 1, "T2", who="org")
+        paired.admin.assign_table(1, 1, "T2", who="org")
 
 
 def test_ledger_players_unique_withdrawn_not_paired(ledger: Ledger) -> None:
-    ledger.import_players_csv("name,rating\nAna,1500\nBen,1700\nCid,1600\n")
+    ledger.admin.import_players_csv("name,rating\nAna,1500\nBen,1700\nCid,1600\n")
     with pytest.raises(DuplicatePlayerError):
-        ledger.add_player("Ana")
-    ledger.withdraw("Cid", who="org")
+        ledger.admin.add_player("Ana")
+    ledger.admin.withdraw("Cid", who="org")
     with pytest.raises(UnknownPlayerError):
-        ledger.withdraw("Zed", who="org")
-    assert [p.name for p in ledger.seeded()] == ["Ben", "Cid", "Ana"]
-    assert ledger.pair_round("swiss") == [Pairing(1, 1, "Ben", "Ana")]
-    assert ledger.audit()[0].what == "withdraw"
+        ledger.admin.withdraw("Zed", who="org")
+    assert [p.name for p in ledger.admin.seeded()] == ["Ben", "Cid", "Ana"]
+    assert ledger.admin.pair_round("swiss") == [Pairing(1, 1, "Ben", "Ana")]
+    assert ledger.admin.audit()[0].what == "withdraw"
 
 
 def test_ledger_survives_reopening_and_belongs_to_one_event(tmp_path: Path) -> None:
     path = tmp_path / "e.sqlite"
     with Ledger(path, "open") as led:
-        led.add_player("Ana")
-        led.record_event("T1", new_game("T1", 1, "g1"))
+        led.admin.add_player("Ana")
+        led.events.record("T1", new_game("T1", 1, "g1"))
     with Ledger(path, "open") as led:
-        assert [p.name for p in led.players()] == ["Ana"]
-        assert led.last_seq("T1") == 1
+        assert [p.name for p in led.admin.players()] == ["Ana"]
+        assert led.events.last_seq("T1") == 1
     with pytest.raises(LedgerEventError):
         Ledger(path, "another")
 
@@ -219,7 +219,7 @@ def test_ledger_survives_reopening_and_belongs_to_one_event(tmp_path: Path) -> N
 def _play_round_robin(ledger: Ledger) -> None:
     """A whole 4-player round robin at T1 and T2: Ana beats all; Ben-Cid drawn;
     Ben and Cid beat Dee."""
-    ledger.add_players([Player("Ana"), Player("Ben"), Player("Cid"), Player("Dee")])
+    ledger.admin.add_players([Player("Ana"), Player("Ben"), Player("Cid"), Player("Dee")])
     seq = {"T1": 0, "T2": 0}
     winners = {
         frozenset(("Ana", "Dee")): "Ana", frozenset(("Ben", "Cid")): None,
@@ -227,9 +227,9 @@ def _play_round_robin(ledger: Ledger) -> None:
         frozenset(("Ana", "Cid")): "Ana", frozenset(("Ben", "Dee")): "Ben",
     }
     for number in (1, 2, 3):
-        for p, table in zip(ledger.pair_round("round-robin"), ("T1", "T2"), strict=True):
+        for p, table in zip(ledger.admin.pair_round("round-robin"), ("T1", "T2"), strict=True):
             assert p.black is not None
-            ledger.assign_table(number, p.board, table, who="org")
+            ledger.admin.assign_table(number, p.board, table, who="org")
             game = f"r{number}"
             winner = winners[frozenset((p.white, p.black))]
             side = None if winner is None else ("W" if winner == p.white else "B")
@@ -239,7 +239,7 @@ def _play_round_robin(ledger: Ledger) -> None:
                 game_over(table, seq[table] + 2, game,
                           "draw" if side is None else "flag_captured", side),
             ):
-                ledger.record_event(table, event)
+                ledger.events.record(table, event)
             seq[table] += 2
 
 
@@ -261,7 +261,7 @@ def test_ledger_round_robin_standings_export(ledger: Ledger) -> None:
     assert len(rows) == 6 and all(r["result"] for r in rows)
     games = json.loads(export(ledger, "games", "json"))
     assert sum(g["scored"] for g in games) == 6
-    ledger.set_tiebreaks([TieBreak.BUCHHOLZ], who="org")
+    ledger.admin.set_tiebreaks([TieBreak.BUCHHOLZ], who="org")
     assert next(csv.reader(io.StringIO(export(ledger, "standings", "csv"))))[-2:] == [
         "byes", "buchholz"]
     with pytest.raises(ExportError):
@@ -270,85 +270,85 @@ def test_ledger_round_robin_standings_export(ledger: Ledger) -> None:
 
 def test_ledger_archive_imports_into_a_new_hub(ledger: Ledger, tmp_path: Path) -> None:
     _play_round_robin(ledger)
-    ledger.correct_result(3, 1, Result.DRAW, who="org")
+    ledger.admin.correct_result(3, 1, Result.DRAW, who="org")
     with pytest.raises(ContradictingEventError):
-        ledger.record_event("T1", new_game("T1", 1, "other"))
-    archive = json.loads(json.dumps(ledger.export_archive()))
+        ledger.events.record("T1", new_game("T1", 1, "other"))
+    archive = json.loads(json.dumps(ledger.archive.export()))
     with Ledger(tmp_path / "new.sqlite", "open-2026") as fresh:
-        fresh.import_archive(archive)
-        assert fresh.export_archive() == archive
+        fresh.archive.load(archive)
+        assert fresh.archive.export() == archive
         for kind in ("standings", "pairings", "games"):
             assert export(fresh, kind, "csv") == export(ledger, kind, "csv")
-        assert fresh.verify() == []
+        assert fresh.archive.verify() == []
         with pytest.raises(ArchiveError):
-            fresh.import_archive(archive)
+            fresh.archive.load(archive)
     with Ledger(tmp_path / "other.sqlite", "other-event") as other, pytest.raises(ArchiveError):
-        other.import_archive(archive)
+        other.archive.load(archive)
 
 
 def test_ledger_archive_keeps_the_resend_requests(ledger: Ledger, tmp_path: Path) -> None:
     # A new hub must go on numbering a table's resend requests above those it already
     # sent, or the table (which serves each id once) would ignore its next request.
     _play_round_robin(ledger)
-    ledger.ask_resend("T1", [(2, 3)])
-    second = ledger.ask_resend("T1", [(5, 5)])
-    archive = json.loads(json.dumps(ledger.export_archive()))
+    ledger.events.ask_resend("T1", [(2, 3)])
+    second = ledger.events.ask_resend("T1", [(5, 5)])
+    archive = json.loads(json.dumps(ledger.archive.export()))
     with Ledger(tmp_path / "new.sqlite", "open-2026") as fresh:
-        fresh.import_archive(archive)
-        assert fresh.resends() == ledger.resends()
-        assert fresh.ask_resend("T1", [(7, 7)]).id == second.id + 1
+        fresh.archive.load(archive)
+        assert fresh.events.resends() == ledger.events.resends()
+        assert fresh.events.ask_resend("T1", [(7, 7)]).id == second.id + 1
     older = {k: v for k, v in archive.items() if k != "resends"}  # written before resends
     with Ledger(tmp_path / "older.sqlite", "open-2026") as fresh:
-        fresh.import_archive(older)
-        assert fresh.resends() == {}
-        assert fresh.standings() == ledger.standings()
+        fresh.archive.load(older)
+        assert fresh.events.resends() == {}
+        assert fresh.admin.standings() == ledger.admin.standings()
 
 
 def test_ledger_verify_reports_a_game_that_disagrees_with_its_events(
     paired: Ledger, tmp_path: Path
 ) -> None:
-    paired.record_event("T1", new_game("T1", 1, "g1", assignment(1, 1, "Ana", "Dee")))
-    paired.record_event("T1", challenge("T1", 2, "g1", 1, 0, 1))
-    assert paired.verify() == []
+    paired.events.record("T1", new_game("T1", 1, "g1", assignment(1, 1, "Ana", "Dee")))
+    paired.events.record("T1", challenge("T1", 2, "g1", 1, 0, 1))
+    assert paired.archive.verify() == []
     with sqlite3.connect(tmp_path / "event.sqlite") as db:
         db.execute("UPDATE games SET challenges = 5")
-    assert paired.verify() == ["game g1 of table T1 differs from its events"]
+    assert paired.archive.verify() == ["game g1 of table T1 differs from its events"]
 
 
 def test_ledger_swiss_waits_for_every_result(ledger: Ledger) -> None:
-    ledger.add_players([Player("Ana"), Player("Ben"), Player("Cid"), Player("Dee")])
-    ledger.pair_round("swiss")
-    ledger.correct_result(1, 1, Result.WHITE_WIN, who="org")
+    ledger.admin.add_players([Player("Ana"), Player("Ben"), Player("Cid"), Player("Dee")])
+    ledger.admin.pair_round("swiss")
+    ledger.admin.correct_result(1, 1, Result.WHITE_WIN, who="org")
     with pytest.raises(PairingError, match="round 1 board 2"):
-        ledger.pair_round("swiss")
-    ledger.correct_result(1, 2, Result.DRAW, who="org")
-    assert len(ledger.pair_round("swiss")) == 2
+        ledger.admin.pair_round("swiss")
+    ledger.admin.correct_result(1, 2, Result.DRAW, who="org")
+    assert len(ledger.admin.pair_round("swiss")) == 2
 
 
 def test_ledger_flags_silent_tables_of_the_round(paired: Ledger, clock: FakeClock) -> None:
     quiet = timedelta(minutes=5)
-    assert paired.silent_tables(quiet) == [("T1", "no event yet"), ("T2", "no event yet")]
-    paired.record_event("T1", new_game("T1", 1, "g1", assignment(1, 1, "Ana", "Dee")))
-    paired.record_event("T2", new_game("T2", 1, "g1", assignment(1, 2, "Ben", "Cid")))
-    paired.set_online("T2", False)  # its last will
-    assert paired.silent_tables(quiet) == [("T2", "offline")]
+    assert paired.tables.silent(quiet) == [("T1", "no event yet"), ("T2", "no event yet")]
+    paired.events.record("T1", new_game("T1", 1, "g1", assignment(1, 1, "Ana", "Dee")))
+    paired.events.record("T2", new_game("T2", 1, "g1", assignment(1, 2, "Ben", "Cid")))
+    paired.tables.set_online("T2", False)  # its last will
+    assert paired.tables.silent(quiet) == [("T2", "offline")]
     clock.advance(timedelta(minutes=6).total_seconds())
-    paired.record_event("T2", game_over("T2", 2, "g1", "draw", None))  # T2's game is over
-    assert paired.silent_tables(quiet) == [("T1", "no event since 2026-11-23T20:00:00.000+00:00")]
+    paired.events.record("T2", game_over("T2", 2, "g1", "draw", None))  # T2's game is over
+    assert paired.tables.silent(quiet) == [("T1", "no event since 2026-11-23T20:00:00.000+00:00")]
 
 
 def test_retained_flags_skip_their_own_fsync_and_events_keep_full_sync(ledger: Ledger) -> None:
     # A table's online flag and status come again from the broker (retained), so they
     # commit without an fsync of their own; events always commit with synchronous=FULL.
     statements: list[str] = []
-    db = ledger._db
+    db = ledger.store._db
     db.set_trace_callback(statements.append)
     try:
-        ledger.set_online("T1", True)
-        ledger.set_status("T1", {"format": 1, "table": "T1", "state": "idle"})
+        ledger.tables.set_online("T1", True)
+        ledger.tables.set_status("T1", {"format": 1, "table": "T1", "state": "idle"})
         flags = list(statements)
         statements.clear()
-        assert ledger.record_event("T1", new_game("T1", 1, "1"))
+        assert ledger.events.record("T1", new_game("T1", 1, "1"))
         event = list(statements)
     finally:
         db.set_trace_callback(None)
@@ -358,11 +358,11 @@ def test_retained_flags_skip_their_own_fsync_and_events_keep_full_sync(ledger: L
 
 
 def test_ledger_round_robin_refused_too_early_fixes_no_order(ledger: Ledger) -> None:
-    ledger.add_player("Ana")
+    ledger.admin.add_player("Ana")
     with pytest.raises(PairingError):
-        ledger.pair_round("round-robin")  # one player: nothing to pair yet
-    ledger.add_players([Player("Ben", 1900), Player("Cy"), Player("Di")])
-    pairings = ledger.pair_round("round-robin")
+        ledger.admin.pair_round("round-robin")  # one player: nothing to pair yet
+    ledger.admin.add_players([Player("Ben", 1900), Player("Cy"), Player("Di")])
+    pairings = ledger.admin.pair_round("round-robin")
     assert len(pairings) == 2  # all four, Ben seeded first
     assert {p.white for p in pairings} | {p.black for p in pairings} == {"Ana", "Ben", "Cy", "Di"}
 
@@ -389,14 +389,14 @@ def test_ledger_result_is_the_first_games_whatever_the_arrival_order(
     if late is not None:  # a resend brings it after the rest
         events.append(events.pop(late))
     for event in events:
-        paired.record_event("T2", event)
+        paired.events.record("T2", event)
     # The rule: the first game started with the pairing, not abandoned, counts.
-    assert paired.pairings(1)[1].result is Result.DRAW
-    assert [(g.game, g.scored) for g in paired.games("T2")] == [("g2", True), ("g3", False)]
+    assert paired.admin.pairings(1)[1].result is Result.DRAW
+    assert [(g.game, g.scored) for g in paired.events.games("T2")] == [("g2", True), ("g3", False)]
     board = views.rounds(paired)[0]["boards"][1]
     assert (board["result"], board["game"]["game"]) == ("1/2-1/2", "g2")
-    assert paired.verify() == []
-    assert paired.unscored_games() == [
+    assert paired.archive.verify() == []
+    assert paired.events.unscored_games() == [
         ("T2", "g3", "played again under round 1 board 2's assignment (game g2 counts)")]
 
 
@@ -404,45 +404,46 @@ def test_ledger_an_abandoned_first_game_gives_way_to_the_next(paired: Ledger) ->
     a = assignment(1, 2, "Ben", "Cid")
     for event in (new_game("T2", 1, "g2", a), game_over("T2", 2, "g2", "abandoned", None),
                   new_game("T2", 3, "g3", a), game_over("T2", 4, "g3", "resignation", "B")):
-        paired.record_event("T2", event)
-    assert paired.pairings(1)[1].result is Result.BLACK_WIN
-    assert paired.unscored_games() == []
+        paired.events.record("T2", event)
+    assert paired.admin.pairings(1)[1].result is Result.BLACK_WIN
+    assert paired.events.unscored_games() == []
 
 
 def test_ledger_verify_reports_a_result_that_is_not_its_scored_games(
     paired: Ledger, tmp_path: Path
 ) -> None:
     for event in _replayed("T2"):
-        paired.record_event("T2", event)
+        paired.events.record("T2", event)
     with sqlite3.connect(tmp_path / "event.sqlite") as db:
         db.execute("UPDATE pairings SET result='1-0' WHERE round=1 AND board=2")
-    assert paired.verify() == ["round 1 board 2: its result is not the one of its scored game"]
+    assert paired.archive.verify() == [
+        "round 1 board 2: its result is not the one of its scored game"]
 
 
 def test_ledger_setting_an_unchanged_result_does_nothing(paired: Ledger) -> None:
-    paired.record_event("T1", new_game("T1", 1, "g1", assignment(1, 1, "Ana", "Dee")))
-    paired.record_event("T1", game_over("T1", 2, "g1", "flag_home", "B"))
-    assert paired.pairings(1)[0].result is Result.BLACK_WIN
-    paired.correct_result(1, 1, Result.BLACK_WIN, who="org")  # Set pressed, nothing changed
-    assert paired.audit() == []
-    assert paired.pairings(1)[0].corrected is False
-    paired.correct_result(1, 2, None, who="org")  # no result, set to none
-    assert paired.audit() == [] and paired.pairings(1)[1].corrected is False
+    paired.events.record("T1", new_game("T1", 1, "g1", assignment(1, 1, "Ana", "Dee")))
+    paired.events.record("T1", game_over("T1", 2, "g1", "flag_home", "B"))
+    assert paired.admin.pairings(1)[0].result is Result.BLACK_WIN
+    paired.admin.correct_result(1, 1, Result.BLACK_WIN, who="org")  # Set pressed, nothing changed
+    assert paired.admin.audit() == []
+    assert paired.admin.pairings(1)[0].corrected is False
+    paired.admin.correct_result(1, 2, None, who="org")  # no result, set to none
+    assert paired.admin.audit() == [] and paired.admin.pairings(1)[1].corrected is False
 
 
 def test_ledger_flags_a_game_played_without_new_game_after_the_assignment(
     ledger: Ledger, clock: FakeClock
 ) -> None:
-    ledger.add_players([Player("Ana"), Player("Ben")])
-    ledger.record_event("T1", new_game("T1", 1, "g1"))  # the start-up game, no pairing
+    ledger.admin.add_players([Player("Ana"), Player("Ben")])
+    ledger.events.record("T1", new_game("T1", 1, "g1"))  # the start-up game, no pairing
     clock.advance(timedelta(minutes=1).total_seconds())
-    ledger.pair_round("round-robin")
-    ledger.assign_table(1, 1, "T1", who="org")
+    ledger.admin.pair_round("round-robin")
+    ledger.admin.assign_table(1, 1, "T1", who="org")
     clock.advance(timedelta(minutes=1).total_seconds())
-    ledger.record_event("T1", challenge("T1", 2, "g1", 1, 0, 1))  # played on, no NEW GAME
-    ledger.record_event("T1", game_over("T1", 3, "g1", "flag_captured", "W"))
-    assert ledger.pairings(1)[0].result is None
-    assert ledger.unscored_games() == [
+    ledger.events.record("T1", challenge("T1", 2, "g1", 1, 0, 1))  # played on, no NEW GAME
+    ledger.events.record("T1", game_over("T1", 3, "g1", "flag_captured", "W"))
+    assert ledger.admin.pairings(1)[0].result is None
+    assert ledger.events.unscored_games() == [
         ("T1", "g1", "played without NEW GAME after round 1 board 1 was assigned")]
 
 
@@ -453,12 +454,12 @@ FORMULAS = ["=HYPERLINK(\"http://x\",\"y\")", "+cmd", "@SUM(1)", "-2+3", "=1+1",
 def test_ledger_csv_exports_neutralise_formulas(ledger: Ledger) -> None:
     # OWASP (CSV Injection): a cell a spreadsheet would run as a formula starts with a
     # single quote, and every cell is quoted.
-    ledger.add_players([Player(FORMULAS[0]), Player(FORMULAS[1]), Player(FORMULAS[2]),
+    ledger.admin.add_players([Player(FORMULAS[0]), Player(FORMULAS[1]), Player(FORMULAS[2]),
                         Player(FORMULAS[3]), Player(FORMULAS[6]), Player(FORMULAS[7])])
-    ledger.pair_round("round-robin")
-    ledger.assign_table(1, 1, "T1", who="org")
+    ledger.admin.pair_round("round-robin")
+    ledger.admin.assign_table(1, 1, "T1", who="org")
     # A table's new game names players the ledger never checked.
-    ledger.record_event("T9", new_game("T9", 1, "g1", assignment(1, 7, FORMULAS[4],
+    ledger.events.record("T9", new_game("T9", 1, "g1", assignment(1, 7, FORMULAS[4],
                                                                   FORMULAS[5])))
     for kind in ("standings", "pairings", "games"):
         text = export(ledger, kind, "csv")
@@ -475,42 +476,43 @@ def test_ledger_flags_a_table_of_the_round_that_publishes_nothing(
     paired: Ledger, clock: FakeClock
 ) -> None:
     quiet, grace = timedelta(minutes=10), timedelta(minutes=1)
-    assert paired.silent_tables(quiet, grace) == [("T1", "no event yet"), ("T2", "no event yet")]
+    assert paired.tables.silent(quiet, grace) == [("T1", "no event yet"), ("T2", "no event yet")]
     # T2 is heard (its status), but its events do not come (a publish the ACL refuses).
-    paired.set_status("T2", {"format": 1, "table": "T2", "state": "waiting", "event_seq": 3})
+    paired.tables.set_status("T2", {"format": 1, "table": "T2", "state": "waiting", "event_seq": 3})
     clock.advance(timedelta(minutes=2).total_seconds())
-    assert paired.silent_tables(quiet, grace) == [
+    assert paired.tables.silent(quiet, grace) == [
         ("T1", "publishes nothing: not heard since round 1 was paired"
                " (check its login and table name)"),
         ("T2", "publishes nothing: its status counts 3 events, 0 arrived"),
     ]
     for event in (new_game("T2", 1, "g1", assignment(1, 2, "Ben", "Cid")),
                   challenge("T2", 2, "g1", 1, 0, 1), challenge("T2", 3, "g1", 2, 0, 2)):
-        paired.record_event("T2", event)
-    assert [t for t, _why in paired.silent_tables(quiet, grace)] == ["T1"]
+        paired.events.record("T2", event)
+    assert [t for t, _why in paired.tables.silent(quiet, grace)] == ["T1"]
 
 
 def test_ledger_pairings_of_some_tables_only(paired: Ledger) -> None:
     """The live feed reads the pairings of the tables that changed: those and no other,
     also for more names than one query's list takes."""
-    assert [r.pairing.board for r in paired.pairings(1, tables={"T2"})] == [2]
-    assert paired.pairings(1, tables={"T9"}) == [] and paired.pairings(1, tables=()) == []
+    assert [r.pairing.board for r in paired.admin.pairings(1, tables={"T2"})] == [2]
+    assert paired.admin.pairings(1, tables={"T9"}) == []
+    assert paired.admin.pairings(1, tables=()) == []
     many = {f"X{i}" for i in range(2000)} | {"T1"}
-    assert [r.table for r in paired.pairings(1, tables=many)] == ["T1"]
-    assert paired.pairings(1, tables={"T1", "T2"}) == paired.pairings(1)
+    assert [r.table for r in paired.admin.pairings(1, tables=many)] == ["T1"]
+    assert paired.admin.pairings(1, tables={"T1", "T2"}) == paired.admin.pairings(1)
 
 
 def test_ledger_snapshot_reads_one_commit(paired: Ledger) -> None:
     """What the live feed reads for one message comes from one commit: a write committed
     meanwhile shows only after the snapshot."""
-    with paired.snapshot():
-        before = paired.games()
-        assert paired.record_event("T1", new_game("T1", 1, "g1")) is True
-        with paired.snapshot():  # joins the open one
-            assert paired.games() == before == []
-        assert paired.table_state("T1") == (None, None, None)
-    assert [g.game for g in paired.games()] == ["g1"]
-    assert paired.table_state("T1")[2] is not None
+    with paired.store.snapshot():
+        before = paired.events.games()
+        assert paired.events.record("T1", new_game("T1", 1, "g1")) is True
+        with paired.store.snapshot():  # joins the open one
+            assert paired.events.games() == before == []
+        assert paired.tables.state("T1") == (None, None, None)
+    assert [g.game for g in paired.events.games()] == ["g1"]
+    assert paired.tables.state("T1")[2] is not None
 
 
 def test_ledger_a_flood_of_refused_messages_is_counted_not_kept(
@@ -519,16 +521,16 @@ def test_ledger_a_flood_of_refused_messages_is_counted_not_kept(
     """One table sending bad messages by the thousand fills neither the hub's disk nor
     its log: its latest 200 notes are kept and all of them counted; another table's note
     stays."""
-    from arbiter.hub.intake import REJECTIONS_KEPT
+    from arbiter.hub.table_events import REJECTIONS_KEPT
 
-    ledger.note_rejection("T2", 7, "events: not JSON: JSONDecodeError")
+    ledger.events.note_rejection("T2", 7, "events: not JSON: JSONDecodeError")
     with caplog.at_level(logging.WARNING):
         for seq in range(1, 3001):
             with pytest.raises(TopicMismatchError):
-                ledger.record_event("T1", new_game("T9", seq, "g1"))
-    kept = [(t, s) for _at, t, s, _why in ledger.rejections()]
+                ledger.events.record("T1", new_game("T9", seq, "g1"))
+    kept = [(t, s) for _at, t, s, _why in ledger.events.rejections()]
     assert kept == [("T2", 7)] + [("T1", s) for s in range(3001 - REJECTIONS_KEPT, 3001)]
-    assert ledger.refused() == {"T1": 3000, "T2": 1}
+    assert ledger.events.refused() == {"T1": 3000, "T2": 1}
     lines = [r for r in caplog.records if "table 'T1'" in r.getMessage()]
     assert 10 <= len(lines) <= 13  # the first ten, then one in a thousand
     assert "3000 refused from this table so far" in lines[-1].getMessage()

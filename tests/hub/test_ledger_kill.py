@@ -63,17 +63,17 @@ def test_ledger_kill_9_loses_nothing_acknowledged(tmp_path: Path) -> None:
         for table, seq in _run_and_kill(path, kill, rng.randint(5, 60)):
             acknowledged[table] = max(acknowledged[table], seq)
         with Ledger(path, EVENT) as ledger:
-            assert ledger.verify() == []
+            assert ledger.archive.verify() == []
             where = boards(ledger)
             for table in TABLES:
-                held = ledger.events(table)
+                held = ledger.events.of_table(table)
                 assert len(held) >= acknowledged[table], f"{table}: an acknowledged event lost"
                 assert held == [event_for(where, table, s) for s in range(1, len(held) + 1)]
-                assert ledger.gaps(table) == []
+                assert ledger.events.gaps(table) == []
             # The first game at each table is its assigned board: scored once it is over.
-            for row in ledger.pairings(1):
+            for row in ledger.admin.pairings(1):
                 assert row.table is not None
-                over = ledger.last_seq(row.table) >= PER_GAME
+                over = ledger.events.last_seq(row.table) >= PER_GAME
                 assert (row.result is not None) == over
                 if over:
                     winner = event_for(where, row.table, PER_GAME)["ending"]["winner"]

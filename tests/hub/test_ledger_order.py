@@ -41,18 +41,18 @@ def _events() -> list[tuple[str, wire.Event]]:
 
 def _state(events: list[tuple[str, wire.Event]]) -> tuple[object, ...]:
     with tempfile.TemporaryDirectory() as tmp, Ledger(Path(tmp) / "l.sqlite", "e") as ledger:
-        ledger.add_players([Player("Ana"), Player("Ben"), Player("Cid"), Player("Dee")])
-        ledger.pair_round("round-robin")
-        ledger.assign_table(1, 1, "T1", who="org")
-        ledger.assign_table(1, 2, "T2", who="org")
+        ledger.admin.add_players([Player("Ana"), Player("Ben"), Player("Cid"), Player("Dee")])
+        ledger.admin.pair_round("round-robin")
+        ledger.admin.assign_table(1, 1, "T1", who="org")
+        ledger.admin.assign_table(1, 2, "T2", who="org")
         for table, event in events:
-            ledger.record_event(table, event)
-        assert ledger.verify() == []
+            ledger.events.record(table, event)
+        assert ledger.archive.verify() == []
         return (
-            tuple(ledger.games()),
-            tuple(ledger.pairings()),
-            tuple(tuple(ledger.events(t)) for t in ("T1", "T2")),
-            tuple(ledger.gaps(t) for t in ("T1", "T2")),
+            tuple(ledger.events.games()),
+            tuple(ledger.admin.pairings()),
+            tuple(tuple(ledger.events.of_table(t)) for t in ("T1", "T2")),
+            tuple(ledger.events.gaps(t) for t in ("T1", "T2")),
         )
 
 
@@ -93,11 +93,11 @@ def test_ledger_order_a_games_counts_are_its_latest_challenges_whatever_the_orde
     delivered = data.draw(st.permutations(events), label="order")
     delivered += data.draw(st.lists(st.sampled_from(events), max_size=3), label="copies")
     with tempfile.TemporaryDirectory() as tmp, Ledger(Path(tmp) / "l.sqlite", "e") as ledger:
-        ledger.add_players([Player("Ana"), Player("Ben")])
-        ledger.pair_round("round-robin")
-        ledger.assign_table(1, 1, "T1", who="org")
+        ledger.admin.add_players([Player("Ana"), Player("Ben")])
+        ledger.admin.pair_round("round-robin")
+        ledger.admin.assign_table(1, 1, "T1", who="org")
         for event in delivered:
-            ledger.record_event("T1", event)
-        (game,) = ledger.games("T1")
+            ledger.events.record("T1", event)
+        (game,) = ledger.events.games("T1")
         assert (game.challenges, game.lost_w, game.lost_b) == (count, *lost[-1])
-        assert ledger.verify() == []
+        assert ledger.archive.verify() == []

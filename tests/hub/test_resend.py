@@ -39,7 +39,7 @@ def _events(ledger: Ledger, table: str, seqs: list[int]) -> None:
     for seq in seqs:
         event = new_game(table, seq, "1") if seq == 1 else challenge(table, seq, "1", seq - 1,
                                                                       0, 0)
-        ledger.record_event(table, event)
+        ledger.events.record(table, event)
 
 
 def _resender(ledger: Ledger) -> tuple[Resender, FakeClock, Sent]:
@@ -57,7 +57,7 @@ def test_a_gap_is_asked_for_once_after_the_grace_period(ledger: Ledger) -> None:
     clock.now += 0.1
     [ask] = resender.check()
     assert (ask.table, ask.id, ask.ranges) == ("T1", 1, ((3, 4),))
-    assert sent.asks == [ask] and ledger.resends()["T1"] == ask
+    assert sent.asks == [ask] and ledger.events.resends()["T1"] == ask
     clock.now += 3 * GRACE
     assert resender.check() == []  # asked already: the retained request waits for the table
 
@@ -72,7 +72,8 @@ def test_a_gap_is_asked_for_once_after_the_grace_period(ledger: Ledger) -> None:
     _events(ledger, "T1", [4, 6, 7])  # the table served it
     resender.changed("T1", "events")
     clock.now += GRACE
-    assert resender.check() == [] and ledger.gaps("T1") == [] and ledger.missing("T1") == []
+    assert resender.check() == [] and ledger.events.gaps("T1") == []
+    assert ledger.tables.missing("T1") == []
 
 
 def test_a_gap_filled_within_the_grace_period_is_not_asked_for(ledger: Ledger) -> None:
@@ -91,8 +92,8 @@ def test_a_gap_filled_within_the_grace_period_is_not_asked_for(ledger: Ledger) -
 def test_the_tail_the_status_reveals_is_asked_for(ledger: Ledger) -> None:
     resender, clock, sent = _resender(ledger)
     _events(ledger, "T2", [1, 2])
-    ledger.set_status("T2", {"format": 1, "table": "T2", "state": "idle", "event_seq": 6})
-    assert ledger.gaps("T2") == [] and ledger.missing("T2") == [(3, 6)]
+    ledger.tables.set_status("T2", {"format": 1, "table": "T2", "state": "idle", "event_seq": 6})
+    assert ledger.events.gaps("T2") == [] and ledger.tables.missing("T2") == [(3, 6)]
     resender.changed("T2", "status")
     assert resender.check() == []
     clock.now += GRACE
@@ -110,14 +111,14 @@ def test_the_organiser_asks_at_once_and_ids_stay_above_the_brokers(ledger: Ledge
     resender, _clock, sent = _resender(ledger)
     _events(ledger, "T1", [1, 4])
     assert resender.ask("T3") is None  # nothing missing there
-    ledger.note_resend_id("T1", 7)  # the broker's retained request, from an earlier ledger
+    ledger.events.note_resend_id("T1", 7)  # the broker's retained request, from an earlier ledger
     first = resender.ask("T1")
     second = resender.ask("T1")
     assert first is not None and second is not None
     assert (first.id, second.id, second.ranges) == (8, 9, ((2, 3),))
     assert sent.asks == [first, second]
-    ledger.note_resend_id("T1", 3)  # an older id never lowers the next one
-    assert ledger.ask_resend("T1", [(2, 3)]).id == 10
+    ledger.events.note_resend_id("T1", 3)  # an older id never lowers the next one
+    assert ledger.events.ask_resend("T1", [(2, 3)]).id == 10
 
 
 def test_the_payload_is_the_request_the_table_reads() -> None:
@@ -148,5 +149,5 @@ def test_more_runs_than_a_request_carries_are_asked_for_in_turns(ledger: Ledger)
     [rest] = resender.check()
     assert rest.ranges == tuple((n, n) for n in range(2 * 257, 2 * 300 + 1, 2))
     assert sent.asks == [ask, rest]
-    assert ledger.ask_resend("T1", [(n, n) for n in range(1, 1000, 2)]).ranges == tuple(
+    assert ledger.events.ask_resend("T1", [(n, n) for n in range(1, 1000, 2)]).ranges == tuple(
         (n, n) for n in range(1, 2 * 256, 2))  # the organiser's "ask again" too

@@ -14,7 +14,7 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
-from arbiter.hub.ingest import Ingest
+from arbiter.hub.broker_link import Ingest
 from arbiter.hub.ledger import Ledger
 from tests.support.mqtt import Mosquitto
 from tests.support.tools import require_tool

@@ -97,7 +97,7 @@ def _api_rows(server: Any) -> dict[str, dict[str, Any]]:
 
 
 def _play(ledger: Ledger, feed: VenueFeed, table: str, seq: int, n: int) -> None:
-    ledger.record_event(table, challenge(table, seq, "g1", n, n // 2, (n + 1) // 2))
+    ledger.events.record(table, challenge(table, seq, "g1", n, n // 2, (n + 1) // 2))
     feed.changed(table, "events")
 
 
@@ -106,7 +106,7 @@ def test_compressed_streams_decode_to_the_venue(
 ) -> None:
     ledger, feed, server = served
     for t in ("1", "2", "3"):
-        ledger.record_event(t, new_game(t, 1, "g1"))
+        ledger.events.record(t, new_game(t, 1, "g1"))
         feed.changed(t, "events")
     readers = {name: Reader(server.port, headers) for name, headers in (
         ("gzip", {"Accept-Encoding": "gzip, deflate"}),
@@ -153,7 +153,7 @@ def test_reconnection_with_last_event_id_gets_only_what_it_missed(
     served: tuple[Ledger, VenueFeed, Any],
 ) -> None:
     ledger, feed, server = served
-    ledger.record_event("1", new_game("1", 1, "g1"))
+    ledger.events.record("1", new_game("1", 1, "g1"))
     feed.changed("1", "events")
     first = Reader(server.port, {"Accept-Encoding": "gzip"})
     first.until(lambda r: any(e["type"] == "snapshot" for e in r.events))
@@ -202,7 +202,7 @@ def test_a_slow_or_gone_viewer_is_closed_and_the_others_still_served(tmp_path: P
             feed.join(member)
         left.write = gone  # its client goes after the opening
         slow.write = stalled  # and this one stops reading
-        ledger.record_event("1", new_game("1", 1, "g1"))
+        ledger.events.record("1", new_game("1", 1, "g1"))
         feed.changed("1", "events")
         assert left.done.is_set() and slow.done.is_set() and not ok.done.is_set()
         assert len(got["slow"]) == 1  # its opening only: nothing piled up for it

@@ -35,8 +35,8 @@ def test_throttle_lets_the_first_send_go_at_once_then_one_per_period() -> None:
 @pytest.fixture
 def ledger(tmp_path: Path) -> Iterator[Ledger]:
     with Ledger(tmp_path / "hub.sqlite", "club") as led:
-        led.record_event("T1", new_game("T1", 1, "g1"))
-        led.record_event("T2", new_game("T2", 1, "g1"))
+        led.events.record("T1", new_game("T1", 1, "g1"))
+        led.events.record("T2", new_game("T2", 1, "g1"))
         yield led
 
 
@@ -60,11 +60,11 @@ def test_feed_sends_a_change_after_a_quiet_spell_at_once(ledger: Ledger) -> None
     feed.start()
     q = _member(feed)
     try:
-        ledger.record_event("T1", challenge("T1", 2, "g1", 1, 0, 1))
+        ledger.events.record("T1", challenge("T1", 2, "g1", 1, 0, 1))
         feed.changed("T1", "events")
         assert _tables(q) == ["T1"]
         clock.now += 3600.0  # a period later: the next change goes at once too
-        ledger.record_event("T2", challenge("T2", 2, "g1", 1, 0, 1))
+        ledger.events.record("T2", challenge("T2", 2, "g1", 1, 0, 1))
         feed.changed("T2", "events")
         assert _tables(q) == ["T2"]
     finally:

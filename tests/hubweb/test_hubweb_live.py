@@ -20,9 +20,9 @@ pytestmark = pytest.mark.timeout(90)
 
 def _pair_one_board(hub: Hub) -> tuple[str, str]:
     for name in ("Ana", "Ben"):
-        hub.ledger.add_player(name)
-    (p,) = hub.ledger.pair_round("round-robin")
-    hub.ledger.assign_table(1, 1, "1", "test")
+        hub.ledger.admin.add_player(name)
+    (p,) = hub.ledger.admin.pair_round("round-robin")
+    hub.ledger.admin.assign_table(1, 1, "1", "test")
     hub.feed.refresh()
     return p.white, str(p.black)
 
@@ -51,7 +51,7 @@ def test_venue_live_secret_until_over_then_revealed(broker_hub: Hub) -> None:
         # is kept but never shown while the ledger has the game on.
         table.publish("record/1", {"format": 1, "table": "1", "game": 1, "record": RECORD},
                       retain=True)
-        wait_until(lambda: hub.ledger.record("1", "1") is not None)
+        wait_until(lambda: hub.ledger.tables.record("1", "1") is not None)
         fetched = crawl(hub.server, [("1", "1")], "game on, record held early")
         assert fetched > 12
         assert not rank_leaks(sse.text()), rank_leaks(sse.text())
@@ -100,7 +100,7 @@ def test_browser_venue_screen_updates_live(broker_hub: Hub, browser: Any, tmp_pa
     try:
         table.event({"game": 1, "type": "new_game", "at": AT,
                      "assignment": {"round": 1, "board": 1, "white": white, "black": black}})
-        wait_until(lambda: hub.ledger.last_seq("1") == 1)
+        wait_until(lambda: hub.ledger.events.last_seq("1") == 1)
         page = browser.new_page(viewport={"width": 1280, "height": 720})
         problems: list[str] = []
         page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)

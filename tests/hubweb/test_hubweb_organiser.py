@@ -44,7 +44,7 @@ def test_organiser_wrong_pin_is_refused_then_rate_limited(hub: Hub) -> None:
     assert limited.status_code == 429
     assert client.post("/api/organiser/players", json={"name": "Ana"},
                        headers=API).status_code == 429
-    assert hub.ledger.players() == []
+    assert hub.ledger.admin.players() == []
 
 
 def test_organiser_api_needs_the_pin(hub: Hub) -> None:
@@ -55,11 +55,11 @@ def test_organiser_api_needs_the_pin(hub: Hub) -> None:
     assert wrong.status_code == 403
     assert client.get("/api/organiser/audit").status_code == 401
     assert client.get("/api/organiser/exports/standings.csv").status_code == 401
-    assert hub.ledger.players() == []
+    assert hub.ledger.admin.players() == []
     ok = client.post("/api/organiser/players", json={"name": "Ana", "rating": 1500},
                      headers=API)
     assert ok.status_code == 200, ok.get_json()
-    assert [(p.name, p.rating) for p in hub.ledger.players()] == [("Ana", 1500)]
+    assert [(p.name, p.rating) for p in hub.ledger.admin.players()] == [("Ana", 1500)]
 
 
 def test_organiser_forms_need_the_session_csrf_token(hub: Hub) -> None:
@@ -72,13 +72,13 @@ def test_organiser_forms_need_the_session_csrf_token(hub: Hub) -> None:
     # The API with a session (no PIN) wants the token in a header.
     api = client.post("/api/organiser/players", json={"name": "Ana"})
     assert api.status_code == 403
-    assert hub.ledger.players() == []
+    assert hub.ledger.admin.players() == []
     done = client.post("/organiser/players", data={"name": "Ana", "csrf": token})
     assert done.status_code == 302
     api = client.post("/api/organiser/players", json={"name": "Ben"},
                       headers={"X-CSRF-Token": token})
     assert api.status_code == 200
-    assert [p.name for p in hub.ledger.players()] == ["Ana", "Ben"]
+    assert [p.name for p in hub.ledger.admin.players()] == ["Ana", "Ben"]
 
 
 def test_organiser_logout_ends_the_session_even_for_a_copied_cookie(hub: Hub) -> None:
@@ -92,7 +92,7 @@ def test_organiser_logout_ends_the_session_even_for_a_copied_cookie(hub: Hub) ->
     thief.set_cookie("gg_organiser", cookie.value)
     assert thief.get("/organiser").status_code == 302
     assert thief.post("/organiser/players", data={"name": "Eve", "csrf": token}).status_code == 403
-    assert hub.ledger.players() == []
+    assert hub.ledger.admin.players() == []
 
 
 def test_organiser_runs_a_round_and_corrections_are_audited(hub: Hub) -> None:
@@ -102,14 +102,14 @@ def test_organiser_runs_a_round_and_corrections_are_audited(hub: Hub) -> None:
                        headers=API).status_code == 200
     paired = client.post("/api/organiser/rounds", json={"system": "round-robin"}, headers=API)
     assert paired.status_code == 200, paired.get_json()
-    boards = hub.ledger.pairings(1)
+    boards = hub.ledger.admin.pairings(1)
     assert len(boards) == 2
     for b in boards:
         r = client.post("/api/organiser/assign", headers=API,
                         json={"round": 1, "board": b.pairing.board, "table": str(b.pairing.board)})
         assert r.status_code == 200, r.get_json()
     # Without a broker the assignment is stored, to be published when the hub serves.
-    assert set(hub.ledger.assignments(1)) == {"1", "2"}
+    assert set(hub.ledger.admin.assignments(1)) == {"1", "2"}
     again = client.post("/api/organiser/assign", headers=API,
                         json={"round": 1, "board": 2, "table": "1"})
     assert again.status_code == 409  # table 1 already has board 1
@@ -157,7 +157,7 @@ def test_organiser_bad_input_is_a_400_not_a_change(hub: Hub) -> None:
     ]:
         r = client.post(path, json=body, headers=API)
         assert r.status_code == 400, (path, r.get_json())
-    assert hub.ledger.players() == [] and hub.ledger.audit() == []
+    assert hub.ledger.admin.players() == [] and hub.ledger.admin.audit() == []
 
 
 def _flash(client: Any) -> str:
@@ -196,7 +196,7 @@ def test_organiser_page_bad_input_gives_a_message_not_an_error(hub: Hub) -> None
     for action, fields, says in cases:
         shown = _form(client, token, action, **fields)
         assert shown.startswith("error: ") and says in shown, (action, shown)
-    assert hub.ledger.players() == [] and hub.ledger.audit() == []
+    assert hub.ledger.admin.players() == [] and hub.ledger.admin.audit() == []
 
 
 def test_organiser_page_runs_players_pairing_and_tables(hub: Hub) -> None:
@@ -206,9 +206,9 @@ def test_organiser_page_runs_players_pairing_and_tables(hub: Hub) -> None:
     upload = io.BytesIO("name,rating\nBen,1800\nCy,1700\nDi,1600\nÉva,1500\n".encode())
     assert _form(client, token, "import", file=(upload, "players.csv")) == "ok: 4 player(s) added"
     for table in ("2", "10", "1"):  # heard of: ordered by number, 1, 2, 10
-        hub.ledger.set_online(table, True)
+        hub.ledger.tables.set_online(table, True)
     assert _form(client, token, "pair", system="swiss").startswith("ok: round 1 paired")
-    rows = hub.ledger.pairings(1)
+    rows = hub.ledger.admin.pairings(1)
     assert [r.pairing.is_bye for r in rows] == [False, False, True]
     html = client.get("/organiser").get_data(as_text=True)
     # Board n is offered the n-th table heard of; the bye has no table.
@@ -217,7 +217,7 @@ def test_organiser_page_runs_players_pairing_and_tables(hub: Hub) -> None:
     done = _form(client, token, "assign-round", round="1", **{f"table-{b}": t
                                                                 for b, t in offered.items()})
     assert done.startswith("ok: round 1: board 1 -> table 1")
-    assert set(hub.ledger.assignments(1)) == {"1", "2"}
+    assert set(hub.ledger.admin.assignments(1)) == {"1", "2"}
     # Re-assigning board 2 to table 10 is a correction under the session's name.
     assert _form(client, token, "whoami", who="chief").startswith("ok: ")
     moved = _form(client, token, "assign-round", round="1", **{"table-1": "1", "table-2": "10"})
@@ -225,14 +225,14 @@ def test_organiser_page_runs_players_pairing_and_tables(hub: Hub) -> None:
     refused = _form(client, token, "assign-round", round="1", **{"table-1": "10"})
     assert refused.startswith("error: ") and "already has board 2" in refused
     assert _form(client, token, "result", round="1", board="1", result="0-1").startswith("ok: ")
-    assert [(a.who, a.what, a.before, a.after) for a in hub.ledger.audit()] == [
+    assert [(a.who, a.what, a.before, a.after) for a in hub.ledger.admin.audit()] == [
         ("chief", "reassign", "2", "10"), ("chief", "result", None, "0-1")]
     assert _form(client, token, "withdraw", name="Éva") == "ok: Éva withdrawn"
     assert _form(client, token, "publish", round="1").startswith("ok: round 1: published")
     # Tie-breaks by place: 1st Buchholz, 2nd direct encounter, 3rd none.
     chosen = {"tiebreak-1": "buchholz", "tiebreak-2": "direct-encounter", "tiebreak-3": ""}
     assert _form(client, token, "tiebreaks", **chosen).startswith("ok: tie-breaks: buchholz")
-    assert [t.value for t in hub.ledger.tiebreaks()] == ["buchholz", "direct-encounter"]
+    assert [t.value for t in hub.ledger.admin.tiebreaks()] == ["buchholz", "direct-encounter"]
 
 
 def test_organiser_api_assigns_a_round_to_the_suggested_tables(hub: Hub) -> None:
@@ -242,10 +242,10 @@ def test_organiser_api_assigns_a_round_to_the_suggested_tables(hub: Hub) -> None
                        headers=API).status_code == 200
     assert client.post("/api/organiser/rounds", json={"system": "round-robin"},
                        headers=API).status_code == 200
-    hub.ledger.set_online("B", True)  # only one table heard of: board 2 gets none
+    hub.ledger.tables.set_online("B", True)  # only one table heard of: board 2 gets none
     done = client.post("/api/organiser/assign/round", json={"round": 1}, headers=API)
     assert done.status_code == 200, done.get_json()
-    assert hub.ledger.assignments(1).keys() == {"B"}
+    assert hub.ledger.admin.assignments(1).keys() == {"B"}
     # Named tables win over the suggestion; a table taken by another board is refused
     # (409) while the rest is done.
     both = client.post("/api/organiser/assign/round", headers=API,
@@ -254,7 +254,7 @@ def test_organiser_api_assigns_a_round_to_the_suggested_tables(hub: Hub) -> None
     moved = client.post("/api/organiser/assign/round", headers=API,
                         json={"round": 1, "tables": {"1": "A", "2": "B"}})
     assert moved.status_code == 200, moved.get_json()
-    assert {t: a["board"] for t, a in hub.ledger.assignments(1).items()} == {"A": 1, "B": 2}
+    assert {t: a["board"] for t, a in hub.ledger.admin.assignments(1).items()} == {"A": 1, "B": 2}
     again = client.post("/api/organiser/publish", json={"round": 1}, headers=API)
     assert again.status_code == 200 and "next start" in again.get_json()["done"]
 
@@ -298,8 +298,8 @@ def test_organiser_huge_numbers_are_a_bad_request_not_a_crash(
 ) -> None:
     # 10**30 does not fit SQLite's INTEGER: it answered 500 (OverflowError).
     client = hub.app.test_client()
-    hub.ledger.add_players([Player("Ana"), Player("Ben")])
-    hub.ledger.pair_round("round-robin")
+    hub.ledger.admin.add_players([Player("Ana"), Player("Ben")])
+    hub.ledger.admin.pair_round("round-robin")
     answer = client.post(path, json=body, headers=API)
     assert answer.status_code == 400, answer.get_data(as_text=True)
     assert "whole number from 0 to" in answer.get_json()["error"]
@@ -311,7 +311,7 @@ def test_organiser_non_finite_numbers_are_a_bad_request(hub: Hub, number: str) -
     answer = client.post("/api/organiser/players", data=f'{{"name": "Zed", "rating": {number}}}',
                          headers={**API, "Content-Type": "application/json"})
     assert answer.status_code == 400, answer.get_data(as_text=True)
-    assert hub.ledger.players() == []
+    assert hub.ledger.admin.players() == []
 
 
 def test_organiser_page_imports_and_downloads_an_event_as_trf(hub: Hub) -> None:
@@ -349,7 +349,7 @@ def test_organiser_api_says_when_no_legal_swiss_pairing_exists(hub: Hub) -> None
     assert refused.status_code == 409
     assert refused.get_json()["error"].startswith("round 2: no legal pairing: ")
     assert "pair-manual" in refused.get_json()["error"]
-    assert hub.ledger.rounds() == [(1, "swiss")]
+    assert hub.ledger.admin.rounds() == [(1, "swiss")]
 
 
 def test_organiser_table_list_shows_software_and_last_heard(tmp_path: Path) -> None:
@@ -365,9 +365,9 @@ def test_organiser_table_list_shows_software_and_last_heard(tmp_path: Path) -> N
         raw = json.dumps(status_payload({"state": "idle"}, table="7", event_seq=0)).encode()
         status = parse(Topic.STATUS, raw, table="7")
         assert status is not None and status["software"] == __version__
-        ledger.set_online("7", True)
+        ledger.tables.set_online("7", True)
         clock.advance(42.0)
-        ledger.set_status("7", status)
+        ledger.tables.set_status("7", status)
         app = create_hub_app(ledger, VenueFeed(ledger), tmp_path,
                              test_config={"ADMIN_PIN": PIN, "TESTING": True})
         client = app.test_client()
@@ -401,8 +401,8 @@ def test_organiser_sees_a_flooding_tables_count_not_its_every_refusal(hub: Hub) 
     """A table that sent 300 bad messages: the page lists the latest 50 refusals and says
     how many there were in all; the JSON has the count and the notes kept."""
     for seq in range(1, 301):
-        hub.ledger.note_rejection("T1", seq, "events: not JSON: JSONDecodeError")
-    hub.ledger.note_rejection("T2", 4, "status: 'state' must be one of ...")
+        hub.ledger.events.note_rejection("T1", seq, "events: not JSON: JSONDecodeError")
+    hub.ledger.events.note_rejection("T2", 4, "status: 'state' must be one of ...")
     client = hub.app.test_client()
     _login(client)
     page = client.get("/organiser").get_data(as_text=True)

@@ -30,10 +30,10 @@ def test_organiser_page_follows_the_venue_and_keeps_what_is_typed(
     # Refused messages are not on the public stream: the page looks for them this often.
     hub.app.config["ORGANISER_POLL_SECONDS"] = 1
     for name in ("Ana", "Ben", "Cy", "Di"):
-        hub.ledger.add_player(name)
-    hub.ledger.pair_round("round-robin")
-    hub.ledger.assign_table(1, 1, "1", "test")
-    (p1,) = [r.pairing for r in hub.ledger.pairings(1) if r.pairing.board == 1]
+        hub.ledger.admin.add_player(name)
+    hub.ledger.admin.pair_round("round-robin")
+    hub.ledger.admin.assign_table(1, 1, "1", "test")
+    (p1,) = [r.pairing for r in hub.ledger.admin.pairings(1) if r.pairing.board == 1]
     table = Table(hub.broker.port, "1")  # type: ignore[union-attr]
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     problems: list[str] = []

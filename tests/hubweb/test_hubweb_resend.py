@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from arbiter.hub.ingest import Ingest
+from arbiter.hub.broker_link import Ingest
 from arbiter.hub.ledger import Ledger
 from arbiter.hub.resend import Resender
 from tests.hubweb.conftest import EVENT, Table
@@ -57,7 +57,7 @@ def served(tmp_path: Path) -> Iterator[tuple[Any, Ledger, Mosquitto]]:
                 table.event({"game": "1", "type": "challenge", "number": 2,
                              "attacker_side": "W", "result": "split",
                              "eliminated": {"W": 1, "B": 1}, "at": 2.0})
-                wait_until(lambda: ledger.last_seq("T1") == 3, what="events 1 and 3 held")
+                wait_until(lambda: ledger.events.last_seq("T1") == 3, what="events 1 and 3 held")
                 yield app, ledger, broker
             finally:
                 table.close()
@@ -76,13 +76,13 @@ def test_the_ask_again_button_needs_the_pin_and_the_token_and_publishes(
     token = _csrf(client.get("/organiser/login").get_data(as_text=True))
     refused = client.post("/organiser/resend", data={"table": "T1", "csrf": token})
     assert refused.status_code == 403  # not logged in
-    assert ledger.resends() == {}
+    assert ledger.events.resends() == {}
     client.post("/organiser/login", data={"pin": PIN, "csrf": token})
     html = client.get("/organiser").get_data(as_text=True)
     assert "Table T1 events missing: 2–2" in html and "Ask the table to resend" in html
     assert "resend asked at" not in html
     assert client.post("/organiser/resend", data={"table": "T1"}).status_code == 400  # no token
-    assert ledger.resends() == {}
+    assert ledger.events.resends() == {}
 
     token = _csrf(html)
     done = client.post("/organiser/resend", data={"table": "T1", "csrf": token})
@@ -102,7 +102,7 @@ def test_the_api_asks_too_and_says_when_nothing_is_missing(
     app, ledger, broker = served
     client = app.test_client()
     assert client.post("/api/organiser/resend", json={"table": "T1"}).status_code == 401
-    assert ledger.resends() == {}
+    assert ledger.events.resends() == {}
     answer = client.post("/api/organiser/resend", json={"table": "T1"}, headers=API)
     assert answer.status_code == 200 and "request 1" in answer.get_json()["done"]
     nothing = client.post("/api/organiser/resend", json={"table": "T9"}, headers=API)

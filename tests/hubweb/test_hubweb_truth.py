@@ -61,19 +61,19 @@ def test_venue_shows_no_result_under_a_new_pairing_before_new_game(
     site: tuple[Ledger, Any], clock: FakeClock
 ) -> None:
     ledger, client = site
-    ledger.add_players([Player("Ana"), Player("Ben"), Player("Cid"), Player("Dado")])
-    (first, _other) = ledger.pair_round("round-robin")
-    ledger.assign_table(1, 1, "1", who="org")
+    ledger.admin.add_players([Player("Ana"), Player("Ben"), Player("Cid"), Player("Dado")])
+    (first, _other) = ledger.admin.pair_round("round-robin")
+    ledger.admin.assign_table(1, 1, "1", who="org")
     a = assignment(1, 1, first.white, str(first.black))
     for event in (new_game("1", 1, "g1", a), challenge("1", 2, "g1", 1, 0, 1),
                   game_over("1", 3, "g1", "flag_captured", "W")):
-        ledger.record_event("1", event)
+        ledger.events.record("1", event)
     row = _row(client, "1")
     assert (row["round"], row["result"], row["over"]) == (1, "1-0", True)
     clock.advance(timedelta(minutes=30).total_seconds())
-    (second, _o) = ledger.pair_round("round-robin")
-    ledger.assign_table(2, 1, "1", who="org")  # the round is sent; no NEW GAME yet
-    ledger.set_status("1", {"format": 1, "table": "1", "state": "game_over"})  # round 1's
+    (second, _o) = ledger.admin.pair_round("round-robin")
+    ledger.admin.assign_table(2, 1, "1", who="org")  # the round is sent; no NEW GAME yet
+    ledger.tables.set_status("1", {"format": 1, "table": "1", "state": "game_over"})  # round 1's
     row = _row(client, "1")
     assert (row["round"], row["white"], row["black"]) == (2, second.white, second.black)
     assert (row["result"], row["over"], row["ending"], row["game"]) == (None, False, None, None)
@@ -90,14 +90,14 @@ def test_a_game_played_without_new_game_is_flagged_not_scored(
     site: tuple[Ledger, Any], clock: FakeClock
 ) -> None:
     ledger, client = site
-    ledger.add_players([Player("Carla"), Player("Fely")])
-    ledger.record_event("1", new_game("1", 1, "g1"))  # the start-up game, no assignment
+    ledger.admin.add_players([Player("Carla"), Player("Fely")])
+    ledger.events.record("1", new_game("1", 1, "g1"))  # the start-up game, no assignment
     clock.advance(timedelta(minutes=1).total_seconds())
-    ledger.pair_round("round-robin")
-    ledger.assign_table(1, 1, "1", who="org")
+    ledger.admin.pair_round("round-robin")
+    ledger.admin.assign_table(1, 1, "1", who="org")
     clock.advance(timedelta(minutes=1).total_seconds())
     for event in (challenge("1", 2, "g1", 1, 0, 1), game_over("1", 3, "g1", "resignation", "B")):
-        ledger.record_event("1", event)  # played on without NEW GAME
+        ledger.events.record("1", event)  # played on without NEW GAME
     row = _row(client, "1")
     assert row["result"] is None
     assert row["unscored"] == "played without NEW GAME after round 1 board 1 was assigned"

@@ -32,9 +32,9 @@ def test_login_hint_sets_the_pin_of_this_hubs_data_directory(hub: Hub) -> None:
 
 def _assigned_round(hub: Hub) -> Any:
     for name in ("Ana", "Ben"):
-        hub.ledger.add_player(name)
-    (p,) = hub.ledger.pair_round("round-robin")
-    hub.ledger.assign_table(1, 1, "1", "test")
+        hub.ledger.admin.add_player(name)
+    (p,) = hub.ledger.admin.pair_round("round-robin")
+    hub.ledger.admin.assign_table(1, 1, "1", "test")
     return p
 
 
@@ -49,7 +49,7 @@ def test_organiser_result_column_says_not_started_then_in_play(hub: Hub) -> None
     client = hub.app.test_client()
     _login(client)
     assert _result_cell(client.get("/organiser").get_data(as_text=True)) == "not started"
-    hub.ledger.record_event("1", {"format": 1, "table": "1", "seq": 1, "game": "1",
+    hub.ledger.events.record("1", {"format": 1, "table": "1", "seq": 1, "game": "1",
                                   "type": "new_game", "at": AT,
                                   "assignment": {"round": 1, "board": 1, "white": p.white,
                                                  "black": p.black}})
@@ -73,10 +73,10 @@ def test_help_text_names_only_buttons_the_page_has(hub: Hub) -> None:
 
 @pytest.mark.parametrize(("count", "words"), [(1, "1 challenge ·"), (2, "2 challenges ·")])
 def test_a_games_challenges_are_counted_in_english(hub: Hub, count: int, words: str) -> None:
-    hub.ledger.record_event("1", {"format": 1, "table": "1", "seq": 1, "game": "1",
+    hub.ledger.events.record("1", {"format": 1, "table": "1", "seq": 1, "game": "1",
                                   "type": "new_game", "at": AT, "assignment": None})
     for n in range(1, count + 1):
-        hub.ledger.record_event("1", challenge("1", n + 1, "1", n, 0, n))
+        hub.ledger.events.record("1", challenge("1", n + 1, "1", n, 0, n))
     page = hub.app.test_client().get("/games/1/1").get_data(as_text=True)
     assert words in page
 
@@ -93,4 +93,4 @@ def test_organiser_refuses_a_name_differing_only_in_case_and_a_negative_csv_rati
     csv = client.post("/api/organiser/players/import", json={"csv": "name,rating\nBen,-5\n"},
                       headers=api)
     assert csv.status_code == 409 and "-5" in csv.get_json()["error"]
-    assert [p.name for p in hub.ledger.players()] == ["Ana"]
+    assert [p.name for p in hub.ledger.admin.players()] == ["Ana"]

@@ -38,36 +38,37 @@ def player_names(count: int) -> list[str]:
 
 def populate(ledger: Ledger, tables: int) -> None:
     names = player_names(2 * tables)
-    ledger.import_players_csv("name,rating\n" + "".join(
+    ledger.admin.import_players_csv("name,rating\n" + "".join(
         f"{n},{2400 - 10 * i}\n" for i, n in enumerate(names)))
-    ledger.pair_round("swiss")
-    for row in ledger.pairings(1):
+    ledger.admin.pair_round("swiss")
+    for row in ledger.admin.pairings(1):
         p = row.pairing
         table = str(p.board)
-        ledger.assign_table(1, p.board, table, "organiser")
+        ledger.admin.assign_table(1, p.board, table, "organiser")
         if p.board == tables:
             continue  # never heard from
-        ledger.set_online(table, p.board != 2)
+        ledger.tables.set_online(table, p.board != 2)
         seq = 1
-        ledger.record_event(table, {
+        ledger.events.record(table, {
             "format": 1, "table": table, "seq": seq, "game": "1", "type": "new_game",
             "at": AT, "assignment": {"round": 1, "board": p.board, "white": p.white,
                                      "black": p.black}})
         for n in range(1, 1 + p.board % 6):
             seq += 1
-            ledger.record_event(table, {
+            ledger.events.record(table, {
                 "format": 1, "table": table, "seq": seq, "game": "1", "type": "challenge",
                 "number": n, "attacker_side": "W" if n % 2 else "B", "result": "attacker",
                 "eliminated": {"W": n // 2, "B": (n + 1) // 2}, "at": AT + n})
         state = "idle"
         if p.board == 1:
             seq += 1
-            ledger.record_event(table, {
+            ledger.events.record(table, {
                 "format": 1, "table": table, "seq": seq, "game": "1", "type": "game_over",
                 "ending": {"kind": "flag_captured", "winner": "W", "at": AT + 60}})
-            ledger.set_record(table, "1", json.loads(json.dumps(RECORD)))  # as JSON parses it
+            # As JSON parses it.
+            ledger.tables.set_record(table, "1", json.loads(json.dumps(RECORD)))
             state = "game_over"
-        ledger.set_status(table, {"format": 1, "table": table, "state": state, "game_id": 1,
+        ledger.tables.set_status(table, {"format": 1, "table": table, "state": state, "game_id": 1,
                                   "challenge_count": seq - 1, "event_seq": seq})
 
 

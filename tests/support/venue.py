@@ -22,8 +22,8 @@ from typing import Any
 
 from arbiter.fleet.outbox import Cursor, Outbox
 from arbiter.fleet.payloads import event_payload
-from arbiter.hub.ledger import canonical
 from arbiter.storage.journal import list_game_ids, read_game
+from arbiter.wire import canonical
 from tests.support.mqtt import Mosquitto, port_open
 from tests.support.spawn import Session, free_port, gg_arbiter
 from tests.support.tools import require_tool

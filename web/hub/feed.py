@@ -406,7 +406,7 @@ class VenueFeed:
     def _read_rows(self, tables: set[str] | None) -> dict[str, dict[str, Any]]:
         """The stream rows of ``tables`` (None: the whole venue) from the ledger, all
         from one commit of it."""
-        with self.ledger.snapshot():
+        with self.ledger.store.snapshot():
             return self._read_rows_now(tables)
 
     def _read_rows_now(self, tables: set[str] | None) -> dict[str, dict[str, Any]]:
@@ -416,7 +416,7 @@ class VenueFeed:
         link = self.link()
         up = link is None or link.up
         if tables is None:
-            tables = set(self.ledger.tables()) | set(by_table)
+            tables = set(self.ledger.tables.names()) | set(by_table)
         not_scored = views.unscored(self.ledger)
         out = {}
         for t in tables:
@@ -479,7 +479,7 @@ class VenueFeed:
 
     def _look(self, *, notify: bool) -> None:
         try:
-            now = dict(self.ledger.silent_tables(self.quiet))
+            now = dict(self.ledger.tables.silent(self.quiet))
         except Exception:  # the sender must not die of one bad read; it is logged
             log.exception("could not look for silent tables")
             return

@@ -32,6 +32,7 @@ from flask import (
 from flask.typing import ResponseReturnValue
 
 from arbiter.errors import ArbiterError
+from arbiter.hub.errors import AssignmentRefusedError, NotSentError, OrganiserInputError
 from arbiter.hub.exports import KINDS, export, trf
 from arbiter.hub.ledger import MAX_RATING, SYSTEMS
 from arbiter.tournament.errors import NoLegalPairingError
@@ -58,18 +59,6 @@ REJECTIONS_SHOWN = 50
 REJECTIONS_LISTED = 500
 #: Session key: the name the page's changes are audited under.
 WHO_KEY = "organiser_who"
-
-
-class OrganiserInputError(ArbiterError, ValueError):
-    """A form or API body that does not name what the action needs."""
-
-
-class NotSentError(ArbiterError, RuntimeError):
-    """An assignment stored in the ledger that the broker did not take."""
-
-
-class AssignmentRefusedError(ArbiterError, ValueError):
-    """Some boards of a round could not be assigned as asked (the rest were)."""
 
 
 # --- access -------------------------------------------------------------------
@@ -154,7 +143,7 @@ def _who(body: dict[str, Any]) -> str:
 def add_player(body: dict[str, Any]) -> str:
     name = _text(body, "name", MAX_NAME)
     rating = _number(body, "rating") if body.get("rating") not in (None, "") else 0
-    ledger().add_player(name, rating)
+    ledger().admin.add_player(name, rating)
     return f"{name} added"
 
 
@@ -163,12 +152,12 @@ def import_players(body: dict[str, Any]) -> str:
     if not isinstance(text, str) or not text.strip():
         raise OrganiserInputError("paste the players' CSV or choose its file"
                                   " ('csv': a header line with name, and rating if any)")
-    return f"{len(ledger().import_players_csv(text))} player(s) added"
+    return f"{len(ledger().admin.import_players_csv(text))} player(s) added"
 
 
 def withdraw(body: dict[str, Any]) -> str:
     name = _text(body, "name")
-    ledger().withdraw(name, _who(body))
+    ledger().admin.withdraw(name, _who(body))
     return f"{name} withdrawn"
 
 
@@ -177,7 +166,7 @@ def pair(body: dict[str, Any]) -> str:
     if system not in SYSTEMS or system == "manual":
         raise OrganiserInputError("'system' must be swiss or round-robin")
     try:
-        pairings = ledger().pair_round(str(system))
+        pairings = ledger().admin.pair_round(str(system))
     except NoLegalPairingError as exc:
         raise NoLegalPairingError(
             exc.round, f"{exc.reason}; pair it by hand: gg-arbiter hub pair-manual"
@@ -190,8 +179,8 @@ def import_trf_event(body: dict[str, Any]) -> str:
     if not isinstance(text, str) or not text.strip():
         raise OrganiserInputError("paste the TRF file or choose it ('trf': its text)")
     event = import_trf(text)
-    ledger().import_event(event.players, event.games, event.total_rounds)
-    return (f"{len(event.players)} player(s) and {len(ledger().rounds())} round(s) of"
+    ledger().admin.import_event(event.players, event.games, event.total_rounds)
+    return (f"{len(event.players)} player(s) and {len(ledger().admin.rounds())} round(s) of"
             f" {event.total_rounds} imported")
 
 
@@ -219,7 +208,7 @@ def _send(table: str, payload: AssignmentMessage | None) -> bool:
 def assign(body: dict[str, Any]) -> str:
     round_number, board = _number(body, "round"), _number(body, "board")
     table = _table_name(body.get("table"), "'table'")
-    payload = ledger().assign_table(round_number, board, table, _who(body))
+    payload = ledger().admin.assign_table(round_number, board, table, _who(body))
     if not _send(table, payload):
         return f"round {round_number} board {board} -> table {table} (published at next start)"
     return f"round {round_number} board {board} -> table {table}, sent"
@@ -230,9 +219,9 @@ def assign_round(body: dict[str, Any]) -> str:
     (or no ``tables`` at all) take the suggested table (board n: the n-th table heard of)."""
     round_number = _number(body, "round")
     led = ledger()
-    if round_number not in {n for n, _s in led.rounds()}:
+    if round_number not in {n for n, _s in led.admin.rounds()}:
         raise OrganiserInputError(f"there is no round {round_number}")
-    current = {r.pairing.board: r.table for r in led.pairings(round_number)
+    current = {r.pairing.board: r.table for r in led.admin.pairings(round_number)
                if not r.pairing.is_bye}
     given = body.get("tables") or {}
     if not isinstance(given, dict):
@@ -252,7 +241,7 @@ def assign_round(body: dict[str, Any]) -> str:
         if current[board] == table:
             continue
         try:
-            payload = led.assign_table(round_number, board, table, _who(body))
+            payload = led.admin.assign_table(round_number, board, table, _who(body))
         except ArbiterError as exc:
             refused.append(f"board {board}: {exc}")
             continue
@@ -272,7 +261,7 @@ def assign_round(body: dict[str, Any]) -> str:
 def publish_round(body: dict[str, Any]) -> str:
     """Send every assignment of a round again (a table replaced, or the broker restarted)."""
     round_number = _number(body, "round")
-    assignments = ledger().assignments(round_number)
+    assignments = ledger().admin.assignments(round_number)
     if not assignments:
         raise OrganiserInputError(f"round {round_number} has no board assigned to a table")
     for table, payload in assignments.items():
@@ -286,7 +275,7 @@ def correct(body: dict[str, Any]) -> str:
     text = body.get("result")
     if text not in RESULTS:
         raise OrganiserInputError(f"'result' must be one of {', '.join(sorted(RESULTS))}")
-    ledger().correct_result(round_number, board, RESULTS[str(text)], _who(body))
+    ledger().admin.correct_result(round_number, board, RESULTS[str(text)], _who(body))
     return f"round {round_number} board {board}: {text}"
 
 
@@ -299,7 +288,7 @@ def tiebreaks(body: dict[str, Any]) -> str:
         raise OrganiserInputError(f"'tiebreaks' must list some of {', '.join(known)}")
     if len(set(names)) != len(names):
         raise OrganiserInputError("each tie-break may be chosen once")
-    ledger().set_tiebreaks([TieBreak(n) for n in names], _who(body))
+    ledger().admin.set_tiebreaks([TieBreak(n) for n in names], _who(body))
     return "tie-breaks: " + ", ".join(names)
 
 
@@ -310,7 +299,7 @@ def resend(body: dict[str, Any]) -> str:
         raise OrganiserInputError("resend requests need the serving hub (gg-arbiter hub "
                                   "--broker URL), or gg-arbiter hub gaps --resend")
     led = ledger()
-    tables = [_text(body, "table", 32)] if body.get("table") else led.tables()
+    tables = [_text(body, "table", 32)] if body.get("table") else led.tables.names()
     asked = [f"table {a.table} (request {a.id})" for t in tables if (a := ask(t)) is not None]
     if not asked:
         raise OrganiserInputError("no event is missing" + (f" at table {tables[0]}"
@@ -362,7 +351,7 @@ def live_parts() -> ResponseReturnValue:
 
 def _dashboard(*, live_parts: bool) -> str:
     led = ledger()
-    audit = list(reversed(led.audit()))
+    audit = list(reversed(led.admin.audit()))
     rounds = list(reversed(views.rounds(led)))
     for r in rounds:
         suggested = views.suggested_tables(led, r["round"])
@@ -370,19 +359,19 @@ def _dashboard(*, live_parts: bool) -> str:
             b["suggest"] = suggested.get(b["board"])
     return render_template(
         "hub_organiser.html",
-        players=led.seeded(),
+        players=led.admin.seeded(),
         rounds=rounds,
         system=rounds[0]["system"] if rounds else "swiss",
-        known_tables=sorted(led.tables(), key=views.table_key),
+        known_tables=sorted(led.tables.names(), key=views.table_key),
         venue=views.venue(led, feed().silent()),
         audit=audit[:AUDIT_SHOWN],
         audit_total=len(audit),
-        rejections=(rejections := list(reversed(led.rejections()))[:REJECTIONS_SHOWN]),
-        refused_more=_refused_more(led.refused(), rejections),
-        unscored=led.unscored_games(),
-        gaps={t: g for t in led.tables() if (g := led.missing(t))},
-        resends=led.resends(),
-        tiebreaks=[t.value for t in led.tiebreaks()],
+        rejections=(rejections := list(reversed(led.events.rejections()))[:REJECTIONS_SHOWN]),
+        refused_more=_refused_more(led.events.refused(), rejections),
+        unscored=led.events.unscored_games(),
+        gaps={t: g for t in led.tables.names() if (g := led.tables.missing(t))},
+        resends=led.events.resends(),
+        tiebreaks=[t.value for t in led.admin.tiebreaks()],
         all_tiebreaks=[t.value for t in TieBreak],
         results=sorted(RESULTS),
         kinds=KINDS,
@@ -456,7 +445,7 @@ def download(kind: str, fmt: str) -> Response:
 
 def _export(kind: str, fmt: str) -> Response:
     if kind == "archive" and fmt == "json":
-        response = jsonify(ledger().export_archive())
+        response = jsonify(ledger().archive.export())
     elif kind == "event" and fmt == "trf":
         response = Response(trf(ledger()), mimetype="text/plain")
     elif kind in KINDS and fmt in ("csv", "json"):
@@ -510,7 +499,7 @@ def api_audit() -> Response:
     return jsonify([
         {"id": c.id, "at": c.at, "who": c.who, "what": c.what, "target": c.target,
          "before": c.before, "after": c.after}
-        for c in ledger().audit()
+        for c in ledger().admin.audit()
     ])
 
 
@@ -522,13 +511,14 @@ def api_tables() -> Response:
     led = ledger()
     return jsonify({
         "silent": feed().silent(),
-        "gaps": {t: g for t in led.tables() if (g := led.missing(t))},
+        "gaps": {t: g for t in led.tables.names() if (g := led.tables.missing(t))},
         "resends": {t: {"id": a.id, "ranges": a.ranges, "asked_at": a.asked_at}
-                    for t, a in led.resends().items()},
+                    for t, a in led.events.resends().items()},
         "rejections": [{"at": a, "table": t, "seq": s, "reason": r}
-                       for a, t, s, r in led.rejections()[-REJECTIONS_LISTED:]],
-        "refused": led.refused(),
-        "unscored": [{"table": t, "game": g, "why": why} for t, g, why in led.unscored_games()],
+                       for a, t, s, r in led.events.rejections()[-REJECTIONS_LISTED:]],
+        "refused": led.events.refused(),
+        "unscored": [{"table": t, "game": g, "why": why}
+                     for t, g, why in led.events.unscored_games()],
     })
 
 
@@ -536,7 +526,7 @@ def api_tables() -> Response:
 def api_players() -> Response:
     _require_api()
     return jsonify([{"name": p.name, "rating": p.rating, "withdrawn": p.withdrawn}
-                    for p in ledger().seeded()])
+                    for p in ledger().admin.seeded()])
 
 
 @bp.get("/api/organiser/exports/<kind>.<fmt>")

@@ -30,7 +30,7 @@ def _game_key(game: GameRow) -> tuple[int, str]:
 
 
 def latest_game(ledger: Ledger, table: str) -> GameRow | None:
-    games = ledger.games(table)
+    games = ledger.events.games(table)
     return max(games, key=_game_key) if games else None
 
 
@@ -42,17 +42,17 @@ def current_pairings(
     ledger: Ledger, tables: Collection[str] | None = None
 ) -> tuple[int | None, dict[str, PairingRow]]:
     """(latest round, its pairings by table), of ``tables`` only when given."""
-    rounds = ledger.rounds()
+    rounds = ledger.admin.rounds()
     if not rounds:
         return None, {}
     number = rounds[-1][0]
-    return number, {r.table: r for r in ledger.pairings(number, tables=tables)
+    return number, {r.table: r for r in ledger.admin.pairings(number, tables=tables)
                     if r.table is not None}
 
 
 def unscored(ledger: Ledger) -> dict[tuple[str, str], str]:
     """Why each game played that does not count is not scored, by (table, game)."""
-    return {(t, g): why for t, g, why in ledger.unscored_games()}
+    return {(t, g): why for t, g, why in ledger.events.unscored_games()}
 
 
 def table_row(
@@ -73,7 +73,7 @@ def table_row(
     state is unknown (None) while the hub's own broker link is down (``link_up``
     False): a last will could not reach the hub.
     """
-    online, status, seen = ledger.table_state(table)
+    online, status, seen = ledger.tables.state(table)
     if not link_up:
         online = None
     state = status["state"] if status else None
@@ -121,7 +121,7 @@ def venue(
     """Every table heard of or assigned in the latest round, by name; ``broker`` is the
     hub's own broker link (``up``, ``since``), None where the hub has none."""
     number, by_table = current_pairings(ledger)
-    names = sorted(set(ledger.tables()) | set(by_table), key=table_key)
+    names = sorted(set(ledger.tables.names()) | set(by_table), key=table_key)
     up = broker is None or bool(broker.get("up"))
     not_scored = unscored(ledger)
     return {
@@ -145,8 +145,8 @@ def suggested_tables(ledger: Ledger, round_number: int) -> dict[int, str | None]
     table heard of (by number), unless another board of the round has it;
     None where there is no such table (the organiser names one).
     """
-    rows = [r for r in ledger.pairings(round_number) if not r.pairing.is_bye]
-    known = sorted(ledger.tables(), key=table_key)
+    rows = [r for r in ledger.admin.pairings(round_number) if not r.pairing.is_bye]
+    known = sorted(ledger.tables.names(), key=table_key)
     used = {r.table for r in rows if r.table is not None}
     out: dict[int, str | None] = {}
     for row in rows:
@@ -166,16 +166,16 @@ def suggested_tables(ledger: Ledger, round_number: int) -> dict[int, str | None]
 def rounds(ledger: Ledger) -> list[dict[str, Any]]:
     """Every round with its pairings, results and the game played for each."""
     played: dict[tuple[int, int], GameRow] = {}
-    for g in ledger.games():
+    for g in ledger.events.games():
         if g.scored and g.round is not None and g.board is not None:
             # The latest scored game of a board is the one its result came from.
             key = (g.round, g.board)
             if key not in played or _game_key(g) > _game_key(played[key]):
                 played[key] = g
     out = []
-    for number, system in ledger.rounds():
+    for number, system in ledger.admin.rounds():
         boards = []
-        for row in ledger.pairings(number):
+        for row in ledger.admin.pairings(number):
             p = row.pairing
             game = played.get((p.round, p.board))
             boards.append({
@@ -190,14 +190,14 @@ def rounds(ledger: Ledger) -> list[dict[str, Any]]:
 
 def standings(ledger: Ledger) -> dict[str, Any]:
     """The standings with the tie-breaks in force, in order."""
-    breaks = [t.value for t in ledger.tiebreaks()]
+    breaks = [t.value for t in ledger.admin.tiebreaks()]
     rows = [
         {"rank": s.rank, "name": s.name, "score": s.score, "played": s.played, "wins": s.wins,
          "draws": s.draws, "losses": s.losses, "byes": s.byes,
          "tiebreaks": [v for _t, v in s.tiebreaks]}
-        for s in ledger.standings()
+        for s in ledger.admin.standings()
     ]
-    withdrawn = [p.name for p in ledger.players() if p.withdrawn]
+    withdrawn = [p.name for p in ledger.admin.players() if p.withdrawn]
     return {"tiebreaks": breaks, "rows": rows, "withdrawn": withdrawn}
 
 
@@ -213,18 +213,18 @@ def game_summary(g: GameRow) -> dict[str, Any]:
 
 
 def games(ledger: Ledger) -> list[dict[str, Any]]:
-    return [game_summary(g) for g in ledger.games()]
+    return [game_summary(g) for g in ledger.events.games()]
 
 
 def game(ledger: Ledger, table: str, game_id: str) -> dict[str, Any] | None:
     """One game; with ``reveal`` (survivors, fallen, challenges) once it is over."""
-    row = next((g for g in ledger.games(table) if g.game == game_id), None)
+    row = next((g for g in ledger.events.games(table) if g.game == game_id), None)
     if row is None:
         return None
     out = game_summary(row)
     out["reveal"] = None
     if row.ending is not None:
-        record = ledger.record(table, game_id)
+        record = ledger.tables.record(table, game_id)
         if record is not None and record.get("ending"):
             try:
                 out["reveal"] = reveal(record)

@@ -9,7 +9,7 @@ killed mid-message gets it again.
 
 Group commit: paho's thread only queues each message; a writer thread takes
 every message queued and writes them in one ledger transaction (one fsync,
-:meth:`Ledger.batch`), then acknowledges them and tells ``on_change``. So the
+:meth:`LedgerStore.batch`), then acknowledges them and tells ``on_change``. So the
 broker's window of unacknowledged messages never waits on one fsync per
 message, and a backlog after a slow disk is written at once. Retained ``online``, ``status`` and
 ``record/<game>`` topics arrive again at every subscription, which is how a
@@ -36,7 +36,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.reasoncodes import ReasonCode
 
 from arbiter import wire
-from arbiter.hub.errors import ContradictingEventError, HubError
+from arbiter.hub.errors import ContradictingEventError, IngestError
 from arbiter.hub.ledger import Ledger, ResendAsk
 from arbiter.hub.resend import resend_payload
 from arbiter.mqtt.tls import check_listener, listener_problem, secure
@@ -58,10 +58,6 @@ RETAINED_KINDS = ("online", "status")
 def table_prefix(event: str, table: str) -> str:
     """The topic prefix of one table: ``gg/<event>/table/<table>/``."""
     return f"gg/{event}/table/{table}/"
-
-
-class IngestError(HubError):
-    """The broker cannot be reached, or did not take a message in time."""
 
 
 class Ingest:
@@ -238,7 +234,7 @@ class Ingest:
         done: list[mqtt.MQTTMessage] = []
         changes: list[tuple[str, str]] = []
         try:
-            with self.ledger.batch(durable=durable):
+            with self.ledger.store.batch(durable=durable):
                 for msg, taken in checked:
                     if self._write_one(msg.topic, taken, changes):
                         done.append(msg)
@@ -278,7 +274,7 @@ class Ingest:
         try:
             if kind is None:
                 assert isinstance(message, wire.WireFormatError)
-                self.ledger.note_rejection(table, message.seq, f"{_kind(topic)}: {message}")
+                self.ledger.events.note_rejection(table, message.seq, f"{_kind(topic)}: {message}")
             else:
                 self._take(table, kind, message, topic, changes)
             return True
@@ -297,7 +293,7 @@ class Ingest:
         SQLite's range, a constraint): noted and acknowledged, so it cannot come back."""
         log.error("the ledger failed on a message on %s: refused (%s)", topic, exc)
         try:
-            self.ledger.note_rejection(table, None, f"{_kind(topic)}: the ledger failed"
+            self.ledger.events.note_rejection(table, None, f"{_kind(topic)}: the ledger failed"
                                                     f" ({type(exc).__name__})")
         except sqlite3.Error:
             return False
@@ -314,19 +310,19 @@ class Ingest:
         if message is None:
             return  # a cleared retained topic
         if kind is wire.Topic.RESEND:  # the hub's own too: its id, so the next is above it
-            self.ledger.note_resend_id(table, cast(wire.ResendMessage, message)["id"])
+            self.ledger.events.note_resend_id(table, cast(wire.ResendMessage, message)["id"])
         elif kind is wire.Topic.ONLINE:
-            self.ledger.set_online(table, bool(message))
+            self.ledger.tables.set_online(table, bool(message))
             changes.append((table, "online"))
         elif kind is wire.Topic.EVENTS:
-            if self.ledger.record_event(table, cast(wire.Event, message)):
+            if self.ledger.events.record(table, cast(wire.Event, message)):
                 changes.append((table, "events"))
         elif kind is wire.Topic.STATUS:
-            self.ledger.set_status(table, cast(wire.StatusMessage, message))
+            self.ledger.tables.set_status(table, cast(wire.StatusMessage, message))
             changes.append((table, "status"))
         elif kind is wire.Topic.RECORD:
             record = cast(wire.RecordMessage, message)
-            self.ledger.set_record(table, str(record["game"]), record["record"])
+            self.ledger.tables.set_record(table, str(record["game"]), record["record"])
             changes.append((table, "record"))
 
     def _changed(self, table: str, kind: str) -> None:
@@ -349,7 +345,7 @@ class Ingest:
 
     def publish_round(self, round_number: int) -> None:
         """Publish every assignment of a round to its table."""
-        for table, payload in self.ledger.assignments(round_number).items():
+        for table, payload in self.ledger.admin.assignments(round_number).items():
             self.publish_assignment(table, payload)
 
     def republish_round(self, round_number: int) -> BackgroundThread:
@@ -359,7 +355,7 @@ class Ingest:
         them all, or that it is still waiting, until the hub stops. Returns the thread."""
         sent = [(table, self.client.publish(
             table_prefix(self.event, table) + "assignment", _assignment_bytes(payload),
-            qos=1, retain=True)) for table, payload in self.ledger.assignments(
+            qos=1, retain=True)) for table, payload in self.ledger.admin.assignments(
                 round_number).items()]
         thread = BackgroundThread(
             lambda _stopping: self._watch_republish(round_number, sent), "hub-republish"

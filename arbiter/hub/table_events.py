@@ -1,4 +1,4 @@
-"""A ledger's intake: table events kept exactly once, the games they describe and the
+"""The ledger's table events: each kept exactly once, the games they describe and the
 result each board gets, gaps, refused messages and resend requests.
 
 Results come from the tables: a ``game_over`` event ends the game, and the
@@ -12,19 +12,16 @@ from __future__ import annotations
 
 import json
 import logging
-import sqlite3
 from collections.abc import Mapping, Sequence
-from typing import cast
 
 from arbiter import wire
 from arbiter.hub.errors import ContradictingEventError
 from arbiter.hub.rows import GameRow, ResendAsk
+from arbiter.hub.scoring import derive, fold_challenge, stored_event
 from arbiter.hub.store import LedgerStore
-from arbiter.tournament.model import Colour, Result
+from arbiter.tournament.model import Result
 
 log = logging.getLogger(__name__)
-
-canonical = wire.canonical
 
 #: Refused messages whose note is kept, per table (the latest; older ones are counted).
 REJECTIONS_KEPT = 200
@@ -33,12 +30,15 @@ LOG_FIRST = 10
 LOG_EVERY = 1000
 
 
-class Intake(LedgerStore):
-    """Events in, games and results derived (see :class:`arbiter.hub.ledger.Ledger`)."""
+class TableEvents:
+    """Table events in, games and results derived, in ``store`` (``Ledger.events``)."""
+
+    def __init__(self, store: LedgerStore) -> None:
+        self.store = store
 
     # --- tables and their events ------------------------------------------------
 
-    def record_event(self, table: str, event: Mapping[str, object]) -> bool:
+    def record(self, table: str, event: Mapping[str, object]) -> bool:
         """Keep one table event, exactly once; True when new, False for a copy of one held.
 
         ``table`` is the table named by the topic the event came on. The event is checked
@@ -56,9 +56,9 @@ class Intake(LedgerStore):
             self.note_rejection(table, exc.seq, str(exc))
             raise
         seq, game, kind = checked["seq"], str(checked["game"]), checked["type"]
-        text = canonical(checked)
-        with self._write() as db:
-            now = self._now()
+        text = wire.canonical(checked)
+        with self.store.write() as db:
+            now = self.store.now()
             new = db.execute(
                 "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 (table, seq, game, kind, text, now),
@@ -69,8 +69,8 @@ class Intake(LedgerStore):
                     " ON CONFLICT(name) DO UPDATE SET last_seen=excluded.last_seen",
                     (table, now),
                 )
-                if not (kind == "challenge" and self._fold_challenge(db, table, checked)):
-                    self._derive(db, table, game)
+                if not (kind == "challenge" and fold_challenge(db, table, checked)):
+                    derive(db, table, game)
                 return True
             held = db.execute(
                 "SELECT payload FROM events WHERE table_name=? AND seq=?", (table, seq)
@@ -88,13 +88,13 @@ class Intake(LedgerStore):
         (:meth:`refused`): a table flooding the hub with bad messages fills neither its
         disk, nor the organiser's page, nor the log (the first ones are logged, then one
         line every :data:`LOG_EVERY`)."""
-        with self._write() as db:
+        with self.store.write() as db:
             (total,) = db.execute(
                 "INSERT INTO refused VALUES (?, 1) ON CONFLICT(table_name)"
                 " DO UPDATE SET total=total+1 RETURNING total", (table,)).fetchone()
             db.execute(
                 "INSERT INTO rejections (at, table_name, seq, reason) VALUES (?, ?, ?, ?)",
-                (self._now(), table, seq, reason),
+                (self.store.now(), table, seq, reason),
             )
             if total > REJECTIONS_KEPT:
                 db.execute(
@@ -110,72 +110,14 @@ class Intake(LedgerStore):
         """(at, table, seq, reason) of the refused messages kept, oldest first."""
         return [
             (a, t, s, r)
-            for a, t, s, r in self._read(
+            for a, t, s, r in self.store.read(
                 "SELECT at, table_name, seq, reason FROM rejections ORDER BY id"
             )
         ]
 
     def refused(self) -> dict[str, int]:
         """How many messages each table has had refused, in all (kept or not)."""
-        return dict(self._read("SELECT table_name, total FROM refused ORDER BY table_name"))
-
-    def _derive(self, db: sqlite3.Connection, table: str, game: str) -> None:
-        """Rebuild one game's row from its stored events, then score its board."""
-        row = derive_game(table, game, game_events(db, table, game))
-        db.execute(
-            "INSERT OR REPLACE INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (table, game, row.round, row.board, row.white, row.black, row.challenges,
-             row.lost_w, row.lost_b, row.ending, row.winner,
-             None if row.result is None else row.result.value, 0),
-        )
-        if row.round is not None and row.board is not None:
-            self._score(db, row.round, row.board)
-
-    def _fold_challenge(
-        self, db: sqlite3.Connection, table: str, event: wire.Event
-    ) -> bool:
-        """Fold one new challenge into its game's row, as :func:`derive_game` would count
-        it, without reading the game's events again (a challenge changes the counts only,
-        never the board's result); False when the game has no row yet (derive it)."""
-        assert event["type"] == "challenge"
-        game = str(event["game"])
-        # The pieces lost are the latest challenge's (by seq), which may have come first.
-        later = ("EXISTS(SELECT 1 FROM events e WHERE e.table_name=games.table_name"
-                 " AND e.seq>:seq AND e.game=games.game AND e.type='challenge')")
-        return bool(db.execute(
-            f"UPDATE games SET challenges=MAX(challenges, :number),"
-            f" lost_w=CASE WHEN {later} THEN lost_w ELSE :w END,"
-            f" lost_b=CASE WHEN {later} THEN lost_b ELSE :b END"
-            " WHERE table_name=:table AND game=:game",
-            {"number": event["number"], "w": event["eliminated"]["W"],
-             "b": event["eliminated"]["B"], "seq": event["seq"], "table": table, "game": game},
-        ).rowcount)
-
-    def _score(self, db: sqlite3.Connection, round_number: int, board: int) -> None:
-        """Mark the game that counts for a board, and give the board its result.
-
-        The rule (a function of the games' content, never of their arrival order): of
-        the games at the board's table whose ``new_game`` carried this very pairing,
-        the scored one is the first to start (lowest ``new_game`` seq) that was not
-        abandoned; a later game under the same assignment is kept, not scored, and
-        shown to the organiser (:meth:`replayed`). A corrected board keeps its result.
-        """
-        chosen, candidates = scored_game(db, round_number, board)
-        table = candidates[0][0] if candidates else None
-        # A game of the board at a table it no longer has counts no more.
-        db.execute("UPDATE games SET scored=0 WHERE round=? AND board=? AND table_name IS NOT ?",
-                   (round_number, board, table))
-        if not candidates:
-            return
-        db.execute(
-            "UPDATE games SET scored=(game IS ?) WHERE table_name=? AND round=? AND board=?",
-            (chosen, table, round_number, board),
-        )
-        result = next((r for _t, g, _e, r in candidates if g == chosen), None)
-        db.execute(
-            "UPDATE pairings SET result=? WHERE round=? AND board=? AND corrected=0",
-            (result, round_number, board),
-        )
+        return dict(self.store.read("SELECT table_name, total FROM refused ORDER BY table_name"))
 
     def games(self, table: str | None = None) -> list[GameRow]:
         """Every game seen at a table (or at ``table`` only), by table and game."""
@@ -185,34 +127,30 @@ class Intake(LedgerStore):
         if table is not None:
             sql += " WHERE table_name=?"
             args = (table,)
-        rows = self._read(sql + " ORDER BY table_name, game", args)
+        rows = self.store.read(sql + " ORDER BY table_name, game", args)
         out: list[GameRow] = []
         for t, g, rnd, board, white, black, ch, lw, lb, ending, winner, result, scored in rows:
             out.append(GameRow(t, g, rnd, board, white, black, ch, lw, lb, ending, winner,
                                None if result is None else Result(result), bool(scored)))
         return out
 
-    def events(self, table: str) -> list[wire.Event]:
+    def of_table(self, table: str) -> list[wire.Event]:
         """A table's events in sequence order."""
-        rows = self._read(
+        rows = self.store.read(
             "SELECT payload FROM events WHERE table_name=? ORDER BY seq", (table,)
         )
         return [stored_event(p) for (p,) in rows]
 
-    def tables(self) -> list[str]:
-        """Every table heard of."""
-        return [n for (n,) in self._read("SELECT name FROM tables ORDER BY name")]
-
     def last_seq(self, table: str) -> int:
         """The highest sequence number held for ``table`` (0: none)."""
-        ((last,),) = self._read(
+        ((last,),) = self.store.read(
             "SELECT COALESCE(MAX(seq), 0) FROM events WHERE table_name=?", (table,)
         )
         return int(last)
 
     def gaps(self, table: str) -> list[tuple[int, int]]:
         """The missing runs (first, last) of ``table``'s sequence numbers below its highest."""
-        seqs = [s for (s,) in self._read(
+        seqs = [s for (s,) in self.store.read(
             "SELECT seq FROM events WHERE table_name=? ORDER BY seq", (table,)
         )]
         missing: list[tuple[int, int]] = []
@@ -231,9 +169,9 @@ class Intake(LedgerStore):
         Only the first :data:`arbiter.wire.MAX_RANGES` runs are asked for: a request
         naming more is not the wire format, and the table would ignore it."""
         runs = tuple((int(a), int(b)) for a, b in ranges)[:wire.MAX_RANGES]
-        with self._write() as db:
+        with self.store.write() as db:
             row = db.execute("SELECT id FROM resends WHERE table_name=?", (table,)).fetchone()
-            ask = ResendAsk(table, (row[0] if row else 0) + 1, runs, self._now())
+            ask = ResendAsk(table, (row[0] if row else 0) + 1, runs, self.store.now())
             db.execute(
                 "INSERT OR REPLACE INTO resends VALUES (?, ?, ?, ?)",
                 (table, ask.id, json.dumps([list(r) for r in runs]), ask.asked_at),
@@ -243,7 +181,7 @@ class Intake(LedgerStore):
     def note_resend_id(self, table: str, request_id: int) -> None:
         """A request id seen on the broker (its retained ``resend``): the next is above it,
         so a new or restored ledger never asks under an id the table has served."""
-        with self._write(durable=False) as db:
+        with self.store.write(durable=False) as db:
             db.execute(
                 "INSERT INTO resends VALUES (?, ?, '[]', NULL) ON CONFLICT(table_name)"
                 " DO UPDATE SET id=excluded.id WHERE excluded.id > resends.id",
@@ -252,7 +190,7 @@ class Intake(LedgerStore):
 
     def resends(self) -> dict[str, ResendAsk]:
         """The last resend request of each table asked by this ledger."""
-        rows = self._read("SELECT table_name, id, ranges, asked_at FROM resends"
+        rows = self.store.read("SELECT table_name, id, ranges, asked_at FROM resends"
                           " WHERE asked_at IS NOT NULL ORDER BY table_name")
         return {t: ResendAsk(t, i, tuple((a, b) for a, b in json.loads(r)), at)
                 for t, i, r, at in rows}
@@ -264,7 +202,7 @@ class Intake(LedgerStore):
         (its events came after the round was paired, its new game carried no pairing of
         that table). Abandoned games are left out: nothing was decided in them."""
         out: list[tuple[str, str, str]] = []
-        again = self._read(
+        again = self.store.read(
             "SELECT g.table_name, g.game, g.round, g.board, s.game FROM games g"
             " JOIN games s ON s.table_name=g.table_name AND s.round=g.round"
             " AND s.board=g.board AND s.scored=1"
@@ -273,10 +211,11 @@ class Intake(LedgerStore):
         for table, game, rnd, board, counted in again:
             out.append((table, game, f"played again under round {rnd} board {board}'s"
                                      f" assignment (game {counted} counts)"))
-        rounds = self._read("SELECT number, created_at FROM rounds ORDER BY number DESC LIMIT 1")
+        rounds = self.store.read(
+            "SELECT number, created_at FROM rounds ORDER BY number DESC LIMIT 1")
         if rounds:
             number, paired_at = rounds[0]
-            loose = self._read(
+            loose = self.store.read(
                 "SELECT g.table_name, g.game, p.board FROM games g JOIN pairings p"
                 " ON p.table_name=g.table_name AND p.round=?"
                 " WHERE g.scored=0 AND g.round IS NOT p.round AND g.ending IS NOT 'abandoned'"
@@ -289,65 +228,3 @@ class Intake(LedgerStore):
         return out
 
 
-def stored_event(text: str) -> wire.Event:
-    # Kept as wire.check_event returned it.
-    return cast(wire.Event, json.loads(text))
-
-
-def game_events(db: sqlite3.Connection, table: str, game: str) -> list[wire.Event]:
-    return [stored_event(p) for (p,) in db.execute(
-        "SELECT payload FROM events WHERE table_name=? AND game=? ORDER BY seq", (table, game))]
-
-
-def scored_game(
-    db: sqlite3.Connection, round_number: int, board: int
-) -> tuple[str | None, list[tuple[str, str, str | None, str | None]]]:
-    """(the game that counts, every candidate as (table, game, ending, result)) of a board:
-    the games at its table started with its pairing, first started first (see
-    :meth:`Ledger._score`). No candidate: the board has no table or no such game."""
-    pairing = db.execute(
-        "SELECT white, black, table_name FROM pairings WHERE round=? AND board=?",
-        (round_number, board),
-    ).fetchone()
-    if pairing is None or pairing[2] is None:
-        return None, []
-    white, black, table = pairing
-    candidates = db.execute(
-        "SELECT g.table_name, g.game, g.ending, g.result FROM games g"
-        " WHERE g.table_name=? AND g.round=? AND g.board=? AND g.white=? AND g.black IS ?"
-        " ORDER BY (SELECT MIN(e.seq) FROM events e WHERE e.table_name=g.table_name"
-        " AND e.game=g.game AND e.type='new_game')",
-        (table, round_number, board, white, black),
-    ).fetchall()
-    chosen = next((g for _t, g, ending, _r in candidates if ending != "abandoned"), None)
-    return chosen, [tuple(c) for c in candidates]
-
-
-def derive_game(table: str, game: str, events: Sequence[wire.Event]) -> GameRow:
-    """A game's row from its events (in sequence order); ``scored`` is the board's to say."""
-    assignment: wire.AssignmentBody | None = None
-    challenges = lost_w = lost_b = 0
-    ending: str | None = None
-    winner: str | None = None
-    for e in events:
-        if e["type"] == "new_game":
-            assignment = e["assignment"]
-        elif e["type"] == "challenge":
-            challenges = max(challenges, e["number"])
-            lost_w, lost_b = e["eliminated"]["W"], e["eliminated"]["B"]
-        elif e["type"] == "game_over":
-            ending, winner = e["ending"]["kind"], e["ending"]["winner"]
-    result: Result | None = None
-    if winner is not None:
-        result = Result.from_winner(Colour(winner))
-    elif ending == "draw":
-        result = Result.DRAW
-    return GameRow(
-        table=table, game=game,
-        round=None if assignment is None else assignment["round"],
-        board=None if assignment is None else assignment["board"],
-        white=None if assignment is None else assignment["white"],
-        black=None if assignment is None else assignment["black"],
-        challenges=challenges, lost_w=lost_w, lost_b=lost_b, ending=ending, winner=winner,
-        result=result, scored=False,
-    )

@@ -1,0 +1,142 @@
+"""How table events become games and boards get results: the rules the ledger's parts
+share (the events' part derives as events come, the administration scores a board when a
+table is assigned, the archive re-derives to check and to import).
+
+Each function takes the connection of the open write (or the locked writer) and keeps to
+it: none opens a transaction of its own.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from typing import cast
+
+from arbiter import wire
+from arbiter.hub.rows import GameRow
+from arbiter.tournament.model import Colour, Result
+
+
+def derive(db: sqlite3.Connection, table: str, game: str) -> None:
+    """Rebuild one game's row from its stored events, then score its board."""
+    row = derive_game(table, game, game_events(db, table, game))
+    db.execute(
+        "INSERT OR REPLACE INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (table, game, row.round, row.board, row.white, row.black, row.challenges,
+         row.lost_w, row.lost_b, row.ending, row.winner,
+         None if row.result is None else row.result.value, 0),
+    )
+    if row.round is not None and row.board is not None:
+        score(db, row.round, row.board)
+
+
+def fold_challenge(db: sqlite3.Connection, table: str, event: wire.Event) -> bool:
+    """Fold one new challenge into its game's row, as :func:`derive_game` would count
+    it, without reading the game's events again (a challenge changes the counts only,
+    never the board's result); False when the game has no row yet (derive it)."""
+    assert event["type"] == "challenge"
+    game = str(event["game"])
+    # The pieces lost are the latest challenge's (by seq), which may have come first.
+    later = ("EXISTS(SELECT 1 FROM events e WHERE e.table_name=games.table_name"
+             " AND e.seq>:seq AND e.game=games.game AND e.type='challenge')")
+    return bool(db.execute(
+        f"UPDATE games SET challenges=MAX(challenges, :number),"
+        f" lost_w=CASE WHEN {later} THEN lost_w ELSE :w END,"
+        f" lost_b=CASE WHEN {later} THEN lost_b ELSE :b END"
+        " WHERE table_name=:table AND game=:game",
+        {"number": event["number"], "w": event["eliminated"]["W"],
+         "b": event["eliminated"]["B"], "seq": event["seq"], "table": table, "game": game},
+    ).rowcount)
+
+
+def score(db: sqlite3.Connection, round_number: int, board: int) -> None:
+    """Mark the game that counts for a board, and give the board its result.
+
+    The rule (a function of the games' content, never of their arrival order): of
+    the games at the board's table whose ``new_game`` carried this very pairing,
+    the scored one is the first to start (lowest ``new_game`` seq) that was not
+    abandoned; a later game under the same assignment is kept, not scored, and
+    shown to the organiser (:meth:`.TableEvents.unscored_games`). A corrected board
+    keeps its result.
+    """
+    chosen, candidates = scored_game(db, round_number, board)
+    table = candidates[0][0] if candidates else None
+    # A game of the board at a table it no longer has counts no more.
+    db.execute("UPDATE games SET scored=0 WHERE round=? AND board=? AND table_name IS NOT ?",
+               (round_number, board, table))
+    if not candidates:
+        return
+    db.execute(
+        "UPDATE games SET scored=(game IS ?) WHERE table_name=? AND round=? AND board=?",
+        (chosen, table, round_number, board),
+    )
+    result = next((r for _t, g, _e, r in candidates if g == chosen), None)
+    db.execute(
+        "UPDATE pairings SET result=? WHERE round=? AND board=? AND corrected=0",
+        (result, round_number, board),
+    )
+
+
+def stored_event(text: str) -> wire.Event:
+    # Kept as wire.check_event returned it.
+    return cast(wire.Event, json.loads(text))
+
+
+def game_events(db: sqlite3.Connection, table: str, game: str) -> list[wire.Event]:
+    return [stored_event(p) for (p,) in db.execute(
+        "SELECT payload FROM events WHERE table_name=? AND game=? ORDER BY seq", (table, game))]
+
+
+def scored_game(
+    db: sqlite3.Connection, round_number: int, board: int
+) -> tuple[str | None, list[tuple[str, str, str | None, str | None]]]:
+    """(the game that counts, every candidate as (table, game, ending, result)) of a board:
+    the games at its table started with its pairing, first started first (see
+    :func:`score`). No candidate: the board has no table or no such game."""
+    pairing = db.execute(
+        "SELECT white, black, table_name FROM pairings WHERE round=? AND board=?",
+        (round_number, board),
+    ).fetchone()
+    if pairing is None or pairing[2] is None:
+        return None, []
+    white, black, table = pairing
+    candidates = db.execute(
+        "SELECT g.table_name, g.game, g.ending, g.result FROM games g"
+        " WHERE g.table_name=? AND g.round=? AND g.board=? AND g.white=? AND g.black IS ?"
+        " ORDER BY (SELECT MIN(e.seq) FROM events e WHERE e.table_name=g.table_name"
+        " AND e.game=g.game AND e.type='new_game')",
+        (table, round_number, board, white, black),
+    ).fetchall()
+    chosen = next((g for _t, g, ending, _r in candidates if ending != "abandoned"), None)
+    return chosen, [tuple(c) for c in candidates]
+
+
+def derive_game(table: str, game: str, events: Sequence[wire.Event]) -> GameRow:
+    """A game's row from its events (in sequence order); ``scored`` is the board's to say."""
+    assignment: wire.AssignmentBody | None = None
+    challenges = lost_w = lost_b = 0
+    ending: str | None = None
+    winner: str | None = None
+    for e in events:
+        if e["type"] == "new_game":
+            assignment = e["assignment"]
+        elif e["type"] == "challenge":
+            challenges = max(challenges, e["number"])
+            lost_w, lost_b = e["eliminated"]["W"], e["eliminated"]["B"]
+        elif e["type"] == "game_over":
+            ending, winner = e["ending"]["kind"], e["ending"]["winner"]
+    result: Result | None = None
+    if winner is not None:
+        result = Result.from_winner(Colour(winner))
+    elif ending == "draw":
+        result = Result.DRAW
+    return GameRow(
+        table=table, game=game,
+        round=None if assignment is None else assignment["round"],
+        board=None if assignment is None else assignment["board"],
+        white=None if assignment is None else assignment["white"],
+        black=None if assignment is None else assignment["black"],
+        challenges=challenges, lost_w=lost_w, lost_b=lost_b, ending=ending, winner=winner,
+        result=result, scored=False,
+    )
