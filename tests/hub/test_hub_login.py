@@ -14,7 +14,7 @@ from arbiter.app.cli import main
 from arbiter.app.hub_cli import HubCliError, broker_login
 from arbiter.hub.ingest import Ingest, IngestError
 from arbiter.hub.ledger import Ledger
-from tests.hub.contract import new_game
+from tests.support.contract import new_game
 from tests.support.mqtt import Mosquitto, Subscriber
 from tests.support.waiting import wait_until
 
