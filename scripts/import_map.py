@@ -12,7 +12,6 @@ when the committed file differs (tests/docs/test_architecture_doc.py runs the sa
 from __future__ import annotations
 
 import argparse
-import ast
 import sys
 import tomllib
 from collections.abc import Sequence
@@ -89,19 +88,6 @@ def _path(module: str, root: Path) -> str:
     return f"{relative}.py" if (root / f"{relative}.py").is_file() else f"{relative}/"
 
 
-def _summary(module: str, root: Path) -> str:
-    """The first clause of the module's docstring: the code says what it holds."""
-    relative = module.replace(".", "/")
-    source = root / f"{relative}.py"
-    if not source.is_file():
-        source = root / relative / "__init__.py"
-    doc = ast.get_docstring(ast.parse(source.read_text(encoding="utf-8"))) or module
-    first = doc.split("\n\n")[0].replace("\n", " ")
-    for end in (": ", ". ", " ("):
-        first = first.split(end)[0]
-    return first.rstrip(".").replace('"', "'")
-
-
 def _node(module: str) -> str:
     return module.replace(".", "_")
 
@@ -145,7 +131,8 @@ def render(contracts: Contracts, root: Path = ROOT) -> str:
         "```mermaid",
         "flowchart TB",
     ]
-    lines += [f'    {_node(p)}["{_path(p, root)}: {_summary(p, root)}"]' for p in packages]
+    # Labels are the paths alone: the page's table says what each holds.
+    lines += [f'    {_node(p)}["{_path(p, root)}"]' for p in packages]
     lines += [f"    {_node(a)} --> {_node(b)}" for a, b in edges]
     lines += ["```", ""]
     misleading = _misleading_paths(contracts, edges)
