@@ -20,8 +20,8 @@ ALIASES = {
     # Accessibility of both apps' pages (axe-core, with its own package.json).
     "a11y": "web",
 }
-#: Folders of tests that test nothing by themselves.
-HELPERS = {"support"}
+#: Folders of tests that test nothing by themselves, and folders installed into tests.
+HELPERS = {"support", "node_modules", "__pycache__"}
 
 
 def counterpart(test_dir: Path, root: Path = ROOT) -> Path | None:
