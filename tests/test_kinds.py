@@ -24,10 +24,10 @@ def test_each_kind_is_found_from_what_the_test_runs() -> None:
     broker = _collected("-m", "broker", "tests/hub/test_hub_kills.py", "tests/fleet/test_acl.py",
                         "tests/rules")
     crash = _collected("-m", "crash", "tests/hub/test_hub_kills.py", "tests/storage")
-    browser = _collected("-m", "browser", "tests/web/test_web_browser.py",
-                         "tests/web/test_web_api.py")
+    browser = _collected("-m", "browser", "tests/web/table/test_web_browser.py",
+                         "tests/web/table/test_web_api.py")
     quick = _collected("-m", "not slow", "tests/hub/test_hub_kills.py", "tests/rules",
-                       "tests/app/test_commands.py", "tests/web/test_web_browser.py")
+                       "tests/app/test_commands.py", "tests/web/table/test_web_browser.py")
     kills = _collected("tests/hub/test_hub_kills.py")
     # The kill tests start a broker (through venue()) and kill it, the hub and a table.
     assert kills and kills <= broker and kills <= crash

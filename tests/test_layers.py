@@ -98,6 +98,9 @@ def test_layers_contracts_kept() -> None:
         ("arbiter/mqtt/tls.py", "import arbiter.hub.ledger", "MQTT address and TLS"),
         ("arbiter/wire.py", "import arbiter.storage.durable", "Wire format"),
         ("arbiter/wire.py", "import arbiter.fleet.payloads", "Layers"),
+        ("web/table/public.py", "import arbiter.hub.ledger", "Table side"),
+        ("arbiter/device/arbiter.py", "import arbiter.hub.ledger", "Layers"),
+        ("arbiter/hub/ledger.py", "import arbiter.fleet.outbox", "Hub"),
     ],
 )
 def test_layers_contract_breaks_on_a_forbidden_import(

@@ -3,51 +3,69 @@
 from __future__ import annotations
 
 import ast
+import functools
+import importlib.util
 import re
-import tomllib
+import sys
 from pathlib import Path
+from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC_PATH = ROOT / "docs" / "develop" / "architecture.md"
 DOC = DOC_PATH.read_text()
 
 
-def _mermaid_blocks() -> list[str]:
-    return re.findall(r"```mermaid\n(.*?)```", DOC, flags=re.S)
+@functools.cache
+def _import_map() -> ModuleType:
+    """scripts/import_map.py (scripts/ is a folder of scripts, not a package)."""
+    spec = importlib.util.spec_from_file_location("import_map", ROOT / "scripts" / "import_map.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclass looks its module up
+    spec.loader.exec_module(module)
+    return module
 
 
-def _layers_contract() -> list[str]:
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    contracts = config["tool"]["importlinter"]["contracts"]
-    layers: list[str] = next(c for c in contracts if c["type"] == "layers")["layers"]
-    return layers
+def test_architecture_doc_includes_the_generated_import_map() -> None:
+    """The diagram and table are the generator's output, committed, included, not stale."""
+    import_map = _import_map()
+    assert '--8<-- "docs/develop/import-map.txt"' in DOC
+    committed = (ROOT / "docs" / "develop" / "import-map.txt").read_text(encoding="utf-8")
+    fresh = import_map.render(import_map.Contracts.from_pyproject(ROOT / "pyproject.toml"))
+    assert committed == fresh, "docs/develop/import-map.txt is stale: python scripts/import_map.py"
+    assert "```mermaid" not in DOC.split("## The path of a challenge")[0], (
+        "a hand-drawn layer diagram beside the generated one"
+    )
 
 
-def test_architecture_doc_draws_every_layer_folder() -> None:
-    drawn = set(re.findall(r'subgraph \w+\["((?:arbiter|web)/\w+):', _mermaid_blocks()[0]))
-    folders = {
-        f"{top}/{p.name}"
-        for top in ("arbiter", "web")
-        for p in (ROOT / top).iterdir()
-        if (p / "__init__.py").exists()
-    }
-    assert drawn == folders
+def test_every_package_has_its_layer() -> None:
+    """A new package of the arbiter or the web goes into the layers contract, so the diagram
+    and the table show it (only the standard-library modules at the root stay outside)."""
+    import_map = _import_map()
+    contracts = import_map.Contracts.from_pyproject(ROOT / "pyproject.toml")
+    outside = import_map.unplaced(contracts)
+    assert [m for m in outside if (ROOT / m.replace(".", "/")).is_dir()] == []
+    assert "arbiter.errors" in outside
 
 
-def test_architecture_doc_order_matches_the_contract() -> None:
-    chain = re.search(r"^\s*(\w+(?: --> \w+)+)\s*$", _mermaid_blocks()[0], flags=re.M)
-    assert chain, "the layer chain (a --> b --> ...) is missing"
-    drawn = chain.group(1).split(" --> ")
-    contract = [
-        name.strip().removeprefix("arbiter.").replace(".", "_")
-        for layer in _layers_contract()
-        for name in layer.split("|")
-    ]
-    # The contract lists independent layers (web.table | web.hub, rules | tunes)
-    # together; the chain draws the table's line down to rules, the hub's app
-    # hangs off app and tunes off hardware.
-    assert [n for n in contract if n in drawn] == drawn
-    assert set(contract) - set(drawn) == {"tunes", "web_hub"}
+def test_the_import_map_follows_the_contracts(tmp_path: Path) -> None:
+    """Read from the contracts, not drawn: forbidding an import takes it out of the table."""
+    import_map = _import_map()
+    contracts = import_map.Contracts.from_pyproject(ROOT / "pyproject.toml")
+    # The contracts' own words: the kit sits above the device but is forbidden it.
+    assert not contracts.may_import("web.kit", "arbiter.device")
+    assert not contracts.may_import("arbiter.fleet", "arbiter.hardware")
+    assert contracts.may_import("web.kit", "arbiter.storage")
+    assert not contracts.may_import("arbiter.rules", "arbiter.storage")
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    tighter = text.replace('source_modules = ["web.kit"]\nforbidden_modules = [\n',
+                           'source_modules = ["web.kit"]\nforbidden_modules = [\n'
+                           '    "arbiter.storage",\n', 1)
+    assert tighter != text
+    (tmp_path / "pyproject.toml").write_text(tighter, encoding="utf-8")
+    changed = import_map.Contracts.from_pyproject(tmp_path / "pyproject.toml")
+    assert not changed.may_import("web.kit", "arbiter.storage")
+    assert import_map.render(changed) != import_map.render(contracts)
 
 
 def test_architecture_doc_names_only_files_that_exist() -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from arbiter.hub.ledger import Ledger
 from arbiter.tournament.model import Player
-from tests.hub.contract import assignment, challenge, game_over, new_game
+from tests.support.contract import assignment, challenge, game_over, new_game
 
 TABLES = ("T1", "T2", "T3")
 EVENT = "kill-test"

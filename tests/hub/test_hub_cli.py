@@ -18,7 +18,7 @@ from arbiter import wire
 from arbiter.app.cli import main
 from arbiter.hub.broker_link import table_prefix
 from arbiter.hub.ledger import Ledger
-from tests.hub.contract import assignment, challenge, game_over, new_game
+from tests.support.contract import assignment, challenge, game_over, new_game
 from tests.support.mqtt import mosquitto
 from tests.support.spawn import gg_arbiter
 from tests.support.waiting import wait_until
@@ -86,7 +86,7 @@ def test_hub_cli_gaps_says_in_words_what_is_missing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from arbiter.hub.ledger import Ledger
-    from tests.hub.contract import challenge, new_game
+    from tests.support.contract import challenge, new_game
 
     assert hub(tmp_path, "gaps") == 0
     assert capsys.readouterr().out == "no table has events missing\n"

@@ -15,7 +15,7 @@ from arbiter.app.hub_cli import HubCliError, broker_login
 from arbiter.hub.broker_link import Ingest
 from arbiter.hub.errors import IngestError
 from arbiter.hub.ledger import Ledger
-from tests.hub.contract import new_game
+from tests.support.contract import new_game
 from tests.support.mqtt import Mosquitto, Subscriber
 from tests.support.waiting import wait_until
 

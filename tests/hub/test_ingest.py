@@ -16,7 +16,7 @@ from arbiter import wire
 from arbiter.hub.broker_link import Ingest, table_prefix
 from arbiter.hub.ledger import Ledger
 from arbiter.tournament.model import Player, Result
-from tests.hub.contract import assignment, challenge, game_over, new_game
+from tests.support.contract import assignment, challenge, game_over, new_game
 from tests.support.mqtt import Mosquitto
 from tests.support.waiting import wait_until
 

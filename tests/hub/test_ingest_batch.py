@@ -16,7 +16,7 @@ from paho.mqtt.enums import MQTTErrorCode
 
 from arbiter.hub.broker_link import Ingest, table_prefix
 from arbiter.hub.ledger import Ledger
-from tests.hub.contract import challenge, new_game
+from tests.support.contract import challenge, new_game
 
 EVENT = "open-2026"
 

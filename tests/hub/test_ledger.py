@@ -29,8 +29,8 @@ from arbiter.tournament.model import Pairing, Player, Result
 from arbiter.tournament.standings import TieBreak
 from arbiter.wire import TopicMismatchError
 from arbiter.wire import WireFormatError as MalformedEventError
-from tests.hub.contract import assignment, challenge, game_over, new_game
 from tests.support.clock import FakeClock
+from tests.support.contract import assignment, challenge, game_over, new_game
 from web.hub import views
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from arbiter.hub.ledger import Ledger
-from tests.hub.contract import challenge, new_game
+from tests.support.contract import challenge, new_game
 
 
 @pytest.fixture

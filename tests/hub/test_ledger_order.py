@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from arbiter import wire
 from arbiter.hub.ledger import Ledger
 from arbiter.tournament.model import Player, Result
-from tests.hub.contract import assignment, challenge, game_over, new_game
+from tests.support.contract import assignment, challenge, game_over, new_game
 
 
 def _events() -> list[tuple[str, wire.Event]]:

@@ -12,8 +12,8 @@ import pytest
 from arbiter.fleet.resend import ResendRequest
 from arbiter.hub.ledger import Ledger, ResendAsk
 from arbiter.hub.resend import Resender, resend_payload
-from tests.hub.contract import challenge, new_game
 from tests.support.clock import FakeClock
+from tests.support.contract import challenge, new_game
 
 EVENT = "open-2026"
 GRACE = 10.0

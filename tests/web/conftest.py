@@ -1,4 +1,5 @@
-"""Fixtures for the web tests: a running simulator device, closed at the end."""
+"""Fixtures of the table's and the kit's tests (the kit is tested through the table's
+app): a running simulator device, closed at the end."""
 
 from __future__ import annotations
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from tests.hubweb.conftest import Hub, Table
 from tests.support.hub_secrecy import AT
 from tests.support.web import PIN, http_json
+from tests.web.hub.conftest import Hub, Table
 
 pytestmark = pytest.mark.timeout(90)
 

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from tests.hubweb.conftest import Hub, Table
 from tests.support.hub_secrecy import AT, RECORD, crawl
 from tests.support.waiting import wait_until
 from tests.support.web import SseClient, http_get, rank_leaks, venue_states
+from tests.web.hub.conftest import Hub, Table
 
 pytestmark = pytest.mark.timeout(90)
 

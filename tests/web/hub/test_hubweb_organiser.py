@@ -14,11 +14,11 @@ import pytest
 
 from arbiter.hub.ledger import Ledger
 from arbiter.tournament.model import Player
-from tests.hubweb.conftest import Hub
 from tests.support.clock import FakeClock
 from tests.support.organiser import csrf as _csrf
 from tests.support.organiser import login as _login
 from tests.support.web import PIN
+from tests.web.hub.conftest import Hub
 from web.hub import create_hub_app
 from web.hub.feed import VenueFeed
 
@@ -315,7 +315,8 @@ def test_organiser_non_finite_numbers_are_a_bad_request(hub: Hub, number: str) -
 
 
 def test_organiser_page_imports_and_downloads_an_event_as_trf(hub: Hub) -> None:
-    golden = Path(__file__).parents[1] / "tournament" / "golden" / "dutch-009p-5r-seed3.trf"
+    golden = (Path(__file__).resolve().parents[2] / "tournament" / "golden"
+              / "dutch-009p-5r-seed3.trf")
     text = golden.read_text(encoding="utf-8")
     client = hub.app.test_client()
     token = _login(client)

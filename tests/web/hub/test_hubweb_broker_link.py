@@ -11,9 +11,9 @@ import time
 
 import pytest
 
-from tests.hubweb.conftest import Hub, Table
 from tests.support.waiting import wait_until
 from tests.support.web import SseClient, http_get, venue_states
+from tests.web.hub.conftest import Hub, Table
 
 pytestmark = pytest.mark.timeout(90)
 

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from arbiter.hub.ledger import Ledger
-from tests.hub.contract import challenge, new_game
-from tests.hubweb.conftest import EVENT, _app
+from tests.support.contract import challenge, new_game
 from tests.support.sse import StreamDecoder, open_stream
 from tests.support.web import http_json, live_server, venue_states
+from tests.web.hub.conftest import EVENT, _app
 from web.hub.feed import STREAM_FIELDS, Encoding, VenueFeed, apply_patch, diff_rows, negotiate
 
 pytestmark = pytest.mark.timeout(60)

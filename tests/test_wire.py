@@ -17,7 +17,7 @@ from arbiter import wire
 from arbiter.device.sequence import DeviceState
 from arbiter.rules.game import EndingKind
 from arbiter.rules.ranks import ARMY_SIZE
-from tests.hub.contract import AT, assignment, challenge, game_over, new_game
+from tests.support.contract import AT, assignment, challenge, game_over, new_game
 
 #: Past SQLite's INTEGER (signed 64 bits): what raised OverflowError in the ledger.
 HUGE = 2**63

@@ -18,11 +18,11 @@ import pytest
 
 from arbiter.hub.ledger import Ledger
 from arbiter.tournament.model import Player
-from tests.hub.contract import assignment, challenge, game_over, new_game
-from tests.hubweb.conftest import EVENT, _app
 from tests.support.clock import FakeClock
+from tests.support.contract import assignment, challenge, game_over, new_game
 from tests.support.organiser import csrf as _csrf
 from tests.support.web import PIN
+from tests.web.hub.conftest import EVENT, _app
 from web.hub.feed import VenueFeed
 
 API = {"X-Admin-PIN": PIN}

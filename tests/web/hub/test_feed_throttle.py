@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from arbiter.hub.ledger import Ledger
-from tests.hub.contract import challenge, new_game
 from tests.support.clock import FakeClock
+from tests.support.contract import challenge, new_game
 from web.hub.feed import Encoding, Member, Throttle, VenueFeed
 
 

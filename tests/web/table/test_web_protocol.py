@@ -23,7 +23,7 @@ from arbiter.rules.verdict import Role
 from arbiter.storage.journal import GameStore
 from web.table import create_app
 
-WEB = Path(__file__).resolve().parents[2] / "web" / "table"
+WEB = Path(__file__).resolve().parents[3] / "web" / "table"
 PIN = "246813"
 
 

@@ -16,12 +16,12 @@ import pytest
 from arbiter.hub.broker_link import Ingest
 from arbiter.hub.ledger import Ledger
 from arbiter.hub.resend import Resender
-from tests.hubweb.conftest import EVENT, Table
 from tests.support.mqtt import Mosquitto, Subscriber
 from tests.support.organiser import csrf as _csrf
 from tests.support.tools import require_tool
 from tests.support.waiting import wait_until
 from tests.support.web import PIN
+from tests.web.hub.conftest import EVENT, Table
 from web.hub import create_hub_app
 from web.hub.feed import VenueFeed
 

@@ -1,5 +1,5 @@
 """Table events as the table side publishes them, built with the wire format's own types
-(arbiter.wire; the contract in docs/mqtt.md)."""
+(arbiter.wire; the contract in docs/tournament/mqtt.md)."""
 
 from __future__ import annotations
 

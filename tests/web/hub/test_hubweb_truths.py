@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from tests.hub.contract import AT, challenge
-from tests.hubweb.conftest import Hub
+from tests.support.contract import AT, challenge
 from tests.support.organiser import login as _login
 from tests.support.web import PIN
+from tests.web.hub.conftest import Hub
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -1,4 +1,4 @@
-"""web/serve.py subclasses waitress internals (ErrorTask, HTTPChannel, the dispatcher),
+"""web/kit/serve.py subclasses waitress internals (ErrorTask, HTTPChannel, the dispatcher),
 so only the waitress the tests ran on may serve: pyproject.toml's specifier records
 that range, in one place."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 from packaging.requirements import Requirement
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _waitress() -> Requirement:
