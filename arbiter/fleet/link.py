@@ -39,7 +39,7 @@ from arbiter.fleet.payloads import (
     record_payload,
     status_payload,
 )
-from arbiter.fleet.serving import ResendService
+from arbiter.fleet.resend_service import ResendService
 from arbiter.fleet.settings import SettingsError, TournamentSettings
 from arbiter.fleet.state import BrokerState, FleetState
 from arbiter.mqtt.tls import BrokerTlsError, TlsFault, client_context, diagnose, secure
