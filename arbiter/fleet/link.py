@@ -35,7 +35,6 @@ from arbiter.fleet.payloads import (
     ONLINE,
     encode,
     event_payload,
-    prefix,
     record_payload,
     status_payload,
 )
@@ -45,6 +44,7 @@ from arbiter.fleet.state import BrokerState, FleetState
 from arbiter.mqtt.tls import BrokerTlsError, TlsFault, client_context, diagnose, secure
 from arbiter.rules.jsondata import JsonDict
 from arbiter.threads import BackgroundThread
+from arbiter.wire import Topic, topic
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +82,9 @@ class FleetLink:
             raise ValueError("no broker configured")
         self.settings = settings
         self.broker = settings.broker
-        self.prefix = prefix(settings.event, settings.table)
+        self._topics = {kind: topic(settings.event, settings.table, kind) for kind in
+                        (Topic.ONLINE, Topic.STATUS, Topic.EVENTS, Topic.ASSIGNMENT,
+                         Topic.RESEND)}
         self.state = state
         self._assignments = AssignmentFile(data_dir)
         self._cursor_file = CursorFile(data_dir)
@@ -143,7 +145,7 @@ class FleetLink:
         if self.broker.username:
             client.username_pw_set(self.broker.username, password)
         secure(client, self._tls)
-        client.will_set(self.prefix + "online", OFFLINE, qos=1, retain=True)
+        client.will_set(self._topics[Topic.ONLINE], OFFLINE, qos=1, retain=True)
         client.reconnect_delay_set(RECONNECT_MIN, RECONNECT_MAX)
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
@@ -175,7 +177,7 @@ class FleetLink:
         if client is None:
             return
         if client.is_connected():
-            info = client.publish(self.prefix + "online", OFFLINE, qos=1, retain=True)
+            info = client.publish(self._topics[Topic.ONLINE], OFFLINE, qos=1, retain=True)
             with contextlib.suppress(RuntimeError, ValueError):
                 info.wait_for_publish(timeout)
             client.disconnect()
@@ -192,8 +194,8 @@ class FleetLink:
             return
         self._refused = False
         self._up = True
-        client.publish(self.prefix + "online", ONLINE, qos=1, retain=True)
-        client.subscribe([(self.prefix + "assignment", 1), (self.prefix + "resend", 1)])
+        client.publish(self._topics[Topic.ONLINE], ONLINE, qos=1, retain=True)
+        client.subscribe([(self._topics[Topic.ASSIGNMENT], 1), (self._topics[Topic.RESEND], 1)])
         self.state.set_broker(BrokerState.CONNECTED)
         if self._reported:
             log.warning("broker: connected to %s again", self.broker)
@@ -253,11 +255,11 @@ class FleetLink:
 
     def _on_message(self, _client: mqtt.Client, _userdata: object,
                     message: mqtt.MQTTMessage) -> None:
-        if message.topic == self.prefix + "resend":
+        if message.topic == self._topics[Topic.RESEND]:
             if self._resend.take(message.payload):
                 self._wake.set()
             return
-        if message.topic != self.prefix + "assignment":
+        if message.topic != self._topics[Topic.ASSIGNMENT]:
             return
         try:
             assignment = Assignment.from_payload(message.payload)
@@ -395,8 +397,9 @@ class FleetLink:
 
     def _topic(self, pending: Pending) -> str:
         if pending.seq is None:
-            return f"{self.prefix}record/{pending.item.game}"
-        return self.prefix + "events"
+            return topic(self.settings.event, self.settings.table, Topic.RECORD,
+                         pending.item.game)
+        return self._topics[Topic.EVENTS]
 
     def _send(self, client: mqtt.Client, pending: Pending) -> mqtt.MQTTMessageInfo:
         item, table = pending.item, self.settings.table
@@ -414,7 +417,7 @@ class FleetLink:
             self._status_dirty = False
         self._status_seq = event_seq
         payload = encode(status_payload(status, table=self.settings.table, event_seq=event_seq))
-        client.publish(self.prefix + "status", payload, qos=1, retain=True)
+        client.publish(self._topics[Topic.STATUS], payload, qos=1, retain=True)
 
 
 def _plain(fault: TlsFault, ca_file: Path | None) -> str:

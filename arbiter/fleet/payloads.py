@@ -14,10 +14,10 @@ from arbiter import __version__, wire
 from arbiter.rules.game import Game
 from arbiter.rules.jsondata import JsonDict
 from arbiter.rules.ranks import Side
-from arbiter.wire import OFFLINE, ONLINE, encode, prefix
+from arbiter.wire import OFFLINE, ONLINE, encode
 
 __all__ = ["OFFLINE", "ONLINE", "OutboxItem", "encode", "event_payload", "game_items",
-           "prefix", "record_payload", "status_payload"]
+           "record_payload", "status_payload"]
 
 
 class RecordBody(TypedDict):

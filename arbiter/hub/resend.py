@@ -73,9 +73,10 @@ class Resender:
 
     # --- driven by the ingest (any thread) ----------------------------------------
 
-    def changed(self, table: str, kind: str) -> None:
-        """A message of ``table`` reached the ledger: look at it at the next pass."""
-        if kind in ("events", "status"):
+    def changed(self, table: str, kind: wire.Topic) -> None:
+        """A message of ``table`` reached the ledger: look at it at the next pass (the
+        resender follows :attr:`arbiter.hub.ingest.Ingest.changes`)."""
+        if kind in (wire.Topic.EVENTS, wire.Topic.STATUS):
             with self._lock:
                 self._dirty.add(table)
             self._wake.set()

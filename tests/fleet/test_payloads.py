@@ -17,7 +17,6 @@ from arbiter.fleet.payloads import (
     encode,
     event_payload,
     game_items,
-    prefix,
     record_payload,
     status_payload,
 )
@@ -69,7 +68,7 @@ def test_event_and_status_payloads_carry_format_and_table() -> None:
     status = {"state": "idle", "seq": 4}
     assert status_payload(status, table="7") == {"state": "idle", "seq": 4, "format": 1,
                                                  "table": "7", "software": __version__}
-    assert prefix("demo", "7") == "gg/demo/table/7/"
+    assert wire.topic("demo", "7", wire.Topic.EVENTS) == "gg/demo/table/7/events"
 
 
 def test_outbox_numbers_events_after_the_cursor_and_again_the_same(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from arbiter.hub.ledger import Ledger
+from arbiter.wire import Topic
 from tests.hub.contract import challenge, new_game
 from tests.hubweb.conftest import EVENT, _app
 from tests.support.sse import StreamDecoder, open_stream
@@ -98,7 +99,7 @@ def _api_rows(server: Any) -> dict[str, dict[str, Any]]:
 
 def _play(ledger: Ledger, feed: VenueFeed, table: str, seq: int, n: int) -> None:
     ledger.record_event(table, challenge(table, seq, "g1", n, n // 2, (n + 1) // 2))
-    feed.changed(table, "events")
+    feed.changed(table, Topic.EVENTS)
 
 
 def test_compressed_streams_decode_to_the_venue(
@@ -107,7 +108,7 @@ def test_compressed_streams_decode_to_the_venue(
     ledger, feed, server = served
     for t in ("1", "2", "3"):
         ledger.record_event(t, new_game(t, 1, "g1"))
-        feed.changed(t, "events")
+        feed.changed(t, Topic.EVENTS)
     readers = {name: Reader(server.port, headers) for name, headers in (
         ("gzip", {"Accept-Encoding": "gzip, deflate"}),
         ("deflate", {"Accept-Encoding": "deflate"}),
@@ -154,7 +155,7 @@ def test_reconnection_with_last_event_id_gets_only_what_it_missed(
 ) -> None:
     ledger, feed, server = served
     ledger.record_event("1", new_game("1", 1, "g1"))
-    feed.changed("1", "events")
+    feed.changed("1", Topic.EVENTS)
     first = Reader(server.port, {"Accept-Encoding": "gzip"})
     first.until(lambda r: any(e["type"] == "snapshot" for e in r.events))
     _play(ledger, feed, "1", 2, 1)
@@ -203,7 +204,7 @@ def test_a_slow_or_gone_viewer_is_closed_and_the_others_still_served(tmp_path: P
         left.write = gone  # its client goes after the opening
         slow.write = stalled  # and this one stops reading
         ledger.record_event("1", new_game("1", 1, "g1"))
-        feed.changed("1", "events")
+        feed.changed("1", Topic.EVENTS)
         assert left.done.is_set() and slow.done.is_set() and not ok.done.is_set()
         assert len(got["slow"]) == 1  # its opening only: nothing piled up for it
         assert b'"patch"' in got["ok"][-1]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from arbiter import wire
 from arbiter.hub.ledger import Ledger
 from tests.hub.contract import challenge, new_game
 from tests.support.clock import FakeClock
@@ -61,11 +62,11 @@ def test_feed_sends_a_change_after_a_quiet_spell_at_once(ledger: Ledger) -> None
     q = _member(feed)
     try:
         ledger.record_event("T1", challenge("T1", 2, "g1", 1, 0, 1))
-        feed.changed("T1", "events")
+        feed.changed("T1", wire.Topic.EVENTS)
         assert _tables(q) == ["T1"]
         clock.now += 3600.0  # a period later: the next change goes at once too
         ledger.record_event("T2", challenge("T2", 2, "g1", 1, 0, 1))
-        feed.changed("T2", "events")
+        feed.changed("T2", wire.Topic.EVENTS)
         assert _tables(q) == ["T2"]
     finally:
         feed.stop()

@@ -1,7 +1,8 @@
 """The hub's live feed: what changed at the venue, for every open page's event stream.
 
-The ingest calls :meth:`VenueFeed.changed` after the ledger committed a
-table's message; that only marks the table. A sender thread reads the marked
+The feed follows the ingest's changes (:class:`arbiter.hub.changes.Changes`):
+:meth:`VenueFeed.changed` comes after the ledger committed a table's message,
+and only marks the table. A sender thread reads the marked
 tables' rows again and sends, as one message, only the fields that changed
 since the last message (a *patch*), at most once every ``period`` seconds (a
 leading-edge :class:`Throttle`: a change after a quiet spell goes at once, one
@@ -37,6 +38,7 @@ from typing import Any
 
 from arbiter.hub.ledger import Ledger
 from arbiter.threads import BackgroundThread
+from arbiter.wire import Topic
 from web.hub import views
 from web.kit.events import (
     RETRY_MILLISECONDS,
@@ -391,12 +393,14 @@ class VenueFeed:
         with self._lock:
             return dict(self._silent)
 
-    def changed(self, table: str, kind: str = "") -> None:
-        """A table's message was taken by the ledger (called from the ingest thread)."""
+    def changed(self, table: str, kind: Topic | None = None) -> None:
+        """A table's ``kind`` message was taken by the ledger (the ingest's thread: the
+        feed follows :attr:`arbiter.hub.ingest.Ingest.changes`); None: something else of
+        the table changed."""
         with self._lock:
             self._dirty.add(table)
             # A last will flags the table at once; a flagged table that speaks is cleared.
-            if kind == "online" or table in self._silent:
+            if kind is Topic.ONLINE or table in self._silent:
                 self._recheck_silence = True
         if self._thread.ident is None:  # no sender thread started: send from here
             self.flush()
