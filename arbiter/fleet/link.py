@@ -1,8 +1,9 @@
 """The table's link to the tournament broker: a paho-mqtt client and a publisher thread.
 
-Nothing here is on the verdict path. The device only hands over its latest
-status (a reference and an event set: no JSON, no network); the publisher
-thread derives the outbox from the journals, hands messages to paho (which
+Nothing here is on the verdict path. The game store tells the link of each
+durable append (:meth:`FleetLink.appended`: an event set, no disk, no network),
+the device of each status it makes (:meth:`FleetLink.status_changed`, likewise);
+the publisher thread derives the outbox from the journals, hands messages to paho (which
 queues them while the broker is away and sends them again after a
 reconnect) and moves the durable cursor once the broker has acknowledged
 them (PUBACK), in order. A broker that is down, slow or refusing the table
@@ -22,6 +23,7 @@ import logging
 import ssl
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -43,6 +45,7 @@ from arbiter.fleet.settings import SettingsError, TournamentSettings
 from arbiter.fleet.state import BrokerState, FleetState
 from arbiter.mqtt.tls import BrokerTlsError, TlsFault, client_context, diagnose, secure
 from arbiter.rules.jsondata import JsonDict
+from arbiter.storage.journal import GameStore
 from arbiter.threads import BackgroundThread
 from arbiter.wire import Topic, topic
 
@@ -75,9 +78,15 @@ class FleetLink:
     :param settings: a configured tournament (``settings.configured``).
     :param data_dir: the table's data directory (journals, cursor, assignment).
     :param state: what the page shows; the link keeps it up to date.
+    :param store: the game store whose appends wake the publisher (without it the
+        journals are looked at every POLL seconds only).
+    :param status: the device's latest status, read when the link publishes it.
     """
 
-    def __init__(self, settings: TournamentSettings, data_dir: Path, state: FleetState) -> None:
+    def __init__(
+        self, settings: TournamentSettings, data_dir: Path, state: FleetState, *,
+        store: GameStore | None = None, status: Callable[[], JsonDict] | None = None,
+    ) -> None:
         if settings.broker is None:
             raise ValueError("no broker configured")
         self.settings = settings
@@ -86,6 +95,9 @@ class FleetLink:
                         (Topic.ONLINE, Topic.STATUS, Topic.EVENTS, Topic.ASSIGNMENT,
                          Topic.RESEND)}
         self.state = state
+        self._store = store
+        self._status_source = status
+        self._status_published: object = None  # the seq of the last status published
         self._assignments = AssignmentFile(data_dir)
         self._cursor_file = CursorFile(data_dir)
         self._outbox = Outbox(data_dir)
@@ -111,7 +123,12 @@ class FleetLink:
         self._tls: ssl.SSLContext | None = None
         self._up = False  # a CONNACK came on the current connection
 
-    # -- the device's side (cheap, any thread) --------------------------------
+    # -- the store's and the device's side (cheap, any thread) -------------------
+
+    def appended(self, _game_id: int) -> None:
+        """The game store made an append durable: the publisher looks at the journals now
+        (never waits)."""
+        self._wake.set()
 
     def status_changed(self, status: JsonDict) -> None:
         """The device's new status: kept, and the publisher woken (never waits)."""
@@ -120,11 +137,21 @@ class FleetLink:
             self._status_dirty = True
         self._wake.set()
 
+    def _own_change(self) -> None:
+        """The link changed the fleet state (the page's status was made again from it):
+        the status goes out again with it."""
+        with self._lock:
+            self._status_dirty = True
+        self._wake.set()
+
     # -- lifecycle -------------------------------------------------------------
 
     def start(self) -> None:
         """Connect in the background; a broker that is away is retried, never raised."""
         self.state.set_assignment(self._assignments.load())
+        self.state.add_listener(self._own_change)
+        if self._store is not None:
+            self._store.add_append_listener(self.appended)
         if self.broker.tls:
             try:
                 self._tls = client_context(self.settings.ca_file)
@@ -167,6 +194,9 @@ class FleetLink:
         """Send what is left (for up to ``timeout`` s, if connected), say offline,
         disconnect and stop the threads. Safe twice; what is not acknowledged by
         then goes out after the next start."""
+        if self._store is not None:
+            self._store.remove_append_listener(self.appended)
+        self.state.remove_listener(self._own_change)
         client = self._client
         if client is not None and client.is_connected() and not self._stop.is_set():
             self._drained.clear()
@@ -410,12 +440,17 @@ class FleetLink:
         return client.publish(self._topic(pending), payload, qos=1)
 
     def _publish_status(self, client: mqtt.Client, event_seq: int | None) -> None:
+        # Read outside the link's lock: the device tells the link under its own lock.
+        fresh = None if self._status_source is None else self._status_source()
         with self._lock:
-            status, dirty = self._status, self._status_dirty or event_seq != self._status_seq
+            status = self._status if fresh is None else fresh
+            dirty = (self._status_dirty or event_seq != self._status_seq
+                     or (status is not None and status.get("seq") != self._status_published))
             if not dirty or status is None or not client.is_connected():
                 return
             self._status_dirty = False
         self._status_seq = event_seq
+        self._status_published = status.get("seq")
         payload = encode(status_payload(status, table=self.settings.table, event_seq=event_seq))
         client.publish(self._topics[Topic.STATUS], payload, qos=1, retain=True)
 

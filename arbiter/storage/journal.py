@@ -21,7 +21,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from arbiter.rules.contenders import Contenders
@@ -99,6 +99,7 @@ class GameStore:
         self.repair = repair
         self.problems: list[str] = []
         self._lock = threading.RLock()
+        self._append_listeners: list[Callable[[int], None]] = []
         try:
             self._make_private()
         except OSError as exc:
@@ -281,6 +282,29 @@ class GameStore:
         self._fd = fd
         return game
 
+    # -- telling of appends ------------------------------------------------
+
+    def add_append_listener(self, listener: Callable[[int], None]) -> None:
+        """Call ``listener(game_id)`` after each append made durable (a challenge, an
+        ending, a new game's journal in place), on the appending thread, outside the
+        store's lock: it must only take note (the broker's outbox), never wait."""
+        with self._lock:
+            self._append_listeners.append(listener)
+
+    def remove_append_listener(self, listener: Callable[[int], None]) -> None:
+        """Stop calling ``listener``; nothing happens if it is not one."""
+        with self._lock, contextlib.suppress(ValueError):
+            self._append_listeners.remove(listener)
+
+    def _appended(self, game_id: int) -> None:
+        with self._lock:
+            listeners = list(self._append_listeners)
+        for listener in listeners:
+            try:
+                listener(game_id)
+            except Exception:  # a listener's fault is not the record's: it stays written
+                log.exception("a listener of the game journal failed")
+
     # -- writing -----------------------------------------------------------
 
     def _append(self, fd: int, payload: bytes) -> None:
@@ -318,7 +342,8 @@ class GameStore:
             assert self._fd is not None
             self._append(self._fd, encode(challenge_record(challenge)))
             game.apply(challenge)
-            return challenge
+        self._appended(game.id)
+        return challenge
 
     def declare_end(self, kind: EndingKind, winner: Side | None) -> Ending:
         """Record a declared ending (flag home, resignation, draw).
@@ -328,7 +353,10 @@ class GameStore:
         if not kind.declarable:
             raise EndingError(f"{kind.value} is not an ending players declare")
         with self._lock:
-            return self._end(Ending(kind, winner, time.time()))
+            game_id = self._current.id
+            ending = self._end(Ending(kind, winner, time.time()))
+        self._appended(game_id)
+        return ending
 
     def _end(self, ending: Ending) -> Ending:
         game = self._current
@@ -366,7 +394,8 @@ class GameStore:
                 write_durably(pending, encode(header_record(game)))
             except OSError as exc:
                 raise StoreError(f"cannot create {path}: {exc}") from None
-            if not old_game.over:
+            ended_old = not old_game.over
+            if ended_old:
                 abandoned = Ending(EndingKind.ABANDONED, None, game.started_at)
                 try:
                     assert old_fd is not None
@@ -388,7 +417,10 @@ class GameStore:
                 os.close(old_fd)
             self._fd = fd
             self._current = game
-            return game
+        if ended_old:
+            self._appended(old_game.id)
+        self._appended(game.id)
+        return game
 
     # -- reading -----------------------------------------------------------
 
