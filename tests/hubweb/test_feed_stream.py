@@ -19,7 +19,8 @@ from tests.hub.contract import challenge, new_game
 from tests.hubweb.conftest import EVENT, _app
 from tests.support.sse import StreamDecoder, open_stream
 from tests.support.web import http_json, live_server, venue_states
-from web.hub.feed import STREAM_FIELDS, Encoding, VenueFeed, apply_patch, diff_rows, negotiate
+from web.hub.feed import STREAM_FIELDS, VenueFeed, apply_patch, diff_rows
+from web.kit.broadcast import Encoding, negotiate
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -183,7 +184,7 @@ def test_reconnection_with_last_event_id_gets_only_what_it_missed(
 
 
 def test_a_slow_or_gone_viewer_is_closed_and_the_others_still_served(tmp_path: Path) -> None:
-    from web.hub.feed import Member
+    from web.kit.broadcast import Member
     from web.kit.events import StreamBacklogError
 
     with Ledger(tmp_path / "hub.sqlite", EVENT) as ledger:

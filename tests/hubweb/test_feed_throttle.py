@@ -15,7 +15,8 @@ from arbiter import wire
 from arbiter.hub.ledger import Ledger
 from tests.hub.contract import challenge, new_game
 from tests.support.clock import FakeClock
-from web.hub.feed import Encoding, Member, Throttle, VenueFeed
+from web.hub.feed import Throttle, VenueFeed
+from web.kit.broadcast import Encoding, Member
 
 
 def test_throttle_lets_the_first_send_go_at_once_then_one_per_period() -> None:

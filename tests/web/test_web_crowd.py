@@ -27,7 +27,7 @@ from tests.support.crowd import (
 )
 from tests.support.waiting import wait_until
 from tests.support.web import SseClient, build_app, live_server
-from web.kit.events import StreamHub, StreamsFullError
+from web.kit.events import StatusFeed, StreamHub, StreamsFullError
 from web.kit.hooks import SECURITY_HEADERS
 from web.kit.serve import (
     OUTBUF_HIGH_WATERMARK,
@@ -153,22 +153,28 @@ def test_keep_alive_connection_closed_after_request_timeout_since_its_answer(
 
 
 def test_hub_refuses_beyond_capacity_and_gives_places_back(device: Any) -> None:
-    hub = StreamHub(device, keepalive=0.2, capacity=2)
+    feed = StatusFeed(device, keepalive=0.2)
+    hub = StreamHub(feed, keepalive=0.2, capacity=2)
     first, second = hub.open(), hub.open()
-    assert next(first).startswith(": gg-arbiter")
+    opening = next(first)
+    assert opening.startswith(b": gg-arbiter") and b'"state"' in opening
     with pytest.raises(StreamsFullError):
         hub.open()
     second.close()  # closed before its first line: its place is still given back
     second.close()  # idempotent
     assert hub.admitted == 1
     third = hub.open()
-    assert '"state"' in next(iter(third)) + next(third)
+    assert b'"state"' in next(third)
+    assert hub.open_streams == 2 and feed.subscribers == 2
+    # One subscription to the device for every stream: the feed's one writer.
+    assert device._status_hub.subscriber_count == 1
     first.close()
     third.close()
-    assert hub.admitted == 0 and hub.open_streams == 0
+    assert hub.admitted == 0 and hub.open_streams == 0 and feed.subscribers == 0
+    hub.stop()  # the server stops: the feed's sender and its subscription end
     assert device._status_hub.subscriber_count == 0
     with pytest.raises(ValueError):
-        StreamHub(device, capacity=0)
+        StreamHub(feed, capacity=0)
 
 
 def test_events_beyond_capacity_answer_503_json_at_once(device: Any) -> None:
