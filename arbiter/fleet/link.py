@@ -43,6 +43,7 @@ from arbiter.fleet.payloads import (
 from arbiter.fleet.resend_service import ResendService
 from arbiter.fleet.settings import SettingsError, TournamentSettings
 from arbiter.fleet.state import BrokerState, FleetState
+from arbiter.fleet.statusout import StatusOutbox
 from arbiter.mqtt.tls import BrokerTlsError, TlsFault, client_context, diagnose, secure
 from arbiter.rules.jsondata import JsonDict
 from arbiter.storage.journal import GameStore
@@ -96,21 +97,17 @@ class FleetLink:
                          Topic.RESEND)}
         self.state = state
         self._store = store
-        self._status_source = status
-        self._status_published: object = None  # the seq of the last status published
         self._assignments = AssignmentFile(data_dir)
         self._cursor_file = CursorFile(data_dir)
         self._outbox = Outbox(data_dir)
         self._resend = ResendService(data_dir, settings.table, WINDOW)
-        self._status_seq: int | None = None  # the event_seq of the last status published
         self._wake = threading.Event()
+        self._statuses = StatusOutbox(status, self._wake.set)
         self._thread = BackgroundThread(
             lambda _stopping: self._run(), "fleet-publisher", wake=self._wake.set
         )
         self._stop = self._thread.stopping  # also read by the callbacks and the publisher
         self._lock = threading.Lock()
-        self._status: JsonDict | None = None
-        self._status_dirty = False
         self._acked: set[int] = set()  # message ids the broker acknowledged (PUBACK)
         # Message ids the broker acknowledged with a refusal, and why (paho's thread).
         self._refusals: dict[int, str] = {}
@@ -126,32 +123,22 @@ class FleetLink:
     # -- the store's and the device's side (cheap, any thread) -------------------
 
     def appended(self, _game_id: int) -> None:
-        """The game store made an append durable: the publisher looks at the journals now
-        (never waits)."""
+        """The game store made an append durable: the publisher reads the journals now."""
         self._wake.set()
 
     def status_changed(self, status: JsonDict) -> None:
         """The device's new status: kept, and the publisher woken (never waits)."""
-        with self._lock:
-            self._status = status
-            self._status_dirty = True
-        self._wake.set()
-
-    def _own_change(self) -> None:
-        """The link changed the fleet state (the page's status was made again from it):
-        the status goes out again with it."""
-        with self._lock:
-            self._status_dirty = True
-        self._wake.set()
+        self._statuses.changed(status)
 
     # -- lifecycle -------------------------------------------------------------
 
     def start(self) -> None:
         """Connect in the background; a broker that is away is retried, never raised."""
         self.state.set_assignment(self._assignments.load())
-        self.state.add_listener(self._own_change)
+        # The link changed the fleet state: the page's status was made again from it.
+        self.state.add_listener(self._statuses.stale)
         if self._store is not None:
-            self._store.add_append_listener(self.appended)
+            self._store.appends.add(self.appended)
         if self.broker.tls:
             try:
                 self._tls = client_context(self.settings.ca_file)
@@ -159,21 +146,12 @@ class FleetLink:
                 self._report(f"{exc}: not connecting to {self.broker}", error=True,
                              cause="the CA file cannot be used")
                 return
-        client = mqtt.Client(
-            CallbackAPIVersion.VERSION2,
-            client_id=f"gg-{self.settings.event}-{self.settings.table}",
-            protocol=mqtt.MQTTv5,  # PUBACK reason codes: a refused publish is seen
-        )
         try:
             password = self.settings.password()
         except SettingsError as exc:
             self._report(str(exc), error=True, cause="the password file cannot be read")
             password = None
-        if self.broker.username:
-            client.username_pw_set(self.broker.username, password)
-        secure(client, self._tls)
-        client.will_set(self._topics[Topic.ONLINE], OFFLINE, qos=1, retain=True)
-        client.reconnect_delay_set(RECONNECT_MIN, RECONNECT_MAX)
+        client = _new_client(self.settings, self._tls, password, self._topics[Topic.ONLINE])
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_connect_fail = self._on_connect_fail
@@ -195,8 +173,8 @@ class FleetLink:
         disconnect and stop the threads. Safe twice; what is not acknowledged by
         then goes out after the next start."""
         if self._store is not None:
-            self._store.remove_append_listener(self.appended)
-        self.state.remove_listener(self._own_change)
+            self._store.appends.remove(self.appended)
+        self.state.remove_listener(self._statuses.stale)
         client = self._client
         if client is not None and client.is_connected() and not self._stop.is_set():
             self._drained.clear()
@@ -232,9 +210,7 @@ class FleetLink:
         else:
             log.info("broker: connected to %s", self.broker)
         self._reported = ""
-        with self._lock:
-            self._status_dirty = True  # the retained status is made fresh at once
-        self._wake.set()
+        self._statuses.stale()  # the retained status is made fresh at once
 
     def _on_disconnect(self, _client: mqtt.Client, _userdata: object, _flags: object,
                        reason: ReasonCode, _properties: object) -> None:
@@ -440,19 +416,28 @@ class FleetLink:
         return client.publish(self._topic(pending), payload, qos=1)
 
     def _publish_status(self, client: mqtt.Client, event_seq: int | None) -> None:
-        # Read outside the link's lock: the device tells the link under its own lock.
-        fresh = None if self._status_source is None else self._status_source()
-        with self._lock:
-            status = self._status if fresh is None else fresh
-            dirty = (self._status_dirty or event_seq != self._status_seq
-                     or (status is not None and status.get("seq") != self._status_published))
-            if not dirty or status is None or not client.is_connected():
-                return
-            self._status_dirty = False
-        self._status_seq = event_seq
-        self._status_published = status.get("seq")
-        payload = encode(status_payload(status, table=self.settings.table, event_seq=event_seq))
-        client.publish(self._topics[Topic.STATUS], payload, qos=1, retain=True)
+        status = self._statuses.due(event_seq, client.is_connected())
+        if status is not None:
+            payload = encode(status_payload(status, table=self.settings.table,
+                                            event_seq=event_seq))
+            client.publish(self._topics[Topic.STATUS], payload, qos=1, retain=True)
+
+
+def _new_client(
+    settings: TournamentSettings, tls: ssl.SSLContext | None, password: str | None,
+    will: str,
+) -> mqtt.Client:
+    """The table's paho client: MQTT 5 (PUBACK reason codes: a refused publish is seen),
+    its login and TLS, its last will on ``will``, the reconnection delays."""
+    client = mqtt.Client(CallbackAPIVersion.VERSION2,
+                         client_id=f"gg-{settings.event}-{settings.table}",
+                         protocol=mqtt.MQTTv5)
+    if settings.broker is not None and settings.broker.username:
+        client.username_pw_set(settings.broker.username, password)
+    secure(client, tls)
+    client.will_set(will, OFFLINE, qos=1, retain=True)
+    client.reconnect_delay_set(RECONNECT_MIN, RECONNECT_MAX)
+    return client
 
 
 def _plain(fault: TlsFault, ca_file: Path | None) -> str:

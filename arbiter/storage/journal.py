@@ -80,6 +80,36 @@ def _fsync(path: Path) -> None:
         os.close(fd)
 
 
+class AppendListeners:
+    """Who a :class:`GameStore` tells of each append made durable (a challenge, an ending,
+    a new game's journal in place): ``listener(game_id)``, on the appending thread,
+    outside the store's lock, so a listener must only take note (the broker's outbox
+    wakes its publisher), never wait. Thread-safe."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._listeners: list[Callable[[int], None]] = []
+
+    def add(self, listener: Callable[[int], None]) -> None:
+        with self._lock:
+            self._listeners.append(listener)
+
+    def remove(self, listener: Callable[[int], None]) -> None:
+        """Stop calling ``listener``; nothing happens if it is not one."""
+        with self._lock, contextlib.suppress(ValueError):
+            self._listeners.remove(listener)
+
+    def tell(self, game_id: int) -> None:
+        """Game ``game_id``'s journal holds a new record durably (called after the fsync)."""
+        with self._lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            try:
+                listener(game_id)
+            except Exception:  # a listener's fault is not the record's: it stays written
+                log.exception("a listener of the game journal failed")
+
+
 class GameStore:
     """The games in a data directory, with the current game open for appending.
 
@@ -99,7 +129,8 @@ class GameStore:
         self.repair = repair
         self.problems: list[str] = []
         self._lock = threading.RLock()
-        self._append_listeners: list[Callable[[int], None]] = []
+        #: Told of each append made durable (the broker's outbox): :class:`AppendListeners`.
+        self.appends = AppendListeners()
         try:
             self._make_private()
         except OSError as exc:
@@ -282,29 +313,6 @@ class GameStore:
         self._fd = fd
         return game
 
-    # -- telling of appends ------------------------------------------------
-
-    def add_append_listener(self, listener: Callable[[int], None]) -> None:
-        """Call ``listener(game_id)`` after each append made durable (a challenge, an
-        ending, a new game's journal in place), on the appending thread, outside the
-        store's lock: it must only take note (the broker's outbox), never wait."""
-        with self._lock:
-            self._append_listeners.append(listener)
-
-    def remove_append_listener(self, listener: Callable[[int], None]) -> None:
-        """Stop calling ``listener``; nothing happens if it is not one."""
-        with self._lock, contextlib.suppress(ValueError):
-            self._append_listeners.remove(listener)
-
-    def _appended(self, game_id: int) -> None:
-        with self._lock:
-            listeners = list(self._append_listeners)
-        for listener in listeners:
-            try:
-                listener(game_id)
-            except Exception:  # a listener's fault is not the record's: it stays written
-                log.exception("a listener of the game journal failed")
-
     # -- writing -----------------------------------------------------------
 
     def _append(self, fd: int, payload: bytes) -> None:
@@ -342,7 +350,7 @@ class GameStore:
             assert self._fd is not None
             self._append(self._fd, encode(challenge_record(challenge)))
             game.apply(challenge)
-        self._appended(game.id)
+        self.appends.tell(game.id)
         return challenge
 
     def declare_end(self, kind: EndingKind, winner: Side | None) -> Ending:
@@ -355,7 +363,7 @@ class GameStore:
         with self._lock:
             game_id = self._current.id
             ending = self._end(Ending(kind, winner, time.time()))
-        self._appended(game_id)
+        self.appends.tell(game_id)
         return ending
 
     def _end(self, ending: Ending) -> Ending:
@@ -418,8 +426,8 @@ class GameStore:
             self._fd = fd
             self._current = game
         if ended_old:
-            self._appended(old_game.id)
-        self._appended(game.id)
+            self.appends.tell(old_game.id)
+        self.appends.tell(game.id)
         return game
 
     # -- reading -----------------------------------------------------------

@@ -159,7 +159,7 @@ def test_append_listeners_are_told_only_after_the_append_is_fsynced(
     journal holds it durably: after the fsync of the file written (and of the directory
     that names a new journal), never before; once per game touched."""
     store = GameStore(tmp_path)
-    store.add_append_listener(lambda game_id: syscalls.append(("told", str(game_id))))
+    store.appends.add(lambda game_id: syscalls.append(("told", str(game_id))))
     try:
         syscalls.clear()
         store.accept(Contenders.untagged(Piece.parse("W:COL"), Piece.parse("B:MAJ")))
@@ -185,11 +185,11 @@ def test_append_listeners_are_told_only_after_the_append_is_fsynced(
 def test_append_listeners_hear_nothing_the_disk_refused(tmp_path: Path) -> None:
     told: list[int] = []
     store = GameStore(tmp_path)
-    store.add_append_listener(told.append)
+    store.appends.add(told.append)
     try:
         with pytest.raises(EndingError):  # not declarable: nothing written
             store.declare_end(EndingKind.FLAG_CAPTURED, Side.WHITE)
-        store.remove_append_listener(told.append)
+        store.appends.remove(told.append)
         store.accept(Contenders.untagged(Piece.parse("W:COL"), Piece.parse("B:MAJ")))
         assert told == []
     finally:
