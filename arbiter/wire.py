@@ -1,4 +1,4 @@
-"""The table-to-hub wire format (docs/mqtt.md): topics, typed messages, and one validation.
+"""The table-to-hub wire format (docs/tournament/mqtt.md): topics, typed messages, one validation.
 
 Both ends import this module: the table's link (:mod:`arbiter.fleet`) builds
 every payload with the constructors here, and the hub's intake
@@ -29,6 +29,7 @@ import json
 import math
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Literal, NotRequired, TypeAlias, TypedDict, cast, overload
 
 from arbiter.errors import ArbiterError
@@ -58,7 +59,6 @@ GAME_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 #: The ``state`` values of ``GET /api/status`` (arbiter.device.sequence.DeviceState).
 STATES = ("idle", "waiting", "deciding", "result", "game_over", "fault")
-EVENT_TYPES = ("new_game", "challenge", "game_over")
 ENDINGS = tuple(kind.value for kind in EndingKind)
 SIDES = ("W", "B")
 #: A challenge's public result (arbiter.rules.verdict.Survivor.public_word).
@@ -67,6 +67,17 @@ MODES = ("sim", "hardware")
 
 ONLINE = b"true"
 OFFLINE = b"false"
+
+
+class EventType(enum.Enum):
+    """The ``type`` of a ``P/events`` message."""
+
+    NEW_GAME = "new_game"
+    CHALLENGE = "challenge"
+    GAME_OVER = "game_over"
+
+
+EVENT_TYPES = tuple(t.value for t in EventType)
 
 
 class Topic(enum.Enum):
@@ -94,9 +105,75 @@ MAX_BYTES: dict[Topic, int] = {
 RETAINED = frozenset({Topic.ONLINE, Topic.STATUS, Topic.RECORD, Topic.ASSIGNMENT, Topic.RESEND})
 
 
+#: The first level of every topic of the format.
+ROOT = "gg"
+
+
+@dataclass(frozen=True)
+class TopicName:
+    """A table's topic, split: ``gg/<event>/table/<table>/<topic>[/<game>]``.
+
+    ``topic`` is None for a topic under the table's prefix that is not of the wire
+    format (``rest`` is what followed the prefix: the hub notes it when it refuses it).
+    """
+
+    event: str
+    table: str
+    topic: Topic | None
+    game: str | None = None
+    rest: str = ""
+
+
 def prefix(event: str, table: str) -> str:
     """``gg/<event>/table/<table>/``: the topic prefix of one table."""
-    return f"gg/{event}/table/{table}/"
+    return f"{ROOT}/{event}/table/{table}/"
+
+
+def topic(event: str, table: str, kind: Topic, game: GameId | None = None) -> str:
+    """The name of a table's ``kind`` topic (a record's names its ``game``).
+
+    :raises ValueError: a record without a game, a game on another topic, or a game id
+        that is not a topic level.
+    """
+    if (kind is Topic.RECORD) != (game is not None):
+        raise ValueError(f"{kind.value}: a game goes with the record topic only")
+    if game is None:
+        return prefix(event, table) + kind.value
+    if not GAME_ID.fullmatch(str(game)):
+        raise ValueError(f"game {game!r} is not a topic level")
+    return f"{prefix(event, table)}{kind.value}/{game}"
+
+
+def table_filter(event: str, kind: Topic | None = None) -> str:
+    """The subscription (or ACL pattern) of every table's ``kind`` topic (None: all of
+    them, a record's games too)."""
+    head = f"{ROOT}/{event}/table/+/"
+    if kind is None:
+        return head + "#"
+    return head + kind.value + ("/#" if kind is Topic.RECORD else "")
+
+
+def table_pattern(event: str, table: str, kind: Topic) -> str:
+    """One table's ``kind`` topic as an ACL pattern (a record's: each of its games)."""
+    return prefix(event, table) + kind.value + ("/#" if kind is Topic.RECORD else "")
+
+
+def event_filter(event: str) -> str:
+    """Every topic of one event: ``gg/<event>/#``."""
+    return f"{ROOT}/{event}/#"
+
+
+def split(event: str, name: str) -> TopicName | None:
+    """The parts of a table's topic of ``event``; None for a topic that is not a table's
+    of this event. A topic of the table that is not of the format has ``topic`` None."""
+    parts = name.split("/", 4)
+    if len(parts) < 5 or parts[:3] != [ROOT, event, "table"] or not parts[3]:
+        return None
+    table, rest = parts[3], parts[4]
+    which = topic_of(rest)
+    if which is None:
+        return TopicName(event, table, None, None, rest)
+    return TopicName(event, table, which[0], which[1], rest)
 
 
 def topic_of(rest: str) -> tuple[Topic, str | None] | None:
@@ -104,12 +181,12 @@ def topic_of(rest: str) -> tuple[Topic, str | None] | None:
     None for a topic that is not of the wire format."""
     head, _, tail = rest.partition("/")
     try:
-        topic = Topic(head)
+        kind = Topic(head)
     except ValueError:
         return None
-    if topic is Topic.RECORD:
-        return (topic, tail) if GAME_ID.fullmatch(tail) else None
-    return None if tail else (topic, None)
+    if kind is Topic.RECORD:
+        return (kind, tail) if GAME_ID.fullmatch(tail) else None
+    return None if tail else (kind, None)
 
 
 # --- the messages ---------------------------------------------------------------------
@@ -466,11 +543,11 @@ def check_event(data: object, table: str | None = None) -> Event:
         game = _game(obj.get("game"))
         kind = obj.get("type")
         body: EventBody
-        if kind == "new_game":
+        if kind == EventType.NEW_GAME.value:
             raw = obj.get("assignment")
             body = new_game(None if raw is None else _assignment(_object(raw, "assignment")),
                             _time(obj, "at"))
-        elif kind == "challenge":
+        elif kind == EventType.CHALLENGE.value:
             lost = _object(obj.get("eliminated"), "eliminated")
             body = challenge(
                 _whole(obj, "number", 1, MAX_CHALLENGES),
@@ -479,7 +556,7 @@ def check_event(data: object, table: str | None = None) -> Event:
                 {"W": _whole(lost, "W", 0, ARMY_SIZE), "B": _whole(lost, "B", 0, ARMY_SIZE)},
                 _time(obj, "at"),
             )
-        elif kind == "game_over":
+        elif kind == EventType.GAME_OVER.value:
             ending = _ending(obj.get("ending"))
             if ending is None:
                 raise WireFormatError("game_over needs ending {kind, winner, at}")

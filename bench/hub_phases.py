@@ -28,6 +28,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from arbiter import wire  # noqa: E402
 from arbiter.app import cli  # noqa: E402
 from arbiter.hub.broker_link import Ingest  # noqa: E402
 from web.hub.feed import VenueFeed  # noqa: E402
@@ -89,12 +90,12 @@ def main() -> int:
                 received.append((*mark, time.time()))
         original_message(self, client, userdata, msg)
 
-    # The ingest calls changed(table, "events") once per new event, right after its
+    # The ingest calls changed(table, Topic.EVENTS) once per new event, right after its
     # commit, in the order of the events; each table's challenges come in order.
     seen: dict[str, int] = {}
 
-    def changed(self: VenueFeed, table: str, kind: str = "") -> None:
-        if kind == "events":
+    def changed(self: VenueFeed, table: str, kind: wire.Topic | None = None) -> None:
+        if kind is wire.Topic.EVENTS:
             with _lock:
                 n = seen.get(table, -1) + 1  # event 1 is the new game: challenge 0
                 seen[table] = n

@@ -633,7 +633,7 @@ def build_parser() -> argparse.ArgumentParser:
                      "settled, then stop (implies --sim)")
     run.add_argument("--broker", metavar="URL",
                      help="tournament broker: mqtt://[user[:password]@]host[:port], or mqtts://... "
-                          "with [tournament] ca_file (docs/mqtt.md)")
+                          "with [tournament] ca_file (docs/tournament/broker.md)")
     run.add_argument("--event", metavar="SLUG", help="tournament event (topic gg/SLUG/...)")
     run.add_argument("--table", metavar="NAME", help="this table's name in the tournament")
     run.add_argument("--password-file", metavar="FILE",

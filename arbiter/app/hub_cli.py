@@ -132,18 +132,13 @@ def _serve(args: argparse.Namespace) -> int:
         signal.signal(sig, lambda *_: stop.set())
     with _ledger(args) as ledger:
         feed = VenueFeed(ledger, timedelta(minutes=args.silent_after))
-        resender: Resender | None = None
-
-        def changed(table: str, kind: str) -> None:
-            feed.changed(table, kind)
-            if resender is not None:
-                resender.changed(table, kind)
-
         ingest = Ingest(ledger, args.event, link.address.host, link.address.port,
-                        on_change=changed, on_link=feed.link_changed,
                         username=link.username,
                         password=link.password, tls=link.tls)
         resender = Resender(ledger, ingest.publish_resend, grace=args.resend_after)
+        ingest.changes.follow(feed)
+        ingest.changes.follow_link(feed)
+        ingest.changes.follow(resender)
         # Connected and subscribed first: a broker that cannot be reached, or TLS that
         # cannot work (BrokerTlsError, at once), stops the hub in one line (said by main)
         # before it shows a PIN or opens its web port.

@@ -140,9 +140,12 @@ def start_link(config: Config, arbiter: Arbiter, out: Callable[[str], object]) -
         return None
     from arbiter.fleet.link import FleetLink
 
-    link = FleetLink(settings, config.data_dir, arbiter.fleet)
+    # The journal tells the link of each append (the outbox is the journals); the device
+    # of each status it makes. The link changes the fleet state, which the page's status
+    # shows: one way, never back to the link.
+    link = FleetLink(settings, config.data_dir, arbiter.fleet, store=arbiter.store,
+                     status=arbiter.status)
     arbiter.add_status_listener(link.status_changed)
-    link.status_changed(arbiter.status())
     link.start()
     out(f"tournament: table {settings.table} of {settings.event} on {settings.broker}")
     return link

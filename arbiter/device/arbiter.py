@@ -289,7 +289,8 @@ class Arbiter:
         self._status_hub.unsubscribe(q)
 
     def add_status_listener(self, listener: Callable[[JsonDict], None]) -> None:
-        """Hand each new status to ``listener``, which must not wait (the broker link)."""
+        """Hand each new status of the device's own making (not one made because the fleet
+        state changed) to ``listener``, which must not wait (the broker link)."""
         self._status_hub.add_listener(listener)
 
     def add_output_listener(self, listener: Callable[[JsonDict], None]) -> None:

@@ -116,26 +116,34 @@ class StatusHub:
         self._subscribers: list[queue.Queue[JsonDict]] = []
 
     def publish(self, facts: StatusFacts) -> None:
-        """Make a new status (its ``seq`` one higher) and send it to every subscriber."""
+        """Make a new status (its ``seq`` one higher) of what the device does, and send it
+        to every subscriber and listener."""
+        self._make(facts, tell_listeners=True)
+
+    def refresh(self) -> None:
+        """The broker link or the assignment changed: a new status for the subscribers
+        (the pages). The listeners are not told: the broker link is the one listener, and
+        what changed is its own (one way, fleet to page; the link reads the status)."""
+        with self._lock:
+            facts = self._facts
+        if facts is not None:
+            self._make(facts, tell_listeners=False)
+
+    def _make(self, facts: StatusFacts, *, tell_listeners: bool) -> None:
         with self._lock:
             self._facts = facts
             self._seq += 1
             self._status = build_status(facts, mode=self._mode, seq=self._seq, fleet=self._fleet)
             for q in self._subscribers:
                 put_dropping_oldest(q, self._status)
-            for listener in self._listeners:
-                listener(self._status)
-
-    def refresh(self) -> None:
-        """Publish the last status again (the broker link or the assignment changed)."""
-        with self._lock:
-            facts = self._facts
-        if facts is not None:
-            self.publish(facts)
+            if tell_listeners:
+                for listener in self._listeners:
+                    listener(self._status)
 
     def add_listener(self, listener: Callable[[JsonDict], None]) -> None:
-        """Call ``listener`` with each new status, in order, under the hub's lock: it must
-        only hand the status over (the tournament link), never wait."""
+        """Call ``listener`` with each new status the device makes (not those of a
+        :meth:`refresh`), in order, under the hub's lock: it must only hand the status
+        over (the tournament link), never wait."""
         with self._lock:
             self._listeners.append(listener)
 

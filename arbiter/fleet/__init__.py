@@ -3,5 +3,5 @@
 The game journals are the outbox: events are derived from them with a
 per-table sequence number, published in order with QoS 1, and a durable
 cursor marks what the broker acknowledged. Nothing here runs on the verdict
-path. See docs/mqtt.md for the topics and payloads.
+path. See docs/tournament/mqtt.md for the topics and payloads.
 """

@@ -41,7 +41,7 @@ class Assignment:
     def from_payload(cls, payload: bytes) -> Assignment | None:
         """The assignment in an MQTT payload; None for an empty payload (cleared).
 
-        :raises AssignmentMessageError: not the assignment JSON of docs/mqtt.md.
+        :raises AssignmentMessageError: not the assignment JSON of docs/tournament/mqtt.md.
         """
         try:
             message = wire.parse(wire.Topic.ASSIGNMENT, payload)

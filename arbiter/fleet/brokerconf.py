@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arbiter.errors import ArbiterError
-from arbiter.fleet.payloads import prefix
 from arbiter.fleet.settings import NAME
 from arbiter.mqtt.address import TLS_PORT, BrokerAddress, BrokerAddressError
+from arbiter.wire import Topic, event_filter, table_filter, table_pattern
 
 #: Mosquitto 2's password hash: PBKDF2 with SHA-512, this many rounds, a 12-byte salt.
 ROUNDS = 101
@@ -79,26 +79,23 @@ def acl_text(event: str, tables: list[str]) -> str:
         "# Each table writes only under its own prefix and reads only its assignment and",
         "# resend requests; the hub writes only those two, never a table's own topics.",
         f"user {HUB_USER}",
-        f"topic read gg/{event}/#",
-        f"topic write gg/{event}/table/+/assignment",
-        f"topic write gg/{event}/table/+/resend",
+        f"topic read {event_filter(event)}",
+        f"topic write {table_filter(event, Topic.ASSIGNMENT)}",
+        f"topic write {table_filter(event, Topic.RESEND)}",
         "",
         "# The hub's commands beside the serving hub (assign, publish, gaps --resend).",
         f"user {ORGANISER_USER}",
-        f"topic write gg/{event}/table/+/assignment",
-        f"topic write gg/{event}/table/+/resend",
+        f"topic write {table_filter(event, Topic.ASSIGNMENT)}",
+        f"topic write {table_filter(event, Topic.RESEND)}",
         "",
     ]
     for table in tables:
-        p = prefix(event, table)
         lines += [
             f"user {table_user(table)}",
-            f"topic write {p}online",
-            f"topic write {p}status",
-            f"topic write {p}events",
-            f"topic write {p}record/#",
-            f"topic read {p}assignment",
-            f"topic read {p}resend",
+            *(f"topic write {table_pattern(event, table, kind)}"
+              for kind in (Topic.ONLINE, Topic.STATUS, Topic.EVENTS, Topic.RECORD)),
+            *(f"topic read {table_pattern(event, table, kind)}"
+              for kind in (Topic.ASSIGNMENT, Topic.RESEND)),
             "",
         ]
     return "\n".join(lines)

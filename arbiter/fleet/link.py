@@ -1,8 +1,9 @@
 """The table's link to the tournament broker: a paho-mqtt client and a publisher thread.
 
-Nothing here is on the verdict path. The device only hands over its latest
-status (a reference and an event set: no JSON, no network); the publisher
-thread derives the outbox from the journals, hands messages to paho (which
+Nothing here is on the verdict path. The game store tells the link of each
+durable append (:meth:`FleetLink.appended`: an event set, no disk, no network),
+the device of each status it makes (:meth:`FleetLink.status_changed`, likewise);
+the publisher thread derives the outbox from the journals, hands messages to paho (which
 queues them while the broker is away and sends them again after a
 reconnect) and moves the durable cursor once the broker has acknowledged
 them (PUBACK), in order. A broker that is down, slow or refusing the table
@@ -22,6 +23,7 @@ import logging
 import ssl
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -35,16 +37,18 @@ from arbiter.fleet.payloads import (
     ONLINE,
     encode,
     event_payload,
-    prefix,
     record_payload,
     status_payload,
 )
-from arbiter.fleet.serving import ResendService
+from arbiter.fleet.resend_service import ResendService
 from arbiter.fleet.settings import SettingsError, TournamentSettings
 from arbiter.fleet.state import BrokerState, FleetState
+from arbiter.fleet.statusout import StatusOutbox
 from arbiter.mqtt.tls import BrokerTlsError, TlsFault, client_context, diagnose, secure
 from arbiter.rules.jsondata import JsonDict
+from arbiter.storage.journal import GameStore
 from arbiter.threads import BackgroundThread
+from arbiter.wire import Topic, topic
 
 log = logging.getLogger(__name__)
 
@@ -75,28 +79,35 @@ class FleetLink:
     :param settings: a configured tournament (``settings.configured``).
     :param data_dir: the table's data directory (journals, cursor, assignment).
     :param state: what the page shows; the link keeps it up to date.
+    :param store: the game store whose appends wake the publisher (without it the
+        journals are looked at every POLL seconds only).
+    :param status: the device's latest status, read when the link publishes it.
     """
 
-    def __init__(self, settings: TournamentSettings, data_dir: Path, state: FleetState) -> None:
+    def __init__(
+        self, settings: TournamentSettings, data_dir: Path, state: FleetState, *,
+        store: GameStore | None = None, status: Callable[[], JsonDict] | None = None,
+    ) -> None:
         if settings.broker is None:
             raise ValueError("no broker configured")
         self.settings = settings
         self.broker = settings.broker
-        self.prefix = prefix(settings.event, settings.table)
+        self._topics = {kind: topic(settings.event, settings.table, kind) for kind in
+                        (Topic.ONLINE, Topic.STATUS, Topic.EVENTS, Topic.ASSIGNMENT,
+                         Topic.RESEND)}
         self.state = state
+        self._store = store
         self._assignments = AssignmentFile(data_dir)
         self._cursor_file = CursorFile(data_dir)
         self._outbox = Outbox(data_dir)
         self._resend = ResendService(data_dir, settings.table, WINDOW)
-        self._status_seq: int | None = None  # the event_seq of the last status published
         self._wake = threading.Event()
+        self._statuses = StatusOutbox(status, self._wake.set)
         self._thread = BackgroundThread(
             lambda _stopping: self._run(), "fleet-publisher", wake=self._wake.set
         )
         self._stop = self._thread.stopping  # also read by the callbacks and the publisher
         self._lock = threading.Lock()
-        self._status: JsonDict | None = None
-        self._status_dirty = False
         self._acked: set[int] = set()  # message ids the broker acknowledged (PUBACK)
         # Message ids the broker acknowledged with a refusal, and why (paho's thread).
         self._refusals: dict[int, str] = {}
@@ -109,20 +120,25 @@ class FleetLink:
         self._tls: ssl.SSLContext | None = None
         self._up = False  # a CONNACK came on the current connection
 
-    # -- the device's side (cheap, any thread) --------------------------------
+    # -- the store's and the device's side (cheap, any thread) -------------------
+
+    def appended(self, _game_id: int) -> None:
+        """The game store made an append durable: the publisher reads the journals now."""
+        self._wake.set()
 
     def status_changed(self, status: JsonDict) -> None:
         """The device's new status: kept, and the publisher woken (never waits)."""
-        with self._lock:
-            self._status = status
-            self._status_dirty = True
-        self._wake.set()
+        self._statuses.changed(status)
 
     # -- lifecycle -------------------------------------------------------------
 
     def start(self) -> None:
         """Connect in the background; a broker that is away is retried, never raised."""
         self.state.set_assignment(self._assignments.load())
+        # The link changed the fleet state: the page's status was made again from it.
+        self.state.add_listener(self._statuses.stale)
+        if self._store is not None:
+            self._store.appends.add(self.appended)
         if self.broker.tls:
             try:
                 self._tls = client_context(self.settings.ca_file)
@@ -130,21 +146,12 @@ class FleetLink:
                 self._report(f"{exc}: not connecting to {self.broker}", error=True,
                              cause="the CA file cannot be used")
                 return
-        client = mqtt.Client(
-            CallbackAPIVersion.VERSION2,
-            client_id=f"gg-{self.settings.event}-{self.settings.table}",
-            protocol=mqtt.MQTTv5,  # PUBACK reason codes: a refused publish is seen
-        )
         try:
             password = self.settings.password()
         except SettingsError as exc:
             self._report(str(exc), error=True, cause="the password file cannot be read")
             password = None
-        if self.broker.username:
-            client.username_pw_set(self.broker.username, password)
-        secure(client, self._tls)
-        client.will_set(self.prefix + "online", OFFLINE, qos=1, retain=True)
-        client.reconnect_delay_set(RECONNECT_MIN, RECONNECT_MAX)
+        client = _new_client(self.settings, self._tls, password, self._topics[Topic.ONLINE])
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_connect_fail = self._on_connect_fail
@@ -165,6 +172,9 @@ class FleetLink:
         """Send what is left (for up to ``timeout`` s, if connected), say offline,
         disconnect and stop the threads. Safe twice; what is not acknowledged by
         then goes out after the next start."""
+        if self._store is not None:
+            self._store.appends.remove(self.appended)
+        self.state.remove_listener(self._statuses.stale)
         client = self._client
         if client is not None and client.is_connected() and not self._stop.is_set():
             self._drained.clear()
@@ -175,7 +185,7 @@ class FleetLink:
         if client is None:
             return
         if client.is_connected():
-            info = client.publish(self.prefix + "online", OFFLINE, qos=1, retain=True)
+            info = client.publish(self._topics[Topic.ONLINE], OFFLINE, qos=1, retain=True)
             with contextlib.suppress(RuntimeError, ValueError):
                 info.wait_for_publish(timeout)
             client.disconnect()
@@ -192,17 +202,15 @@ class FleetLink:
             return
         self._refused = False
         self._up = True
-        client.publish(self.prefix + "online", ONLINE, qos=1, retain=True)
-        client.subscribe([(self.prefix + "assignment", 1), (self.prefix + "resend", 1)])
+        client.publish(self._topics[Topic.ONLINE], ONLINE, qos=1, retain=True)
+        client.subscribe([(self._topics[Topic.ASSIGNMENT], 1), (self._topics[Topic.RESEND], 1)])
         self.state.set_broker(BrokerState.CONNECTED)
         if self._reported:
             log.warning("broker: connected to %s again", self.broker)
         else:
             log.info("broker: connected to %s", self.broker)
         self._reported = ""
-        with self._lock:
-            self._status_dirty = True  # the retained status is made fresh at once
-        self._wake.set()
+        self._statuses.stale()  # the retained status is made fresh at once
 
     def _on_disconnect(self, _client: mqtt.Client, _userdata: object, _flags: object,
                        reason: ReasonCode, _properties: object) -> None:
@@ -253,11 +261,11 @@ class FleetLink:
 
     def _on_message(self, _client: mqtt.Client, _userdata: object,
                     message: mqtt.MQTTMessage) -> None:
-        if message.topic == self.prefix + "resend":
+        if message.topic == self._topics[Topic.RESEND]:
             if self._resend.take(message.payload):
                 self._wake.set()
             return
-        if message.topic != self.prefix + "assignment":
+        if message.topic != self._topics[Topic.ASSIGNMENT]:
             return
         try:
             assignment = Assignment.from_payload(message.payload)
@@ -395,8 +403,9 @@ class FleetLink:
 
     def _topic(self, pending: Pending) -> str:
         if pending.seq is None:
-            return f"{self.prefix}record/{pending.item.game}"
-        return self.prefix + "events"
+            return topic(self.settings.event, self.settings.table, Topic.RECORD,
+                         pending.item.game)
+        return self._topics[Topic.EVENTS]
 
     def _send(self, client: mqtt.Client, pending: Pending) -> mqtt.MQTTMessageInfo:
         item, table = pending.item, self.settings.table
@@ -407,14 +416,28 @@ class FleetLink:
         return client.publish(self._topic(pending), payload, qos=1)
 
     def _publish_status(self, client: mqtt.Client, event_seq: int | None) -> None:
-        with self._lock:
-            status, dirty = self._status, self._status_dirty or event_seq != self._status_seq
-            if not dirty or status is None or not client.is_connected():
-                return
-            self._status_dirty = False
-        self._status_seq = event_seq
-        payload = encode(status_payload(status, table=self.settings.table, event_seq=event_seq))
-        client.publish(self.prefix + "status", payload, qos=1, retain=True)
+        status = self._statuses.due(event_seq, client.is_connected())
+        if status is not None:
+            payload = encode(status_payload(status, table=self.settings.table,
+                                            event_seq=event_seq))
+            client.publish(self._topics[Topic.STATUS], payload, qos=1, retain=True)
+
+
+def _new_client(
+    settings: TournamentSettings, tls: ssl.SSLContext | None, password: str | None,
+    will: str,
+) -> mqtt.Client:
+    """The table's paho client: MQTT 5 (PUBACK reason codes: a refused publish is seen),
+    its login and TLS, its last will on ``will``, the reconnection delays."""
+    client = mqtt.Client(CallbackAPIVersion.VERSION2,
+                         client_id=f"gg-{settings.event}-{settings.table}",
+                         protocol=mqtt.MQTTv5)
+    if settings.broker is not None and settings.broker.username:
+        client.username_pw_set(settings.broker.username, password)
+    secure(client, tls)
+    client.will_set(will, OFFLINE, qos=1, retain=True)
+    client.reconnect_delay_set(RECONNECT_MIN, RECONNECT_MAX)
+    return client
 
 
 def _plain(fault: TlsFault, ca_file: Path | None) -> str:

@@ -1,7 +1,9 @@
-"""The payloads a table publishes (docs/mqtt.md), built with the wire format's types.
+"""The payloads a table publishes (docs/tournament/mqtt.md), built with the wire format's types.
 
-Everything a game in progress puts on the wire is built from its public
-view (no rank, no tag); the full record goes out only once the game is over.
+Everything a game in progress puts on the wire is built from its recorded
+challenges (:class:`arbiter.rules.game.Challenge`): a side, a public verdict word
+and counts, never a rank or a tag; the full record goes out only once the game
+is over.
 The topics, types and checks are :mod:`arbiter.wire`'s, shared with the hub.
 """
 
@@ -11,13 +13,13 @@ from dataclasses import dataclass
 from typing import TypedDict, cast
 
 from arbiter import __version__, wire
-from arbiter.rules.game import Game
+from arbiter.rules.game import Challenge, Game
 from arbiter.rules.jsondata import JsonDict
 from arbiter.rules.ranks import Side
-from arbiter.wire import OFFLINE, ONLINE, encode, prefix
+from arbiter.wire import OFFLINE, ONLINE, encode
 
 __all__ = ["OFFLINE", "ONLINE", "OutboxItem", "encode", "event_payload", "game_items",
-           "prefix", "record_payload", "status_payload"]
+           "record_payload", "status_payload"]
 
 
 class RecordBody(TypedDict):
@@ -31,52 +33,55 @@ class OutboxItem:
     """One message derived from a game's journal, before it gets its sequence number.
 
     ``index`` is its place among the game's items (new game, challenges, game
-    over, record), which only grows as the journal does.
+    over, record), which only grows as the journal does. ``kind`` is the event's
+    type, or None for the record (published on ``record/<game>``, not ``events``).
     """
 
     game: int
     index: int
-    kind: str  # "new_game", "challenge", "game_over" (events) or "record"
+    kind: wire.EventType | None
     body: wire.EventBody | RecordBody
 
     @property
     def is_event(self) -> bool:
-        return self.kind != "record"
+        return self.kind is not None
+
+
+def challenge_body(challenge: Challenge, eliminated: wire.Eliminated) -> wire.ChallengeBody:
+    """The public part of one recorded challenge: who attacked and who survived, never a
+    rank; ``eliminated`` is the count of fallen pieces after it."""
+    return wire.challenge(challenge.number, challenge.attacker.side.letter,
+                          challenge.verdict.survivor.public_word, eliminated, challenge.at)
 
 
 def game_items(game: Game) -> list[OutboxItem]:
-    """The game's events in order, then (once it is over) its record.
+    """The game's events in order, then (once it is over) its record, from the game's
+    challenges and ending as recorded.
 
     A challenge whose journal line was lost (repaired record) is still an
-    event: its number, with ``attacker_side`` and ``result`` null.
+    event: its number, with ``attacker_side``, ``result`` and ``at`` null.
     """
-    view = game.public_view()
     assignment = None if game.assignment is None else wire.assignment(
         game.assignment["round"], game.assignment["board"], game.assignment["white"],
         game.assignment["black"])
-    items = [OutboxItem(game.id, 0, "new_game", wire.new_game(assignment, game.started_at))]
-    verdicts = {v["number"]: v for v in view["verdicts"]}
+    items = [OutboxItem(game.id, 0, wire.EventType.NEW_GAME,
+                        wire.new_game(assignment, game.started_at))]
     by_number = {c.number: c for c in game.challenges}
-    eliminated = {side.letter: 0 for side in Side}
+    fallen = {side: 0 for side in Side}
     for number in range(1, game.challenge_count + 1):
-        verdict = verdicts.get(number)
         challenge = by_number.get(number)
         if challenge is not None:
             for piece in challenge.eliminated:
-                eliminated[piece.side.letter] += 1
-        body = wire.challenge(
-            number,
-            verdict["attacker_side"] if verdict else None,
-            verdict["result"] if verdict else None,
-            {"W": eliminated["W"], "B": eliminated["B"]},
-            verdict["at"] if verdict else None,
-        )
-        items.append(OutboxItem(game.id, len(items), "challenge", body))
+                fallen[piece.side] += 1
+        eliminated: wire.Eliminated = {"W": fallen[Side.WHITE], "B": fallen[Side.BLACK]}
+        body = (wire.challenge(number, None, None, eliminated, None) if challenge is None
+                else challenge_body(challenge, eliminated))
+        items.append(OutboxItem(game.id, len(items), wire.EventType.CHALLENGE, body))
     if game.ending is not None:
         ending = game.ending
-        items.append(OutboxItem(game.id, len(items), "game_over", wire.game_over(
+        items.append(OutboxItem(game.id, len(items), wire.EventType.GAME_OVER, wire.game_over(
             ending.kind.value, ending.winner.letter if ending.winner else None, ending.at)))
-        items.append(OutboxItem(game.id, len(items), "record",
+        items.append(OutboxItem(game.id, len(items), None,
                                 RecordBody(record=game.full_record())))
     return items
 

@@ -1,4 +1,4 @@
-"""The hub's request that a table publish some of its events again (docs/mqtt.md).
+"""The hub's request that a table publish some of its events again (docs/tournament/mqtt.md).
 
 The hub writes it retained on ``gg/<event>/table/<table>/resend``, so a table
 that is offline gets it when it comes back. Each request of a table has a
@@ -42,7 +42,7 @@ class ResendRequest:
     def from_payload(cls, payload: bytes) -> ResendRequest | None:
         """The request in an MQTT payload; None for an empty payload (a cleared topic).
 
-        :raises ResendError: not the resend JSON of docs/mqtt.md.
+        :raises ResendError: not the resend JSON of docs/tournament/mqtt.md.
         """
         try:
             message = wire.parse(wire.Topic.RESEND, payload)

@@ -68,6 +68,12 @@ class FleetState:
         with self._lock:
             self._listeners.append(listener)
 
+    def remove_listener(self, listener: Callable[[], None]) -> None:
+        """Stop calling ``listener``; nothing happens if it is not one."""
+        with self._lock:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
     def set_broker(self, state: BrokerState, detail: str = "", cause: str = "") -> None:
         """``detail``: the full message (as logged); ``cause``: its few words, if known."""
         with self._lock:

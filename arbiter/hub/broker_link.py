@@ -9,11 +9,12 @@ killed mid-message gets it again.
 
 Group commit: paho's thread only queues each message; a writer thread takes
 every message queued and writes them in one ledger transaction (one fsync,
-:meth:`LedgerStore.batch`), then acknowledges them and tells ``on_change``. So the
-broker's window of unacknowledged messages never waits on one fsync per
-message, and a backlog after a slow disk is written at once. Retained ``online``, ``status`` and
-``record/<game>`` topics arrive again at every subscription, which is how a
-restarted hub catches up with the tables' state.
+:meth:`LedgerStore.batch`), then acknowledges them and tells its followers
+(:attr:`Ingest.changes`). So the broker's window of unacknowledged messages
+never waits on one fsync per message, and a backlog after a slow disk is
+written at once. Retained ``online``, ``status`` and ``record/<game>`` topics
+arrive again at every subscription, which is how a restarted hub catches up
+with the tables' state.
 
 The hub publishes only the retained ``assignment`` and ``resend`` of each
 table, never under a table's own topics.
@@ -28,7 +29,7 @@ import sqlite3
 import ssl
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 import paho.mqtt.client as mqtt
@@ -36,6 +37,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.reasoncodes import ReasonCode
 
 from arbiter import wire
+from arbiter.hub.changes import Changes
 from arbiter.hub.errors import ContradictingEventError, IngestError
 from arbiter.hub.ledger import Ledger, ResendAsk
 from arbiter.hub.resend import resend_payload
@@ -52,22 +54,17 @@ MAX_BATCH = 500
 #: or None for a topic that is not a table's of this event.
 _Checked = tuple[str, wire.Topic, object] | tuple[str, None, wire.WireFormatError] | None
 #: Topics the broker keeps retained and gives again: a batch of only these needs no fsync.
-RETAINED_KINDS = ("online", "status")
-
-
-def table_prefix(event: str, table: str) -> str:
-    """The topic prefix of one table: ``gg/<event>/table/<table>/``."""
-    return f"gg/{event}/table/{table}/"
+RETAINED_KINDS = frozenset({wire.Topic.ONLINE, wire.Topic.STATUS})
 
 
 class Ingest:
     """Feeds ``ledger`` from the broker at ``host``:``port`` for ``event``.
 
-    ``on_change(table, kind)`` (optional) is called after each message the
-    ledger took, once it is committed, from the ingest's writer thread, so pages
-    can be told to refresh. ``on_link(up)`` (optional) is called from paho's
-    thread when the hub's own link to the broker goes up (subscribed) or down,
-    so pages can say so.
+    :attr:`changes` (:class:`arbiter.hub.changes.Changes`) tells its followers of each
+    message the ledger took (its :class:`arbiter.wire.Topic`), once committed, from
+    the ingest's writer thread, so pages can be told to refresh; and, from paho's
+    thread, when the hub's own link to the broker goes up (subscribed) or down, so
+    pages can say so.
     """
 
     def __init__(
@@ -78,8 +75,6 @@ class Ingest:
         port: int,
         *,
         client_id: str | None = None,
-        on_change: Callable[[str, str], None] | None = None,
-        on_link: Callable[[bool], None] | None = None,
         username: str | None = None,
         password: str | None = None,
         tls: ssl.SSLContext | None = None,
@@ -88,8 +83,7 @@ class Ingest:
         self.event = event
         self.host = host
         self.port = port
-        self._on_change = on_change
-        self._on_link = on_link
+        self.changes = Changes()
         self._lost = False  # the link went down after it was up: say when it is back
         self.connected = threading.Event()
         self.client = mqtt.Client(
@@ -155,7 +149,7 @@ class Ingest:
             log.error("broker refused the hub: %s", reason)
             return
         self._refusal = ""
-        client.subscribe(f"gg/{self.event}/table/+/#", qos=1)
+        client.subscribe(wire.table_filter(self.event), qos=1)
 
     def _connect_failed(self, _client: mqtt.Client, _userdata: Any) -> None:
         # paho retries without a word; say once why, if TLS is why (a replaced certificate).
@@ -175,8 +169,7 @@ class Ingest:
         if self._lost:
             log.warning("reconnected to the broker at %s:%d", self.host, self.port)
             self._lost = False
-        if self._on_link is not None:
-            self._on_link(True)
+        self.changes.link_changed(True)
 
     def _disconnected(
         self, _client: mqtt.Client, _userdata: Any, _flags: Any, reason: ReasonCode, _props: Any
@@ -185,8 +178,7 @@ class Ingest:
         if reason.is_failure:
             log.warning("lost the broker (%s); reconnecting", reason)
             self._lost = True
-            if self._on_link is not None:
-                self._on_link(False)
+            self.changes.link_changed(False)
 
     # --- in ---------------------------------------------------------------------
 
@@ -229,10 +221,10 @@ class Ingest:
         acknowledged, so no message can wedge the broker's window. If the commit
         fails, none is acknowledged.
         """
-        durable = any(_kind(m.topic) not in RETAINED_KINDS for m in batch)
+        durable = any(self._kind(m.topic) not in RETAINED_KINDS for m in batch)
         checked = [(msg, self._check(msg.topic, msg.payload)) for msg in batch]
         done: list[mqtt.MQTTMessage] = []
-        changes: list[tuple[str, str]] = []
+        changes: list[tuple[str, wire.Topic]] = []
         try:
             with self.ledger.store.batch(durable=durable):
                 for msg, taken in checked:
@@ -245,26 +237,33 @@ class Ingest:
             if msg.qos > 0:
                 self.client.ack(msg.mid, msg.qos)
         for table, kind in changes:
-            self._changed(table, kind)
+            self.changes.changed(table, kind)
 
     def _check(self, topic: str, payload: bytes) -> _Checked:
         """What to do with one message: (table, topic, message) or (table, None, refusal),
         or None for a topic that is not a table's of this event (acknowledged, ignored)."""
-        parts = topic.split("/", 4)
-        if len(parts) < 5 or parts[:3] != ["gg", self.event, "table"]:
+        name = wire.split(self.event, topic)
+        if name is None:
             return None
-        table, rest = parts[3], parts[4]
-        which = wire.topic_of(rest)
-        if which is None:
-            return table, None, wire.WireFormatError(f"unknown topic {rest[:40]!r}")
-        kind, game = which
+        if name.topic is None:
+            return name.table, None, wire.WireFormatError(f"unknown topic {name.rest[:40]!r}")
         try:
-            return table, kind, wire.parse(kind, payload, table=table, game=game)
+            return name.table, name.topic, wire.parse(name.topic, payload, table=name.table,
+                                                      game=name.game)
         except wire.WireFormatError as exc:
-            return table, None, exc
+            return name.table, None, exc
+
+    def _kind(self, topic: str) -> wire.Topic | None:
+        name = wire.split(self.event, topic)
+        return None if name is None else name.topic
+
+    def _what(self, topic: str) -> str:
+        """The part of a table's topic after its prefix, for a refusal's note."""
+        name = wire.split(self.event, topic)
+        return "" if name is None else name.rest
 
     def _write_one(
-        self, topic: str, taken: _Checked, changes: list[tuple[str, str]]
+        self, topic: str, taken: _Checked, changes: list[tuple[str, wire.Topic]]
     ) -> bool:
         """Hand one checked message to the ledger; True when it is done with (kept or
         refused): to be acknowledged."""
@@ -274,7 +273,8 @@ class Ingest:
         try:
             if kind is None:
                 assert isinstance(message, wire.WireFormatError)
-                self.ledger.events.note_rejection(table, message.seq, f"{_kind(topic)}: {message}")
+                self.ledger.events.note_rejection(
+                    table, message.seq, f"{self._what(topic)}: {message}")
             else:
                 self._take(table, kind, message, topic, changes)
             return True
@@ -293,7 +293,7 @@ class Ingest:
         SQLite's range, a constraint): noted and acknowledged, so it cannot come back."""
         log.error("the ledger failed on a message on %s: refused (%s)", topic, exc)
         try:
-            self.ledger.events.note_rejection(table, None, f"{_kind(topic)}: the ledger failed"
+            self.ledger.events.note_rejection(table, None, f"{self._what(topic)}: the ledger failed"
                                                     f" ({type(exc).__name__})")
         except sqlite3.Error:
             return False
@@ -301,7 +301,7 @@ class Ingest:
 
     def _take(
         self, table: str, kind: wire.Topic, message: object, topic: str,
-        changes: list[tuple[str, str]],
+        changes: list[tuple[str, wire.Topic]],
     ) -> None:
         """One well-formed message into the ledger; what it changed is added to
         ``changes``, to announce once committed."""
@@ -313,21 +313,17 @@ class Ingest:
             self.ledger.events.note_resend_id(table, cast(wire.ResendMessage, message)["id"])
         elif kind is wire.Topic.ONLINE:
             self.ledger.tables.set_online(table, bool(message))
-            changes.append((table, "online"))
+            changes.append((table, kind))
         elif kind is wire.Topic.EVENTS:
             if self.ledger.events.record(table, cast(wire.Event, message)):
-                changes.append((table, "events"))
+                changes.append((table, kind))
         elif kind is wire.Topic.STATUS:
             self.ledger.tables.set_status(table, cast(wire.StatusMessage, message))
-            changes.append((table, "status"))
+            changes.append((table, kind))
         elif kind is wire.Topic.RECORD:
             record = cast(wire.RecordMessage, message)
             self.ledger.tables.set_record(table, str(record["game"]), record["record"])
-            changes.append((table, "record"))
-
-    def _changed(self, table: str, kind: str) -> None:
-        if self._on_change is not None:
-            self._on_change(table, kind)
+            changes.append((table, kind))
 
     # --- out --------------------------------------------------------------------
 
@@ -335,12 +331,12 @@ class Ingest:
         self, table: str, assignment: wire.AssignmentMessage | None
     ) -> None:
         """Set (or with None clear) a table's retained ``assignment``; waits for the broker."""
-        _publish_retained(self.client, table_prefix(self.event, table) + "assignment",
+        _publish_retained(self.client, wire.topic(self.event, table, wire.Topic.ASSIGNMENT),
                           _assignment_bytes(assignment), f"assignment for {table!r}")
 
     def publish_resend(self, ask: ResendAsk) -> None:
         """Publish a table's retained ``resend`` request; waits for the broker."""
-        _publish_retained(self.client, table_prefix(self.event, ask.table) + "resend",
+        _publish_retained(self.client, wire.topic(self.event, ask.table, wire.Topic.RESEND),
                           resend_payload(ask), f"resend request for {ask.table!r}")
 
     def publish_round(self, round_number: int) -> None:
@@ -354,7 +350,7 @@ class Ingest:
         them and sends them again after a reconnect; a thread logs when the broker has
         them all, or that it is still waiting, until the hub stops. Returns the thread."""
         sent = [(table, self.client.publish(
-            table_prefix(self.event, table) + "assignment", _assignment_bytes(payload),
+            wire.topic(self.event, table, wire.Topic.ASSIGNMENT), _assignment_bytes(payload),
             qos=1, retain=True)) for table, payload in self.ledger.admin.assignments(
                 round_number).items()]
         thread = BackgroundThread(
@@ -400,9 +396,9 @@ def publish_once(
     For the command line while ``gg-arbiter hub`` serves: a client id of its own,
     so the serving hub's persistent session is left alone.
     """
-    messages = [(table_prefix(event, t) + "assignment", _assignment_bytes(a),
+    messages = [(wire.topic(event, t, wire.Topic.ASSIGNMENT), _assignment_bytes(a),
                  f"assignment for {t!r}") for t, a in assignments.items()]
-    messages += [(table_prefix(event, r.table) + "resend", resend_payload(r),
+    messages += [(wire.topic(event, r.table, wire.Topic.RESEND), resend_payload(r),
                   f"resend request for {r.table!r}") for r in resends]
     client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="", clean_session=True)
     if username:
@@ -437,11 +433,6 @@ def _transient(exc: sqlite3.Error) -> bool:
     """A fault of the disk or the database (the message may be taken when sent again), not
     of the message (a constraint, a value SQLite cannot hold)."""
     return isinstance(exc, sqlite3.OperationalError) or type(exc) is sqlite3.DatabaseError
-
-
-def _kind(topic: str) -> str:
-    """The part of a table's topic after ``gg/<event>/table/<table>/``."""
-    return "/".join(topic.split("/")[4:])
 
 
 def _assignment_bytes(assignment: wire.AssignmentMessage | None) -> bytes:

@@ -1,4 +1,4 @@
-"""Asking tables to publish again the events the ledger lacks (docs/mqtt.md, ``resend``).
+"""Asking tables to publish again the events the ledger lacks (docs/tournament/mqtt.md, ``resend``).
 
 A table's events can be missing in two ways: a gap (event n held, n-1 not) or
 a tail (its retained status says it published up to ``event_seq``, the ledger
@@ -36,7 +36,7 @@ Runs = tuple[tuple[int, int], ...]
 
 
 def resend_payload(ask: ResendAsk) -> bytes:
-    """The retained ``resend`` message of docs/mqtt.md."""
+    """The retained ``resend`` message of docs/tournament/mqtt.md."""
     return wire.encode(wire.resend_message(ask.table, ask.id, [list(r) for r in ask.ranges]))
 
 
@@ -73,9 +73,10 @@ class Resender:
 
     # --- driven by the ingest (any thread) ----------------------------------------
 
-    def changed(self, table: str, kind: str) -> None:
-        """A message of ``table`` reached the ledger: look at it at the next pass."""
-        if kind in ("events", "status"):
+    def changed(self, table: str, kind: wire.Topic) -> None:
+        """A message of ``table`` reached the ledger: look at it at the next pass (the
+        resender follows :attr:`arbiter.hub.ingest.Ingest.changes`)."""
+        if kind in (wire.Topic.EVENTS, wire.Topic.STATUS):
             with self._lock:
                 self._dirty.add(table)
             self._wake.set()

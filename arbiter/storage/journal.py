@@ -21,7 +21,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from arbiter.rules.contenders import Contenders
@@ -71,6 +71,36 @@ _SUFFIX = ".jsonl"
 _PENDING = ".pending"
 
 
+class AppendListeners:
+    """Who a :class:`GameStore` tells of each append made durable (a challenge, an ending,
+    a new game's journal in place): ``listener(game_id)``, on the appending thread,
+    outside the store's lock, so a listener must only take note (the broker's outbox
+    wakes its publisher), never wait. Thread-safe."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._listeners: list[Callable[[int], None]] = []
+
+    def add(self, listener: Callable[[int], None]) -> None:
+        with self._lock:
+            self._listeners.append(listener)
+
+    def remove(self, listener: Callable[[int], None]) -> None:
+        """Stop calling ``listener``; nothing happens if it is not one."""
+        with self._lock, contextlib.suppress(ValueError):
+            self._listeners.remove(listener)
+
+    def tell(self, game_id: int) -> None:
+        """Game ``game_id``'s journal holds a new record durably (called after the fsync)."""
+        with self._lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            try:
+                listener(game_id)
+            except Exception:  # a listener's fault is not the record's: it stays written
+                log.exception("a listener of the game journal failed")
+
+
 class GameStore:
     """The games in a data directory, with the current game open for appending.
 
@@ -90,6 +120,8 @@ class GameStore:
         self.repair = repair
         self.problems: list[str] = []
         self._lock = threading.RLock()
+        #: Told of each append made durable (the broker's outbox): :class:`AppendListeners`.
+        self.appends = AppendListeners()
         try:
             self._make_private()
         except OSError as exc:
@@ -309,7 +341,8 @@ class GameStore:
             assert self._fd is not None
             self._append(self._fd, encode(challenge_record(challenge)))
             game.apply(challenge)
-            return challenge
+        self.appends.tell(game.id)
+        return challenge
 
     def declare_end(self, kind: EndingKind, winner: Side | None) -> Ending:
         """Record a declared ending (flag home, resignation, draw).
@@ -319,7 +352,10 @@ class GameStore:
         if not kind.declarable:
             raise EndingError(f"{kind.value} is not an ending players declare")
         with self._lock:
-            return self._end(Ending(kind, winner, time.time()))
+            game_id = self._current.id
+            ending = self._end(Ending(kind, winner, time.time()))
+        self.appends.tell(game_id)
+        return ending
 
     def _end(self, ending: Ending) -> Ending:
         game = self._current
@@ -357,7 +393,8 @@ class GameStore:
                 write_durably(pending, encode(header_record(game)))
             except OSError as exc:
                 raise StoreError(f"cannot create {path}: {exc}") from None
-            if not old_game.over:
+            ended_old = not old_game.over
+            if ended_old:
                 abandoned = Ending(EndingKind.ABANDONED, None, game.started_at)
                 try:
                     assert old_fd is not None
@@ -379,7 +416,10 @@ class GameStore:
                 os.close(old_fd)
             self._fd = fd
             self._current = game
-            return game
+        if ended_old:
+            self.appends.tell(old_game.id)
+        self.appends.tell(game.id)
+        return game
 
     # -- reading -----------------------------------------------------------
 

@@ -97,6 +97,27 @@ def test_hub_subscriber_gets_the_current_status_then_each_new_one(store: GameSto
     assert q.empty()
 
 
+def test_fleet_changes_reach_the_pages_one_way(store: GameStore) -> None:
+    """The broker link's state reaches the pages (a new status with it); the status
+    listener (the link, which made that change) hears only what the device does, so
+    nothing goes back to the link: no fleet, device, fleet loop."""
+    fleet = FleetState()
+    hub = StatusHub("hardware", fleet=fleet)
+    fleet.add_listener(hub.refresh)
+    heard: list[dict[str, Any]] = []
+    hub.add_listener(heard.append)
+    hub.publish(_facts(store))
+    q = hub.subscribe()
+    q.get_nowait()
+    fleet.set_broker(BrokerState.CONNECTED)
+    page = q.get_nowait()
+    assert (page["seq"], page["broker"]["state"]) == (2, "connected")
+    assert [s["seq"] for s in heard] == [1]
+    hub.publish(_facts(store, state=DeviceState.WAITING))
+    assert [(s["seq"], s["broker"]["state"]) for s in heard] == [
+        (1, "not configured"), (3, "connected")]
+
+
 def test_hub_slow_subscriber_drops_the_oldest(store: GameStore) -> None:
     hub = StatusHub("sim", queue_size=3)
     hub.publish(_facts(store))

@@ -123,7 +123,7 @@ def test_as_root_the_files_are_given_to_the_broker_user_and_mosquitto_starts(
     assert main(args) == 0
     assert f"warning: user {BROKER_USER} cannot read {files.key}" in capsys.readouterr().err
     os.chown(files.key, 0, pwd.getpwnam(BROKER_USER).pw_gid)
-    files.key.chmod(0o640)  # as docs/mqtt.md says
+    files.key.chmod(0o640)  # as docs/tournament/mqtt.md says
     assert main([*args, "--force"]) == 0
     assert "warning" not in capsys.readouterr().err
     out = open_dir / "v"

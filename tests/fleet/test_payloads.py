@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -14,10 +14,10 @@ from arbiter.device.status import StatusFacts, build_status
 from arbiter.fleet.assignment import Assignment, AssignmentFile, AssignmentMessageError
 from arbiter.fleet.outbox import Cursor, CursorError, CursorFile, Outbox
 from arbiter.fleet.payloads import (
+    OutboxItem,
     encode,
     event_payload,
     game_items,
-    prefix,
     record_payload,
     status_payload,
 )
@@ -39,16 +39,41 @@ def _pair(attacker: str, defender: str) -> Contenders:
     return Contenders.untagged(Piece.parse(attacker), Piece.parse(defender))
 
 
+def _kind(item: OutboxItem) -> str:
+    return "record" if item.kind is None else item.kind.value
+
+
+def test_challenge_events_say_the_side_and_the_survivor_as_the_rules_decide(
+    tmp_path: Path,
+) -> None:
+    """Built from the recorded challenges: RULES.md's outcomes of conftest.GAME (the spy
+    takes a general, a private the spy, equal ranks split, a general takes a lieutenant),
+    the fallen counted per side, and no rank anywhere."""
+    with GameStore(tmp_path) as store:
+        for attacker, defender in GAME[:-1]:
+            store.accept(_pair(attacker, defender))
+        items = game_items(store.current)
+        ats = [c.at for c in store.current.challenges]
+    events = [cast(wire.ChallengeBody, item.body) for item in items
+              if item.kind is wire.EventType.CHALLENGE]
+    assert [(e["number"], e["attacker_side"], e["result"]) for e in events] == [
+        (1, "W", "attacker"), (2, "B", "attacker"), (3, "W", "split"), (4, "B", "defender")]
+    assert [e["eliminated"] for e in events] == [
+        {"W": 0, "B": 1}, {"W": 1, "B": 1}, {"W": 2, "B": 2}, {"W": 2, "B": 3}]
+    assert [e["at"] for e in events] == ats
+    assert not rank_leaks(json.dumps([item.body for item in items]))
+
+
 def test_items_of_a_game_on_hold_no_rank_and_no_record(tmp_path: Path) -> None:
     with GameStore(tmp_path) as store:
         for attacker, defender in GAME[:-1]:
             store.accept(_pair(attacker, defender))
         items = game_items(store.current)
-    assert [i.kind for i in items] == ["new_game", *["challenge"] * (len(GAME) - 1)]
+    assert [_kind(i) for i in items] == ["new_game", *["challenge"] * (len(GAME) - 1)]
     assert [i.index for i in items] == list(range(len(items)))
     text = json.dumps([event_payload(i, table="7", seq=n) for n, i in enumerate(items, 1)])
     assert rank_leaks(text) == []
-    assert "record" not in [i.kind for i in items]
+    assert "record" not in [_kind(i) for i in items]
 
 
 def test_items_of_an_ended_game_end_with_game_over_then_the_record(tmp_path: Path) -> None:
@@ -57,7 +82,7 @@ def test_items_of_an_ended_game_end_with_game_over_then_the_record(tmp_path: Pat
         store.declare_end(EndingKind.RESIGNATION, Side.BLACK)
         game = store.current
         items = game_items(game)
-    assert [i.kind for i in items] == ["new_game", "challenge", "game_over", "record"]
+    assert [_kind(i) for i in items] == ["new_game", "challenge", "game_over", "record"]
     bodies: list[Any] = [i.body for i in items]
     assert bodies[2]["ending"] == {"kind": "resignation", "winner": "B",
                                    "at": game.ending.at if game.ending else None}
@@ -69,7 +94,7 @@ def test_event_and_status_payloads_carry_format_and_table() -> None:
     status = {"state": "idle", "seq": 4}
     assert status_payload(status, table="7") == {"state": "idle", "seq": 4, "format": 1,
                                                  "table": "7", "software": __version__}
-    assert prefix("demo", "7") == "gg/demo/table/7/"
+    assert wire.topic("demo", "7", wire.Topic.EVENTS) == "gg/demo/table/7/events"
 
 
 def test_outbox_numbers_events_after_the_cursor_and_again_the_same(tmp_path: Path) -> None:
@@ -80,11 +105,11 @@ def test_outbox_numbers_events_after_the_cursor_and_again_the_same(tmp_path: Pat
         assert [p.seq for p in first] == [1, 2]
         # Acknowledged up to the first event: the rest keeps its number.
         again = Outbox(tmp_path).pending(first[0].after, 100)
-        assert [(p.seq, p.item.kind) for p in again] == [(2, "challenge")]
+        assert [(p.seq, _kind(p.item)) for p in again] == [(2, "challenge")]
         store.accept(_pair("W:PVT", "B:FLG"))  # the Flag falls
         store.new_game()
         later = outbox.pending(first[1].after, 100)
-    assert [(p.seq, p.item.game, p.item.kind) for p in later] == [
+    assert [(p.seq, p.item.game, _kind(p.item)) for p in later] == [
         (3, 1, "challenge"), (4, 1, "game_over"), (None, 1, "record"), (5, 2, "new_game"),
     ]
     assert later[-1].after == Cursor(2, 1, 5)
@@ -169,7 +194,7 @@ def test_payloads_of_a_real_game_pass_the_hubs_validation(tmp_path: Path) -> Non
         fleet = FleetState(assignment=assignment)
         status = build_status(facts, mode="sim", seq=4, fleet=fleet)
     items = game_items(game)
-    assert [i.kind for i in items][-2:] == ["game_over", "record"]
+    assert [_kind(i) for i in items][-2:] == ["game_over", "record"]
     for seq, item in enumerate(items, 1):
         if item.is_event:
             raw = encode(event_payload(item, table="7", seq=seq))

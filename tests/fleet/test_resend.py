@@ -96,7 +96,8 @@ def test_the_events_asked_for_go_out_again_byte_for_byte_once(
     old = table.link
     assert old is not None
     old.close()
-    table.link = FleetLink(old.settings, data, table.arbiter.fleet)
+    table.link = FleetLink(old.settings, data, table.arbiter.fleet, store=table.arbiter.store,
+                           status=table.arbiter.status)
     table.link.start()
     hub.ask({"table": "7", "id": 2, "ranges": [[1, 1]]})
     wait_until(lambda: served(data) == 2, what="request 2 served")

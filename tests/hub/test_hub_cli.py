@@ -16,7 +16,6 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from arbiter import wire
 from arbiter.app.cli import main
-from arbiter.hub.broker_link import table_prefix
 from arbiter.hub.ledger import Ledger
 from tests.support.contract import assignment, challenge, game_over, new_game
 from tests.support.mqtt import mosquitto
@@ -175,7 +174,7 @@ def test_hub_killed_mid_round_loses_no_event(tmp_path: Path) -> None:
         table.connect("127.0.0.1", port)
         table.loop_start()
         try:
-            prefix = table_prefix(EVENT, "T1")
+            prefix = wire.prefix(EVENT, "T1")
             table.subscribe(prefix + "assignment", qos=1)
             assert assigned.wait(10), "the hub published no assignment at start"
             assert json.loads(got[prefix + "assignment"])["white"] == "Ana"

@@ -13,7 +13,7 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from arbiter import wire
-from arbiter.hub.broker_link import Ingest, table_prefix
+from arbiter.hub.broker_link import Ingest
 from arbiter.hub.ledger import Ledger
 from arbiter.tournament.model import Player, Result
 from tests.support.contract import assignment, challenge, game_over, new_game
@@ -37,7 +37,7 @@ class Table:
 
     def __init__(self, port: int, name: str) -> None:
         self.name = name
-        self.prefix = table_prefix(EVENT, name)
+        self.prefix = wire.prefix(EVENT, name)
         self.received: dict[str, bytes] = {}
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"table-{name}")
         self.client.will_set(self.prefix + "online", b"false", qos=1, retain=True)
@@ -75,8 +75,14 @@ def _game(table: str) -> list[wire.Event]:
 def test_ingest_feeds_the_ledger_and_scores_the_game(
     broker: int, ledger: Ledger, table: Table
 ) -> None:
-    changes: list[tuple[str, str]] = []
-    hub = Ingest(ledger, EVENT, "127.0.0.1", broker, on_change=lambda t, k: changes.append((t, k)))
+    changes: list[tuple[str, wire.Topic]] = []
+
+    class Follower:
+        def changed(self, table: str, kind: wire.Topic) -> None:
+            changes.append((table, kind))
+
+    hub = Ingest(ledger, EVENT, "127.0.0.1", broker)
+    hub.changes.follow(Follower())
     hub.start()
     try:
         table.publish("online", b"true", retain=True)
@@ -90,7 +96,7 @@ def test_ingest_feeds_the_ledger_and_scores_the_game(
         assert ledger.admin.pairings(1)[0].result is Result.BLACK_WIN
         online, status, _ = ledger.tables.state("T1")
         assert online is True and status == {"format": 1, "table": "T1", "state": "idle"}
-        assert ("T1", "events") in changes
+        assert ("T1", wire.Topic.EVENTS) in changes
     finally:
         hub.stop()
 

@@ -14,7 +14,8 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import MQTTErrorCode
 
-from arbiter.hub.broker_link import Ingest, table_prefix
+from arbiter import wire
+from arbiter.hub.broker_link import Ingest
 from arbiter.hub.ledger import Ledger
 from tests.support.contract import challenge, new_game
 
@@ -34,7 +35,7 @@ class Seen:
     def __init__(self, ledger: Ledger) -> None:
         self.path = ledger.path
         self.acks: list[tuple[int, list[tuple[str, int]]]] = []
-        self.changes: list[tuple[str, str, list[tuple[str, int]]]] = []
+        self.changes: list[tuple[str, wire.Topic, list[tuple[str, int]]]] = []
 
     def on_disk(self) -> list[tuple[str, int]]:
         with sqlite3.connect(self.path) as other:
@@ -44,7 +45,7 @@ class Seen:
         self.acks.append((mid, self.on_disk()))
         return MQTTErrorCode.MQTT_ERR_SUCCESS
 
-    def changed(self, table: str, kind: str) -> None:
+    def changed(self, table: str, kind: wire.Topic) -> None:
         self.changes.append((table, kind, self.on_disk()))
 
 
@@ -57,13 +58,14 @@ def seen(ledger: Ledger) -> Seen:
 def ingest(ledger: Ledger, seen: Seen) -> Ingest:
     """An ingest not connected: the test hands it what paho would have received. Its
     client's ``ack`` is noted (paho's side of an ack is not what is tested here)."""
-    ing = Ingest(ledger, EVENT, "127.0.0.1", 1, on_change=seen.changed)
+    ing = Ingest(ledger, EVENT, "127.0.0.1", 1)
+    ing.changes.follow(seen)
     ing.client.ack = seen.ack  # type: ignore[method-assign, assignment]
     return ing
 
 
 def _message(mid: int, table: str, kind: str, payload: Any) -> mqtt.MQTTMessage:
-    msg = mqtt.MQTTMessage(mid, (table_prefix(EVENT, table) + kind).encode())
+    msg = mqtt.MQTTMessage(mid, (wire.prefix(EVENT, table) + kind).encode())
     msg.payload = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
     msg.qos = 1
     return msg
@@ -92,8 +94,9 @@ def test_ingest_writes_a_batch_in_one_commit_then_acks_and_announces(
     # Refusals are for good, so acknowledged too; every ack in the order received and
     # only once everything is on disk.
     assert seen.acks == [(mid, everything) for mid in range(1, 7)]
-    assert seen.changes == [("T1", "events", everything), ("T1", "events", everything),
-                            ("T1", "status", everything), ("T2", "events", everything)]
+    events, status = wire.Topic.EVENTS, wire.Topic.STATUS
+    assert seen.changes == [("T1", events, everything), ("T1", events, everything),
+                            ("T1", status, everything), ("T2", events, everything)]
     assert len(ledger.events.rejections()) == 2
 
 
@@ -117,7 +120,7 @@ def test_ingest_refuses_alone_a_message_the_ledger_cannot_keep(
     ])
     assert [mid for mid, _disk in seen.acks] == [1, 2, 3]
     assert seen.acks[0][1] == [("T1", 1), ("T1", 2)]
-    assert [(t, k) for t, k, _disk in seen.changes] == [("T1", "events"), ("T1", "events")]
+    assert [(t, k) for t, k, _disk in seen.changes] == [("T1", wire.Topic.EVENTS)] * 2
     assert [(t, "IntegrityError" in why) for _at, t, _seq, why in ledger.events.rejections()] == [
         ("T2", True)]
 
@@ -138,7 +141,7 @@ def test_ingest_leaves_a_message_the_ledger_fails_on_unacknowledged(
     # T2's message is sent again by the broker at the next connection; the others stay.
     assert [mid for mid, _disk in seen.acks] == [1, 3]
     assert seen.acks[0][1] == [("T1", 1), ("T1", 2)]
-    assert [(t, k) for t, k, _disk in seen.changes] == [("T1", "events"), ("T1", "events")]
+    assert [(t, k) for t, k, _disk in seen.changes] == [("T1", wire.Topic.EVENTS)] * 2
 
 
 def test_ingest_acks_nothing_of_a_batch_whose_commit_failed(
@@ -179,11 +182,13 @@ def test_ingest_writer_survives_a_batch_that_fails(ledger: Ledger, seen: Seen) -
     # A listener that fails (a bug) must not stop the ingest: the next batch is written.
     told = threading.Event()
 
-    def failing(table: str, kind: str) -> None:
-        told.set()
-        raise RuntimeError("a listener's bug")
+    class Failing:
+        def changed(self, table: str, kind: wire.Topic) -> None:
+            told.set()
+            raise RuntimeError("a listener's bug")
 
-    ingest = Ingest(ledger, EVENT, "127.0.0.1", 1, on_change=failing)
+    ingest = Ingest(ledger, EVENT, "127.0.0.1", 1)
+    ingest.changes.follow(Failing())
     ingest.client.ack = seen.ack  # type: ignore[method-assign, assignment]
     writer = threading.Thread(target=ingest._write_loop)
     writer.start()

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from arbiter import wire
 from arbiter.fleet.resend import ResendRequest
 from arbiter.hub.ledger import Ledger, ResendAsk
 from arbiter.hub.resend import Resender, resend_payload
@@ -50,7 +51,7 @@ def _resender(ledger: Ledger) -> tuple[Resender, FakeClock, Sent]:
 def test_a_gap_is_asked_for_once_after_the_grace_period(ledger: Ledger) -> None:
     resender, clock, sent = _resender(ledger)
     _events(ledger, "T1", [1, 2, 5])
-    resender.changed("T1", "events")
+    resender.changed("T1", wire.Topic.EVENTS)
     assert resender.check() == []  # just seen: QoS 1 redelivery may still bring 3 and 4
     clock.now += GRACE - 0.1
     assert resender.check() == []
@@ -63,14 +64,14 @@ def test_a_gap_is_asked_for_once_after_the_grace_period(ledger: Ledger) -> None:
 
     # Event 3 arrives; later 8 shows a new gap, which alone is not asked before its grace.
     _events(ledger, "T1", [3, 8])
-    resender.changed("T1", "events")
+    resender.changed("T1", wire.Topic.EVENTS)
     assert resender.check() == []
     clock.now += GRACE
     [again] = resender.check()
     assert (again.id, again.ranges) == (2, ((4, 4), (6, 7)))
 
     _events(ledger, "T1", [4, 6, 7])  # the table served it
-    resender.changed("T1", "events")
+    resender.changed("T1", wire.Topic.EVENTS)
     clock.now += GRACE
     assert resender.check() == [] and ledger.events.gaps("T1") == []
     assert ledger.tables.missing("T1") == []
@@ -79,11 +80,11 @@ def test_a_gap_is_asked_for_once_after_the_grace_period(ledger: Ledger) -> None:
 def test_a_gap_filled_within_the_grace_period_is_not_asked_for(ledger: Ledger) -> None:
     resender, clock, sent = _resender(ledger)
     _events(ledger, "T1", [1, 3])
-    resender.changed("T1", "events")
+    resender.changed("T1", wire.Topic.EVENTS)
     assert resender.check() == []
     clock.now += GRACE / 2
     _events(ledger, "T1", [2])
-    resender.changed("T1", "events")
+    resender.changed("T1", wire.Topic.EVENTS)
     assert resender.check() == []
     clock.now += GRACE
     assert resender.check() == [] and sent.asks == []
@@ -94,7 +95,7 @@ def test_the_tail_the_status_reveals_is_asked_for(ledger: Ledger) -> None:
     _events(ledger, "T2", [1, 2])
     ledger.tables.set_status("T2", {"format": 1, "table": "T2", "state": "idle", "event_seq": 6})
     assert ledger.events.gaps("T2") == [] and ledger.tables.missing("T2") == [(3, 6)]
-    resender.changed("T2", "status")
+    resender.changed("T2", wire.Topic.STATUS)
     assert resender.check() == []
     clock.now += GRACE
     [ask] = resender.check()
@@ -133,7 +134,7 @@ def test_more_runs_than_a_request_carries_are_asked_for_in_turns(ledger: Ledger)
     resender, clock, sent = _resender(ledger)
     held = [1, *range(3, 2 * 300 + 2, 2)]  # 300 runs of one missing: 2, 4, ..., 600
     _events(ledger, "T1", held)
-    resender.changed("T1", "events")
+    resender.changed("T1", wire.Topic.EVENTS)
     resender.check()
     clock.now += GRACE
     [ask] = resender.check()
@@ -144,7 +145,7 @@ def test_more_runs_than_a_request_carries_are_asked_for_in_turns(ledger: Ledger)
     assert resender.check() == []  # asked already: not again while they are still missing
 
     _events(ledger, "T1", [a for a, _b in ask.ranges])  # the table served them
-    resender.changed("T1", "events")
+    resender.changed("T1", wire.Topic.EVENTS)
     clock.now += GRACE
     [rest] = resender.check()
     assert rest.ranges == tuple((n, n) for n in range(2 * 257, 2 * 300 + 1, 2))

@@ -17,7 +17,9 @@ from typing import Any
 import pytest
 
 from arbiter.rules.contenders import Contenders
+from arbiter.rules.game import EndingError, EndingKind
 from arbiter.rules.pieces import Piece
+from arbiter.rules.ranks import Side
 from arbiter.storage.journal import GameStore
 
 Call = tuple[str, str]  # (operation, path of the file or directory it touched)
@@ -148,3 +150,51 @@ def test_journal_fsync_admin_file_written_durably(tmp_path: Path, syscalls: list
 
     auth.set_pin(tmp_path, "482913")
     _assert_whole_file_durable(syscalls, str((tmp_path / auth.ADMIN_FILE).resolve()))
+
+
+def test_append_listeners_are_told_only_after_the_append_is_fsynced(
+    tmp_path: Path, syscalls: list[Call]
+) -> None:
+    """The broker's outbox hears of an append (challenge, ending, new game) only once the
+    journal holds it durably: after the fsync of the file written (and of the directory
+    that names a new journal), never before; once per game touched."""
+    store = GameStore(tmp_path)
+    store.appends.add(lambda game_id: syscalls.append(("told", str(game_id))))
+    try:
+        syscalls.clear()
+        store.accept(Contenders.untagged(Piece.parse("W:COL"), Piece.parse("B:MAJ")))
+        journal = _journal(tmp_path, 1)
+        told = syscalls.index(("told", "1"))
+        assert ("fsync", journal) in syscalls[:told] and ("told", "1") not in syscalls[told + 1:]
+
+        syscalls.clear()  # game 1 is on: NEW GAME ends it (abandoned), then game 2
+        store.new_game()
+        assert [c for c in syscalls if c[0] == "told"] == [("told", "1"), ("told", "2")]
+        before = syscalls[:syscalls.index(("told", "1"))]
+        assert ("fsync", _journal(tmp_path, 1)) in before
+        assert ("fsync", str((tmp_path / "games").resolve())) in before  # game 2 named
+
+        syscalls.clear()
+        store.declare_end(*_resignation())
+        told = syscalls.index(("told", "2"))
+        assert ("fsync", _journal(tmp_path, 2)) in syscalls[:told]
+    finally:
+        store.close()
+
+
+def test_append_listeners_hear_nothing_the_disk_refused(tmp_path: Path) -> None:
+    told: list[int] = []
+    store = GameStore(tmp_path)
+    store.appends.add(told.append)
+    try:
+        with pytest.raises(EndingError):  # not declarable: nothing written
+            store.declare_end(EndingKind.FLAG_CAPTURED, Side.WHITE)
+        store.appends.remove(told.append)
+        store.accept(Contenders.untagged(Piece.parse("W:COL"), Piece.parse("B:MAJ")))
+        assert told == []
+    finally:
+        store.close()
+
+
+def _resignation() -> tuple[EndingKind, Side]:
+    return EndingKind.RESIGNATION, Side.BLACK

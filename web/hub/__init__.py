@@ -23,8 +23,8 @@ from flask import Flask
 
 from arbiter.hub.ledger import Ledger, ResendAsk
 from arbiter.wire import AssignmentMessage
-from web.hub.feed import HubStreams, VenueFeed
-from web.kit.events import KEEPALIVE_SECONDS, STREAM_CAPACITY
+from web.hub.feed import VenueFeed
+from web.kit.events import KEEPALIVE_SECONDS, STREAM_CAPACITY, StreamHub
 from web.kit.hooks import install_hooks
 from web.kit.pin_access import install_pin_access, pin_access_config
 
@@ -79,9 +79,11 @@ def create_hub_app(
     app.extensions["hub_feed"] = feed
     app.extensions["hub_publish"] = publish
     app.extensions["hub_resend"] = resend
-    # The key web.kit.serve.make_server looks for: it sizes and stops the streams.
-    app.extensions["arbiter_streams"] = HubStreams(
-        feed, float(app.config["SSE_KEEPALIVE"]), int(app.config["STREAM_CAPACITY"])
+    # The key web.kit.serve.make_server looks for: it sizes and stops the streams, which
+    # the feed's sender writes (the kit's one mechanism, as on a table).
+    feed.keepalive = float(app.config["SSE_KEEPALIVE"])
+    app.extensions["arbiter_streams"] = StreamHub(
+        feed, feed.keepalive, int(app.config["STREAM_CAPACITY"])
     )
 
     from web.hub.organiser import bp as organiser_bp

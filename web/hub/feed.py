@@ -1,50 +1,39 @@
 """The hub's live feed: what changed at the venue, for every open page's event stream.
 
-The ingest calls :meth:`VenueFeed.changed` after the ledger committed a
-table's message; that only marks the table. A sender thread reads the marked
+The feed follows the ingest's changes (:class:`arbiter.hub.changes.Changes`):
+:meth:`VenueFeed.changed` comes after the ledger committed a table's message,
+and only marks the table. A sender thread reads the marked
 tables' rows again and sends, as one message, only the fields that changed
 since the last message (a *patch*), at most once every ``period`` seconds (a
 leading-edge :class:`Throttle`: a change after a quiet spell goes at once, one
 during a busy spell waits for the rest of the period and goes with every
 change made meanwhile). The same thread notices tables that went silent.
 
-One writer for every stream: the thread that makes a message also writes it
-to every open stream, encoded once and compressed once per content encoding
-(:class:`SharedCoder`), straight into each connection's output buffer
-(:data:`web.kit.events.DIRECT_WRITE`); no thread is woken per viewer. A stream
-begins with its own compressed opening: a whole *snapshot* of the venue, or,
-for a browser reconnecting with ``Last-Event-ID``, the messages it missed.
-A viewer too slow to take what is sent is closed (it reconnects and catches up)
-rather than slowing the others down.
+That thread is the one writer of every stream (:mod:`web.kit.broadcast`, the
+kit's one live-update mechanism, which the table's status page uses too). A
+stream begins with its own opening: a whole *snapshot* of the venue, or, for a
+browser reconnecting with ``Last-Event-ID``, the messages it missed.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
-import queue
 import secrets
 import threading
 import time
-import zlib
 from collections import deque
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from enum import Enum
 from typing import Any
 
 from arbiter.hub.ledger import Ledger
 from arbiter.threads import BackgroundThread
+from arbiter.wire import Topic
 from web.hub import views
-from web.kit.events import (
-    RETRY_MILLISECONDS,
-    DirectWrite,
-    Stream,
-    StreamHub,
-    StreamsFullError,
-)
+from web.kit.broadcast import Broadcast, Member
+from web.kit.events import RETRY_MILLISECONDS
 
 log = logging.getLogger(__name__)
 
@@ -54,99 +43,12 @@ TICK_SECONDS = 5.0
 PERIOD_SECONDS = 0.1
 #: Messages kept for browsers reconnecting with Last-Event-ID (older: a snapshot).
 HISTORY = 512
-#: Bytes a viewer may leave unsent before it is closed (it reconnects and catches up).
-MAX_BACKLOG = 512 * 1024
-#: Messages a stream served without a direct writer may hold unread before it is closed.
-QUEUE_SIZE = 256
 #: A row's fields the stream carries: what the venue page shows (not ``last_seen``,
 #: which changes with every message and is shown nowhere live).
 STREAM_FIELDS = ("table", "online", "state", "game", "challenges", "lost", "round", "board",
                  "white", "black", "result", "over", "ending", "ending_text", "silent",
                  "unscored")
 PREAMBLE = f": gg-arbiter hub stream\nretry: {RETRY_MILLISECONDS}\n\n".encode()
-KEEPALIVE = b": keep-alive\n\n"
-
-
-class Encoding(Enum):
-    """A content encoding the stream can be sent in."""
-
-    IDENTITY = "identity"
-    GZIP = "gzip"
-    DEFLATE = "deflate"
-
-
-#: zlib's window bits for each compressed encoding (gzip and zlib wrappers).
-_WBITS = {Encoding.GZIP: 31, Encoding.DEFLATE: 15}
-
-
-def negotiate(accept_encoding: str | None) -> Encoding:
-    """The encoding to send, from a request's ``Accept-Encoding`` (gzip first, then
-    deflate; one listed with ``q=0`` is refused; identity when neither is accepted)."""
-    accepted: dict[str, float] = {}
-    for part in (accept_encoding or "").split(","):
-        name, _, params = part.strip().partition(";")
-        q = 1.0
-        for param in params.split(";"):
-            key, _, value = param.strip().partition("=")
-            if key.strip().lower() == "q":
-                try:
-                    q = float(value)
-                except ValueError:
-                    q = 0.0
-        if name.strip():
-            accepted[name.strip().lower()] = q
-    for encoding in (Encoding.GZIP, Encoding.DEFLATE):
-        if accepted.get(encoding.value, accepted.get("*", 0.0)) > 0:
-            return encoding
-    return Encoding.IDENTITY
-
-
-def compress_alone(encoding: Encoding, text: bytes) -> bytes:
-    """``text`` as the start of a stream in ``encoding`` (header and all), flushed to a
-    byte boundary, so that :class:`SharedCoder` output after a reset may follow it."""
-    if encoding is Encoding.IDENTITY:
-        return text
-    c = zlib.compressobj(6, zlib.DEFLATED, _WBITS[encoding])
-    return c.compress(text) + c.flush(zlib.Z_SYNC_FLUSH)
-
-
-class SharedCoder:
-    """One compressor whose output every stream of an encoding shares.
-
-    Each message is compressed once with ``Z_SYNC_FLUSH`` (it arrives at once,
-    whole) and keeps the history of earlier messages (a patch compresses well
-    against the previous ones). A stream joining later has no such history: before
-    the first message it shares, the compressor is reset with ``Z_FULL_FLUSH``
-    (the members take those bytes, the joiner does not need them), so what
-    follows refers to nothing the joiner lacks. A deflate stream is a series of
-    blocks, so the joiner's own opening (:func:`compress_alone`) and the shared
-    blocks after a reset make one valid stream.
-    """
-
-    def __init__(self, encoding: Encoding) -> None:
-        self.encoding = encoding
-        self._c = (None if encoding is Encoding.IDENTITY
-                   else zlib.compressobj(6, zlib.DEFLATED, _WBITS[encoding]))
-        if self._c is not None:
-            self._c.flush(zlib.Z_FULL_FLUSH)  # the header, which every stream has of its own
-
-    def encode(self, text: bytes, joining: bool) -> tuple[bytes, bytes]:
-        """(bytes for the streams already sharing, bytes for those joining now)."""
-        if self._c is None:
-            return text, text
-        reset = self._c.flush(zlib.Z_FULL_FLUSH) if joining else b""
-        body = self._c.compress(text) + self._c.flush(zlib.Z_SYNC_FLUSH)
-        return reset + body, body
-
-
-class Member:
-    """One open stream as the writer sees it: where its bytes go, and whether it ended."""
-
-    def __init__(self, encoding: Encoding, write: Callable[[bytes], None]) -> None:
-        self.encoding = encoding
-        #: Raises when the client has gone or takes too little of what it is sent.
-        self.write = write
-        self.done = threading.Event()
 
 
 @dataclass(frozen=True)
@@ -246,20 +148,18 @@ class VenueFeed:
         self.ledger = ledger
         self.quiet = quiet
         self.tick = tick
-        self.keepalive = keepalive
+        self._broadcast = Broadcast(keepalive)
         self.throttle = Throttle(period, clock)
         # Tells a reconnecting browser's Last-Event-ID from one of an earlier hub run.
         self.epoch = secrets.token_hex(4)
         self._lock = threading.Lock()  # marks: dirty tables, silence, the link
-        self._out = threading.RLock()  # what was sent: seq, rows, history, the streams
+        # What was sent (seq, rows, history) and the streams: the broadcast's own lock, so
+        # a stream's opening and the messages after it are one sequence.
+        self._out = self._broadcast.lock
         self._seq = 0
         self._rows: dict[str, dict[str, Any]] | None = None
         self._round: int | None = None
         self._history: deque[tuple[int, bytes]] = deque(maxlen=HISTORY)
-        self._members: list[Member] = []
-        self._joiners: list[Member] = []
-        self._coders = {e: SharedCoder(e) for e in Encoding}
-        self._last_out = time.monotonic()
         self._silent: dict[str, str] = {}
         self._results: dict[str, str] = {}
         self._dirty: set[str] = set()
@@ -290,9 +190,17 @@ class VenueFeed:
     # --- streams ---------------------------------------------------------------------
 
     @property
+    def keepalive(self) -> float:
+        """Seconds of silence after which every stream is sent a keep-alive comment."""
+        return self._broadcast.keepalive
+
+    @keepalive.setter
+    def keepalive(self, value: float) -> None:
+        self._broadcast.keepalive = value
+
+    @property
     def subscribers(self) -> int:
-        with self._out:
-            return len(self._members) + len(self._joiners)
+        return self._broadcast.subscribers
 
     def join(self, member: Member, last_event_id: str | None = None) -> None:
         """Add a stream: it is written its opening at once (a snapshot, or the messages
@@ -302,34 +210,20 @@ class VenueFeed:
             texts = self._since(last_event_id)
             if texts is None:
                 texts = [self._snapshot()]
-            try:
-                member.write(compress_alone(member.encoding, PREAMBLE + b"".join(texts)))
-            except Exception:  # the client left already
-                member.done.set()
-                return
-            self._joiners.append(member)
+            self._broadcast.join(member, PREAMBLE + b"".join(texts))
 
     def leave(self, member: Member) -> None:
         """Remove a stream (its client left, or it was closed); idempotent."""
-        with self._out:
-            for group in (self._members, self._joiners):
-                if member in group:
-                    group.remove(member)
-        member.done.set()
+        self._broadcast.leave(member)
 
     def close_streams(self) -> None:
         """End every stream (the server stops)."""
-        with self._out:
-            members, self._members, self._joiners = self._members + self._joiners, [], []
-        for m in members:
-            m.done.set()
+        self._broadcast.close_streams()
 
     def keepalive_due(self) -> None:
         """Send a keep-alive comment to every stream if nothing went for ``keepalive``
         seconds (so a closed client is noticed, and proxies keep the stream)."""
-        with self._out:
-            if time.monotonic() - self._last_out >= self.keepalive:
-                self._deliver(KEEPALIVE)
+        self._broadcast.keepalive_due()
 
     def _since(self, last_event_id: str | None) -> list[bytes] | None:
         if not last_event_id:
@@ -353,36 +247,12 @@ class VenueFeed:
                         "round": self._round, "broker": None if link is None else link.public(),
                         "tables": rows}, self.epoch)
 
-    def _deliver(self, text: bytes) -> None:
-        """Write ``text`` to every stream, compressed once per encoding (under _out)."""
-        self._last_out = time.monotonic()
-        joiners, self._joiners = self._joiners, []
-        # Each member's bytes, found before the writes, so that a member costs one write
-        # and nothing more (this runs for every stream at every message).
-        writes: list[tuple[Member, bytes]] = []
-        for e in {m.encoding for m in self._members} | {m.encoding for m in joiners}:
-            shared, joining = self._coders[e].encode(
-                text, any(m.encoding is e for m in joiners))
-            writes += [(m, shared) for m in self._members if m.encoding is e]
-            writes += [(m, joining) for m in joiners if m.encoding is e]
-        dropped = []
-        for m, data in writes:
-            try:
-                m.write(data)
-            except Exception as exc:  # gone, or too slow: closed, never waited for
-                log.debug("stream closed: %s", exc)
-                dropped.append(m)
-        self._members.extend(joiners)
-        for m in dropped:
-            self._members.remove(m)
-            m.done.set()
-
     def _send(self, message: dict[str, Any]) -> None:
         with self._out:
             self._seq += 1
             text = _encode({"seq": self._seq, **message}, self.epoch)
             self._history.append((self._seq, text))
-            self._deliver(text)
+            self._broadcast.deliver(text)
 
     # --- changes -----------------------------------------------------------------
 
@@ -391,12 +261,14 @@ class VenueFeed:
         with self._lock:
             return dict(self._silent)
 
-    def changed(self, table: str, kind: str = "") -> None:
-        """A table's message was taken by the ledger (called from the ingest thread)."""
+    def changed(self, table: str, kind: Topic | None = None) -> None:
+        """A table's ``kind`` message was taken by the ledger (the ingest's thread: the
+        feed follows :attr:`arbiter.hub.ingest.Ingest.changes`); None: something else of
+        the table changed."""
         with self._lock:
             self._dirty.add(table)
             # A last will flags the table at once; a flagged table that speaks is cleared.
-            if kind == "online" or table in self._silent:
+            if kind is Topic.ONLINE or table in self._silent:
                 self._recheck_silence = True
         if self._thread.ident is None:  # no sender thread started: send from here
             self.flush()
@@ -523,76 +395,3 @@ class VenueFeed:
     def stop(self) -> None:
         self._thread.stop(5.0)
         self.close_streams()
-
-
-class HubStreams(StreamHub):
-    """The kit's stream admission and shutdown, serving a :class:`VenueFeed`."""
-
-    def __init__(self, feed: VenueFeed, keepalive: float, capacity: int) -> None:
-        super().__init__(_NoDevice(), keepalive, capacity)
-        self.feed = feed
-        feed.keepalive = keepalive
-
-    def open_feed(
-        self, encoding: Encoding, last_event_id: str | None, direct: DirectWrite | None
-    ) -> Stream:
-        """Admit one stream (:class:`StreamsFullError` when full), written by the feed's
-        writer through ``direct`` where the server offers it, else through a queue."""
-        text = (self._direct(encoding, last_event_id, direct) if direct is not None
-                else self._queued(encoding, last_event_id))
-        try:
-            return self.open(text)
-        except StreamsFullError:
-            text.close()
-            raise
-
-    def _direct(
-        self, encoding: Encoding, last_event_id: str | None, direct: DirectWrite
-    ) -> Generator[bytes, None, None]:
-        # Runs in the server's thread for this request, which only waits here (woken
-        # every keep-alive period): the feed's writer writes the stream.
-        member = Member(encoding, functools.partial(direct.write, limit=MAX_BACKLOG))
-        try:
-            if not self._stopping.is_set():
-                self.feed.join(member, last_event_id)
-                while not member.done.wait(self.keepalive) and not self._stopping.is_set():
-                    self.feed.keepalive_due()
-        finally:
-            self.feed.leave(member)
-        yield from ()
-
-    def _queued(
-        self, encoding: Encoding, last_event_id: str | None
-    ) -> Generator[bytes, None, None]:
-        q: queue.Queue[bytes] = queue.Queue(QUEUE_SIZE)
-        member = Member(encoding, q.put_nowait)
-        try:
-            if self._stopping.is_set():
-                return
-            self.feed.join(member, last_event_id)
-            while True:
-                try:
-                    yield q.get(timeout=self.keepalive)
-                except queue.Empty:
-                    if member.done.is_set() or self._stopping.is_set():
-                        return
-                    self.feed.keepalive_due()
-        finally:
-            self.feed.leave(member)
-
-    def stop(self) -> None:
-        super().stop()
-        self.feed.close_streams()
-
-
-class _NoDevice:
-    """The kit's StreamHub wants a status source; the feed serves its own streams."""
-
-    def status(self) -> dict[str, Any]:
-        return {}
-
-    def subscribe(self) -> queue.Queue[dict[str, Any]]:
-        return queue.Queue()
-
-    def unsubscribe(self, q: queue.Queue[dict[str, Any]]) -> None:
-        return None

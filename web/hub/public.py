@@ -12,8 +12,9 @@ from flask import Blueprint, Response, abort, current_app, jsonify, render_templ
 
 from arbiter.hub.ledger import Ledger
 from web.hub import views
-from web.hub.feed import Encoding, HubStreams, VenueFeed, negotiate
-from web.kit.events import DIRECT_WRITE, StreamsFullError
+from web.hub.feed import VenueFeed
+from web.kit.broadcast import Encoding, negotiate
+from web.kit.events import DIRECT_WRITE, StreamHub, StreamsFullError
 
 bp = Blueprint("public", __name__)
 
@@ -100,10 +101,10 @@ def api_game(table: str, game_id: str) -> Response:
 def api_events() -> Response:
     """The venue's event stream: a snapshot (or what a reconnecting browser missed, by
     ``Last-Event-ID``), then patches; compressed as ``Accept-Encoding`` allows."""
-    hub = cast(HubStreams, current_app.extensions["arbiter_streams"])
+    hub = cast(StreamHub, current_app.extensions["arbiter_streams"])
     encoding = negotiate(request.headers.get("Accept-Encoding"))
     try:
-        stream = hub.open_feed(encoding, request.headers.get("Last-Event-ID"),
+        stream = hub.open(encoding, request.headers.get("Last-Event-ID"),
                                request.environ.get(DIRECT_WRITE))
     except StreamsFullError as exc:
         response = jsonify({"error": f"{exc}; poll /api/venue, or retry after "

@@ -1,26 +1,32 @@
-"""Server-Sent Events: one stream of status dicts per open page.
+"""Server-Sent Events: the admission of streams, and the table's status feed.
 
-Each stream holds one server thread while it is open (see :mod:`web.kit.serve`),
-so the hub admits at most ``capacity`` streams at once; one more is refused
-with :class:`StreamsFullError` (the page then polls ``/api/status``).
-A stream sends a comment line at once, the current status, then one ``data:``
-line per change and a keep-alive comment when nothing changed for a while.
-The device's subscription is dropped when the client goes or the server stops.
+Both apps stream the same way (:mod:`web.kit.broadcast`): one writer thread per
+feed writes every message to every open stream. Each stream holds one server
+thread while it is open (waiting, see :mod:`web.kit.serve`), so the
+:class:`StreamHub` admits at most ``capacity`` streams at once; one more is
+refused with :class:`StreamsFullError` (the page then polls). The table's
+:class:`StatusFeed` sends a comment line at once, the current status, then one
+``data:`` line per change and a keep-alive comment when nothing went for a while;
+its one subscription to the device is dropped when the server stops.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import logging
 import queue
 import threading
-from collections.abc import Generator, Iterator
+from collections.abc import Generator
 from typing import Any, Protocol
 
-from flask import Response, jsonify
+from flask import Response, jsonify, request
 
 from arbiter.errors import ArbiterError
 from arbiter.queues import put_dropping_oldest
+from arbiter.threads import BackgroundThread
+from web.kit.broadcast import MAX_BACKLOG, QUEUE_SIZE, Broadcast, Encoding, Feed, Member
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +36,7 @@ RETRY_MILLISECONDS = 2000
 STREAM_CAPACITY = 200
 
 _STOP: dict[str, Any] = {"__stop__": True}  # identity-compared sentinel
+PREAMBLE = f": gg-arbiter status stream\nretry: {RETRY_MILLISECONDS}\n\n".encode()
 #: The WSGI environ key under which :mod:`web.kit.serve` offers a :class:`DirectWrite`.
 DIRECT_WRITE = "arbiter.direct_write"
 
@@ -62,31 +69,31 @@ class DirectWrite(Protocol):
         wait to be sent (a client that stopped reading)."""
 
 
-def _event(status: dict[str, Any]) -> str:
+def _event(status: dict[str, Any]) -> bytes:
     body = json.dumps(status, separators=(",", ":"))
     seq = status.get("seq")
     head = f"id: {seq}\n" if isinstance(seq, int) else ""
-    return f"{head}data: {body}\n\n"
+    return f"{head}data: {body}\n\n".encode()
 
 
 class Stream:
-    """One admitted stream: iterate it for its text; :meth:`close` gives its place back.
+    """One admitted stream: iterate it for its bytes; :meth:`close` gives its place back.
 
     The place is taken when the stream is admitted, before the server starts
     iterating, so it is given back by :meth:`close` (which the WSGI server
     always calls), also for a stream whose client left before its first line.
     """
 
-    def __init__(self, hub: StreamHub, text: Iterator[Any]) -> None:
+    def __init__(self, hub: StreamHub, body: Generator[bytes, None, None]) -> None:
         self._hub = hub
-        self._text = text
+        self._body = body
         self._closed = False
 
     def __iter__(self) -> Stream:
         return self
 
-    def __next__(self) -> Any:
-        return next(self._text)
+    def __next__(self) -> bytes:
+        return next(self._body)
 
     def close(self) -> None:
         """End the stream and give its place back. Idempotent."""
@@ -94,29 +101,28 @@ class Stream:
             return
         self._closed = True
         try:
-            close = getattr(self._text, "close", None)
-            if close is not None:
-                close()
+            self._body.close()
         finally:
             self._hub._release()
 
 
 class StreamHub:
-    """Admits up to ``capacity`` open streams, and ends them all when the server stops."""
+    """Admits up to ``capacity`` open streams of ``feed`` (the single writer of
+    :mod:`web.kit.broadcast`), and ends them all when the server stops."""
 
     def __init__(
         self,
-        device: StatusSource,
+        feed: Feed,
         keepalive: float = KEEPALIVE_SECONDS,
         capacity: int = STREAM_CAPACITY,
     ) -> None:
         if capacity < 1:
             raise ValueError(f"stream capacity must be at least 1, not {capacity}")
-        self.device = device
+        self.feed = feed
         self.keepalive = keepalive
         self._capacity = capacity
         self._admitted = 0
-        self._open: set[queue.Queue[dict[str, Any]]] = set()
+        self._open = 0
         self._lock = threading.Lock()
         self._stopping = threading.Event()
 
@@ -134,8 +140,9 @@ class StreamHub:
 
     @property
     def open_streams(self) -> int:
+        """Streams joined to the feed now."""
         with self._lock:
-            return len(self._open)
+            return self._open
 
     @property
     def admitted(self) -> int:
@@ -143,9 +150,15 @@ class StreamHub:
         with self._lock:
             return self._admitted
 
-    def open(self, text: Iterator[Any] | None = None) -> Stream:
-        """Admit one client's stream (``text``, else the device's statuses), or refuse
-        it at once.
+    def open(
+        self,
+        encoding: Encoding = Encoding.IDENTITY,
+        last_event_id: str | None = None,
+        direct: DirectWrite | None = None,
+    ) -> Stream:
+        """Admit one client's stream, or refuse it at once. The feed's writer writes it
+        through ``direct`` where the server offers it, else through a bounded queue
+        this stream's thread sends from.
 
         :raises StreamsFullError: ``capacity`` streams are already open.
         """
@@ -155,52 +168,132 @@ class StreamHub:
                     f"{self._capacity} status streams are open, the most this page serves"
                 )
             self._admitted += 1
-        return Stream(self, self._text() if text is None else text)
+        body = (self._direct(encoding, last_event_id, direct) if direct is not None
+                else self._queued(encoding, last_event_id))
+        return Stream(self, body)
 
     def _release(self) -> None:
         with self._lock:
             self._admitted -= 1
 
-    def _text(self) -> Generator[str, None, None]:
-        """Yield the text of one client's event stream until it goes away."""
-        q = self.device.subscribe()
+    def _joined(self, change: int) -> None:
         with self._lock:
-            self._open.add(q)
+            self._open += change
+
+    def _direct(
+        self, encoding: Encoding, last_event_id: str | None, direct: DirectWrite
+    ) -> Generator[bytes, None, None]:
+        # Runs in the server's thread for this request, which only waits here (woken
+        # every keep-alive period): the feed's writer writes the stream.
+        member = Member(encoding, functools.partial(direct.write, limit=MAX_BACKLOG))
+        self._joined(1)
+        try:
+            if not self._stopping.is_set():
+                self.feed.join(member, last_event_id)
+                while not member.done.wait(self.keepalive) and not self._stopping.is_set():
+                    self.feed.keepalive_due()
+        finally:
+            self.feed.leave(member)
+            self._joined(-1)
+        yield from ()
+
+    def _queued(
+        self, encoding: Encoding, last_event_id: str | None
+    ) -> Generator[bytes, None, None]:
+        q: queue.Queue[bytes] = queue.Queue(QUEUE_SIZE)
+        member = Member(encoding, q.put_nowait)
+        self._joined(1)
         try:
             if self._stopping.is_set():
                 return
-            yield f": gg-arbiter status stream\nretry: {RETRY_MILLISECONDS}\n\n"
-            current = self.device.status()
-            last_seq = current.get("seq", -1)
-            yield _event(current)
-            while not self._stopping.is_set():
+            self.feed.join(member, last_event_id)
+            while True:
                 try:
-                    status = q.get(timeout=self.keepalive)
+                    yield q.get(timeout=self.keepalive)
                 except queue.Empty:
-                    yield ": keep-alive\n\n"
-                    continue
-                if status is _STOP:
-                    break
-                seq = status.get("seq", -1)
-                if isinstance(seq, int) and isinstance(last_seq, int) and seq <= last_seq:
-                    continue  # already sent with the opening status
-                last_seq = seq
-                yield _event(status)
+                    if member.done.is_set() or self._stopping.is_set():
+                        return
+                    self.feed.keepalive_due()
         finally:
-            with self._lock:
-                self._open.discard(q)
-            try:
-                self.device.unsubscribe(q)
-            except (KeyError, ValueError):  # already gone
-                log.debug("stream queue was already unsubscribed")
+            self.feed.leave(member)
+            self._joined(-1)
 
     def stop(self) -> None:
         """End every open stream (server shutdown); new ones end at once."""
         self._stopping.set()
-        with self._lock:
-            queues = list(self._open)
-        for q in queues:
-            put_dropping_oldest(q, _STOP)
+        self.feed.close_streams()
+
+
+class StatusFeed:
+    """The table's feed: each status the device makes, written to every stream by one
+    sender thread (started with the first stream). Thread-safe.
+
+    A stream opens with a comment, the retry delay and the status the others got
+    last (the device's current one for the first), then one ``data:`` line per
+    change; the sender takes the statuses from one subscription to the device.
+    """
+
+    def __init__(self, device: StatusSource, keepalive: float = KEEPALIVE_SECONDS) -> None:
+        self.device = device
+        self._broadcast = Broadcast(keepalive)
+        self._last: dict[str, Any] | None = None  # what every stream has been sent last
+        self._subscription: queue.Queue[dict[str, Any]] | None = None
+        self._closed = False
+        self._thread = BackgroundThread(self._run, "status-feed")
+
+    @property
+    def subscribers(self) -> int:
+        return self._broadcast.subscribers
+
+    def join(self, member: Member, last_event_id: str | None = None) -> None:
+        """``member`` gets the opening now, then each new status (a browser's
+        ``Last-Event-ID`` needs nothing more: the current status is all of the state)."""
+        with self._broadcast.lock:
+            if self._closed:
+                member.done.set()
+                return
+            if self._subscription is None:  # the first stream: the sender starts
+                self._subscription = self.device.subscribe()
+                self._thread.start()
+            if self._last is None:
+                self._last = self.device.status()
+            self._broadcast.join(member, PREAMBLE + _event(self._last))
+
+    def leave(self, member: Member) -> None:
+        self._broadcast.leave(member)
+
+    def keepalive_due(self) -> None:
+        self._broadcast.keepalive_due()
+
+    def close_streams(self) -> None:
+        """End every stream and the sender; the device's subscription is dropped."""
+        with self._broadcast.lock:
+            self._closed = True
+            subscription, self._subscription = self._subscription, None
+        if subscription is not None:
+            put_dropping_oldest(subscription, _STOP)
+            self._thread.stop(5.0)
+            with contextlib.suppress(KeyError, ValueError):  # already gone
+                self.device.unsubscribe(subscription)
+        self._broadcast.close_streams()
+
+    def _run(self, stopping: threading.Event) -> None:
+        subscription = self._subscription
+        assert subscription is not None
+        while not stopping.is_set():
+            status = subscription.get()
+            if status is _STOP:
+                return
+            with self._broadcast.lock:
+                last = -1 if self._last is None else self._last.get("seq", -1)
+                seq = status.get("seq", -1)
+                if isinstance(seq, int) and isinstance(last, int) and seq <= last:
+                    continue  # already sent with a stream's opening
+                self._last = status
+                try:
+                    self._broadcast.deliver(_event(status))
+                except Exception:  # logged; the next status tries again
+                    log.exception("could not send a status to the pages")
 
 
 def stream_response(hub: StreamHub, poll: str, retry_seconds: int) -> Response:
@@ -208,7 +301,7 @@ def stream_response(hub: StreamHub, poll: str, retry_seconds: int) -> Response:
     naming ``poll`` (the page's polling route) and when to try again (``Retry-After``):
     never a wait for a thread."""
     try:
-        stream = hub.open()
+        stream = hub.open(direct=request.environ.get(DIRECT_WRITE))
     except StreamsFullError as exc:
         log.debug("event stream refused: %s", exc)
         response = jsonify({"error": f"{exc}; poll {poll}, or retry after {retry_seconds} s"})

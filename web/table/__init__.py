@@ -17,7 +17,7 @@ from typing import Any
 from flask import Flask
 
 from arbiter.device.protocol import DeviceView
-from web.kit.events import KEEPALIVE_SECONDS, STREAM_CAPACITY, StreamHub
+from web.kit.events import KEEPALIVE_SECONDS, STREAM_CAPACITY, StatusFeed, StreamHub
 from web.kit.hooks import install_hooks
 from web.kit.pin_access import install_pin_access, pin_access_config
 
@@ -66,8 +66,9 @@ def create_app(device: DeviceView, test_config: dict[str, Any] | None = None) ->
     if new_pin and not app.config.get("TESTING"):
         print(f"gg-arbiter: admin PIN for the web page (shown once): {new_pin}", file=sys.stderr)
     app.extensions["arbiter"] = device
+    keepalive = float(app.config["SSE_KEEPALIVE"])
     app.extensions["arbiter_streams"] = StreamHub(
-        device, float(app.config["SSE_KEEPALIVE"]), int(app.config["STREAM_CAPACITY"])
+        StatusFeed(device, keepalive), keepalive, int(app.config["STREAM_CAPACITY"])
     )
 
     from web.table.admin import bp as admin_bp

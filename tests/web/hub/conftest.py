@@ -63,8 +63,9 @@ def broker_hub(tmp_path: Path) -> Iterator[Hub]:
     try:
         with Ledger(data / "hub.sqlite", EVENT) as ledger:
             feed = VenueFeed(ledger, timedelta(minutes=10))
-            ingest = Ingest(ledger, EVENT, "127.0.0.1", broker.port, on_change=feed.changed,
-                            on_link=feed.link_changed)
+            ingest = Ingest(ledger, EVENT, "127.0.0.1", broker.port)
+            ingest.changes.follow(feed)
+            ingest.changes.follow_link(feed)
             ingest.start()
             feed.start()  # batched from its own thread, as gg-arbiter hub runs it
             try:

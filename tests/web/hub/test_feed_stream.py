@@ -14,11 +14,13 @@ from typing import Any
 import pytest
 
 from arbiter.hub.ledger import Ledger
+from arbiter.wire import Topic
 from tests.support.contract import challenge, new_game
 from tests.support.sse import StreamDecoder, open_stream
 from tests.support.web import http_json, live_server, venue_states
 from tests.web.hub.conftest import EVENT, _app
-from web.hub.feed import STREAM_FIELDS, Encoding, VenueFeed, apply_patch, diff_rows, negotiate
+from web.hub.feed import STREAM_FIELDS, VenueFeed, apply_patch, diff_rows
+from web.kit.broadcast import Encoding, negotiate
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -98,7 +100,7 @@ def _api_rows(server: Any) -> dict[str, dict[str, Any]]:
 
 def _play(ledger: Ledger, feed: VenueFeed, table: str, seq: int, n: int) -> None:
     ledger.events.record(table, challenge(table, seq, "g1", n, n // 2, (n + 1) // 2))
-    feed.changed(table, "events")
+    feed.changed(table, Topic.EVENTS)
 
 
 def test_compressed_streams_decode_to_the_venue(
@@ -107,7 +109,7 @@ def test_compressed_streams_decode_to_the_venue(
     ledger, feed, server = served
     for t in ("1", "2", "3"):
         ledger.events.record(t, new_game(t, 1, "g1"))
-        feed.changed(t, "events")
+        feed.changed(t, Topic.EVENTS)
     readers = {name: Reader(server.port, headers) for name, headers in (
         ("gzip", {"Accept-Encoding": "gzip, deflate"}),
         ("deflate", {"Accept-Encoding": "deflate"}),
@@ -154,7 +156,7 @@ def test_reconnection_with_last_event_id_gets_only_what_it_missed(
 ) -> None:
     ledger, feed, server = served
     ledger.events.record("1", new_game("1", 1, "g1"))
-    feed.changed("1", "events")
+    feed.changed("1", Topic.EVENTS)
     first = Reader(server.port, {"Accept-Encoding": "gzip"})
     first.until(lambda r: any(e["type"] == "snapshot" for e in r.events))
     _play(ledger, feed, "1", 2, 1)
@@ -182,7 +184,7 @@ def test_reconnection_with_last_event_id_gets_only_what_it_missed(
 
 
 def test_a_slow_or_gone_viewer_is_closed_and_the_others_still_served(tmp_path: Path) -> None:
-    from web.hub.feed import Member
+    from web.kit.broadcast import Member
     from web.kit.events import StreamBacklogError
 
     with Ledger(tmp_path / "hub.sqlite", EVENT) as ledger:
@@ -203,7 +205,7 @@ def test_a_slow_or_gone_viewer_is_closed_and_the_others_still_served(tmp_path: P
         left.write = gone  # its client goes after the opening
         slow.write = stalled  # and this one stops reading
         ledger.events.record("1", new_game("1", 1, "g1"))
-        feed.changed("1", "events")
+        feed.changed("1", Topic.EVENTS)
         assert left.done.is_set() and slow.done.is_set() and not ok.done.is_set()
         assert len(got["slow"]) == 1  # its opening only: nothing piled up for it
         assert b'"patch"' in got["ok"][-1]

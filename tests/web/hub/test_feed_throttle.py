@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from arbiter import wire
 from arbiter.hub.ledger import Ledger
 from tests.support.clock import FakeClock
 from tests.support.contract import challenge, new_game
-from web.hub.feed import Encoding, Member, Throttle, VenueFeed
+from web.hub.feed import Throttle, VenueFeed
+from web.kit.broadcast import Encoding, Member
 
 
 def test_throttle_lets_the_first_send_go_at_once_then_one_per_period() -> None:
@@ -61,11 +63,11 @@ def test_feed_sends_a_change_after_a_quiet_spell_at_once(ledger: Ledger) -> None
     q = _member(feed)
     try:
         ledger.events.record("T1", challenge("T1", 2, "g1", 1, 0, 1))
-        feed.changed("T1", "events")
+        feed.changed("T1", wire.Topic.EVENTS)
         assert _tables(q) == ["T1"]
         clock.now += 3600.0  # a period later: the next change goes at once too
         ledger.events.record("T2", challenge("T2", 2, "g1", 1, 0, 1))
-        feed.changed("T2", "events")
+        feed.changed("T2", wire.Topic.EVENTS)
         assert _tables(q) == ["T2"]
     finally:
         feed.stop()

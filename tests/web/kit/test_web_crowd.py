@@ -8,6 +8,7 @@ loaded CI machine must pass); bench/bench_crowd.py measures the p99 target.
 from __future__ import annotations
 
 import json
+import queue
 import socket
 import threading
 import time
@@ -27,7 +28,8 @@ from tests.support.crowd import (
 )
 from tests.support.waiting import wait_until
 from tests.support.web import SseClient, build_app, live_server
-from web.kit.events import StreamHub, StreamsFullError
+from web.kit.broadcast import Encoding, Member
+from web.kit.events import StatusFeed, StreamBacklogError, StreamHub, StreamsFullError
 from web.kit.hooks import SECURITY_HEADERS
 from web.kit.serve import (
     OUTBUF_HIGH_WATERMARK,
@@ -153,22 +155,28 @@ def test_keep_alive_connection_closed_after_request_timeout_since_its_answer(
 
 
 def test_hub_refuses_beyond_capacity_and_gives_places_back(device: Any) -> None:
-    hub = StreamHub(device, keepalive=0.2, capacity=2)
+    feed = StatusFeed(device, keepalive=0.2)
+    hub = StreamHub(feed, keepalive=0.2, capacity=2)
     first, second = hub.open(), hub.open()
-    assert next(first).startswith(": gg-arbiter")
+    opening = next(first)
+    assert opening.startswith(b": gg-arbiter") and b'"state"' in opening
     with pytest.raises(StreamsFullError):
         hub.open()
     second.close()  # closed before its first line: its place is still given back
     second.close()  # idempotent
     assert hub.admitted == 1
     third = hub.open()
-    assert '"state"' in next(iter(third)) + next(third)
+    assert b'"state"' in next(third)
+    assert hub.open_streams == 2 and feed.subscribers == 2
+    # One subscription to the device for every stream: the feed's one writer.
+    assert device._status_hub.subscriber_count == 1
     first.close()
     third.close()
-    assert hub.admitted == 0 and hub.open_streams == 0
+    assert hub.admitted == 0 and hub.open_streams == 0 and feed.subscribers == 0
+    hub.stop()  # the server stops: the feed's sender and its subscription end
     assert device._status_hub.subscriber_count == 0
     with pytest.raises(ValueError):
-        StreamHub(device, capacity=0)
+        StreamHub(feed, capacity=0)
 
 
 def test_events_beyond_capacity_answer_503_json_at_once(device: Any) -> None:
@@ -256,3 +264,61 @@ def test_run_serves_the_page_with_the_configured_capacity(device: Any, tmp_path:
         assert app.extensions["arbiter_streams"].capacity == 3
     finally:
         page.close()
+
+
+class _Source:
+    """A status source whose statuses the test makes (the device's StatusSource)."""
+
+    def __init__(self) -> None:
+        self.current: dict[str, Any] = {"seq": 1, "state": "idle"}
+        self.queue: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.subscriptions = 0
+
+    def status(self) -> dict[str, Any]:
+        return dict(self.current)
+
+    def subscribe(self) -> queue.Queue[dict[str, Any]]:
+        self.subscriptions += 1
+        self.queue.put(dict(self.current))  # as StatusHub: the current status first
+        return self.queue
+
+    def unsubscribe(self, q: queue.Queue[dict[str, Any]]) -> None:
+        self.subscriptions -= 1
+
+    def publish(self, seq: int) -> None:
+        self.current = {"seq": seq, "state": "waiting"}
+        self.queue.put(dict(self.current))
+
+
+def test_status_feed_one_writer_drops_a_stalled_page_and_serves_the_rest() -> None:
+    """Every page gets each status once, in order (the opening's not twice), from one
+    subscription; a page that stops reading is closed, the others go on."""
+    source = _Source()
+    feed = StatusFeed(source, keepalive=60.0)
+    got: list[bytes] = []
+    good = Member(Encoding.IDENTITY, got.append)
+    writes = 0
+
+    def stalled_write(_data: bytes) -> None:
+        nonlocal writes
+        writes += 1
+        if writes > 1:  # its opening went; then it stops reading
+            raise StreamBacklogError("the client stopped reading")
+
+    stalled = Member(Encoding.IDENTITY, stalled_write)
+    feed.join(good)
+    feed.join(stalled)
+    for seq in range(2, 6):
+        source.publish(seq)
+
+    def seqs() -> list[int]:
+        text = b"".join(got).decode()
+        return [json.loads(line[6:])["seq"] for line in text.splitlines()
+                if line.startswith("data: ")]
+
+    wait_until(lambda: seqs() == [1, 2, 3, 4, 5], what="every status on the good page")
+    assert b"".join(got).startswith(b": gg-arbiter status stream\nretry: ")
+    assert stalled.done.is_set() and not good.done.is_set()
+    assert feed.subscribers == 1 and source.subscriptions == 1
+    feed.close_streams()
+    assert good.done.is_set() and source.subscriptions == 0

@@ -85,16 +85,23 @@ def test_events_one_message_per_change(device: Any) -> None:
 
 
 @pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
-def test_events_subscription_dropped_when_client_goes(device: Any) -> None:
+def test_events_stream_leaves_the_feed_when_client_goes(device: Any) -> None:
+    """A closed page's stream leaves the feed; the device keeps one subscription, the
+    feed's, however many pages come and go (dropped when the server stops)."""
     app = build_app(device, SSE_KEEPALIVE=0.2)
     hub = app.extensions["arbiter_streams"]
     with live_server(app) as server:
-        stream = SseClient(server.port)
-        assert stream.wait(lambda s: len(s.events) >= 1, 10)
-        assert hub.open_streams == 1
-        stream.close()
+        streams = [SseClient(server.port) for _ in range(3)]
+        for stream in streams:
+            assert stream.wait(lambda s: len(s.events) >= 1, 10)
+        assert hub.open_streams == 3 and hub.feed.subscribers == 3
+        assert device._status_hub.subscriber_count == 1
+        for stream in streams:
+            stream.close()
         wait_until(lambda: hub.open_streams == 0, timeout=10)
-        assert device._status_hub.subscriber_count == 0
+        assert hub.feed.subscribers == 0
+        assert device._status_hub.subscriber_count == 1
+    assert device._status_hub.subscriber_count == 0
 
 
 def test_server_close_ends_open_streams(device: Any) -> None:

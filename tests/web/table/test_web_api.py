@@ -266,13 +266,13 @@ def test_events_stream_opens_with_comment_and_status(client: Any) -> None:
     assert response.status_code == 200
     assert response.mimetype == "text/event-stream"
     assert response.headers["Cache-Control"] == "no-cache"
-    chunks = iter(response.response)
-    first = next(chunks)
-    first = first.decode() if isinstance(first, bytes) else first
-    assert first.startswith(": ")
-    second = next(chunks)
-    second = second.decode() if isinstance(second, bytes) else second
-    assert "data: {" in second and '"state":"idle"' in second
+    # The opening, written as one piece by the feed's writer: a comment, the retry delay,
+    # then the current status as the first event.
+    opening = next(iter(response.response))
+    text = opening.decode() if isinstance(opening, bytes) else opening
+    comment, event = text.split("\n\n")[:2]
+    assert comment.startswith(": ") and "\nretry: " in comment
+    assert event.startswith("id: ") and "\ndata: {" in event and '"state":"idle"' in event
     response.close()
 
 
