@@ -5,16 +5,32 @@ it may interrupt that thread while it holds a lock (inside ``Event.set()``,
 say); a handler that takes the same lock then waits for itself forever.
 Here the handlers do nothing: ``signal.set_wakeup_fd`` has the interpreter's
 C-level handler write the signal's number to a pipe, and the main thread
-reads that pipe. Other threads ask for a stop by writing to it too.
+reads that pipe (:meth:`StopRequests.wait`), or a watcher thread does and
+tells a command's loop (:meth:`StopRequests.watch`). Other threads ask for a
+stop by writing to it too. Every long-running command gets one from
+``gg-arbiter``'s dispatcher (:mod:`arbiter.app.cli`) before its set-up begins,
+so a signal during start-up is kept until the command waits for it.
 """
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import os
+import select
 import signal
+import stat
 import threading
+from collections.abc import Callable, Iterator
 from types import FrameType, TracebackType
+from typing import TextIO
+
+from arbiter.threads import BackgroundThread, declare
+
+WATCHER = declare("stop watcher", __name__,
+                  "reads the stop pipe for a command whose main thread runs a loop")
+#: Seconds between two looks at ``stopping`` while a console waits for input.
+INPUT_POLL = 0.2
 
 #: The signals that stop the arbiter.
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
@@ -38,6 +54,7 @@ class StopRequests:
         self._old_wakeup_fd = -1
         self._closed = False
         self._close_lock = threading.Lock()  # never taken in a signal handler
+        self._watchers: list[BackgroundThread] = []
 
     def __enter__(self) -> StopRequests:
         self._old_wakeup_fd = signal.set_wakeup_fd(self._write, warn_on_full_buffer=False)
@@ -54,6 +71,8 @@ class StopRequests:
         # The handlers stay harmless until the process ends: a late signal of
         # the burst must not raise KeyboardInterrupt in the shutdown.
         signal.set_wakeup_fd(self._old_wakeup_fd)
+        for watcher in self._watchers:  # before the pipe it reads is closed
+            watcher.stop()
         with self._close_lock:
             self._closed = True
             os.close(self._read)
@@ -71,3 +90,52 @@ class StopRequests:
         """Block until a stop signal or :meth:`request` (main thread)."""
         while not os.read(self._read, 512):
             pass
+
+    def watch(self, stopped: Callable[[], None]) -> BackgroundThread:
+        """Call ``stopped`` on a thread of its own at the first stop request (the
+        thread ends with this context, or earlier by its ``stop``). For a command whose
+        main thread runs a loop rather than :meth:`wait`: ``stopped`` puts its quit command.
+        """
+
+        def run(stopping: threading.Event) -> None:
+            self.wait()
+            if not stopping.is_set():
+                stopped()
+
+        thread = BackgroundThread(run, WATCHER, wake=self.request)
+        self._watchers.append(thread)
+        thread.start()
+        return thread
+
+
+def lines_until(stream: TextIO, stopping: threading.Event) -> Iterator[str]:
+    """The lines of ``stream`` until its end or ``stopping`` is set (then within
+    :data:`INPUT_POLL` s, even while no line comes): a console's thread stops with
+    the command instead of waiting in a read forever. A regular file (a script) or a
+    stream without a descriptor (a test's StringIO) is read as it is.
+    """
+    try:
+        fd = stream.fileno()
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+    except (OSError, ValueError, AttributeError):
+        regular, fd = True, -1
+    if regular:
+        for line in stream:
+            if stopping.is_set():
+                return
+            yield line
+        return
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    pending = ""
+    while not stopping.is_set():
+        if not select.select([fd], [], [], INPUT_POLL)[0]:
+            continue
+        chunk = os.read(fd, 4096)
+        pending += decoder.decode(chunk, final=not chunk)
+        *lines, pending = pending.split("\n")
+        for line in lines:
+            yield line + "\n"
+        if not chunk:
+            if pending:
+                yield pending
+            return

@@ -44,7 +44,10 @@ from arbiter.fleet.settings import SettingsError, TournamentSettings
 from arbiter.fleet.state import BrokerState, FleetState
 from arbiter.mqtt.tls import BrokerTlsError, TlsFault, client_context, diagnose, secure
 from arbiter.rules.jsondata import JsonDict
-from arbiter.threads import BackgroundThread
+from arbiter.threads import BackgroundThread, declare
+
+PUBLISHER = declare("fleet-publisher", __name__,
+                    "publishes the table's journal to the venue broker (the outbox)")
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +94,7 @@ class FleetLink:
         self._status_seq: int | None = None  # the event_seq of the last status published
         self._wake = threading.Event()
         self._thread = BackgroundThread(
-            lambda _stopping: self._run(), "fleet-publisher", wake=self._wake.set
+            lambda _stopping: self._run(), PUBLISHER, wake=self._wake.set
         )
         self._stop = self._thread.stopping  # also read by the callbacks and the publisher
         self._lock = threading.Lock()

@@ -36,7 +36,7 @@ from enum import Enum
 from typing import Any
 
 from arbiter.hub.ledger import Ledger
-from arbiter.threads import BackgroundThread
+from arbiter.threads import BackgroundThread, declare
 from web.hub import views
 from web.kit.events import (
     RETRY_MILLISECONDS,
@@ -45,6 +45,9 @@ from web.kit.events import (
     StreamHub,
     StreamsFullError,
 )
+
+FEED = declare("hub-feed", __name__,
+               "pushes the venue's changes to every open hub page (one writer)")
 
 log = logging.getLogger(__name__)
 
@@ -266,7 +269,7 @@ class VenueFeed:
         self._recheck_silence = False
         self._link: BrokerLink | None = None
         self._wake = threading.Event()
-        self._thread = BackgroundThread(self._run, "hub-feed", wake=self._wake.set)
+        self._thread = BackgroundThread(self._run, FEED, wake=self._wake.set)
 
     # --- the hub's broker link -------------------------------------------------------
 
