@@ -101,19 +101,7 @@ def _serve(
     link: FleetLink | None = None
     threads: list[BackgroundThread] = []
     try:
-        # No arbiter without its page: a page that cannot be built (a bad PIN, a
-        # broken install) stops start-up here, with its one-line reason (exit 2).
-        from web.kit.auth import AdminFileError, ensure_admin
-        from web.table import create_app
-
-        try:
-            new_pin = ensure_admin(config.data_dir, config.web.admin_pin)
-        except AdminFileError as exc:  # the public page works without it
-            new_pin = None
-            out(f"admin access off: {exc}; repair it with gg-arbiter set-pin")
-        if new_pin:
-            out(f"Admin PIN (shown once; change it with gg-arbiter set-pin): {new_pin}")
-        app = create_app(arbiter)
+        app = _table_app(config, arbiter, out)
         for problem in arbiter.store.problems:
             out(f"data warning: {problem}")
         arbiter.start()
@@ -148,6 +136,23 @@ def _serve(
         if link is not None:
             link.close()
         arbiter.close()
+
+
+def _table_app(config: Config, arbiter: Arbiter, out: Callable[[str], object]) -> Flask:
+    """The status page's app, the admin PIN made (and shown once) if there was none."""
+    # No arbiter without its page: a page that cannot be built (a bad PIN, a
+    # broken install) stops start-up here, with its one-line reason (exit 2).
+    from web.kit.auth import AdminFileError, ensure_admin
+    from web.table import create_app
+
+    try:
+        new_pin = ensure_admin(config.data_dir, config.web.admin_pin)
+    except AdminFileError as exc:  # the public page works without it
+        new_pin = None
+        out(f"admin access off: {exc}; repair it with gg-arbiter set-pin")
+    if new_pin:
+        out(f"Admin PIN (shown once; change it with gg-arbiter set-pin): {new_pin}")
+    return create_app(arbiter)
 
 
 def start_link(config: Config, arbiter: Arbiter, out: Callable[[str], object]) -> FleetLink | None:

@@ -43,8 +43,9 @@ def _ignore(signum: int, frame: FrameType | None) -> None:
 class StopRequests:
     """A self-pipe the stop signals (and :meth:`request`) write to; :meth:`wait` reads it.
 
-    Use it as a context manager in the main thread: it installs the
-    handlers on entry and puts the old ones back on exit.
+    Use it as a context manager in the main thread: it installs the handlers and
+    the wakeup fd on entry and puts the wakeup fd back on exit (elsewhere it
+    installs nothing: only :meth:`request` stops it).
     """
 
     def __init__(self) -> None:
@@ -55,8 +56,12 @@ class StopRequests:
         self._closed = False
         self._close_lock = threading.Lock()  # never taken in a signal handler
         self._watchers: list[BackgroundThread] = []
+        self._signals = False  # whether the signals are ours (the main thread only)
 
     def __enter__(self) -> StopRequests:
+        self._signals = threading.current_thread() is threading.main_thread()
+        if not self._signals:  # a test's thread: only request() stops it (Python's rule)
+            return self
         self._old_wakeup_fd = signal.set_wakeup_fd(self._write, warn_on_full_buffer=False)
         for signum in STOP_SIGNALS:
             self._old_handlers[signum] = signal.signal(signum, _ignore)
@@ -70,7 +75,8 @@ class StopRequests:
     ) -> None:
         # The handlers stay harmless until the process ends: a late signal of
         # the burst must not raise KeyboardInterrupt in the shutdown.
-        signal.set_wakeup_fd(self._old_wakeup_fd)
+        if self._signals:
+            signal.set_wakeup_fd(self._old_wakeup_fd)
         for watcher in self._watchers:  # before the pipe it reads is closed
             watcher.stop()
         with self._close_lock:

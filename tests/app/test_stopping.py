@@ -1,0 +1,83 @@
+"""app/stopping.py: stop requests through a self-pipe, a watcher that tells a loop, and
+console input that ends with the command (no thread left waiting in a read)."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import threading
+from pathlib import Path
+
+from arbiter.app.stopping import StopRequests, lines_until
+from arbiter.threads import running
+
+
+def test_a_signal_reaches_wait_through_the_pipe_and_the_handler_takes_no_lock() -> None:
+    before = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        with StopRequests() as requests:
+            handler = signal.getsignal(signal.SIGTERM)
+            assert callable(handler) and handler is signal.getsignal(signal.SIGINT)
+            os.kill(os.getpid(), signal.SIGTERM)
+            os.kill(os.getpid(), signal.SIGINT)  # no KeyboardInterrupt: the pipe carries it
+            requests.wait()  # returns: the signal's byte is in the pipe
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+
+
+def test_watch_tells_a_loop_of_a_request_from_another_thread() -> None:
+    told = threading.Event()
+    with StopRequests() as requests:
+        watcher = requests.watch(told.set)
+        assert watcher in running()
+        threading.Thread(target=requests.request).start()
+        assert told.wait(5)
+    assert not watcher.is_alive()
+
+
+def test_a_watcher_stopped_first_tells_nothing() -> None:
+    told = threading.Event()
+    with StopRequests() as requests:
+        watcher = requests.watch(told.set)
+        assert watcher.stop(5)
+    assert not told.is_set()
+
+
+def test_lines_until_reads_a_pipe_and_ends_when_stopped_while_nothing_comes() -> None:
+    read, write = os.pipe()
+    stream = os.fdopen(read, encoding="utf-8")
+    stopping = threading.Event()
+    got: list[str] = []
+    done = threading.Event()
+
+    def consume() -> None:
+        for line in lines_until(stream, stopping):
+            got.append(line)
+            if len(got) == 2:
+                stopping.set()  # no more input ever comes: the read must still end
+        done.set()
+
+    threading.Thread(target=consume, daemon=True).start()
+    os.write(write, "attacker W:5*G\nclear\n".encode())
+    assert done.wait(5), "lines_until kept waiting for input after stopping was set"
+    assert got == ["attacker W:5*G\n", "clear\n"]
+    os.close(write)
+    stream.close()
+
+
+def test_lines_until_gives_the_last_line_at_the_end_of_input() -> None:
+    read, write = os.pipe()
+    os.write(write, "q\nno newline".encode())
+    os.close(write)
+    with os.fdopen(read, encoding="utf-8") as stream:
+        assert list(lines_until(stream, threading.Event())) == ["q\n", "no newline"]
+
+
+def test_lines_until_reads_a_file_or_a_stringio_as_it_is(tmp_path: Path) -> None:
+    script = tmp_path / "script.txt"
+    script.write_text("a\nb\n", encoding="utf-8")
+    with script.open(encoding="utf-8") as stream:
+        assert list(lines_until(stream, threading.Event())) == ["a\n", "b\n"]
+    assert list(lines_until(io.StringIO("x\ny"), threading.Event())) == ["x\n", "y"]
