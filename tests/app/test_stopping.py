@@ -60,7 +60,7 @@ def test_lines_until_reads_a_pipe_and_ends_when_stopped_while_nothing_comes() ->
         done.set()
 
     threading.Thread(target=consume, daemon=True).start()
-    os.write(write, "attacker W:5*G\nclear\n".encode())
+    os.write(write, b"attacker W:5*G\nclear\n")
     assert done.wait(5), "lines_until kept waiting for input after stopping was set"
     assert got == ["attacker W:5*G\n", "clear\n"]
     os.close(write)
@@ -69,7 +69,7 @@ def test_lines_until_reads_a_pipe_and_ends_when_stopped_while_nothing_comes() ->
 
 def test_lines_until_gives_the_last_line_at_the_end_of_input() -> None:
     read, write = os.pipe()
-    os.write(write, "q\nno newline".encode())
+    os.write(write, b"q\nno newline")
     os.close(write)
     with os.fdopen(read, encoding="utf-8") as stream:
         assert list(lines_until(stream, threading.Event())) == ["q\n", "no newline"]
