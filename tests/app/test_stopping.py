@@ -9,8 +9,12 @@ import signal
 import threading
 from pathlib import Path
 
+import pytest
+
+from arbiter.app.cli import main
 from arbiter.app.stopping import StopRequests, lines_until
 from arbiter.threads import running
+from tests.support.rig import write_config
 
 
 def test_a_signal_reaches_wait_through_the_pipe_and_the_handler_takes_no_lock() -> None:
@@ -81,3 +85,25 @@ def test_lines_until_reads_a_file_or_a_stringio_as_it_is(tmp_path: Path) -> None
     with script.open(encoding="utf-8") as stream:
         assert list(lines_until(stream, threading.Event())) == ["a\n", "b\n"]
     assert list(lines_until(io.StringIO("x\ny"), threading.Event())) == ["x\n", "y"]
+
+
+def test_a_finished_run_leaves_no_background_thread_running(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`gg-arbiter run --script` in this process: its threads (the device's, the page's,
+    the watchdog, the console's) all end when the command returns."""
+    config = write_config(tmp_path)
+    config.write_text(config.read_text().replace('kind = "keys-gpio"', 'kind = "sim"'))
+    script = tmp_path / "script.txt"
+    script.write_text("attacker W:5*G\ndefender B:PVT\n", encoding="utf-8")
+    before = set(running())
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        code = main(["run", "--config", str(config), "--data", str(tmp_path / "data"),
+                     "--host", "127.0.0.1", "--port", "0", "--script", str(script)])
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+    assert code == 0
+    assert "ATTACKER survives" in capsys.readouterr().out  # the script was played
+    assert [t.name for t in set(running()) - before] == []
