@@ -3,6 +3,7 @@ console input that ends with the command (no thread left waiting in a read)."""
 
 from __future__ import annotations
 
+import ast
 import io
 import os
 import signal
@@ -107,3 +108,16 @@ def test_a_finished_run_leaves_no_background_thread_running(
     assert code == 0
     assert "ATTACKER survives" in capsys.readouterr().out  # the script was played
     assert [t.name for t in set(running()) - before] == []
+
+
+def test_only_stopping_installs_a_signal_handler() -> None:
+    """A handler elsewhere could take a lock (``Event.set``) and hang on a burst of signals."""
+    root = Path(__file__).resolve().parents[2]
+    found = []
+    for path in [*(root / "arbiter").rglob("*.py"), *(root / "web").rglob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ("signal", "set_wakeup_fd")
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == "signal"):
+                found.append(str(path.relative_to(root)))
+    assert sorted(set(found)) == ["arbiter/app/stopping.py"]
