@@ -53,6 +53,7 @@ def _cmd_broker_config(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
+    """Add ``broker-config`` to the ``gg-arbiter`` subparsers ``sub``."""
     broker = sub.add_parser(
         "broker-config", help="write a locked-down Mosquitto config for a venue of N tables")
     broker.add_argument("--tables", type=int, required=True, metavar="N",

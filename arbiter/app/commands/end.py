@@ -49,6 +49,7 @@ def _cmd_end(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
+    """Add ``end`` to the ``gg-arbiter`` subparsers ``sub``."""
     end = sub.add_parser("end", help="declare an ending the device cannot see")
     add_config_options(end)
     end.add_argument("--reason", required=True, choices=sorted(_REASONS))

@@ -61,6 +61,7 @@ def _enroll_here(config: Config, args: argparse.Namespace, requests: StopRequest
 
 
 def register(sub: Any) -> None:
+    """Add ``enroll`` to the ``gg-arbiter`` subparsers ``sub``."""
     enroll = sub.add_parser("enroll", help="enroll RFID tags: a guided walk through 42 pieces")
     add_config_options(enroll)
     enroll.add_argument("--piece", metavar="PIECE",

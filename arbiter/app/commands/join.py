@@ -35,6 +35,7 @@ def _cmd_join(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
+    """Add ``join`` to the ``gg-arbiter`` subparsers ``sub``."""
     join_p = sub.add_parser(
         "join", help="take this table's place in a venue: the file broker-config wrote for it")
     add_config_options(join_p)

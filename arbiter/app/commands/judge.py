@@ -59,6 +59,7 @@ def _cmd_judge(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
+    """Add ``judge`` to the ``gg-arbiter`` subparsers ``sub``."""
     judge = sub.add_parser("judge", help="decide one challenge: gg-arbiter judge SPY 5*G")
     judge.add_argument("attacker", metavar="ATTACKER",
                        help="rank (code or name) or piece (W:SPY) of the challenger")

@@ -156,6 +156,7 @@ def _commands(typed: queue.Queue[str | None], bench: Any, monitor: Monitor,
 
 
 def register(sub: Any) -> None:
+    """Add ``monitor`` to the ``gg-arbiter`` subparsers ``sub``."""
     monitor = sub.add_parser(
         "monitor", help="live view of each slot's raw switches or tag frames, decoded"
     )

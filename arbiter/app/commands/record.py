@@ -58,6 +58,7 @@ def _cmd_record(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
+    """Add ``record`` to the ``gg-arbiter`` subparsers ``sub``."""
     record = sub.add_parser(
         "record", help="print or export a game (ranks only once it is over)"
     )

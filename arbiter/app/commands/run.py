@@ -61,6 +61,7 @@ def _cmd_run(args: argparse.Namespace, requests: StopRequests) -> int:
 
 
 def register(sub: Any) -> None:
+    """Add ``run`` to the ``gg-arbiter`` subparsers ``sub``."""
     run = sub.add_parser("run", help="run the arbiter (the simulator where there is no Pi)")
     add_config_options(run)
     run.add_argument("--sim", action="store_true", help="simulator: no hardware needed")

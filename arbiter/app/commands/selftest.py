@@ -60,6 +60,7 @@ def _cmd_selftest(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
+    """Add ``selftest`` to the ``gg-arbiter`` subparsers ``sub``."""
     selftest = sub.add_parser("selftest", help="light each LED, play each tune, read each slot")
     add_config_options(selftest)
     selftest.add_argument("--sim", action="store_true", help="test the simulator")

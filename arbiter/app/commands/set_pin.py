@@ -36,6 +36,7 @@ def _cmd_set_pin(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
+    """Add ``set-pin`` to the ``gg-arbiter`` subparsers ``sub``."""
     set_pin = sub.add_parser("set-pin", help="set the admin PIN of the status page")
     add_config_options(set_pin)
     set_pin.add_argument("pin", metavar="PIN", nargs="?", help=f"{PIN_RULE} (asked if left out)")

@@ -51,6 +51,7 @@ def _cmd_tune(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
+    """Add ``tune`` to the ``gg-arbiter`` subparsers ``sub``."""
     tune = sub.add_parser("tune", help="play a tune, or render it with --wav FILE")
     add_config_options(tune)
     tune.add_argument("name", metavar="NAME", nargs="?", help="battle, taps, error, ready, fault")
