@@ -18,11 +18,9 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from arbiter.errors import ThreadDeclarationError
+
 log = logging.getLogger(__name__)
-
-
-class ThreadDeclarationError(ValueError):
-    """Two kinds of thread declared with one name, or one with an empty purpose."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +88,9 @@ class BackgroundThread(threading.Thread):
         wake: Callable[[], None] | None = None,
         label: str = "",
     ) -> None:
+        with _LOCK:
+            if _KINDS.get(kind.name) != kind:  # the thread map lists only declared kinds
+                raise ThreadDeclarationError(f"thread {kind.name!r} is not declared")
         self.stopping = threading.Event()
         self.kind = kind
         self._wake = wake

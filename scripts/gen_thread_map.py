@@ -31,6 +31,7 @@ WHERE = (
     ("arbiter.app.enroll_console", "`gg-arbiter enroll`"),
     ("arbiter.app.service_client", "`gg-arbiter enroll` (through the running arbiter)"),
     ("arbiter", "`gg-arbiter run` (a table)"),
+    ("web", "`gg-arbiter run` and `gg-arbiter hub`"),
 )
 
 HEADER = """# Threads

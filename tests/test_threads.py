@@ -12,9 +12,10 @@ from types import ModuleType
 
 import pytest
 
+from arbiter.errors import ThreadDeclarationError
 from arbiter.threads import (
     BackgroundThread,
-    ThreadDeclarationError,
+    ThreadKind,
     declare,
     running,
     stop_all,
@@ -105,6 +106,8 @@ def test_a_kind_is_declared_once_with_a_one_line_purpose() -> None:
         declare("test no purpose", __name__, " ")
     with pytest.raises(ThreadDeclarationError):
         declare("test two lines", __name__, "one\ntwo")
+    with pytest.raises(ThreadDeclarationError):  # made by hand, so on no thread map
+        BackgroundThread(lambda s: None, ThreadKind("test undeclared", __name__, "made"))
 
 
 def _plain_threads(path: Path) -> list[str]:

@@ -11,7 +11,8 @@ import pytest
 
 from arbiter import wire
 from arbiter.app.cli import main
-from arbiter.app.commands.hub_common import HubCliError, broker_login
+from arbiter.app.commands.hub_common import broker_login
+from arbiter.app.errors import HubCliError
 from arbiter.hub.ingest import Ingest, IngestError
 from arbiter.hub.ledger import Ledger
 from tests.hub.contract import new_game

@@ -15,7 +15,8 @@ from typing import Any
 
 from arbiter.app.commands import hub_ledger
 from arbiter.app.commands.common import Serving
-from arbiter.app.commands.hub_common import BrokerLink, HubCliError, broker_link, open_ledger, span
+from arbiter.app.commands.hub_common import BrokerLink, broker_link, open_ledger, span
+from arbiter.app.errors import HubCliError
 from arbiter.app.stopping import StopRequests
 from arbiter.hub.ingest import Ingest
 from arbiter.hub.ledger import Ledger

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arbiter.errors import ArbiterError
+from arbiter.app.errors import HubCliError
 from arbiter.hub.ingest import publish_once
 from arbiter.hub.ledger import Ledger, ResendAsk
 from arbiter.mqtt.address import BrokerAddress, BrokerAddressError
@@ -22,10 +22,6 @@ from arbiter.tournament.model import Result
 from arbiter.wire import AssignmentMessage
 
 RESULTS = {r.value: r for r in Result} | {"none": None}
-
-
-class HubCliError(ArbiterError):
-    """A hub command given wrong input: printed as one line."""
 
 
 @dataclass(frozen=True)

@@ -12,13 +12,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from arbiter.app.commands.hub_common import (
-    RESULTS,
-    HubCliError,
-    open_ledger,
-    publish_once_to_broker,
-    span,
-)
+from arbiter.app.commands.hub_common import RESULTS, open_ledger, publish_once_to_broker, span
+from arbiter.app.errors import HubCliError
 from arbiter.hub.exports import KINDS, export, trf
 from arbiter.pinrule import RULE as PIN_RULE
 from arbiter.pinrule import PinFormatError, legacy_pin_note
