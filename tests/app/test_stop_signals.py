@@ -1,5 +1,5 @@
-"""A burst of stop signals ends a serving `gg-arbiter hub` and `gg-arbiter run` promptly,
-whenever it comes (issue 8, item 1; issue 24, item 2).
+"""A burst of stop signals ends a serving `gg-arbiter hub` and `gg-arbiter run`, and the
+`gg-arbiter monitor` loop, promptly, whenever it comes (issue 8, item 1; issue 24, item 2).
 
 Each run starts the command, picks a moment (during start-up, once the command
 catches SIGTERM; while serving; or while a few clients load its pages), sends 40
@@ -13,6 +13,7 @@ GG_BURST_RUNS=30 runs 30 of each (the default, 6, keeps it near 25 s).
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 import signal
@@ -166,3 +167,32 @@ def test_a_burst_of_stop_signals_always_ends_the_run(tmp_path: Path) -> None:
         if failure:
             failures.append(f"run {run}: {failure}")
     assert not failures, _report("table", failures)
+
+
+def test_a_burst_of_stop_signals_ends_the_monitor_with_its_summary(tmp_path: Path) -> None:
+    """`gg-arbiter monitor --sim` loops on typed commands: a burst (at a random moment of
+    its start-up, or once it waits for a command) ends it as q does, summary and all."""
+    config = write_config(tmp_path)
+    rng = random.Random(6)
+    failures: list[str] = []
+    for run in range(RUNS):
+        session = Session(["monitor", "--sim", "--config", str(config),
+                           "--data", str(tmp_path / f"m{run}")])
+        try:
+            pid = session.proc.pid
+            if run % 2:
+                session.expect("q + Enter (or Ctrl-C) stops")
+            else:
+                wait_until(functools.partial(_catches_sigterm, pid), what="the stop handlers")
+            _burst(pid, rng)
+            try:
+                session.proc.wait(timeout=EXIT_WITHIN)
+            except subprocess.TimeoutExpired:
+                failures.append(f"run {run}: hung")
+                continue
+            code, output = session.finish()  # every line read
+            if code != 0 or "Traceback" in output or "switches seen closed" not in output:
+                failures.append(f"run {run}: exit {code}:\n{output}")
+        finally:
+            session.kill()
+    assert not failures, _report("monitor", failures)
