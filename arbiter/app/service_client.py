@@ -16,7 +16,7 @@ from typing import Any
 
 from arbiter.app.config import Config
 from arbiter.app.errors import CliError, DataInUseError
-from arbiter.app.stopping import StopRequests, lines_until
+from arbiter.app.stopping import StopRequests, interruptible, lines_until
 from arbiter.pinrule import check_pin_format
 from arbiter.rules.ranks import Side
 from arbiter.storage.datalock import DataDirLock
@@ -38,7 +38,7 @@ def ask_pin(prompt: str, hint: str) -> str:
         os.close(os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY))
     except OSError:
         raise CliError(f"no PIN given and no terminal to ask for it: {hint}") from None
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), interruptible():
         warnings.simplefilter("ignore", getpass.GetPassWarning)
         try:
             return getpass.getpass(prompt)

@@ -114,6 +114,27 @@ class StopRequests:
         return thread
 
 
+@contextlib.contextmanager
+def interruptible() -> Iterator[None]:
+    """Within the block, Python's own stop signals (main thread only): Ctrl-C raises
+    KeyboardInterrupt and SIGTERM ends the process, as before any :class:`StopRequests`.
+    For a prompt (a PIN asked at the terminal): a read the self-pipe cannot end, where
+    a person's Ctrl-C must still work, and nothing is held that a signal could interrupt.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        yield
+    finally:
+        for signum, handler in old.items():
+            if handler is not None:  # None: not set from Python, nothing to put back
+                signal.signal(signum, handler)
+
+
 def lines_until(stream: TextIO, stopping: threading.Event) -> Iterator[str]:
     """The lines of ``stream`` until its end or ``stopping`` is set (then within
     :data:`INPUT_POLL` s, even while no line comes): a console's thread stops with

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from arbiter.app.cli import main
-from arbiter.app.stopping import StopRequests, lines_until
+from arbiter.app.stopping import StopRequests, interruptible, lines_until
 from arbiter.threads import running
 from tests.support.rig import write_config
 
@@ -121,3 +121,21 @@ def test_only_stopping_installs_a_signal_handler() -> None:
                     and isinstance(node.func.value, ast.Name) and node.func.value.id == "signal"):
                 found.append(str(path.relative_to(root)))
     assert sorted(set(found)) == ["arbiter/app/stopping.py"]
+
+
+def test_ctrl_c_at_a_prompt_ends_the_command_at_once() -> None:
+    """A PIN prompt's read cannot be ended through the pipe: there, Ctrl-C raises
+    KeyboardInterrupt as Python's own handler does; after it, the pipe carries it again."""
+    before = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        with StopRequests() as requests:
+            quiet = signal.getsignal(signal.SIGINT)
+            with pytest.raises(KeyboardInterrupt), interruptible():
+                os.kill(os.getpid(), signal.SIGINT)
+                threading.Event().wait(5)  # the prompt's read; the signal ends it
+            assert signal.getsignal(signal.SIGINT) is quiet
+            requests.request()
+            requests.wait()
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
