@@ -41,14 +41,54 @@ def run_enrollment_console(
         if reading.slot is session.slot:
             events.put(("reading", reading))
 
-    reading = BackgroundThread(lambda stopping: _read_commands(events, input_fn, stopping), INPUT)
+    def read_commands(stopping: threading.Event) -> None:
+        if input_fn is None:  # standard input, read so that a stop ends the read
+            for line in lines_until(sys.stdin, stopping):
+                events.put(("command", line.strip().lower()))
+            return
+        while not stopping.is_set():
+            try:
+                line = input_fn()
+            except (EOFError, OSError):
+                return
+            events.put(("command", line.strip().lower()))
+
+    reading = BackgroundThread(read_commands, INPUT)
     reading.start()
     if requests is not None:  # a stop signal quits as q does
         requests.watch(lambda: events.put(("command", "q")))
     print_fn("Enrollment: s + Enter skips a piece, q + Enter quits.")
     reader.start(on_reading)
     try:
-        _walk(session, events, print_fn)
+        need_empty = False
+        prompted = False
+        while not session.done:
+            if not need_empty and not prompted:
+                enrolled, total = session.progress
+                print_fn(f"[{enrolled}/{total}] {session.prompt()}")
+                prompted = True
+            kind, value = events.get()
+            if kind == "command":
+                if value in ("q", "quit"):
+                    break
+                if value in ("s", "skip"):
+                    print_fn(f"Skipped {session.skip()}")
+                prompted = False
+                continue
+            assert isinstance(value, SlotReading)
+            if value.state is SlotState.FAULT:
+                print_fn(f"Reader fault: {value.detail or 'no detail'}")
+            elif value.state is SlotState.EMPTY:
+                if need_empty:
+                    need_empty = False
+                    prompted = False
+            elif value.state is SlotState.PRESENT and not need_empty and value.token:
+                result = session.offer(value.token)
+                print_fn(result.message)
+                if not session.done:
+                    print_fn("Take the piece out of the slot")
+                need_empty = True
+                prompted = False
         enrolled, total = session.progress
         print_fn(f"Enrollment finished: {enrolled} of {total} pieces have a tag")
         return session.progress
@@ -58,53 +98,3 @@ def run_enrollment_console(
             reading.stop()
         else:  # a caller's input_fn may block in a read nothing can wake: only ask
             reading.stopping.set()
-
-
-
-def _read_commands(events: queue.Queue[_Event], input_fn: Callable[[], str] | None,
-                   stopping: threading.Event) -> None:
-    """Put each typed line on ``events`` until the end of input or ``stopping``."""
-    if input_fn is None:
-        for line in lines_until(sys.stdin, stopping):
-            events.put(("command", line.strip().lower()))
-        return
-    while not stopping.is_set():
-        try:
-            line = input_fn()
-        except (EOFError, OSError):
-            return
-        events.put(("command", line.strip().lower()))
-
-
-def _walk(session: EnrollmentSession, events: queue.Queue[_Event],
-          print_fn: Callable[[str], object]) -> None:
-    """Prompt, offer each tag, wait for the slot to empty; until done or ``q``."""
-    need_empty = False
-    prompted = False
-    while not session.done:
-        if not need_empty and not prompted:
-            enrolled, total = session.progress
-            print_fn(f"[{enrolled}/{total}] {session.prompt()}")
-            prompted = True
-        kind, value = events.get()
-        if kind == "command":
-            if value in ("q", "quit"):
-                return
-            if value in ("s", "skip"):
-                print_fn(f"Skipped {session.skip()}")
-            prompted = False
-            continue
-        assert isinstance(value, SlotReading)
-        if value.state is SlotState.FAULT:
-            print_fn(f"Reader fault: {value.detail or 'no detail'}")
-        elif value.state is SlotState.EMPTY:
-            if need_empty:
-                need_empty = False
-                prompted = False
-        elif value.state is SlotState.PRESENT and not need_empty and value.token:
-            result = session.offer(value.token)
-            print_fn(result.message)
-            if not session.done:
-                print_fn("Take the piece out of the slot")
-            need_empty = True
-            prompted = False
