@@ -12,3 +12,8 @@ from __future__ import annotations
 
 class ArbiterError(Exception):
     """Something the arbiter reports in words: bad input, a missing part, a refusal."""
+
+
+class ThreadDeclarationError(ArbiterError, ValueError):
+    """A kind of thread declared twice under one name, or with no one-line purpose, or a
+    thread started of a kind never declared (``arbiter.threads``)."""

@@ -11,3 +11,7 @@ class CliError(ArbiterError):
 
 class DataInUseError(CliError):
     """Another gg-arbiter (the running service) holds the data directory."""
+
+
+class HubCliError(ArbiterError):
+    """A hub command given wrong input: printed as one line."""

@@ -21,6 +21,7 @@ from arbiter.app.config import Config
 from arbiter.app.stopping import StopRequests
 from arbiter.app.watchdog import Watchdog
 from arbiter.device.arbiter import Arbiter
+from arbiter.threads import BackgroundThread, declare
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -29,6 +30,11 @@ if TYPE_CHECKING:
     from web.kit.serve import WebServer
 
 log = logging.getLogger(__name__)
+
+STATUS_PAGE = declare("web", __name__,
+                      "serves the table's status page (waitress's loop; its workers are its own)")
+WATCHDOG = declare("watchdog", __name__,
+                   "tells systemd the device is healthy, so a hung arbiter is restarted")
 
 
 def serve(
@@ -40,19 +46,24 @@ def serve(
     stdin: TextIO | None = None,
     out: Callable[[str], object] = print,
     started: float | None = None,
+    requests: StopRequests | None = None,
 ) -> int:
     """Run ``arbiter`` until SIGTERM/SIGINT (or ``quit`` on the simulator console).
 
-    Call it from the main thread (signal handlers are installed there).
+    Call it from the main thread: ``requests`` are the command's stop requests
+    (when None, its own, installed here).
 
     Closes the arbiter on the way out. ``started`` is when start-up began
     (``time.monotonic()``), for the ready line.
     """
     t0 = started if started is not None else time.monotonic()
     quiet_web_server_logs()
-    with StopRequests() as requests:
+    if requests is not None:
         return _serve(config, arbiter, host=host, port=port, stdin=stdin, out=out,
                       started=t0, requests=requests)
+    with StopRequests() as own:
+        return _serve(config, arbiter, host=host, port=port, stdin=stdin, out=out,
+                      started=t0, requests=own)
 
 
 #: The web servers' loggers: their INFO lines ("Client disconnected while serving
@@ -88,35 +99,27 @@ def _serve(
     stop = threading.Event()  # set by the main thread only, for the other threads
     page: _Page | None = None
     link: FleetLink | None = None
+    threads: list[BackgroundThread] = []
     try:
-        # No arbiter without its page: a page that cannot be built (a bad PIN, a
-        # broken install) stops start-up here, with its one-line reason (exit 2).
-        from web.kit.auth import AdminFileError, ensure_admin
-        from web.table import create_app
-
-        try:
-            new_pin = ensure_admin(config.data_dir, config.web.admin_pin)
-        except AdminFileError as exc:  # the public page works without it
-            new_pin = None
-            out(f"admin access off: {exc}; repair it with gg-arbiter set-pin")
-        if new_pin:
-            out(f"Admin PIN (shown once; change it with gg-arbiter set-pin): {new_pin}")
-        app = create_app(arbiter)
+        app = _table_app(config, arbiter, out)
         for problem in arbiter.store.problems:
             out(f"data warning: {problem}")
         arbiter.start()
         link = start_link(config, arbiter, out)
         page = _Page(app, host, port, stop, out, config)
         page.bind_once()  # the usual case: the page is up before the ready line
-        threading.Thread(target=page.run, name="web", daemon=True).start()
+        page_run = page.run
+        threads.append(BackgroundThread(lambda _stopping: page_run(), STATUS_PAGE,
+                                        wake=page.close))
+        threads[-1].start()
         out(f"gg-arbiter ready in {time.monotonic() - t0:.2f} s "
             f"({'simulator' if arbiter.sim else config.reader.kind}, data in {config.data_dir})")
 
         watchdog = Watchdog()
         watchdog.notify("READY=1")
-        threading.Thread(
-            target=watchdog.run, args=(arbiter.is_healthy, stop), name="watchdog", daemon=True
-        ).start()
+        threads.append(BackgroundThread(
+            lambda stopping: watchdog.run(arbiter.is_healthy, stopping), WATCHDOG))
+        threads[-1].start()
 
         if arbiter.sim is not None and stdin is not None:
             _start_console(arbiter, stdin, stop, requests.request, out)
@@ -126,11 +129,30 @@ def _serve(
         return 0
     finally:
         stop.set()
+        for thread in threads:
+            thread.stop()
         if page is not None:
             page.close()
         if link is not None:
             link.close()
         arbiter.close()
+
+
+def _table_app(config: Config, arbiter: Arbiter, out: Callable[[str], object]) -> Flask:
+    """The status page's app, the admin PIN made (and shown once) if there was none."""
+    # No arbiter without its page: a page that cannot be built (a bad PIN, a
+    # broken install) stops start-up here, with its one-line reason (exit 2).
+    from web.kit.auth import AdminFileError, ensure_admin
+    from web.table import create_app
+
+    try:
+        new_pin = ensure_admin(config.data_dir, config.web.admin_pin)
+    except AdminFileError as exc:  # the public page works without it
+        new_pin = None
+        out(f"admin access off: {exc}; repair it with gg-arbiter set-pin")
+    if new_pin:
+        out(f"Admin PIN (shown once; change it with gg-arbiter set-pin): {new_pin}")
+    return create_app(arbiter)
 
 
 def start_link(config: Config, arbiter: Arbiter, out: Callable[[str], object]) -> FleetLink | None:

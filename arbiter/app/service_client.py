@@ -16,10 +16,15 @@ from typing import Any
 
 from arbiter.app.config import Config
 from arbiter.app.errors import CliError, DataInUseError
+from arbiter.app.stopping import StopRequests, interruptible, lines_until
 from arbiter.pinrule import check_pin_format
 from arbiter.rules.ranks import Side
 from arbiter.storage.datalock import DataDirLock
 from arbiter.storage.errors import StoreError, StoreLockedError
+from arbiter.threads import BackgroundThread, declare
+
+SERVICE_INPUT = declare("enroll input (service)", __name__,
+                        "reads the typed commands of an enrollment the running arbiter does")
 
 
 def ask_pin(prompt: str, hint: str) -> str:
@@ -33,7 +38,7 @@ def ask_pin(prompt: str, hint: str) -> str:
         os.close(os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY))
     except OSError:
         raise CliError(f"no PIN given and no terminal to ask for it: {hint}") from None
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), interruptible():
         warnings.simplefilter("ignore", getpass.GetPassWarning)
         try:
             return getpass.getpass(prompt)
@@ -171,10 +176,12 @@ def selftest_through_service(config: Config, args: argparse.Namespace) -> int:
     return 0 if report["passed"] else 1
 
 
-def enroll_through_service(config: Config, args: argparse.Namespace) -> int:
+def enroll_through_service(config: Config, args: argparse.Namespace,
+                           requests: StopRequests | None = None) -> int:
     """The arbiter runs and holds the readers: it enrolls; this shows its prompts.
 
-    Typed commands as in the terminal walk: s + Enter skips a piece, q + Enter stops.
+    Typed commands as in the terminal walk: s + Enter skips a piece, q + Enter stops;
+    a stop request (``requests``: Ctrl-C, SIGTERM) stops as q does.
     """
     import queue
     import threading
@@ -185,12 +192,15 @@ def enroll_through_service(config: Config, args: argparse.Namespace) -> int:
           "s + Enter skips a piece, q + Enter stops.")
     typed: queue.Queue[str] = queue.Queue()
 
-    def read_commands() -> None:
-        for line in sys.stdin:
+    def read_commands(stopping: threading.Event) -> None:
+        for line in lines_until(sys.stdin, stopping):
             typed.put(line.strip().lower())
         typed.put("eof")
 
-    threading.Thread(target=read_commands, name="enroll input", daemon=True).start()
+    reading = BackgroundThread(read_commands, SERVICE_INPUT)
+    reading.start()
+    if requests is not None:
+        requests.watch(lambda: typed.put("q"))
     shown = ("", "")
     try:
         while status.get("active"):
@@ -215,6 +225,8 @@ def enroll_through_service(config: Config, args: argparse.Namespace) -> int:
             status = api.call("GET", "/api/admin/enrollment")
     except KeyboardInterrupt:
         status = api.call("DELETE", "/api/admin/enrollment")
+    finally:
+        reading.stop()
     if status.get("last") and status.get("last") != shown[1]:
         print(status["last"])
     print("Enrollment ended; the arbiter judges again.")

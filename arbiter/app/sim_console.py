@@ -33,6 +33,7 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import TextIO
 
+from arbiter.app.stopping import lines_until
 from arbiter.device.arbiter import Arbiter, DeviceError
 from arbiter.hardware.readers.sim import SimSlots
 from arbiter.queues import put_dropping_oldest
@@ -40,6 +41,14 @@ from arbiter.rules.game import EndingError, EndingKind
 from arbiter.rules.jsondata import JsonDict
 from arbiter.rules.pieces import PieceError, parse_side
 from arbiter.rules.verdict import Role
+from arbiter.threads import BackgroundThread, declare
+
+PRINTER = declare("console-printer", __name__,
+                  "prints the simulator's outputs and statuses in the order the device showed them")
+READER = declare("console-read", __name__,
+                 "reads the simulator's commands (typed or a script) and plays them")
+UNFOLLOW = declare("console-unfollow", __name__,
+                   "ends the console's printer when the run ends")
 
 log = logging.getLogger(__name__)
 
@@ -258,7 +267,8 @@ def start_console(
             else:
                 console.show_status(item)
 
-    printer = threading.Thread(target=show, daemon=True, name="console-printer")
+    printer = BackgroundThread(lambda _stopping: show(), PRINTER,
+                               wake=lambda: put_dropping_oldest(updates, _END))
 
     def finish() -> None:
         """Let the printer show every status so far, then end the run."""
@@ -271,7 +281,7 @@ def start_console(
         console.print(
             "simulator: type 'help' for commands (attacker W:5*G, defender B:SPY, clear, ...)"
         )
-        quit_, count = console.run(stdin, settle=feed is not Feed.TERMINAL)
+        quit_, count = console.run(lines_until(stdin, stop), settle=feed is not Feed.TERMINAL)
         if quit_ or feed is Feed.FILE or (feed is Feed.STREAM and count):
             finish()
         else:  # no script (stdin is /dev/null under systemd), or Ctrl-D at a terminal
@@ -283,6 +293,6 @@ def start_console(
         put_dropping_oldest(updates, _END)
 
     printer.start()
-    for target in (read, unfollow):
-        threading.Thread(target=target, daemon=True, name=f"console-{target.__name__}").start()
+    BackgroundThread(lambda _stopping: read(), READER).start()
+    BackgroundThread(lambda _stopping: unfollow(), UNFOLLOW, wake=stop.set).start()
     return console

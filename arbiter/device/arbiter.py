@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import queue
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -25,11 +24,11 @@ from typing import TypeVar
 
 from arbiter.device.enrollment import EnrollmentMode
 from arbiter.device.errors import DeviceError
+from arbiter.device.event_thread import Worker
 from arbiter.device.protocol import DeviceConfig, HeldButton
 from arbiter.device.selftest import SelfTest
 from arbiter.device.sequence import ChallengeSequence, DeviceState
 from arbiter.device.status import OutputWatchers, StatusFacts, StatusHub
-from arbiter.device.worker import Worker
 from arbiter.errors import ArbiterError
 from arbiter.fleet.state import FleetState
 from arbiter.hardware.identify import PieceIdentifier
@@ -42,7 +41,11 @@ from arbiter.rules.ranks import Side
 from arbiter.rules.verdict import Role
 from arbiter.storage.journal import GameStore
 from arbiter.storage.registry import TagRegistry
+from arbiter.threads import BackgroundThread, declare
 from arbiter.tunes.rtttl import Tune
+
+NEW_GAME = declare("new-game", __name__,
+                   "starts a new game for the held NEW GAME button (waits for the device's thread)")
 
 __all__ = ["COMMAND_TIMEOUT", "Arbiter", "DeviceError", "DeviceState"]
 
@@ -166,7 +169,7 @@ class Arbiter:
     def is_healthy(self) -> bool:
         """True while the worker makes progress: the watchdog's health check.
 
-        See :mod:`arbiter.device.worker` for the heartbeat and the budgets.
+        See :mod:`arbiter.device.event_thread` for the heartbeat and the budgets.
         """
         return self._worker.is_healthy()
 
@@ -200,7 +203,7 @@ class Arbiter:
                 log.warning("NEW GAME button: no new game: %s", exc)
 
         # The button's own thread calls this: a thread of its own waits for the worker.
-        threading.Thread(target=press, name="new-game", daemon=True).start()
+        BackgroundThread(lambda _stopping: press(), NEW_GAME).start()
 
     def declare_end(
         self, kind: EndingKind, winner: Side | None, game_id: int | None = None

@@ -47,8 +47,11 @@ from arbiter.fleet.statusout import StatusOutbox
 from arbiter.mqtt.tls import BrokerTlsError, TlsFault, client_context, diagnose, secure
 from arbiter.rules.jsondata import JsonDict
 from arbiter.storage.journal import GameStore
-from arbiter.threads import BackgroundThread
+from arbiter.threads import BackgroundThread, declare
 from arbiter.wire import Topic, topic
+
+PUBLISHER = declare("fleet-publisher", __name__,
+                    "publishes the table's journal to the venue broker (the outbox)")
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +107,7 @@ class FleetLink:
         self._wake = threading.Event()
         self._statuses = StatusOutbox(status, self._wake.set)
         self._thread = BackgroundThread(
-            lambda _stopping: self._run(), "fleet-publisher", wake=self._wake.set
+            lambda _stopping: self._run(), PUBLISHER, wake=self._wake.set
         )
         self._stop = self._thread.stopping  # also read by the callbacks and the publisher
         self._lock = threading.Lock()

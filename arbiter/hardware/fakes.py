@@ -23,7 +23,12 @@ from typing import Protocol
 
 from arbiter.hardware.readers.mcu import encode_line
 from arbiter.hardware.readers.rdm6300 import encode_frame
-from arbiter.threads import BackgroundThread
+from arbiter.threads import BackgroundThread, declare
+
+FAKE_READER = declare("fake reader", __name__,
+                      "sends a simulated RDM6300's frames while a tag is held (tests and bench)")
+FAKE_PICO = declare("fake pico", __name__,
+                    "answers as the slot microcontroller would (tests and bench)")
 
 # Datasheet (IOCON.BANK = 0) register addresses of the MCP23017.
 IODIRA, IPOLA, GPINTENA, INTCONA, IOCON, GPPUA, GPIOA = 0x00, 0x02, 0x04, 0x08, 0x0A, 0x0C, 0x12
@@ -133,7 +138,7 @@ class FakeRdm6300:
         self._repeat = repeat
         self._lock = threading.Lock()
         self._tag: str | None = None
-        self._thread = BackgroundThread(self._run, f"fake {name}")
+        self._thread = BackgroundThread(self._run, FAKE_READER, label=f"fake {name}")
         self._thread.start()
 
     @property
@@ -202,7 +207,7 @@ class FakePico:
         self.state: dict[str, str | None] = {"A": None, "D": None}
         self.requests = 0
         self._write_lock = threading.Lock()
-        self._thread = BackgroundThread(self._serve, "fake pico")
+        self._thread = BackgroundThread(self._serve, FAKE_PICO)
         self._thread.start()
 
     def _serve(self, stopping: threading.Event) -> None:

@@ -43,8 +43,12 @@ from arbiter.hardware.outputs import (
 )
 from arbiter.hardware.player import NOTE_GAP_SECONDS, Cue, TunePlayer
 from arbiter.rules.verdict import Survivor
+from arbiter.threads import BackgroundThread, declare
 from arbiter.tunes.defaults import REQUIRED_TUNES
 from arbiter.tunes.rtttl import Tune
+
+TAPS = declare("taps", __name__,
+               "plays Taps at a game's end while the device goes on answering")
 
 # The values are re-exported: the device, the web and the tests know them from here.
 __all__ = [
@@ -132,7 +136,7 @@ class Signals:
         self._version = 0
         # A tune playing on its own thread (Taps), cut short by the next tune.
         self._background: Cue | None = None
-        self._background_thread: threading.Thread | None = None
+        self._background_thread: BackgroundThread | None = None
         self._leds = LedPanel(attacker_led, defender_led, status_led, pin_factory)
         try:
             self._buzzer = open_buzzer(kind, buzzer, pin_factory)
@@ -195,7 +199,7 @@ class Signals:
             finally:
                 begun.set()
 
-        thread = threading.Thread(target=play, name="taps", daemon=True)
+        thread = BackgroundThread(lambda _stopping: play(), TAPS)
         with self._state:
             self._background_thread = thread
         thread.start()

@@ -42,7 +42,12 @@ from arbiter.hub.errors import ContradictingEventError, IngestError
 from arbiter.hub.ledger import Ledger, ResendAsk
 from arbiter.hub.resend import resend_payload
 from arbiter.mqtt.tls import check_listener, listener_problem, secure
-from arbiter.threads import BackgroundThread
+from arbiter.threads import BackgroundThread, declare
+
+LEDGER_WRITER = declare("hub-ledger-writer", __name__,
+                        "writes the table events the broker delivers into the ledger, in order")
+REPUBLISH = declare("hub-republish", __name__,
+                    "watches a round's republished assignments until the broker has them all")
 
 log = logging.getLogger(__name__)
 
@@ -117,7 +122,7 @@ class Ingest:
         ``timeout``; BrokerTlsError (at once) if TLS is why it cannot connect."""
         check_listener(self.host, self.port, self._tls)
         self._writer = BackgroundThread(
-            lambda _stopping: self._write_loop(), "hub-ledger-writer",
+            lambda _stopping: self._write_loop(), LEDGER_WRITER,
             wake=lambda: self._inbox.put(None),  # after what is queued: it is written first
         )
         self._writer.start()
@@ -354,7 +359,7 @@ class Ingest:
             qos=1, retain=True)) for table, payload in self.ledger.admin.assignments(
                 round_number).items()]
         thread = BackgroundThread(
-            lambda _stopping: self._watch_republish(round_number, sent), "hub-republish"
+            lambda _stopping: self._watch_republish(round_number, sent), REPUBLISH
         )
         thread.start()
         return thread

@@ -20,7 +20,10 @@ from collections.abc import Callable
 from arbiter import wire
 from arbiter.errors import ArbiterError
 from arbiter.hub.ledger import Ledger, ResendAsk
-from arbiter.threads import BackgroundThread
+from arbiter.threads import BackgroundThread, declare
+
+RESENDER = declare("hub-resend", __name__,
+                   "asks a table to resend the events missing for longer than the grace")
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +72,7 @@ class Resender:
         self._all = True  # the first pass looks at every table the ledger knows
         self._seen: dict[str, list[tuple[int, int, float]]] = {}  # missing runs, since when
         self._wake = threading.Event()
-        self._thread = BackgroundThread(self._run, "hub-resend", wake=self._wake.set)
+        self._thread = BackgroundThread(self._run, RESENDER, wake=self._wake.set)
 
     # --- driven by the ingest (any thread) ----------------------------------------
 

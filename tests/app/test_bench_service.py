@@ -15,9 +15,9 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from arbiter.app import cli
 from arbiter.app.assembly import build_arbiter
 from arbiter.app.cli import main
+from arbiter.app.commands import common
 from arbiter.app.config import load_config
 from arbiter.hardware.fakes import FakeRdm6300, PtyPort
 from arbiter.hardware.pins import mock_pin_factory
@@ -183,7 +183,7 @@ def test_commands_use_the_service_data_directory_not_a_second_one(
     service_dir = tmp_path / "var-lib-gg-arbiter"
     service_dir.mkdir()
     home_data = tmp_path / "xdg"
-    monkeypatch.setattr(cli, "SERVICE_DATA_DIR", service_dir)
+    monkeypatch.setattr(common, "SERVICE_DATA_DIR", service_dir)
     monkeypatch.setenv("XDG_DATA_HOME", str(home_data))
     monkeypatch.delenv("GG_ARBITER_DATA", raising=False)
     config = tmp_path / "c.toml"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from arbiter.app.cli import main
-from arbiter.fleet.brokerconf import BROKER_USER
+from arbiter.venue.brokerconf import BROKER_USER
 from tests.fleet.conftest import GAME, TableFactory
 from tests.support.mqtt import Mosquitto, Subscriber, make_tls, port_open, seqs
 from tests.support.spawn import free_port

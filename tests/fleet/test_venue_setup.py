@@ -15,7 +15,7 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from arbiter.app.cli import main
-from arbiter.fleet.brokerconf import QUEUE_PER_TABLE, queue_size
+from arbiter.venue.brokerconf import QUEUE_PER_TABLE, queue_size
 from tests.fleet.conftest import heard_online, secret
 from tests.support.mqtt import Mosquitto, Subscriber
 from tests.support.spawn import free_port

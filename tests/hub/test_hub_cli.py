@@ -71,7 +71,7 @@ def test_hub_cli_runs_an_event_from_the_command_line(
 
 
 def test_hub_says_truly_where_it_serves() -> None:
-    from arbiter.app.hub_cli import serving_line
+    from arbiter.app.commands.hub import serving_line
 
     # Listening on every address: not only "127.0.0.1", which reads as this machine only.
     line = serving_line("0.0.0.0", 8088, "http://127.0.0.1:8088/")

@@ -11,7 +11,8 @@ import pytest
 
 from arbiter import wire
 from arbiter.app.cli import main
-from arbiter.app.hub_cli import HubCliError, broker_login
+from arbiter.app.commands.hub_common import broker_login
+from arbiter.app.errors import HubCliError
 from arbiter.hub.broker_link import Ingest
 from arbiter.hub.errors import IngestError
 from arbiter.hub.ledger import Ledger

@@ -29,11 +29,14 @@ from datetime import timedelta
 from typing import Any
 
 from arbiter.hub.ledger import Ledger
-from arbiter.threads import BackgroundThread
+from arbiter.threads import BackgroundThread, declare
 from arbiter.wire import Topic
 from web.hub import views
 from web.kit.broadcast import Broadcast, Member
 from web.kit.events import RETRY_MILLISECONDS
+
+FEED = declare("hub-feed", __name__,
+               "pushes the venue's changes to every open hub page (one writer)")
 
 log = logging.getLogger(__name__)
 
@@ -166,7 +169,7 @@ class VenueFeed:
         self._recheck_silence = False
         self._link: BrokerLink | None = None
         self._wake = threading.Event()
-        self._thread = BackgroundThread(self._run, "hub-feed", wake=self._wake.set)
+        self._thread = BackgroundThread(self._run, FEED, wake=self._wake.set)
 
     # --- the hub's broker link -------------------------------------------------------
 

@@ -25,8 +25,11 @@ from flask import Response, jsonify, request
 
 from arbiter.errors import ArbiterError
 from arbiter.queues import put_dropping_oldest
-from arbiter.threads import BackgroundThread
+from arbiter.threads import BackgroundThread, declare
 from web.kit.broadcast import MAX_BACKLOG, QUEUE_SIZE, Broadcast, Encoding, Feed, Member
+
+STATUS_FEED = declare("status-feed", __name__,
+                      "the status page's one writer: each status to every open stream")
 
 log = logging.getLogger(__name__)
 
@@ -239,7 +242,7 @@ class StatusFeed:
         self._last: dict[str, Any] | None = None  # what every stream has been sent last
         self._subscription: queue.Queue[dict[str, Any]] | None = None
         self._closed = False
-        self._thread = BackgroundThread(self._run, "status-feed")
+        self._thread = BackgroundThread(self._run, STATUS_FEED)
 
     @property
     def subscribers(self) -> int:

@@ -143,16 +143,28 @@ class GrowingDispatcher(ThreadedTaskDispatcher):  # type: ignore[misc]
     """Waitress's worker pool, started with ``initial`` threads and grown to ``limit``.
 
     A task that finds no idle thread starts one more (up to ``limit``), so it
-    never waits behind open streams; threads are kept once started.
+    never waits behind open streams; threads are kept once started. Once
+    :meth:`shutdown` has begun, a new task is cancelled: a thread started then
+    would outlive the shutdown and write to the server's closed trigger (EBADF,
+    seen when a stop signal came while pages were loading).
     """
 
     def __init__(self, initial: int, limit: int) -> None:
         super().__init__()
         self.limit = limit
+        self._closing = False
         self.set_thread_count(min(initial, limit))
+
+    def shutdown(self, cancel_pending: bool = True, timeout: float = 5) -> bool:
+        with self.lock:
+            self._closing = True
+        return bool(super().shutdown(cancel_pending, timeout))
 
     def add_task(self, task: Any) -> None:
         with self.lock:
+            if self._closing:
+                task.cancel()
+                return
             running = len(self.threads) - self.stop_count
             idle = running - self.active_count
             if len(self.queue) >= idle and running < self.limit:

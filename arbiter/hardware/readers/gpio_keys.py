@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from arbiter.hardware.pins import InputLine
 from arbiter.hardware.readers.base import Clock, ReaderError, ReadingCallback, SlotReading
 from arbiter.hardware.readers.debounce import Debouncer
+from arbiter.hardware.readers.key_thread import QueueWorker
 from arbiter.hardware.readers.raw import RawCallback, RawKind, RawSample, emit
-from arbiter.hardware.readers.worker import QueueWorker
 from arbiter.rules.keycode import DEFAULT_KEYCODE, KeyCode, to_bits
 from arbiter.rules.verdict import Role
 

@@ -24,7 +24,11 @@ from arbiter.hardware.readers.base import (
     SlotState,
 )
 from arbiter.rules.verdict import Role
-from arbiter.threads import BackgroundThread
+from arbiter.threads import BackgroundThread, declare
+
+SERIAL_READER = declare(
+    "serial reader", __name__,
+    "reads a tag reader's serial line, reconnecting when it drops (named 'LABEL reader')")
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +75,7 @@ class SerialSlotReader:
         self._report: ReadingCallback | None = None
         self._last: dict[Role, SlotReading] = {}
         self._serial: serial.SerialBase | None = None
-        self._thread = BackgroundThread(self._run, f"{self._label} reader")
+        self._thread = BackgroundThread(self._run, SERIAL_READER, label=f"{self._label} reader")
 
     @property
     def slots(self) -> tuple[Role, ...]:

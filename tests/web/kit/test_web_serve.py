@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 from typing import Any
 
 import pytest
@@ -17,7 +18,7 @@ from tests.support.web import (
     live_server,
 )
 from web.kit.body import MAX_BODY_BYTES
-from web.kit.serve import DEFAULT_THREADS, WebServerError, make_server
+from web.kit.serve import DEFAULT_THREADS, GrowingDispatcher, WebServerError, make_server
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -289,3 +290,31 @@ def test_direct_write_refuses_a_client_that_stops_reading() -> None:
         finally:
             release.set()
             stalled.close()
+
+
+class _Task:
+    """A waitress task that records whether it was served or cancelled."""
+
+    def __init__(self) -> None:
+        self.served = threading.Event()
+        self.cancelled = False
+
+    def service(self) -> None:
+        self.served.set()
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+def test_serve_pool_takes_no_task_once_its_shutdown_began() -> None:
+    """A task arriving during the shutdown (a stop signal while pages load) is cancelled:
+    a thread started for it would outlive the shutdown and write to the closed trigger."""
+    pool = GrowingDispatcher(initial=1, limit=4)
+    before = _Task()
+    pool.add_task(before)
+    assert before.served.wait(5)
+    assert pool.shutdown(timeout=5)
+    late = _Task()
+    pool.add_task(late)
+    assert late.cancelled and not late.served.is_set()
+    assert not pool.threads  # no thread started for it

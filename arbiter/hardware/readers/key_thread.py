@@ -15,7 +15,11 @@ from collections.abc import Callable, Iterable
 from typing import Generic, TypeVar
 
 from arbiter.hardware.readers.base import ReaderError, ReadingCallback, SlotReading
-from arbiter.threads import BackgroundThread
+from arbiter.threads import BackgroundThread, declare
+
+KEY_READER = declare(
+    "key reader", __name__,
+    "debounces a key reader's edges, reports settled readings (gpio-keys-SLOT, mcp23017-ADDR)")
 
 _log = logging.getLogger(__name__)
 
@@ -49,7 +53,7 @@ class QueueWorker(Generic[E]):
                 raise ReaderError("reader already started or closed")
             self._report = report
             self._thread = BackgroundThread(
-                lambda _stopping: self._run(), self._thread_name,
+                lambda _stopping: self._run(), KEY_READER, label=self._thread_name,
                 wake=lambda: self._events.put(None),
             )
             self._thread.start()

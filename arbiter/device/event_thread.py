@@ -37,7 +37,10 @@ from typing import TypeVar
 
 from arbiter.device.errors import DeviceError
 from arbiter.hardware.readers.base import SlotReading
-from arbiter.threads import BackgroundThread
+from arbiter.threads import BackgroundThread, declare
+
+DEVICE_WORKER = declare("arbiter", __name__,
+                        "the device's one thread: readings and commands, in the order they came")
 
 log = logging.getLogger(__name__)
 
@@ -107,7 +110,7 @@ class Worker:
         self._busy: _Busy | None = None  # replaced whole: read from other threads
         self._events: queue.Queue[_Event] = queue.Queue()
         self._thread = BackgroundThread(
-            lambda _stopping: self._run(), "arbiter", wake=lambda: self._events.put(_Stop())
+            lambda _stopping: self._run(), DEVICE_WORKER, wake=lambda: self._events.put(_Stop())
         )
 
     def start(self) -> None:

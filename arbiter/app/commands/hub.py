@@ -1,0 +1,141 @@
+"""``gg-arbiter hub ...``: run an event's hub, and script its ledger.
+
+``gg-arbiter hub --event SLUG --broker URL`` serves (MQTT ingest into the
+ledger) until stopped; with a subcommand (:mod:`arbiter.app.commands.hub_ledger`)
+it acts on the ledger and exits: players, pairing, assignments, corrections,
+standings, exports, archives. The ledger is ``DIR/hub.sqlite`` (``--data DIR``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from datetime import timedelta
+from typing import Any
+
+from arbiter.app.commands import hub_ledger
+from arbiter.app.commands.common import Serving
+from arbiter.app.commands.hub_common import BrokerLink, broker_link, open_ledger, span
+from arbiter.app.errors import HubCliError
+from arbiter.app.stopping import StopRequests
+from arbiter.hub.broker_link import Ingest
+from arbiter.hub.ledger import Ledger
+from arbiter.hub.resend import GRACE, Resender
+from arbiter.threads import BackgroundThread, declare
+from web.hub import create_hub_app
+from web.hub.feed import VenueFeed
+from web.kit.serve import WebServer, WebServerError, make_server
+
+log = logging.getLogger(__name__)
+
+WEB = declare("hub-web", __name__,
+              "serves the venue and organiser pages (waitress's loop; its workers are its own)")
+
+DEFAULT_WEB_PORT = 8088
+
+
+def register(sub: Any, parser_class: type[argparse.ArgumentParser]) -> None:
+    """Add ``hub`` and its subcommands to the ``gg-arbiter`` subparsers ``sub``."""
+    hub = sub.add_parser("hub", help="the tournament hub: serve an event, or script its ledger")
+    hub.add_argument("--event", required=True, metavar="SLUG", help="the event's short name")
+    hub.add_argument("--data", metavar="DIR", help="directory of the ledger (hub.sqlite)")
+    hub.add_argument("--broker", metavar="URL",
+                     help="MQTT broker, mqtt://[USER[:PASSWORD]@]HOST[:1883] or, with TLS, "
+                          "mqtts://[USER[:PASSWORD]@]HOST[:8883]")
+    hub.add_argument("--ca-file", metavar="PATH",
+                     help="for mqtts://: the CA certificate that signed the broker's "
+                          "(default: the system's trust store)")
+    hub.add_argument("--password-file", metavar="FILE",
+                     help="the broker password of the URL's user (e.g. secrets/hub.password)")
+    hub.add_argument("--connect-timeout", type=float, default=10.0, help=argparse.SUPPRESS)
+    hub.add_argument("--host", default="0.0.0.0", help="web address to serve on (default all)")
+    hub.add_argument("--port", type=int, default=DEFAULT_WEB_PORT,
+                     help=f"web port (default {DEFAULT_WEB_PORT}; 0 picks a free one)")
+    hub.add_argument("--resend-after", type=span, default=GRACE, metavar="SECONDS",
+                     help="ask a table to resend events missing for this long "
+                          f"(default {GRACE:g})")
+    hub.add_argument("--silent-after", type=span, default=10.0, metavar="MINUTES",
+                     help="flag a table of the round with no event for this long (default 10)")
+    hub.set_defaults(func=Serving(_serve))
+    cmds = hub.add_subparsers(dest="hub_command", metavar="SUBCOMMAND", parser_class=parser_class)
+    hub_ledger.register(cmds, parser_class)
+
+
+def _serve(args: argparse.Namespace, requests: StopRequests) -> int:
+    """Serve the event until a stop request (a signal, however many, at any moment)."""
+    if not args.broker:
+        raise HubCliError("gg-arbiter hub: give --broker URL to serve (or a subcommand)")
+    link = broker_link(args)
+    with open_ledger(args) as ledger:
+        feed = VenueFeed(ledger, timedelta(minutes=args.silent_after))
+        ingest = Ingest(ledger, args.event, link.address.host, link.address.port,
+                        username=link.username,
+                        password=link.password, tls=link.tls)
+        resender = Resender(ledger, ingest.publish_resend, grace=args.resend_after)
+        ingest.changes.follow(feed)
+        ingest.changes.follow_link(feed)
+        ingest.changes.follow(resender)
+        # Connected and subscribed first: a broker that cannot be reached, or TLS that
+        # cannot work (BrokerTlsError, at once), stops the hub in one line (said by main)
+        # before it shows a PIN or opens its web port.
+        ingest.start(timeout=args.connect_timeout)
+        try:
+            server = _web_server(args, ledger, feed, ingest, resender)
+        except BaseException:
+            ingest.stop()
+            raise
+        web = BackgroundThread(lambda _stopping: server.run(), WEB, wake=server.close)
+        try:
+            feed.start()
+            resender.start()
+            web.start()
+            _announce(args, link, ledger, ingest, server)
+            requests.wait()
+        finally:
+            web.stop()
+            server.close()  # also when its thread never started
+            resender.stop()
+            feed.stop()
+            ingest.stop()
+    return 0
+
+
+def _web_server(args: argparse.Namespace, ledger: Ledger, feed: VenueFeed, ingest: Ingest,
+                resender: Resender) -> WebServer:
+    app = create_hub_app(ledger, feed, ledger.path.parent,
+                         publish=ingest.publish_assignment, resend=resender.ask)
+    # Waitress keeps everything a response has sent in its current output
+    # buffer (it never prunes a buffer that has once been partly sent) until
+    # the buffer reaches outbuf_high_watermark, 16 MB by default: a venue
+    # stream sends about 1 MB a minute, so 200 viewers would grow the hub by
+    # 200 MB a minute. A 256 KB watermark starts a new buffer (and frees the
+    # old) that often; a backlog past 64 KB goes to a temporary file.
+    try:
+        return make_server(app, args.host, args.port, outbuf_overflow=64 * 1024,
+                           outbuf_high_watermark=256 * 1024)
+    except WebServerError as exc:
+        raise HubCliError(str(exc)) from None
+
+
+def _announce(args: argparse.Namespace, link: BrokerLink, ledger: Ledger, ingest: Ingest,
+              server: WebServer) -> None:
+    """Republish the current round, log the gaps, and say what the hub serves."""
+    rounds = ledger.admin.rounds()
+    if rounds:  # a broker slow to take them is logged, never fatal
+        ingest.republish_round(rounds[-1][0])
+    for table in ledger.tables.names():
+        for first, last in ledger.events.gaps(table):
+            log.warning("table %s: events %d to %d missing", table, first, last)
+    print(f"hub serving event {args.event} from {link.address} into {ledger.path}",
+          flush=True)
+    print(serving_line(server.host, server.port, server.url), flush=True)
+
+
+def serving_line(host: str, port: int, url: str) -> str:
+    """What the hub says it serves on: ``url`` (for this machine), and, when it listens
+    on every address, that it does (issue 19, finding 16: "http://127.0.0.1:8088/"
+    alone would say only this machine can reach it)."""
+    if host in ("0.0.0.0", "::", ""):
+        return (f"hub web on {url} (listening on every address of this machine, port {port}:"
+                f" from another machine use its name or address)")
+    return f"hub web on {url}"

@@ -1,0 +1,71 @@
+"""``gg-arbiter selftest``: light each LED, play each tune, read each slot (through
+the running arbiter when it runs)."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+from arbiter.app.commands.common import (
+    add_config_options,
+    add_service_options,
+    build_device,
+    choose_sim,
+    command_config,
+    stop_service_hint,
+)
+from arbiter.app.errors import CliError, DataInUseError
+from arbiter.app.service_client import selftest_through_service, service_running
+
+
+def _cmd_selftest(args: argparse.Namespace) -> int:
+    config = command_config(args)
+    sim = choose_sim(args, config)
+    from arbiter.device.arbiter import DeviceError
+
+    unknown = [name for name in args.tune or () if name not in config.tunes]
+    if unknown:
+        raise CliError(f"no tune {unknown[0]!r}; tunes: {', '.join(config.tunes)}")
+    running, lock = service_running(config, args)
+    if running:
+        # The running arbiter owns the LEDs, buzzer and slots: it runs the test.
+        return selftest_through_service(config, args)
+    if lock is not None:
+        lock.release()  # the arbiter built below takes it
+    try:
+        arbiter = build_device(config, sim)
+    except DataInUseError:
+        raise CliError(stop_service_hint(config, "the self-test")) from None
+    except CliError as exc:
+        print(f"FAIL: {exc}")
+        return 1
+    try:
+        arbiter.start()
+        time.sleep(args.settle)  # let each reader report (a missing port reports a fault)
+        print(f"self-test ({'simulator' if sim else config.reader.kind}):")
+        try:
+            lines = arbiter.selftest(tunes=args.tune or None, force=True)
+        except DeviceError as exc:
+            raise CliError(str(exc)) from None
+        for line in lines:
+            print(f"  {line}")
+        faults = arbiter.reader_faults()
+        for fault in faults:
+            print(f"FAIL: reader {fault}")
+        print("FAIL" if faults else "PASS")
+        return 1 if faults else 0
+    finally:
+        arbiter.close()
+
+
+def register(sub: Any) -> None:
+    """Add ``selftest`` to the ``gg-arbiter`` subparsers ``sub``."""
+    selftest = sub.add_parser("selftest", help="light each LED, play each tune, read each slot")
+    add_config_options(selftest)
+    selftest.add_argument("--sim", action="store_true", help="test the simulator")
+    selftest.add_argument("--tune", action="append", metavar="NAME",
+                          help="play only this tune (repeatable)")
+    selftest.add_argument("--settle", type=float, default=1.5, help=argparse.SUPPRESS)
+    add_service_options(selftest)
+    selftest.set_defaults(func=_cmd_selftest)
