@@ -28,7 +28,7 @@ import schemdraw.elements as elm
 from schemdraw.types import Side
 
 from arbiter.app.config import READER_KINDS, Config
-from arbiter.hardware.readers.mcp23017 import Mcp23017KeyReader
+from arbiter.drivers.readers.mcp23017 import Mcp23017KeyReader
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent

@@ -22,7 +22,7 @@ PAGE = ROOT / "docs" / "develop" / "threads.md"
 PACKAGES = ("arbiter", "web")
 #: Where each part of the code runs, by the module's package (the first that matches).
 WHERE = (
-    ("arbiter.hardware.fakes", "tests and the simulated bench"),
+    ("arbiter.drivers.fakes", "tests and the simulated bench"),
     ("arbiter.hub", "`gg-arbiter hub`"),
     ("web.hub", "`gg-arbiter hub`"),
     ("arbiter.app.commands.hub", "`gg-arbiter hub`"),

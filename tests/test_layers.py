@@ -28,9 +28,9 @@ BELOW = {
     "rules": set(),
     "tunes": set(),
     "storage": {"rules"},
-    "hardware": {"storage", "rules", "tunes"},
+    "drivers": {"storage", "rules", "tunes"},
     "fleet": {"storage", "rules", "mqtt", "wire"},
-    "device": {"fleet", "hardware", "storage", "rules", "tunes", "wire"},
+    "device": {"fleet", "drivers", "storage", "rules", "tunes", "wire"},
     "tournament": set(),
     "hub": {"tournament", "rules", "storage", "mqtt", "wire"},
     "mqtt": set(),
@@ -75,10 +75,10 @@ def test_layers_contracts_kept() -> None:
     ("module", "line", "contract"),
     [
         ("arbiter/rules/verdict.py", "import arbiter.device.arbiter", "Layers"),
-        ("arbiter/storage/journal.py", "import arbiter.hardware.signals", "Layers"),
+        ("arbiter/storage/journal.py", "import arbiter.drivers.signals", "Layers"),
         ("arbiter/device/arbiter.py", "import arbiter.app.config", "Layers"),
         ("web/kit/present.py", "import arbiter.app.cli", "Layers"),
-        ("arbiter/hardware/identify.py", "import web.kit.present", "Layers"),
+        ("arbiter/drivers/identify.py", "import web.kit.present", "Layers"),
         ("arbiter/storage/registry.py", "import gpiozero", "Rules, tunes, storage"),
         ("arbiter/device/arbiter.py", "import serial", "Device"),
         ("arbiter/tournament/model.py", "import arbiter.rules.ranks", "Tournament"),
@@ -175,7 +175,7 @@ def test_layers_only_app_imports_web() -> None:
 
 
 #: What a table has and a hub process must never load.
-TABLE_ONLY = ("arbiter.device", "arbiter.hardware", "web.table", "serial", "gpiozero", "smbus2",
+TABLE_ONLY = ("arbiter.device", "arbiter.drivers", "web.table", "serial", "gpiozero", "smbus2",
               "RPi", "lgpio")
 
 

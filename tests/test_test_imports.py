@@ -42,7 +42,7 @@ def test_no_test_module_imports_another() -> None:
 def test_the_check_sees_every_form_of_import() -> None:
     source = (
         "import tests.device.test_device\n"
-        "from tests.hardware.test_signals import _record_frequencies\n"
+        "from tests.drivers.test_signals import _record_frequencies\n"
         "from tests.rules import test_verdict\n"
         "from .test_sim import gg_arbiter\n"
         "from tests.support.rig import Rig\n"
@@ -50,7 +50,7 @@ def test_the_check_sees_every_form_of_import() -> None:
     )
     assert imported_test_modules(source) == [
         "tests.device.test_device",
-        "tests.hardware.test_signals",
+        "tests.drivers.test_signals",
         "tests.rules.test_verdict",
         ".test_sim",
     ]

@@ -17,13 +17,13 @@ from arbiter.app.config import Config
 from arbiter.device.arbiter import Arbiter
 from arbiter.device.protocol import HeldButton
 from arbiter.device.status import OutputWatchers
+from arbiter.drivers.identify import KeyIdentifier, PieceIdentifier, TagIdentifier, TextIdentifier
+from arbiter.drivers.outputs import OutputsSnapshot
+from arbiter.drivers.pins import mock_pin_factory, pin_errors
+from arbiter.drivers.readers.base import Clock, SlotReader
+from arbiter.drivers.readers.sim import SimSlots
+from arbiter.drivers.signals import Signals
 from arbiter.fleet.state import BrokerState, FleetState
-from arbiter.hardware.identify import KeyIdentifier, PieceIdentifier, TagIdentifier, TextIdentifier
-from arbiter.hardware.outputs import OutputsSnapshot
-from arbiter.hardware.pins import mock_pin_factory, pin_errors
-from arbiter.hardware.readers.base import Clock, SlotReader
-from arbiter.hardware.readers.sim import SimSlots
-from arbiter.hardware.signals import Signals
 from arbiter.rules.verdict import Role
 from arbiter.storage.journal import GameStore
 from arbiter.tunes.defaults import load_tunes
@@ -49,7 +49,7 @@ def build_readers(
     window = r.debounce_ms / 1000
     invalid_after = r.invalid_after_ms / 1000
     if r.kind == "keys-gpio":
-        from arbiter.hardware.readers.gpio_keys import gpio_key_readers
+        from arbiter.drivers.readers.gpio_keys import gpio_key_readers
 
         readers: list[SlotReader] = list(
             gpio_key_readers(
@@ -63,7 +63,7 @@ def build_readers(
         )
         return readers, KeyIdentifier(), None, None
     if r.kind == "keys-mcp23017":
-        from arbiter.hardware.readers.mcp23017 import Mcp23017KeyReader, open_bus
+        from arbiter.drivers.readers.mcp23017 import Mcp23017KeyReader, open_bus
 
         reader = Mcp23017KeyReader(
             open_bus(r.i2c_bus),
@@ -79,7 +79,7 @@ def build_readers(
 
     registry = TagRegistry.in_directory(config.data_dir)
     if r.kind == "rdm6300":
-        from arbiter.hardware.readers.rdm6300 import Rdm6300Reader
+        from arbiter.drivers.readers.rdm6300 import Rdm6300Reader
 
         timeout = r.removal_timeout_ms / 1000
         readers = [
@@ -87,7 +87,7 @@ def build_readers(
             Rdm6300Reader(Role.DEFENDER, r.defender_port, removal_timeout=timeout, clock=clock),
         ]
         return readers, TagIdentifier(registry), registry, None
-    from arbiter.hardware.readers.mcu import McuReader
+    from arbiter.drivers.readers.mcu import McuReader
 
     return [McuReader(r.mcu_port, clock=clock)], TagIdentifier(registry), registry, None
 

@@ -27,10 +27,10 @@ from typing import Any
 import serial
 
 from arbiter.app.config import Config
+from arbiter.drivers.fakes import FakeMcp23017, FakePico, FakeRdm6300
+from arbiter.drivers.pins import mock_pin_factory
+from arbiter.drivers.readers.base import ReaderError, SlotReader
 from arbiter.errors import ArbiterError
-from arbiter.hardware.fakes import FakeMcp23017, FakePico, FakeRdm6300
-from arbiter.hardware.pins import mock_pin_factory
-from arbiter.hardware.readers.base import ReaderError, SlotReader
 from arbiter.rules.keycode import DEFAULT_KEYCODE
 from arbiter.rules.pieces import Piece
 from arbiter.rules.verdict import Role
@@ -65,7 +65,7 @@ class BenchSim:
         r = config.reader
         window, invalid_after = r.debounce_ms / 1000, r.invalid_after_ms / 1000
         if self.kind == "keys-gpio":
-            from arbiter.hardware.readers.gpio_keys import gpio_key_readers
+            from arbiter.drivers.readers.gpio_keys import gpio_key_readers
 
             self._factory = mock_pin_factory()
             self._pins = {Role.ATTACKER: list(r.attacker_pins),
@@ -74,7 +74,7 @@ class BenchSim:
                 r.attacker_pins, r.defender_pins, window=window, invalid_after=invalid_after,
                 pin_factory=self._factory))
         elif self.kind == "keys-mcp23017":
-            from arbiter.hardware.readers.mcp23017 import Mcp23017KeyReader
+            from arbiter.drivers.readers.mcp23017 import Mcp23017KeyReader
 
             self._factory = mock_pin_factory()
             irq = r.interrupt_pin
@@ -84,7 +84,7 @@ class BenchSim:
                 self._expander, address=r.i2c_address, interrupt_pin=irq, window=window,
                 invalid_after=invalid_after, pin_factory=self._factory)]
         elif self.kind == "rdm6300":
-            from arbiter.hardware.readers.rdm6300 import Rdm6300Reader
+            from arbiter.drivers.readers.rdm6300 import Rdm6300Reader
 
             timeout = r.removal_timeout_ms / 1000
             ports = {role: serial.serial_for_url("loop://", timeout=0.05) for role in Role}
@@ -96,7 +96,7 @@ class BenchSim:
                 for role in Role
             ]
         elif self.kind == "mcu":
-            from arbiter.hardware.readers.mcu import McuReader
+            from arbiter.drivers.readers.mcu import McuReader
 
             self._pico = FakePico()
             name = self._pico.path  # the reader opens it by name, as a real port

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from arbiter.app.stopping import StopRequests, lines_until
 from arbiter.device.enrollment import EnrollmentSession
-from arbiter.hardware.readers.base import SlotReader, SlotReading, SlotState
+from arbiter.drivers.readers.base import SlotReader, SlotReading, SlotState
 from arbiter.threads import BackgroundThread, declare
 
 INPUT = declare("enroll input", __name__,

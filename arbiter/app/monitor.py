@@ -20,9 +20,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from arbiter.drivers.readers.base import SlotReading, SlotState
+from arbiter.drivers.readers.raw import RawKind, RawSample
 from arbiter.errors import ArbiterError
-from arbiter.hardware.readers.base import SlotReading, SlotState
-from arbiter.hardware.readers.raw import RawKind, RawSample
 from arbiter.rules.keycode import DEFAULT_KEYCODE, KeyCode, UnknownKeyError, pressed_switches
 from arbiter.rules.verdict import Role
 from arbiter.storage.journal import list_game_ids, read_game

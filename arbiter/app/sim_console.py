@@ -35,7 +35,7 @@ from typing import TextIO
 
 from arbiter.app.stopping import lines_until
 from arbiter.device.arbiter import Arbiter, DeviceError
-from arbiter.hardware.readers.sim import SimSlots
+from arbiter.drivers.readers.sim import SimSlots
 from arbiter.queues import put_dropping_oldest
 from arbiter.rules.game import EndingError, EndingKind
 from arbiter.rules.jsondata import JsonDict

@@ -1,6 +1,6 @@
 """The arbiter as a device: the challenge sequence over readers, signals and the record.
 
-Below the table's web app: uses :mod:`arbiter.hardware` through its interfaces and
+Below the table's web app: uses :mod:`arbiter.drivers` through its interfaces and
 :mod:`arbiter.storage` for the record; never builds hardware itself.
 
 - ``arbiter``: :class:`Arbiter`, the owner of the worker thread, composing the parts;

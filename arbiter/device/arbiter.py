@@ -29,12 +29,12 @@ from arbiter.device.protocol import DeviceConfig, HeldButton
 from arbiter.device.selftest import SelfTest
 from arbiter.device.sequence import ChallengeSequence, DeviceState
 from arbiter.device.status import OutputWatchers, StatusFacts, StatusHub
+from arbiter.drivers.identify import PieceIdentifier
+from arbiter.drivers.readers.base import SlotReader, SlotReading
+from arbiter.drivers.readers.sim import SimSlots
+from arbiter.drivers.signals import Signals
 from arbiter.errors import ArbiterError
 from arbiter.fleet.state import FleetState
-from arbiter.hardware.identify import PieceIdentifier
-from arbiter.hardware.readers.base import SlotReader, SlotReading
-from arbiter.hardware.readers.sim import SimSlots
-from arbiter.hardware.signals import Signals
 from arbiter.rules.game import EndingKind, Game
 from arbiter.rules.jsondata import JsonDict
 from arbiter.rules.ranks import Side

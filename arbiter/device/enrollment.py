@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from arbiter.device.errors import DeviceError
-from arbiter.hardware.readers.base import SlotReading, SlotState
+from arbiter.drivers.readers.base import SlotReading, SlotState
 from arbiter.rules.army import PhysicalPiece, all_physical_pieces
 from arbiter.rules.jsondata import JsonDict
 from arbiter.rules.verdict import Role
@@ -172,7 +172,7 @@ class EnrollmentSession:
 
 
 class EnrollSignals(Protocol):
-    """A tag taken or refused (:class:`arbiter.hardware.signals.Signals`)."""
+    """A tag taken or refused (:class:`arbiter.drivers.signals.Signals`)."""
 
     def ready(self) -> None: ...
 

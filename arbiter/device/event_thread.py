@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from arbiter.device.errors import DeviceError
-from arbiter.hardware.readers.base import SlotReading
+from arbiter.drivers.readers.base import SlotReading
 from arbiter.threads import BackgroundThread, declare
 
 DEVICE_WORKER = declare("arbiter", __name__,

@@ -5,7 +5,7 @@ The one place the device asks the game record about a challenge.
 
 from __future__ import annotations
 
-from arbiter.hardware.identify import PieceIdentifier
+from arbiter.drivers.identify import PieceIdentifier
 from arbiter.rules.contenders import Contenders
 from arbiter.rules.game import Challenge, SameTagError
 from arbiter.storage.journal import GameStore

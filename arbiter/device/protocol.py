@@ -46,7 +46,7 @@ class HeldButton(Protocol):
 
 
 class SimulatedSlots(Protocol):
-    """The simulator's slots (:class:`arbiter.hardware.readers.sim.SimSlots`)."""
+    """The simulator's slots (:class:`arbiter.drivers.readers.sim.SimSlots`)."""
 
     def seat(self, role: Role, piece_text: str) -> Piece:
         """Put a piece in a slot. :raises PieceError: text that is not a piece."""

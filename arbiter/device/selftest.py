@@ -11,14 +11,14 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from arbiter.device.errors import SelfTestInGameError, SelfTestTuneError
-from arbiter.hardware.readers.base import SlotReading
+from arbiter.drivers.readers.base import SlotReading
 from arbiter.rules.game import Game
 from arbiter.rules.verdict import Role, Survivor
 from arbiter.tunes.rtttl import Tune
 
 
 class SignalsUnderTest(Protocol):
-    """The outputs under test (:class:`arbiter.hardware.signals.Signals`)."""
+    """The outputs under test (:class:`arbiter.drivers.signals.Signals`)."""
 
     def result(self, survivor: Survivor) -> None: ...
 

@@ -24,8 +24,8 @@ from typing import Protocol
 
 from arbiter.device.errors import DeviceError
 from arbiter.device.judge import Judge
-from arbiter.hardware.identify import PieceIdentifier, UnknownPieceError
-from arbiter.hardware.readers.base import SlotReading, SlotState
+from arbiter.drivers.identify import PieceIdentifier, UnknownPieceError
+from arbiter.drivers.readers.base import SlotReading, SlotState
 from arbiter.rules.game import ChallengeRefusedError, EndingKind, WrongGameError
 from arbiter.rules.jsondata import JsonDict
 from arbiter.rules.ranks import Side
@@ -51,7 +51,7 @@ class DeviceState(enum.Enum):
 
 
 class DeviceSignals(Protocol):
-    """The signals the sequence gives (:class:`arbiter.hardware.signals.Signals`).
+    """The signals the sequence gives (:class:`arbiter.drivers.signals.Signals`).
 
     The tunes block the caller until they end, except :meth:`begin_taps`:
     Taps plays on while the device answers, and the next tune cuts it short.

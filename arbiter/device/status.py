@@ -18,9 +18,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from arbiter.device.sequence import DeviceState
+from arbiter.drivers.readers.base import SlotReading, SlotState
+from arbiter.drivers.signals import OutputsSnapshot
 from arbiter.fleet.state import BrokerState, FleetState
-from arbiter.hardware.readers.base import SlotReading, SlotState
-from arbiter.hardware.signals import OutputsSnapshot
 from arbiter.queues import put_dropping_oldest
 from arbiter.rules.game import Game
 from arbiter.rules.jsondata import JsonDict

@@ -68,7 +68,7 @@ def _nibble(byte):
 class FrameParser:
     """RDM6300 frames -> tag ids (10 hex digits, upper case), checksum verified.
 
-    Same rules as arbiter.hardware.readers.rdm6300.FrameParser: STX starts a frame,
+    Same rules as arbiter.drivers.readers.rdm6300.FrameParser: STX starts a frame,
     anything out of place abandons it, lower-case hex is accepted, a wrong
     checksum drops the frame (counted in bad_checksums).
     """

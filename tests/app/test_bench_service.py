@@ -19,8 +19,8 @@ from arbiter.app.assembly import build_arbiter
 from arbiter.app.cli import main
 from arbiter.app.commands import common
 from arbiter.app.config import load_config
-from arbiter.hardware.fakes import FakeRdm6300, PtyPort
-from arbiter.hardware.pins import mock_pin_factory
+from arbiter.drivers.fakes import FakeRdm6300, PtyPort
+from arbiter.drivers.pins import mock_pin_factory
 from arbiter.rules.army import PhysicalPiece
 from arbiter.rules.verdict import Role
 from arbiter.storage.registry import TagRegistry

@@ -16,12 +16,12 @@ from arbiter.app.bench_sim import BenchCommandError, BenchSim
 from arbiter.app.cli import main
 from arbiter.app.config import Config, load_config
 from arbiter.app.monitor import Decoder, Monitor, game_on
-from arbiter.hardware.fakes import FakeMcp23017
-from arbiter.hardware.readers.base import SlotReading, SlotState
-from arbiter.hardware.readers.gpio_keys import GpioKeyReader
-from arbiter.hardware.readers.mcp23017 import Mcp23017KeyReader
-from arbiter.hardware.readers.raw import RawKind, RawSample, watch_raw
-from arbiter.hardware.readers.rdm6300 import Rdm6300Reader, encode_frame
+from arbiter.drivers.fakes import FakeMcp23017
+from arbiter.drivers.readers.base import SlotReading, SlotState
+from arbiter.drivers.readers.gpio_keys import GpioKeyReader
+from arbiter.drivers.readers.mcp23017 import Mcp23017KeyReader
+from arbiter.drivers.readers.raw import RawKind, RawSample, watch_raw
+from arbiter.drivers.readers.rdm6300 import Rdm6300Reader, encode_frame
 from arbiter.rules.army import PhysicalPiece
 from arbiter.rules.contenders import Contenders, Identity
 from arbiter.rules.game import EndingKind

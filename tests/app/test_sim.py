@@ -11,8 +11,8 @@ import pytest
 from arbiter.app.assembly import build_arbiter
 from arbiter.app.config import load_config
 from arbiter.app.sim_console import SimConsole
-from arbiter.hardware.readers.base import SlotReading, SlotState
-from arbiter.hardware.readers.sim import SimSlots
+from arbiter.drivers.readers.base import SlotReading, SlotState
+from arbiter.drivers.readers.sim import SimSlots
 from arbiter.rules.pieces import PieceError
 from arbiter.rules.verdict import Role
 from tests.support.rig import write_config

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from arbiter.app.assembly import build_arbiter
 from arbiter.app.config import load_config
 from arbiter.device.arbiter import Arbiter, DeviceState
-from arbiter.hardware.readers.base import SlotState
+from arbiter.drivers.readers.base import SlotState
 from arbiter.rules.game import EndingError, EndingKind
 from arbiter.rules.keycode import DEFAULT_KEYCODE
 from arbiter.rules.pieces import Piece, all_pieces

@@ -13,8 +13,8 @@ import serial
 from arbiter.app.assembly import build_signals
 from arbiter.app.config import load_config
 from arbiter.device.arbiter import Arbiter
-from arbiter.hardware.identify import TagIdentifier
-from arbiter.hardware.readers.rdm6300 import Rdm6300Reader, encode_frame
+from arbiter.drivers.identify import TagIdentifier
+from arbiter.drivers.readers.rdm6300 import Rdm6300Reader, encode_frame
 from arbiter.rules.pieces import Piece
 from arbiter.rules.verdict import Role
 from arbiter.storage.journal import GameStore

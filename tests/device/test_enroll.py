@@ -13,7 +13,7 @@ import serial
 
 from arbiter.app.enroll_console import run_enrollment_console
 from arbiter.device.enrollment import EnrollmentSession, EnrollOutcome
-from arbiter.hardware.readers.rdm6300 import Rdm6300Reader, encode_frame
+from arbiter.drivers.readers.rdm6300 import Rdm6300Reader, encode_frame
 from arbiter.rules.army import PhysicalPiece, all_physical_pieces
 from arbiter.rules.verdict import Role
 from arbiter.storage.registry import TagRegistry

@@ -8,7 +8,7 @@ import pytest
 
 from arbiter.device.enrollment import EnrollmentMode
 from arbiter.device.errors import DeviceError
-from arbiter.hardware.readers.base import SlotReading, SlotState
+from arbiter.drivers.readers.base import SlotReading, SlotState
 from arbiter.rules.army import PhysicalPiece, all_physical_pieces
 from arbiter.rules.pieces import PieceError
 from arbiter.rules.verdict import Role

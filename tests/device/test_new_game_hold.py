@@ -18,7 +18,7 @@ import pytest
 
 from arbiter.app.assembly import build_arbiter
 from arbiter.app.config import load_config
-from arbiter.hardware.pins import mock_pin_factory
+from arbiter.drivers.pins import mock_pin_factory
 
 GAMES_PAGE = (Path(__file__).resolve().parents[2] / "docs" / "play" / "games.md").read_text()
 

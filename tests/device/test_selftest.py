@@ -9,7 +9,7 @@ import pytest
 
 from arbiter.device.errors import DeviceError
 from arbiter.device.selftest import SelfTest
-from arbiter.hardware.readers.base import SlotReading, SlotState
+from arbiter.drivers.readers.base import SlotReading, SlotState
 from arbiter.rules.contenders import Contenders
 from arbiter.rules.pieces import Piece
 from arbiter.rules.verdict import Role, Survivor

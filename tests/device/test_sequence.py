@@ -14,8 +14,8 @@ import pytest
 
 from arbiter.device.errors import DeviceError
 from arbiter.device.sequence import ChallengeSequence, DeviceState
-from arbiter.hardware.identify import TextIdentifier
-from arbiter.hardware.readers.base import SlotReading, SlotState
+from arbiter.drivers.identify import TextIdentifier
+from arbiter.drivers.readers.base import SlotReading, SlotState
 from arbiter.rules.game import EndingKind, WrongGameError
 from arbiter.rules.ranks import Side
 from arbiter.rules.verdict import Role, Survivor

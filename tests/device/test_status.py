@@ -16,9 +16,9 @@ from arbiter.device.status import (
     StatusHub,
     build_status,
 )
+from arbiter.drivers.readers.base import SlotReading, SlotState
 from arbiter.fleet.assignment import Assignment
 from arbiter.fleet.state import BrokerState, FleetState
-from arbiter.hardware.readers.base import SlotReading, SlotState
 from arbiter.queues import put_dropping_oldest
 from arbiter.rules.contenders import Contenders
 from arbiter.rules.pieces import Piece

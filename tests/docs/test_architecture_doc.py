@@ -54,7 +54,7 @@ def test_the_import_map_follows_the_contracts(tmp_path: Path) -> None:
     contracts = import_map.Contracts.from_pyproject(ROOT / "pyproject.toml")
     # The contracts' own words: the kit sits above the device but is forbidden it.
     assert not contracts.may_import("web.kit", "arbiter.device")
-    assert not contracts.may_import("arbiter.fleet", "arbiter.hardware")
+    assert not contracts.may_import("arbiter.fleet", "arbiter.drivers")
     assert contracts.may_import("web.kit", "arbiter.storage")
     assert not contracts.may_import("arbiter.rules", "arbiter.storage")
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")

@@ -14,14 +14,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arbiter.hardware.readers.mcu import (
+from arbiter.drivers.readers.mcu import (
     ErrorMessage,
     HelloMessage,
     SlotMessage,
     crc8,
     decode_line,
 )
-from arbiter.hardware.readers.rdm6300 import FrameParser, encode_frame
+from arbiter.drivers.readers.rdm6300 import FrameParser, encode_frame
 from arbiter.rules.verdict import Role
 
 MAIN = Path(__file__).resolve().parents[2] / "firmware" / "pico" / "main.py"

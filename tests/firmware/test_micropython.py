@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from arbiter.hardware.readers.mcu import HelloMessage, SlotMessage, decode_line
+from arbiter.drivers.readers.mcu import HelloMessage, SlotMessage, decode_line
 from arbiter.rules.verdict import Role
 from tests.support.tools import missing
 

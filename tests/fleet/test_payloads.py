@@ -11,6 +11,7 @@ import pytest
 from arbiter import __version__, wire
 from arbiter.device.sequence import DeviceState
 from arbiter.device.status import StatusFacts, build_status
+from arbiter.drivers.readers.base import SlotReading, SlotState
 from arbiter.fleet.assignment import Assignment, AssignmentFile, AssignmentMessageError
 from arbiter.fleet.outbox import Cursor, CursorError, CursorFile, Outbox
 from arbiter.fleet.payloads import (
@@ -23,7 +24,6 @@ from arbiter.fleet.payloads import (
 )
 from arbiter.fleet.settings import BrokerAddress, SettingsError, TournamentSettings
 from arbiter.fleet.state import FleetState
-from arbiter.hardware.readers.base import SlotReading, SlotState
 from arbiter.mqtt.address import BrokerAddressError
 from arbiter.rules.contenders import Contenders
 from arbiter.rules.game import EndingKind

@@ -6,7 +6,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from arbiter.hardware.readers.base import SlotReading
+from arbiter.drivers.readers.base import SlotReading
 from tests.support.waiting import WAIT
 
 

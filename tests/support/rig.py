@@ -8,7 +8,7 @@ from typing import Any
 
 from arbiter.app.config import Config
 from arbiter.device.arbiter import Arbiter, DeviceState
-from arbiter.hardware.readers.base import SlotReading, SlotState
+from arbiter.drivers.readers.base import SlotReading, SlotState
 from arbiter.rules.keycode import DEFAULT_KEYCODE
 from arbiter.rules.pieces import Piece
 from arbiter.rules.verdict import Role

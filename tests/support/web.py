@@ -15,7 +15,7 @@ from typing import Any
 
 from arbiter.app.assembly import build_arbiter
 from arbiter.app.config import load_config
-from arbiter.hardware.pins import mock_pin_factory
+from arbiter.drivers.pins import mock_pin_factory
 from arbiter.rules.ranks import Rank
 from tests.support.waiting import wait_until
 from web.kit.serve import REQUEST_TIMEOUT, WebServer, make_server

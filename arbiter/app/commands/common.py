@@ -68,7 +68,7 @@ def port_number(text: str) -> int:
 def build_device(config: Config, sim: bool) -> Arbiter:
     """The device for run/selftest, with every set-up failure as one clear line."""
     from arbiter.app.assembly import build_arbiter
-    from arbiter.hardware.pins import PinSetupError
+    from arbiter.drivers.pins import PinSetupError
 
     try:
         return build_arbiter(config, sim=sim)
@@ -117,7 +117,7 @@ def command_config(args: argparse.Namespace, *, follow_service: bool = True) -> 
 def choose_sim(args: argparse.Namespace, config: Config) -> bool:
     if getattr(args, "sim", False) or config.reader.kind == "sim":
         return True
-    from arbiter.hardware.pins import hardware_available
+    from arbiter.drivers.pins import hardware_available
 
     if not hardware_available():
         print("No GPIO hardware here (not a Raspberry Pi): running the simulator.",

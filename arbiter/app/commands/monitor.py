@@ -43,7 +43,7 @@ def _cmd_monitor(args: argparse.Namespace, requests: StopRequests) -> int:
                        "keys-gpio|keys-mcp23017|rdm6300|mcu (with --sim to try it here)")
     lock: DataDirLock | None = None
     if not args.sim:
-        from arbiter.hardware.pins import hardware_available
+        from arbiter.drivers.pins import hardware_available
 
         if kind.startswith("keys") and not hardware_available():
             raise CliError("no GPIO hardware here (not a Raspberry Pi): try gg-arbiter "
@@ -60,7 +60,7 @@ def _cmd_monitor(args: argparse.Namespace, requests: StopRequests) -> int:
 
 def _open(args: argparse.Namespace, config: Config) -> tuple[TagRegistry | None, Any, list[Any]]:
     """The tag registry (tag readers), the simulated bench (``--sim``) and the readers."""
-    from arbiter.hardware.pins import pin_errors
+    from arbiter.drivers.pins import pin_errors
     from arbiter.storage.registry import TagRegistry
 
     kind = config.reader.kind
@@ -90,7 +90,7 @@ def _open(args: argparse.Namespace, config: Config) -> tuple[TagRegistry | None,
 def _monitor(args: argparse.Namespace, config: Config, requests: StopRequests) -> int:
     """The monitor's run, once the hardware is free (or simulated)."""
     from arbiter.app.monitor import Decoder, Monitor, game_on
-    from arbiter.hardware.readers.raw import watch_raw
+    from arbiter.drivers.readers.raw import watch_raw
 
     kind = config.reader.kind
     registry, bench, readers = _open(args, config)

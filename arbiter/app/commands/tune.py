@@ -34,7 +34,7 @@ def _cmd_tune(args: argparse.Namespace) -> int:
         print(f"wrote {args.wav}: {tune.duration:.2f} s, {len(tune.notes)} notes")
         return 0
     from arbiter.app.assembly import build_signals
-    from arbiter.hardware.pins import hardware_available
+    from arbiter.drivers.pins import hardware_available
 
     if not hardware_available():
         for note in tune.notes:

@@ -1,7 +1,7 @@
 """main.py's slots and main-loop step under MicroPython, on fake hardware.
 
 Lines the firmware writes are also printed as `WIRE <line>` so that the pytest side
-decodes them with the Pi's own decoder (arbiter.hardware.readers.mcu).
+decodes them with the Pi's own decoder (arbiter.drivers.readers.mcu).
 """
 
 import machine

@@ -21,8 +21,8 @@ import select
 import threading
 from typing import Protocol
 
-from arbiter.hardware.readers.mcu import encode_line
-from arbiter.hardware.readers.rdm6300 import encode_frame
+from arbiter.drivers.readers.mcu import encode_line
+from arbiter.drivers.readers.rdm6300 import encode_frame
 from arbiter.threads import BackgroundThread, declare
 
 FAKE_READER = declare("fake reader", __name__,

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arbiter.hardware.readers.rdm6300 import FrameParser, checksum, encode_frame
+from arbiter.drivers.readers.rdm6300 import FrameParser, checksum, encode_frame
 
 # (data, checksum) as published for the RDM6300.
 PUBLISHED = [

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arbiter.hardware.outputs import BuzzerKind
+from arbiter.drivers.outputs import BuzzerKind
 
 _QUARTER_TONE = 2 ** (1 / 24)
 

@@ -7,8 +7,8 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from arbiter.hardware.buzzer import Buzzer
-from arbiter.hardware.outputs import HISTORY_LENGTH, PlayedTune
+from arbiter.drivers.buzzer import Buzzer
+from arbiter.drivers.outputs import HISTORY_LENGTH, PlayedTune
 from arbiter.tunes.rtttl import Tune
 
 #: Silence at the end of each note (at most a quarter of it) so repeated notes are heard.

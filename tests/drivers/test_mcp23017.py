@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from arbiter.hardware.fakes import FakeMcp23017
-from arbiter.hardware.readers.base import ReaderError, SlotReading, SlotState
-from arbiter.hardware.readers.mcp23017 import Mcp23017KeyReader, open_bus
+from arbiter.drivers.fakes import FakeMcp23017
+from arbiter.drivers.readers.base import ReaderError, SlotReading, SlotState
+from arbiter.drivers.readers.mcp23017 import Mcp23017KeyReader, open_bus
 from arbiter.rules.verdict import Role
 from tests.support.clock import FakeClock
 from tests.support.readings import ReadingRecorder

@@ -33,11 +33,11 @@ import time
 from collections.abc import Iterable
 from typing import Protocol
 
-from arbiter.hardware.pins import InputLine
-from arbiter.hardware.readers.base import Clock, ReaderError, ReadingCallback, SlotReading
-from arbiter.hardware.readers.debounce import Debouncer
-from arbiter.hardware.readers.key_thread import QueueWorker
-from arbiter.hardware.readers.raw import RawCallback, RawKind, RawSample, emit
+from arbiter.drivers.pins import InputLine
+from arbiter.drivers.readers.base import Clock, ReaderError, ReadingCallback, SlotReading
+from arbiter.drivers.readers.debounce import Debouncer
+from arbiter.drivers.readers.key_thread import QueueWorker
+from arbiter.drivers.readers.raw import RawCallback, RawKind, RawSample, emit
 from arbiter.rules.keycode import DEFAULT_KEYCODE, KeyCode, to_bits
 from arbiter.rules.verdict import Role
 

@@ -5,7 +5,7 @@ A reader watches one or more slots and reports each *stable* change as a
 so the device only ever sees settled states. A reading carries a *token* (a
 key's codeword such as ``"1011000"`` or an RFID tag id such as
 ``"62E3086CED"``), never a rank: turning tokens into pieces is the job of a
-:class:`~arbiter.hardware.identify.PieceIdentifier`.
+:class:`~arbiter.drivers.identify.PieceIdentifier`.
 """
 
 from __future__ import annotations

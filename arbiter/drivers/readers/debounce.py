@@ -20,7 +20,7 @@ Rules, with ``n`` switches and an ``m``-of-``n`` :class:`~arbiter.rules.keycode.
 
 from __future__ import annotations
 
-from arbiter.hardware.readers.base import ReaderError, SlotReading, SlotState
+from arbiter.drivers.readers.base import ReaderError, SlotReading, SlotState
 from arbiter.rules.keycode import DEFAULT_KEYCODE, KeyCode
 from arbiter.rules.verdict import Role
 

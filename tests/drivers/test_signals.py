@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from arbiter.hardware.signals import (
+from arbiter.drivers.signals import (
     LedMode,
     OutputsSnapshot,
     Signals,
@@ -80,7 +80,7 @@ def _changes(factory: Any, pin: int) -> int:
 
 
 def test_signals_module_imports_without_gpiozero() -> None:
-    code = "import sys, arbiter.hardware.signals; print('gpiozero' in sys.modules)"
+    code = "import sys, arbiter.drivers.signals; print('gpiozero' in sys.modules)"
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Generic, TypeVar
 
-from arbiter.hardware.readers.base import ReaderError, ReadingCallback, SlotReading
+from arbiter.drivers.readers.base import ReaderError, ReadingCallback, SlotReading
 from arbiter.threads import BackgroundThread, declare
 
 KEY_READER = declare(

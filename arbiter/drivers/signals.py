@@ -2,9 +2,9 @@
 
 :class:`Signals` turns what the device says (ready, waiting, battle,
 result, ...) into lights and tunes. Its parts: the values of what is shown
-(:mod:`arbiter.hardware.outputs`), the LEDs (:mod:`arbiter.hardware.leds`),
-the buzzer (:mod:`arbiter.hardware.buzzer`) and the tune player
-(:mod:`arbiter.hardware.player`).
+(:mod:`arbiter.drivers.outputs`), the LEDs (:mod:`arbiter.drivers.leds`),
+the buzzer (:mod:`arbiter.drivers.buzzer`) and the tune player
+(:mod:`arbiter.drivers.player`).
 
 gpiozero is imported only when :class:`Signals` is built, so this module
 imports anywhere; the simulator and the tests pass
@@ -22,10 +22,9 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 
-from arbiter.errors import ArbiterError
-from arbiter.hardware.buzzer import open_buzzer
-from arbiter.hardware.leds import LedPanel
-from arbiter.hardware.outputs import (
+from arbiter.drivers.buzzer import open_buzzer
+from arbiter.drivers.leds import LedPanel
+from arbiter.drivers.outputs import (
     DOUBLE_BLINK,
     ERROR_BLINK,
     FAULT_BLINK,
@@ -41,7 +40,8 @@ from arbiter.hardware.outputs import (
     OutputsSnapshot,
     PlayedTune,
 )
-from arbiter.hardware.player import NOTE_GAP_SECONDS, Cue, TunePlayer
+from arbiter.drivers.player import NOTE_GAP_SECONDS, Cue, TunePlayer
+from arbiter.errors import ArbiterError
 from arbiter.rules.verdict import Survivor
 from arbiter.threads import BackgroundThread, declare
 from arbiter.tunes.defaults import REQUIRED_TUNES

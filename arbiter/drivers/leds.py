@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 
-from arbiter.hardware.outputs import LED_OFF, Blink, LedMode, LedState
+from arbiter.drivers.outputs import LED_OFF, Blink, LedMode, LedState
 
 
 def blink_frames(blink: Blink) -> tuple[float, list[bool]]:
@@ -21,7 +21,7 @@ def blink_frames(blink: Blink) -> tuple[float, list[bool]]:
 class LedPanel:
     """What each LED shows, and the gpiozero devices that show it.
 
-    Not thread-safe on its own: :class:`~arbiter.hardware.signals.Signals`
+    Not thread-safe on its own: :class:`~arbiter.drivers.signals.Signals`
     calls it under its lock. The setters return whether anything changed, and
     leave an unchanged LED alone (restarting a blink would jolt its rhythm).
     """

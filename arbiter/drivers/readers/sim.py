@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 
-from arbiter.hardware.readers.base import ReadingCallback, SlotReading, SlotState
+from arbiter.drivers.readers.base import ReadingCallback, SlotReading, SlotState
 from arbiter.rules.pieces import Piece
 from arbiter.rules.verdict import Role
 

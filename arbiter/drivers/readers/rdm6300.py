@@ -9,7 +9,7 @@ Wiring (one module per slot; each needs its own serial port):
   via a divider: TX -- 1 kΩ -- RX -- 2 kΩ -- GND gives 3.3 V.
   Module RX is unused (the module only sends).
 - The Pi's own UART carries one module; the second needs a USB-serial adapter
-  (or a Pi 4/5 extra UART, or the microcontroller of :mod:`arbiter.hardware.readers.mcu`).
+  (or a Pi 4/5 extra UART, or the microcontroller of :mod:`arbiter.drivers.readers.mcu`).
   Give adapters stable names with udev (``/dev/serial/by-id/...``).
 
 Protocol: 9600 8N1; while a tag is in the field the module repeats a 14-byte
@@ -31,9 +31,9 @@ from collections.abc import Callable, Iterable
 
 import serial
 
-from arbiter.hardware.readers.base import Clock, SlotState
-from arbiter.hardware.readers.raw import RawCallback, RawKind, RawSample, emit, printable
-from arbiter.hardware.readers.serialline import SerialFactory, SerialSlotReader
+from arbiter.drivers.readers.base import Clock, SlotState
+from arbiter.drivers.readers.raw import RawCallback, RawKind, RawSample, emit, printable
+from arbiter.drivers.readers.serialline import SerialFactory, SerialSlotReader
 from arbiter.rules.verdict import Role
 
 log = logging.getLogger(__name__)

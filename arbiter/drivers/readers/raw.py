@@ -1,6 +1,6 @@
 """A raw watch on the slot readers: what they see before debounce, checksums and timeouts.
 
-Readers report only settled states (:class:`~arbiter.hardware.readers.base.SlotReading`).
+Readers report only settled states (:class:`~arbiter.drivers.readers.base.SlotReading`).
 A builder hunting a stuck switch or a noisy RFID module needs the other side:
 every switch pattern as it changes, every tag frame (good or bad), every line
 from the slot microcontroller. A reader that can show this has a ``watch_raw``

@@ -28,10 +28,10 @@ from dataclasses import dataclass
 
 import serial
 
+from arbiter.drivers.readers.base import Clock, ReaderError, SlotState
+from arbiter.drivers.readers.raw import RawCallback, RawKind, RawSample, emit, printable
+from arbiter.drivers.readers.serialline import SerialFactory, SerialSlotReader
 from arbiter.errors import ArbiterError
-from arbiter.hardware.readers.base import Clock, ReaderError, SlotState
-from arbiter.hardware.readers.raw import RawCallback, RawKind, RawSample, emit, printable
-from arbiter.hardware.readers.serialline import SerialFactory, SerialSlotReader
 from arbiter.rules.verdict import Role
 
 log = logging.getLogger(__name__)

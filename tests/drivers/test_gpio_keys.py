@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from arbiter.hardware.readers.base import ReaderError, SlotReading, SlotState
-from arbiter.hardware.readers.gpio_keys import GpioKeyReader, gpio_key_readers
+from arbiter.drivers.readers.base import ReaderError, SlotReading, SlotState
+from arbiter.drivers.readers.gpio_keys import GpioKeyReader, gpio_key_readers
 from arbiter.rules.verdict import Role
 from tests.support.clock import FakeClock
 from tests.support.readings import ReadingRecorder
@@ -242,7 +242,7 @@ def test_gpio_key_reader_survives_a_failing_callback(
 
 def test_gpio_key_reader_import_needs_no_gpiozero() -> None:
     code = (
-        "import sys, arbiter.hardware.readers.gpio_keys, arbiter.hardware.readers.mcp23017\n"
+        "import sys, arbiter.drivers.readers.gpio_keys, arbiter.drivers.readers.mcp23017\n"
         "assert 'gpiozero' not in sys.modules and 'smbus2' not in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

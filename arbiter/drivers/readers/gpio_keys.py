@@ -10,7 +10,7 @@ given in the config, switch 1 first.
 
 Each pin is a gpiozero input with the pull-up on and gpiozero's own debounce
 off: edge callbacks (interrupts, no polling loop) hand the whole pattern to a
-:class:`~arbiter.hardware.readers.debounce.Debouncer`, and one small thread sleeps until
+:class:`~arbiter.drivers.readers.debounce.Debouncer`, and one small thread sleeps until
 the next settle deadline. The pin factory is passed in (``pin_factory=``), so
 tests use gpiozero's MockFactory.
 """
@@ -21,11 +21,11 @@ import logging
 import time
 from collections.abc import Sequence
 
-from arbiter.hardware.pins import InputLine
-from arbiter.hardware.readers.base import Clock, ReaderError, ReadingCallback, SlotReading
-from arbiter.hardware.readers.debounce import Debouncer
-from arbiter.hardware.readers.key_thread import QueueWorker
-from arbiter.hardware.readers.raw import RawCallback, RawKind, RawSample, emit
+from arbiter.drivers.pins import InputLine
+from arbiter.drivers.readers.base import Clock, ReaderError, ReadingCallback, SlotReading
+from arbiter.drivers.readers.debounce import Debouncer
+from arbiter.drivers.readers.key_thread import QueueWorker
+from arbiter.drivers.readers.raw import RawCallback, RawKind, RawSample, emit
 from arbiter.rules.keycode import DEFAULT_KEYCODE, KeyCode, to_bits
 from arbiter.rules.verdict import Role
 

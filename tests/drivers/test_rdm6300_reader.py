@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 import serial
 
-from arbiter.hardware.readers.base import ReaderError, SlotReading, SlotState
-from arbiter.hardware.readers.rdm6300 import Rdm6300Reader, encode_frame
+from arbiter.drivers.readers.base import ReaderError, SlotReading, SlotState
+from arbiter.drivers.readers.rdm6300 import Rdm6300Reader, encode_frame
 from arbiter.rules.verdict import Role
 from tests.support.clock import FakeClock
 from tests.support.readings import ReadingRecorder

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import serial
 
-from arbiter.hardware.readers.base import (
+from arbiter.drivers.readers.base import (
     Clock,
     ReaderError,
     ReadingCallback,

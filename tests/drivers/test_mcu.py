@@ -12,9 +12,9 @@ import serial
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arbiter.hardware.fakes import FakePico
-from arbiter.hardware.readers.base import ReaderError, SlotReading, SlotState
-from arbiter.hardware.readers.mcu import (
+from arbiter.drivers.fakes import FakePico
+from arbiter.drivers.readers.base import ReaderError, SlotReading, SlotState
+from arbiter.drivers.readers.mcu import (
     TAG_LENGTHS,
     ErrorMessage,
     HelloMessage,
