@@ -55,6 +55,9 @@ MAX_TEXT = 1_000
 MAX_RANGES = 256
 #: A game's id: a whole number, or a short word usable as a topic level.
 GAME_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+#: A pairing's id: 128 random bits in hex, made by the hub's ledger when the round is
+#: paired; only a game whose NEW GAME carried it can score that pairing.
+PAIRING_ID = re.compile(r"[0-9a-f]{32}")
 
 #: The ``state`` values of ``GET /api/status`` (arbiter.device.sequence.DeviceState).
 STATES = ("idle", "waiting", "deciding", "result", "game_over", "fault")
@@ -121,12 +124,14 @@ GameId: TypeAlias = int | str
 
 
 class AssignmentBody(TypedDict):
-    """A pairing as a table holds it: round, board, and the two players by colour."""
+    """A pairing as a table holds it: round, board, the two players by colour, and the
+    pairing's id (:data:`PAIRING_ID`; absent from a hub older than issue 27)."""
 
     round: int
     board: int
     white: str
     black: str
+    pairing: NotRequired[str]
 
 
 class AssignmentMessage(AssignmentBody):
@@ -270,13 +275,23 @@ Message: TypeAlias = (
 # --- building them (the table's link, the hub's publisher, the tests) -----------------------
 
 
-def assignment(round_number: int, board: int, white: str, black: str) -> AssignmentBody:
-    return {"round": round_number, "board": board, "white": white, "black": black}
+def assignment(
+    round_number: int, board: int, white: str, black: str, pairing: str | None = None
+) -> AssignmentBody:
+    body: AssignmentBody = {"round": round_number, "board": board, "white": white,
+                            "black": black}
+    if pairing is not None:
+        body["pairing"] = pairing
+    return body
 
 
 def assignment_message(body: AssignmentBody) -> AssignmentMessage:
-    return {"format": FORMAT, "round": body["round"], "board": body["board"],
-            "white": body["white"], "black": body["black"]}
+    message: AssignmentMessage = {"format": FORMAT, "round": body["round"],
+                                  "board": body["board"], "white": body["white"],
+                                  "black": body["black"]}
+    if "pairing" in body:
+        message["pairing"] = body["pairing"]
+    return message
 
 
 def new_game(assignment: AssignmentBody | None, at: float | None) -> NewGameBody:
@@ -676,8 +691,11 @@ def _assignment(obj: Mapping[str, object]) -> AssignmentBody:
         if not isinstance(value, str) or not value.strip() or len(value) > MAX_NAME:
             raise WireFormatError(f"'{key}' must be a name of 1 to {MAX_NAME} characters")
         names.append(value.strip())
+    pairing = obj.get("pairing")
+    if pairing is not None and not (isinstance(pairing, str) and PAIRING_ID.fullmatch(pairing)):
+        raise WireFormatError("'pairing' must be 32 hexadecimal digits")
     return assignment(_whole(obj, "round", 0, MAX_ROUND), _whole(obj, "board", 0, MAX_BOARD),
-                      names[0], names[1])
+                      names[0], names[1], pairing)
 
 
 def _ending(value: object) -> EndingBody | None:

@@ -39,12 +39,14 @@ from arbiter.hub.administration import (
 )
 from arbiter.hub.archive import FORMAT, Archive
 from arbiter.hub.rows import Correction, GameRow, PairingRow, ResendAsk
+from arbiter.hub.scoring import MAX_GAMES_PER_ROUND
 from arbiter.hub.store import LedgerStore, utc_now
 from arbiter.hub.table_events import TableEvents
 from arbiter.hub.tables import PUBLISHES_NOTHING_AFTER, TableState
 
 __all__ = [
-    "FORMAT", "MAX_RATING", "PUBLISHES_NOTHING_AFTER", "SYSTEMS", "Correction", "GameRow",
+    "FORMAT", "MAX_GAMES_PER_ROUND", "MAX_RATING", "PUBLISHES_NOTHING_AFTER", "SYSTEMS",
+    "Correction", "GameRow",
     "Ledger", "PairingRow", "ResendAsk", "assignment_payload",
 ]
 

@@ -35,7 +35,7 @@ CREATE TABLE IF NOT EXISTS rounds (
 CREATE TABLE IF NOT EXISTS pairings (
     round INTEGER NOT NULL REFERENCES rounds(number), board INTEGER NOT NULL,
     white TEXT NOT NULL, black TEXT, result TEXT, table_name TEXT,
-    corrected INTEGER NOT NULL DEFAULT 0,
+    corrected INTEGER NOT NULL DEFAULT 0, pairing_id TEXT,
     PRIMARY KEY (round, board), UNIQUE (round, table_name));
 CREATE TABLE IF NOT EXISTS tables (
     name TEXT PRIMARY KEY, online INTEGER, status TEXT, last_seen TEXT);
@@ -46,7 +46,8 @@ CREATE TABLE IF NOT EXISTS games (
     table_name TEXT NOT NULL, game TEXT NOT NULL, round INTEGER, board INTEGER,
     white TEXT, black TEXT, challenges INTEGER NOT NULL, lost_w INTEGER NOT NULL,
     lost_b INTEGER NOT NULL, ending TEXT, winner TEXT, result TEXT,
-    scored INTEGER NOT NULL, PRIMARY KEY (table_name, game));
+    scored INTEGER NOT NULL, started_seq INTEGER, over_limit INTEGER NOT NULL DEFAULT 0,
+    pairing_id TEXT, PRIMARY KEY (table_name, game));
 CREATE TABLE IF NOT EXISTS corrections (
     id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, who TEXT NOT NULL,
     what TEXT NOT NULL, target TEXT NOT NULL, before TEXT, after TEXT);
@@ -60,6 +61,23 @@ CREATE INDEX IF NOT EXISTS rejections_of_table ON rejections (table_name, id);
 CREATE TABLE IF NOT EXISTS refused (table_name TEXT PRIMARY KEY, total INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS resends (
     table_name TEXT PRIMARY KEY, id INTEGER NOT NULL, ranges TEXT NOT NULL, asked_at TEXT);
+"""
+
+#: Columns added since the first ledgers: (table, column, its declaration); a ledger
+#: without one gets it at open (``started_seq`` filled from the events).
+_ADDED_COLUMNS = (
+    ("pairings", "pairing_id", "TEXT"),
+    ("games", "started_seq", "INTEGER"),
+    ("games", "over_limit", "INTEGER NOT NULL DEFAULT 0"),
+    ("games", "pairing_id", "TEXT"),
+)
+#: Indexes, made after the columns they name exist. Every query a page or an event runs
+#: goes through one, so its time does not grow with what one table sent (issue 27).
+_INDEXES = """
+CREATE INDEX IF NOT EXISTS events_of_game ON events (table_name, game, seq);
+CREATE INDEX IF NOT EXISTS games_of_board ON games (table_name, round, board, scored);
+CREATE INDEX IF NOT EXISTS games_scored ON games (round, board, scored);
+CREATE INDEX IF NOT EXISTS games_started ON games (table_name, round, over_limit, started_seq);
 """
 
 
@@ -95,6 +113,8 @@ class LedgerStore:
         self._batch: bool | None = None
         with self._lock:
             self._db.executescript(_SCHEMA)  # its own transaction: executescript commits first
+            self._add_columns()
+            self._db.executescript(_INDEXES)
         with self.write() as db:
             row = db.execute("SELECT value FROM meta WHERE key='event'").fetchone()
             if row is None:
@@ -107,6 +127,25 @@ class LedgerStore:
             str(self.path), isolation_level=None, check_same_thread=False, timeout=30
         )
         self._reader.execute("PRAGMA query_only=ON")
+
+    def _add_columns(self) -> None:
+        """Bring a ledger written before :data:`_ADDED_COLUMNS` up to date (one transaction)."""
+        missing = [(t, c, d) for t, c, d in _ADDED_COLUMNS
+                   if c not in {row[1] for row in self._db.execute(f"PRAGMA table_info({t})")}]
+        if not missing:
+            return
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            for table, column, declaration in missing:
+                self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+            self._db.execute(
+                "UPDATE games SET started_seq=(SELECT MIN(e.seq) FROM events e"
+                " WHERE e.table_name=games.table_name AND e.game=games.game)"
+                " WHERE started_seq IS NULL")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
 
     def close(self) -> None:
         with self._lock, self._read_lock:

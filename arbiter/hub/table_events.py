@@ -28,6 +28,9 @@ REJECTIONS_KEPT = 200
 #: A table's first refusals each get a log line; after them, one line in this many.
 LOG_FIRST = 10
 LOG_EVERY = 1000
+#: Most games not scored listed to the organiser (a table's flood is summed up instead:
+#: :meth:`TableEvents.over_limit`).
+UNSCORED_LISTED = 200
 
 
 class TableEvents:
@@ -119,20 +122,43 @@ class TableEvents:
         """How many messages each table has had refused, in all (kept or not)."""
         return dict(self.store.read("SELECT table_name, total FROM refused ORDER BY table_name"))
 
-    def games(self, table: str | None = None) -> list[GameRow]:
-        """Every game seen at a table (or at ``table`` only), by table and game."""
-        sql = ("SELECT table_name, game, round, board, white, black, challenges, lost_w, lost_b,"
-               " ending, winner, result, scored FROM games")
-        args: tuple[object, ...] = ()
+    def games(self, table: str | None = None, *, scored_only: bool = False) -> list[GameRow]:
+        """Every game seen at a table (or at ``table`` only; with ``scored_only`` the games
+        that count only), by table and game."""
+        where, args = [], []
         if table is not None:
-            sql += " WHERE table_name=?"
-            args = (table,)
-        rows = self.store.read(sql + " ORDER BY table_name, game", args)
-        out: list[GameRow] = []
-        for t, g, rnd, board, white, black, ch, lw, lb, ending, winner, result, scored in rows:
-            out.append(GameRow(t, g, rnd, board, white, black, ch, lw, lb, ending, winner,
-                               None if result is None else Result(result), bool(scored)))
-        return out
+            where.append("table_name=?")
+            args.append(table)
+        if scored_only:
+            where.append("scored=1")
+        return self._game_rows(("WHERE " + " AND ".join(where) if where else "")
+                               + " ORDER BY table_name, game", args)
+
+    def latest(self, table: str) -> GameRow | None:
+        """A table's latest game: the highest number where ids are numbers (a table's own
+        ids), else the last by name; one read however many games the table opened."""
+        rows = self._game_rows(
+            "WHERE table_name=? ORDER BY CASE WHEN game GLOB '[0-9]*' AND game NOT GLOB"
+            " '*[^0-9]*' THEN CAST(game AS INTEGER) ELSE 0 END DESC, CASE WHEN game GLOB"
+            " '[0-9]*' AND game NOT GLOB '*[^0-9]*' THEN '' ELSE game END DESC LIMIT 1",
+            [table])
+        return rows[0] if rows else None
+
+    def _game_rows(self, tail: str, args: Sequence[object]) -> list[GameRow]:
+        rows = self.store.read(
+            "SELECT table_name, game, round, board, white, black, challenges, lost_w, lost_b,"
+            " ending, winner, result, scored, over_limit FROM games " + tail, args)
+        return [GameRow(t, g, rnd, board, white, black, ch, lw, lb, ending, winner,
+                        None if result is None else Result(result), bool(scored), bool(over))
+                for t, g, rnd, board, white, black, ch, lw, lb, ending, winner, result, scored,
+                over in rows]
+
+    def over_limit(self) -> list[tuple[str, int | None, int]]:
+        """(table, round, games kept but not scored) of each table that opened more than
+        :data:`arbiter.hub.scoring.MAX_GAMES_PER_ROUND` games under one round."""
+        return [(t, r, n) for t, r, n in self.store.read(
+            "SELECT table_name, round, COUNT(*) FROM games WHERE over_limit=1"
+            " GROUP BY table_name, round ORDER BY table_name, round")]
 
     def of_table(self, table: str) -> list[wire.Event]:
         """A table's events in sequence order."""
@@ -196,35 +222,45 @@ class TableEvents:
                 for t, i, r, at in rows}
 
     def unscored_games(self) -> list[tuple[str, str, str]]:
-        """(table, game, why) of each game played that does not count, for the organiser:
-        one played again under an assignment whose board another game counts for, and
-        one played at a table of the latest round without NEW GAME after its assignment
-        (its events came after the round was paired, its new game carried no pairing of
-        that table). Abandoned games are left out: nothing was decided in them."""
+        """(table, game, why) of each game played that does not count, for the organiser
+        (the first :data:`UNSCORED_LISTED`): one started under a board's round and players
+        but not under its pairing (no pairing id, or another's: an earlier run of the
+        event or another ledger's), one played again under an assignment whose board
+        another game counts for, and one played at a table of the latest round without
+        NEW GAME after its assignment (its events came after the round was paired, its
+        new game carried no pairing of that table). Abandoned games are left out: nothing
+        was decided in them; so are a table's games past its limit (:meth:`over_limit`).
+        Each query reads through an index, at most the limit's games per board."""
         out: list[tuple[str, str, str]] = []
-        again = self.store.read(
-            "SELECT g.table_name, g.game, g.round, g.board, s.game FROM games g"
-            " JOIN games s ON s.table_name=g.table_name AND s.round=g.round"
-            " AND s.board=g.board AND s.scored=1"
-            " WHERE g.scored=0 AND g.game<>s.game AND g.ending IS NOT 'abandoned'"
-            " ORDER BY g.table_name, g.game")
-        for table, game, rnd, board, counted in again:
-            out.append((table, game, f"played again under round {rnd} board {board}'s"
-                                     f" assignment (game {counted} counts)"))
+        under = self.store.read(
+            "SELECT g.table_name, g.game, p.round, p.board, p.pairing_id IS NOT NULL"
+            " AND g.pairing_id IS NOT p.pairing_id, (SELECT s.game FROM games s"
+            " WHERE s.table_name=p.table_name AND s.round=p.round AND s.board=p.board"
+            " AND s.scored=1) FROM pairings p JOIN games g ON g.table_name=p.table_name"
+            " AND g.round=p.round AND g.board=p.board AND g.scored=0"
+            " WHERE g.over_limit=0 AND g.ending IS NOT 'abandoned'"
+            " ORDER BY g.table_name, g.started_seq LIMIT ?", (UNSCORED_LISTED,))
+        for table, game, rnd, board, foreign, counted in under:
+            if foreign:
+                out.append((table, game, f"not started under round {rnd} board {board}'s"
+                                         " pairing (from before it was paired: an earlier run"
+                                         " of the event, or another hub's)"))
+            elif counted is not None:
+                out.append((table, game, f"played again under round {rnd} board {board}'s"
+                                         f" assignment (game {counted} counts)"))
         rounds = self.store.read(
             "SELECT number, created_at FROM rounds ORDER BY number DESC LIMIT 1")
-        if rounds:
+        if rounds and len(out) < UNSCORED_LISTED:
             number, paired_at = rounds[0]
             loose = self.store.read(
                 "SELECT g.table_name, g.game, p.board FROM games g JOIN pairings p"
                 " ON p.table_name=g.table_name AND p.round=?"
                 " WHERE g.scored=0 AND g.round IS NOT p.round AND g.ending IS NOT 'abandoned'"
-                " AND EXISTS (SELECT 1 FROM events e WHERE e.table_name=g.table_name"
-                " AND e.game=g.game AND e.type<>'new_game' AND e.received_at > ?)"
-                " ORDER BY g.table_name, g.game", (number, paired_at))
+                " AND g.over_limit=0 AND EXISTS (SELECT 1 FROM events e"
+                " WHERE e.table_name=g.table_name AND e.game=g.game AND e.type<>'new_game'"
+                " AND e.received_at > ?) ORDER BY g.table_name, g.started_seq LIMIT ?",
+                (number, paired_at, UNSCORED_LISTED - len(out)))
             for table, game, board in loose:
                 out.append((table, game, f"played without NEW GAME after round {number} board"
                                          f" {board} was assigned"))
         return out
-
-

@@ -66,10 +66,12 @@ def _head(table: str, seq: int, game: str, kind: str) -> dict[str, Any]:
 
 def _honest_game(table: str, ledger: Ledger) -> list[dict[str, Any]]:
     """The game of the board assigned to ``table``, White winning."""
-    p = next(r.pairing for r in ledger.admin.pairings(1) if r.table == table)
+    row = next(r for r in ledger.admin.pairings(1) if r.table == table)
+    p = row.pairing
     return [
         {**_head(table, 1, "g1", "new_game"), "at": AT,
-         "assignment": {"round": 1, "board": p.board, "white": p.white, "black": p.black}},
+         "assignment": {"round": 1, "board": p.board, "white": p.white, "black": p.black,
+                        "pairing": row.pairing_id}},
         {**_head(table, 2, "g1", "challenge"), "number": 1, "attacker_side": "W",
          "result": "attacker", "eliminated": {"W": 0, "B": 1}, "at": AT},
         {**_head(table, 3, "g1", "game_over"),
