@@ -409,12 +409,34 @@ def loads(raw: bytes) -> object:
     :raises WireFormatError: not UTF-8 JSON, or a number out of bounds.
     """
     try:
-        return json.loads(raw.decode("utf-8"), parse_int=_int_literal,
-                          parse_float=_float_literal, parse_constant=_constant)
+        text = raw.decode("utf-8")
+        data = json.loads(text, parse_int=_int_literal, parse_float=_float_literal,
+                          parse_constant=_constant)
     except WireFormatError:
         raise
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise WireFormatError(f"not JSON: {type(exc).__name__}") from None
+    if has_lone_surrogate(text, data):
+        raise WireFormatError("not JSON text: a \\u escape names half a character"
+                              " (a lone surrogate)")
+    return data
+
+
+#: A ``\u`` escape of a UTF-16 surrogate: only JSON escapes can put one in a string.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def has_lone_surrogate(text: str, data: object) -> bool:
+    """Whether ``data``, parsed from the JSON ``text``, holds a lone surrogate (half of a
+    UTF-16 pair) in a string or a key: text no UTF-8 file, database or page can hold.
+    Read only when ``text`` escapes a surrogate at all (a pair makes one character)."""
+    if not _SURROGATE_ESCAPE.search(text):
+        return False
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _int_literal(text: str) -> int:

@@ -290,8 +290,8 @@ class Ingest:
 
     def _refuse(self, table: str, topic: str, exc: Exception) -> bool:
         """Refuse a message the ledger failed on for a reason of its own (an integer out of
-        SQLite's range, a constraint): noted and acknowledged, so it cannot come back."""
-        log.error("the ledger failed on a message on %s: refused (%s)", topic, exc)
+        SQLite's range, a constraint): noted and acknowledged, so it cannot come back.
+        Logged as every refusal is, within the one log rule (note_rejection)."""
         try:
             self.ledger.events.note_rejection(table, None, f"{_kind(topic)}: the ledger failed"
                                                     f" ({type(exc).__name__})")

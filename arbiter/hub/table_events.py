@@ -19,15 +19,15 @@ from arbiter.hub.errors import ContradictingEventError
 from arbiter.hub.rows import GameRow, ResendAsk
 from arbiter.hub.scoring import derive, fold_challenge, stored_event
 from arbiter.hub.store import LedgerStore
+from arbiter.logthrottle import LogThrottle
 from arbiter.tournament.model import Result
 
 log = logging.getLogger(__name__)
 
 #: Refused messages whose note is kept, per table (the latest; older ones are counted).
 REJECTIONS_KEPT = 200
-#: A table's first refusals each get a log line; after them, one line in this many.
-LOG_FIRST = 10
-LOG_EVERY = 1000
+#: Refusals are logged by the one rule for what comes from outside (arbiter.logthrottle).
+_LOG = LogThrottle()
 #: Most games not scored listed to the organiser (a table's flood is summed up instead:
 #: :meth:`TableEvents.over_limit`).
 UNSCORED_LISTED = 200
@@ -89,8 +89,8 @@ class TableEvents:
 
         A table's latest :data:`REJECTIONS_KEPT` notes are kept, and the count of all
         (:meth:`refused`): a table flooding the hub with bad messages fills neither its
-        disk, nor the organiser's page, nor the log (the first ones are logged, then one
-        line every :data:`LOG_EVERY`)."""
+        disk, nor the organiser's page, nor the log (:mod:`arbiter.logthrottle`: a table's
+        first ones are logged, then one in many, and a few lines a minute in all)."""
         with self.store.write() as db:
             (total,) = db.execute(
                 "INSERT INTO refused VALUES (?, 1) ON CONFLICT(table_name)"
@@ -105,9 +105,10 @@ class TableEvents:
                     " rejections WHERE table_name=? ORDER BY id DESC LIMIT 1 OFFSET ?)",
                     (table, table, REJECTIONS_KEPT))
         # The payload is not logged: it may hold what a later contract adds.
-        if total <= LOG_FIRST or total % LOG_EVERY == 0:
+        line = _LOG.note_total(total)
+        if line is not None:
             log.warning("rejected a message from table %r (seq %s): %s (%d refused from"
-                        " this table so far)", table, seq, reason, total)
+                        " this table so far, %d lines held back)", table, seq, reason, *line)
 
     def rejections(self) -> list[tuple[str, str, int | None, str]]:
         """(at, table, seq, reason) of the refused messages kept, oldest first."""
