@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self
 
-from arbiter.hub.errors import LedgerEventError
+from arbiter.hub.errors import LedgerEventError, LoneSurrogateError
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +79,15 @@ CREATE INDEX IF NOT EXISTS games_of_board ON games (table_name, round, board, sc
 CREATE INDEX IF NOT EXISTS games_scored ON games (round, board, scored);
 CREATE INDEX IF NOT EXISTS games_started ON games (table_name, round, over_limit, started_seq);
 """
+
+
+def _refuse_half_characters(exc: BaseException) -> None:
+    """A value SQLite could not encode (a lone surrogate in a name, a table, a reason) is
+    the caller's text, not the disk: raise it as the ledger's refusal (a 400, a refused
+    message, a command's error line), never a crash."""
+    if isinstance(exc, UnicodeEncodeError):
+        raise LoneSurrogateError("text with half a character (a lone surrogate) cannot be"
+                                 " kept: send whole characters") from None
 
 
 def utc_now() -> datetime:
@@ -212,8 +221,9 @@ class LedgerStore:
                 self._writer = threading.get_ident()
                 try:
                     yield self._db
-                except BaseException:
+                except BaseException as exc:
                     self._db.execute("ROLLBACK")
+                    _refuse_half_characters(exc)
                     raise
                 self._commit()
             finally:
@@ -246,10 +256,11 @@ class LedgerStore:
         self._db.execute("SAVEPOINT one_write")
         try:
             yield self._db
-        except BaseException:
+        except BaseException as exc:
             if self._db.in_transaction:
                 self._db.execute("ROLLBACK TO one_write")
                 self._db.execute("RELEASE one_write")
+            _refuse_half_characters(exc)
             raise
         self._db.execute("RELEASE one_write")
 
@@ -279,11 +290,15 @@ class LedgerStore:
     def read(self, sql: str, args: Sequence[object] = ()) -> list[tuple[Any, ...]]:
         """The rows of one query: from the reader, or from the writer for the thread
         inside a write (so it sees what it has not committed yet)."""
-        if self._writer == threading.get_ident():  # inside its own write: see it
-            with self._lock:
-                return self._db.execute(sql, args).fetchall()
-        with self._read_lock:
-            return self._reader.execute(sql, args).fetchall()
+        try:
+            if self._writer == threading.get_ident():  # inside its own write: see it
+                with self._lock:
+                    return self._db.execute(sql, args).fetchall()
+            with self._read_lock:
+                return self._reader.execute(sql, args).fetchall()
+        except UnicodeEncodeError as exc:
+            _refuse_half_characters(exc)
+            raise
 
     def now(self) -> str:
         """The clock's time as the ledger stores it (UTC, ISO 8601, milliseconds)."""

@@ -26,8 +26,6 @@ log = logging.getLogger(__name__)
 
 #: Refused messages whose note is kept, per table (the latest; older ones are counted).
 REJECTIONS_KEPT = 200
-#: Refusals are logged by the one rule for what comes from outside (arbiter.logthrottle).
-_LOG = LogThrottle()
 #: Most games not scored listed to the organiser (a table's flood is summed up instead:
 #: :meth:`TableEvents.over_limit`).
 UNSCORED_LISTED = 200
@@ -38,6 +36,8 @@ class TableEvents:
 
     def __init__(self, store: LedgerStore) -> None:
         self.store = store
+        # Refusals are logged by the one rule for what comes from outside.
+        self._log = LogThrottle()
 
     # --- tables and their events ------------------------------------------------
 
@@ -105,7 +105,7 @@ class TableEvents:
                     " rejections WHERE table_name=? ORDER BY id DESC LIMIT 1 OFFSET ?)",
                     (table, table, REJECTIONS_KEPT))
         # The payload is not logged: it may hold what a later contract adds.
-        line = _LOG.note_total(total)
+        line = self._log.note_total(total)
         if line is not None:
             log.warning("rejected a message from table %r (seq %s): %s (%d refused from"
                         " this table so far, %d lines held back)", table, seq, reason, *line)
