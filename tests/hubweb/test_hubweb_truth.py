@@ -62,7 +62,7 @@ def test_venue_shows_no_result_under_a_new_pairing_before_new_game(
 ) -> None:
     ledger, client = site
     ledger.admin.add_players([Player("Ana"), Player("Ben"), Player("Cid"), Player("Dado")])
-    (first, _other) = ledger.admin.pair_round("round-robin")
+    ledger.admin.pair_round("round-robin")
     ledger.admin.assign_table(1, 1, "1", who="org")
     a = assigned(ledger, 1, 1)
     for event in (new_game("1", 1, "g1", a), challenge("1", 2, "g1", 1, 0, 1),
