@@ -309,9 +309,9 @@ class Ingest:
             return  # the hub's own
         if message is None:
             return  # a cleared retained topic
-        if kind is wire.Topic.RESEND:  # the hub's own too: its id, so the next is above it
-            self.ledger.events.note_resend_id(table, cast(wire.ResendMessage, message)["id"])
-        elif kind is wire.Topic.ONLINE:
+        if kind is wire.Topic.RESEND:
+            return  # the hub's own too (its ids are random: none to learn from the broker)
+        if kind is wire.Topic.ONLINE:
             self.ledger.tables.set_online(table, bool(message))
             changes.append((table, "online"))
         elif kind is wire.Topic.EVENTS:

@@ -59,8 +59,8 @@ class Correction:
 
 @dataclass(frozen=True)
 class ResendAsk:
-    """The last resend request of a table: its id, the runs asked for, and when (None: an
-    id only learnt from the broker's retained request, not asked by this ledger)."""
+    """The last resend request of a table: its id (random), the runs asked for, and when
+    (None only in a ledger older than random ids: an id it learnt from the broker)."""
 
     table: str
     id: int

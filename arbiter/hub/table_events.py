@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import secrets
 from collections.abc import Mapping, Sequence
 
 from arbiter import wire
@@ -191,29 +192,24 @@ class TableEvents:
     # --- resend requests to the tables --------------------------------------------
 
     def ask_resend(self, table: str, ranges: Sequence[tuple[int, int]]) -> ResendAsk:
-        """Note a new resend request for ``table``: the next id of that table (above any
-        it has been asked before), the runs and the time. Published by the caller.
+        """Note a new resend request for ``table``: a new random id, the runs and the time.
+        Published by the caller. The id is random (53 bits, none like the table's last),
+        so no other ledger, a fresh one of the same event included, asks under an id the
+        table has served already: a table serves each id once (issue 27).
         Only the first :data:`arbiter.wire.MAX_RANGES` runs are asked for: a request
         naming more is not the wire format, and the table would ignore it."""
         runs = tuple((int(a), int(b)) for a, b in ranges)[:wire.MAX_RANGES]
         with self.store.write() as db:
             row = db.execute("SELECT id FROM resends WHERE table_name=?", (table,)).fetchone()
-            ask = ResendAsk(table, (row[0] if row else 0) + 1, runs, self.store.now())
+            request_id = row[0] if row else 0
+            while request_id in (0, row[0] if row else 0):
+                request_id = secrets.randbelow(wire.MAX_INT) + 1
+            ask = ResendAsk(table, request_id, runs, self.store.now())
             db.execute(
                 "INSERT OR REPLACE INTO resends VALUES (?, ?, ?, ?)",
                 (table, ask.id, json.dumps([list(r) for r in runs]), ask.asked_at),
             )
         return ask
-
-    def note_resend_id(self, table: str, request_id: int) -> None:
-        """A request id seen on the broker (its retained ``resend``): the next is above it,
-        so a new or restored ledger never asks under an id the table has served."""
-        with self.store.write(durable=False) as db:
-            db.execute(
-                "INSERT INTO resends VALUES (?, ?, '[]', NULL) ON CONFLICT(table_name)"
-                " DO UPDATE SET id=excluded.id WHERE excluded.id > resends.id",
-                (table, request_id),
-            )
 
     def resends(self) -> dict[str, ResendAsk]:
         """The last resend request of each table asked by this ledger."""
