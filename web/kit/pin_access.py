@@ -22,6 +22,7 @@ from typing import Any, TypeVar, cast
 from flask import Flask, abort, current_app, redirect, request, session, url_for
 from werkzeug.exceptions import ServiceUnavailable, TooManyRequests
 
+from arbiter.logthrottle import LogThrottle
 from arbiter.pinrule import MIN_DIGITS, is_short
 from web.kit import auth
 from web.kit.body import MAX_BODY_BYTES
@@ -29,6 +30,9 @@ from web.kit.body import MAX_BODY_BYTES
 log = logging.getLogger(__name__)
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+#: PIN checks refused (429), logged per address within the one log rule.
+_REFUSED = LogThrottle()
 
 _MARK_KEY = "pin"
 _SESSION_KEY = "sid"
@@ -98,6 +102,11 @@ class PinAccess:
         limiter, client = _limiter(), _client()
         if not limiter.reserve(client):
             retry = limiter.retry_after(client)
+            line = _REFUSED.note(client)
+            if line is not None:  # within the one log rule: a flood writes a few lines
+                log.warning("refused a PIN check (%s) from %s: too many wrong PINs, or its"
+                            " turn not yet; retry in %d s (%d refused from this address so"
+                            " far, %d lines held back)", self.role, client, retry, *line)
             raise TooManyRequests(
                 description=f"too many wrong PINs: try again in {retry} s", retry_after=retry
             )
