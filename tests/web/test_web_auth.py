@@ -342,7 +342,7 @@ def test_limiter_shared_bucket_caps_guesses_across_clients() -> None:
 
 def test_forty_addresses_cannot_multiply_the_guesses(device: Any) -> None:
     """The real app on a fake clock: 40 addresses x 5 wrong PINs once got 200 checks
-    in 33 s; now the app checks its burst (10) and then one per 30 s, whoever asks."""
+    in 33 s; now the app checks its burst (10) and then one per 30 s, in turn."""
     from tests.support.web import build_app
 
     clock = FakeClock()
