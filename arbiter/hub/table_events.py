@@ -137,13 +137,9 @@ class TableEvents:
                                + " ORDER BY table_name, game", args)
 
     def latest(self, table: str) -> GameRow | None:
-        """A table's latest game: the highest number where ids are numbers (a table's own
-        ids), else the last by name; one read however many games the table opened."""
-        rows = self._game_rows(
-            "WHERE table_name=? ORDER BY CASE WHEN game GLOB '[0-9]*' AND game NOT GLOB"
-            " '*[^0-9]*' THEN CAST(game AS INTEGER) ELSE 0 END DESC, CASE WHEN game GLOB"
-            " '[0-9]*' AND game NOT GLOB '*[^0-9]*' THEN '' ELSE game END DESC LIMIT 1",
-            [table])
+        """A table's latest game: the one started last (its first event has the highest
+        seq); one indexed read however many games the table opened."""
+        rows = self._game_rows("WHERE table_name=? ORDER BY started_seq DESC LIMIT 1", [table])
         return rows[0] if rows else None
 
     def _game_rows(self, tail: str, args: Sequence[object]) -> list[GameRow]:

@@ -124,7 +124,7 @@ def test_pairing_id_a_ledger_file_without_the_new_columns_gets_them(tmp_path: Pa
         old.events.record("T1", new_game("T1", 1, "1", assignment(1, 1, "Ana", "Dee")))
         old.events.record("T1", game_over("T1", 2, "1", "resignation", "W"))
     db = sqlite3.connect(path)
-    for index in ("games_started", "games_of_board", "games_scored"):
+    for index in ("games_started", "games_of_board", "games_scored", "games_latest"):
         db.execute(f"DROP INDEX {index}")
     for table, column in (("pairings", "pairing_id"), ("games", "started_seq"),
                           ("games", "over_limit"), ("games", "pairing_id")):
