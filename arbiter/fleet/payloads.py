@@ -51,9 +51,12 @@ def game_items(game: Game) -> list[OutboxItem]:
     event: its number, with ``attacker_side`` and ``result`` null.
     """
     view = game.public_view()
-    assignment = None if game.assignment is None else wire.assignment(
-        game.assignment["round"], game.assignment["board"], game.assignment["white"],
-        game.assignment["black"])
+    held = game.assignment
+    # The pairing's id goes with it (a journal of a table before issue 27 has none).
+    pairing = None if held is None else held.get("pairing")
+    assignment = None if held is None else wire.assignment(
+        held["round"], held["board"], held["white"], held["black"],
+        pairing if isinstance(pairing, str) else None)
     items = [OutboxItem(game.id, 0, "new_game", wire.new_game(assignment, game.started_at))]
     verdicts = {v["number"]: v for v in view["verdicts"]}
     by_number = {c.number: c for c in game.challenges}
