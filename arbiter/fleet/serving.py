@@ -64,13 +64,17 @@ class ResendService:
         try:
             request = ResendRequest.from_payload(payload)
         except ResendError as exc:
-            log.warning("broker: ignoring a resend request that cannot be used: %s", exc)
+            if (line := self._ignored.note("unusable")) is not None:
+                log.warning("broker: ignoring a resend request that cannot be used: %s (%d so"
+                            " far, %d lines held back)", exc, *line)
             return False
         if request is None:
             return False
         if request.table != self.table:
-            log.warning("broker: refusing a resend request naming table %r on table %r's "
-                        "topic", request.table, self.table)
+            if (line := self._ignored.note("other table")) is not None:
+                log.warning("broker: refusing a resend request naming table %r on table %r's"
+                            " topic (%d so far, %d lines held back)", request.table,
+                            self.table, *line)
             return False
         with self._lock:
             self._request = request  # a newer request replaces one not yet taken

@@ -120,7 +120,10 @@ class PinAccess:
                 description="too many PIN checks at once: try again shortly", retry_after=2
             )
         if not outcome:
-            log.warning("wrong %s PIN from %s", self.role, client)
+            line = _REFUSED.note(client)
+            if line is not None:
+                log.warning("wrong %s PIN from %s (%d refused from this address so far, %d"
+                            " lines held back)", self.role, client, *line)
         elif is_short(pin):
             # A PIN set before the 6-digit rule still opens, but the operator is told.
             log.warning("the %s PIN is shorter than %d digits: set a longer one with `%s`",
