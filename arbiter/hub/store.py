@@ -78,7 +78,7 @@ CREATE INDEX IF NOT EXISTS events_of_game ON events (table_name, game, seq);
 CREATE INDEX IF NOT EXISTS games_of_board ON games (table_name, round, board, scored);
 CREATE INDEX IF NOT EXISTS games_scored ON games (round, board, scored);
 CREATE INDEX IF NOT EXISTS games_started ON games (table_name, round, over_limit, started_seq);
-CREATE INDEX IF NOT EXISTS games_latest ON games (table_name, started_seq);
+CREATE INDEX IF NOT EXISTS games_latest ON games (table_name, over_limit, started_seq);
 """
 
 

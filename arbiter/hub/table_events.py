@@ -138,8 +138,10 @@ class TableEvents:
 
     def latest(self, table: str) -> GameRow | None:
         """A table's latest game: the one started last (its first event has the highest
-        seq); one indexed read however many games the table opened."""
-        rows = self._game_rows("WHERE table_name=? ORDER BY started_seq DESC LIMIT 1", [table])
+        seq) of those within its limit (:meth:`over_limit`: a flood is the organiser's to
+        see, not the venue's); one indexed read however many games the table opened."""
+        rows = self._game_rows("WHERE table_name=? AND over_limit=0"
+                               " ORDER BY started_seq DESC LIMIT 1", [table])
         return rows[0] if rows else None
 
     def _game_rows(self, tail: str, args: Sequence[object]) -> list[GameRow]:

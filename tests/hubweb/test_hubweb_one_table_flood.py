@@ -16,7 +16,7 @@ from arbiter.hub.ledger import MAX_GAMES_PER_ROUND, Ledger
 from arbiter.tournament.model import Player, Result
 from tests.hub.contract import assigned, game_over, new_game
 from tests.support.web import PIN
-from web.hub import create_hub_app
+from web.hub import create_hub_app, views
 from web.hub.feed import VenueFeed
 
 GAMES = 10_000
@@ -89,6 +89,12 @@ def test_flood_scores_within_the_limit_only(flooded: tuple[Ledger, Any]) -> None
     assert ledger.admin.pairings(1)[0].result is Result.BLACK_WIN
     assert ledger.events.over_limit() == [("T1", 1, GAMES - MAX_GAMES_PER_ROUND)]
     assert ledger.archive.verify() == []
+    # The venue shows the table's last game within the limit (a replay, as any replay
+    # shows), not the flood's last.
+    (row,) = [t for t in views.venue(ledger, {})["tables"] if t["table"] == "T1"]
+    assert (row["game"], row["unscored"]) == (
+        str(MAX_GAMES_PER_ROUND),
+        "played again under round 1 board 1's assignment (game 1 counts)")
 
 
 def test_flood_leaves_other_tables_updates_as_fast(flooded: tuple[Ledger, Any]) -> None:
