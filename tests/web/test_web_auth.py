@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from arbiter import logthrottle
 from tests.support.clock import FakeClock
 from web.kit import auth
 
@@ -367,7 +368,9 @@ def test_forty_addresses_cannot_multiply_the_guesses(device: Any) -> None:
     assert guess(2).status_code == 429  # and no more
 
 
-def test_three_guessers_cannot_lock_the_organiser_out(device: Any) -> None:
+def test_three_guessers_cannot_lock_the_organiser_out(
+    device: Any, caplog: pytest.LogCaptureFixture
+) -> None:
     """Issue 27: three addresses sending one wrong PIN a second each kept the shared
     bucket empty, and the right PIN got 429 for 180 s. The tokens go in turn, the client
     checked longest ago (never) first: the organiser's right PIN passes with the next
@@ -400,6 +403,10 @@ def test_three_guessers_cannot_lock_the_organiser_out(device: Any) -> None:
         clock.advance(1)
     # Checked: the burst, then one per interval at most (and 5 per address per window).
     assert wrong <= min(15, app.config["PIN_GLOBAL_BURST"] + (140 + retry) // interval + 1)
+    # Each refusal is logged within the one rule: ~480 refusals, a few lines per address.
+    refusals = [r for r in caplog.records if "PIN check" in r.getMessage()
+                or "wrong admin PIN" in r.getMessage()]
+    assert 3 <= len(refusals) <= 4 * logthrottle.FIRST
 
 
 def test_limiter_gives_the_next_token_to_the_client_checked_longest_ago() -> None:

@@ -2,8 +2,8 @@
 pages and the hub's organiser pages share it, each with its own words and login page.
 
 The state lives in the app (its ``DATA_DIR`` admin file and the extensions
-``arbiter_limiter``, ``arbiter_sessions``, ``arbiter_pin_gate``); this holds only the
-checks: a damaged admin file (503 with the repair command), a live session made with
+``arbiter_limiter``, ``arbiter_sessions``, ``arbiter_pin_gate``,
+``arbiter_pin_refusals``); this holds only the checks: a damaged admin file (503 with the repair command), a live session made with
 the current PIN, a PIN checked within the client's budget, and the CSRF token.
 """
 
@@ -31,9 +31,6 @@ log = logging.getLogger(__name__)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-#: PIN checks refused (429), logged per address within the one log rule.
-_REFUSED = LogThrottle()
-
 _MARK_KEY = "pin"
 _SESSION_KEY = "sid"
 
@@ -48,6 +45,11 @@ def _limiter() -> auth.AttemptLimiter:
 
 def _sessions() -> auth.SessionRegistry:
     return cast(auth.SessionRegistry, current_app.extensions["arbiter_sessions"])
+
+
+def _refusals() -> LogThrottle:
+    """Refused PIN checks (429) and wrong PINs, logged per address within the one log rule."""
+    return cast(LogThrottle, current_app.extensions["arbiter_pin_refusals"])
 
 
 def _gate() -> auth.PinGate:
@@ -102,7 +104,7 @@ class PinAccess:
         limiter, client = _limiter(), _client()
         if not limiter.reserve(client):
             retry = limiter.retry_after(client)
-            line = _REFUSED.note(client)
+            line = _refusals().note(client)
             if line is not None:  # within the one log rule: a flood writes a few lines
                 log.warning("refused a PIN check (%s) from %s: too many wrong PINs, or its"
                             " turn not yet; retry in %d s (%d refused from this address so"
@@ -120,7 +122,7 @@ class PinAccess:
                 description="too many PIN checks at once: try again shortly", retry_after=2
             )
         if not outcome:
-            line = _REFUSED.note(client)
+            line = _refusals().note(client)
             if line is not None:
                 log.warning("wrong %s PIN from %s (%d refused from this address so far, %d"
                             " lines held back)", self.role, client, *line)
@@ -249,6 +251,7 @@ def install_pin_access(app: Flask, *, repair: str) -> str | None:
         lifetime=app.permanent_session_lifetime.total_seconds(),
         clock=app.config["ADMIN_CLOCK"],
     )
+    app.extensions["arbiter_pin_refusals"] = LogThrottle(clock=app.config["ADMIN_CLOCK"])
     app.extensions["arbiter_pin_gate"] = auth.PinGate(
         int(app.config["PIN_CHECK_LIMIT"]), float(app.config["PIN_CHECK_WAIT"])
     )
