@@ -3,8 +3,9 @@ pages and the hub's organiser pages share it, each with its own words and login 
 
 The state lives in the app (its ``DATA_DIR`` admin file and the extensions
 ``arbiter_limiter``, ``arbiter_sessions``, ``arbiter_pin_gate``,
-``arbiter_pin_refusals``); this holds only the checks: a damaged admin file (503 with the repair command), a live session made with
-the current PIN, a PIN checked within the client's budget, and the CSRF token.
+``arbiter_pin_refusals``); this holds only the checks: a damaged admin file (503 with
+the repair command), a live session made with the current PIN, a PIN checked within the
+client's budget, and the CSRF token.
 """
 
 from __future__ import annotations
