@@ -17,9 +17,10 @@ from arbiter import wire
 from arbiter.hub.rows import GameRow
 from arbiter.tournament.model import Colour, Result
 
-#: Most games a table may open under one round (the round its NEW GAME names, or none):
-#: a board needs one game, and a few more after a mistaken NEW GAME. A table's games past
-#: it (by the order they started) are kept, never scored, and the table is flagged to the
+#: Most games a table may open under one round (the round its NEW GAME names if this
+#: ledger has paired it; else under none, however many rounds the games name): a board
+#: needs one game, and a few more after a mistaken NEW GAME. A table's games past it (by
+#: the order they started) are kept, never scored, and the table is flagged to the
 #: organiser (:meth:`.TableEvents.over_limit`): so a stuck NEW GAME button or a table login
 #: opening thousands of games costs every later event and page a bounded time.
 MAX_GAMES_PER_ROUND = 20
@@ -32,22 +33,28 @@ def derive(db: sqlite3.Connection, table: str, game: str) -> None:
     started = min((e["seq"] for e in events), default=None)
     pairing_id = next((e["assignment"].get("pairing") for e in events
                        if e["type"] == "new_game" and e["assignment"] is not None), None)
-    over = _over_limit(db, table, game, row.round, started)
+    # A round this ledger has not paired counts as none: naming many rounds opens no more.
+    limit_round = None if row.round is None else next(iter(db.execute(
+        "SELECT number FROM rounds WHERE number=?", (row.round,)).fetchone() or ()), None)
+    over = _over_limit(db, table, game, limit_round, started)
     db.execute(
         "INSERT OR REPLACE INTO games (table_name, game, round, board, white, black,"
         " challenges, lost_w, lost_b, ending, winner, result, scored, started_seq,"
-        " over_limit, pairing_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " over_limit, pairing_id, limit_round)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (table, game, row.round, row.board, row.white, row.black, row.challenges,
          row.lost_w, row.lost_b, row.ending, row.winner,
-         None if row.result is None else row.result.value, 0, started, int(over), pairing_id),
+         None if row.result is None else row.result.value, 0, started, int(over), pairing_id,
+         limit_round),
     )
     if not over:
         # This game may push the one that was last within the limit out of it.
         db.execute(
-            "UPDATE games SET over_limit=1 WHERE table_name=:t AND round IS :r AND over_limit=0"
-            " AND started_seq > (SELECT started_seq FROM games WHERE table_name=:t"
-            " AND round IS :r AND over_limit=0 ORDER BY started_seq LIMIT 1 OFFSET :n)",
-            {"t": table, "r": row.round, "n": MAX_GAMES_PER_ROUND - 1})
+            "UPDATE games SET over_limit=1 WHERE table_name=:t AND limit_round IS :r"
+            " AND over_limit=0 AND started_seq > (SELECT started_seq FROM games"
+            " WHERE table_name=:t AND limit_round IS :r AND over_limit=0"
+            " ORDER BY started_seq LIMIT 1 OFFSET :n)",
+            {"t": table, "r": limit_round, "n": MAX_GAMES_PER_ROUND - 1})
     if row.round is not None and row.board is not None:
         score(db, row.round, row.board)
 
@@ -60,8 +67,8 @@ def _over_limit(
     :data:`MAX_GAMES_PER_ROUND` games of its table under ``round_number`` (by start, so
     arrival order does not matter; one indexed read of at most the limit's rows)."""
     nth = db.execute(
-        "SELECT started_seq FROM games WHERE table_name=? AND round IS ? AND over_limit=0"
-        " AND game<>? ORDER BY started_seq LIMIT 1 OFFSET ?",
+        "SELECT started_seq FROM games WHERE table_name=? AND limit_round IS ?"
+        " AND over_limit=0 AND game<>? ORDER BY started_seq LIMIT 1 OFFSET ?",
         (table, round_number, game, MAX_GAMES_PER_ROUND - 1)).fetchone()
     return nth is not None and (started is None or started > nth[0])
 
@@ -140,9 +147,10 @@ def scored_game(
     # it: no earlier run of the event, no other ledger, could have started one.
     candidates = db.execute(
         "SELECT g.table_name, g.game, g.ending, g.result FROM games g"
-        " WHERE g.table_name=? AND g.round=? AND g.board=? AND g.white=? AND g.black IS ?"
-        " AND g.over_limit=0 AND (? IS NULL OR g.pairing_id IS ?) ORDER BY g.started_seq",
-        (table, round_number, board, white, black, pairing_id, pairing_id),
+        " WHERE g.table_name=? AND g.limit_round=? AND g.over_limit=0 AND g.round=?"
+        " AND g.board=? AND g.white=? AND g.black IS ? AND (? IS NULL OR g.pairing_id IS ?)"
+        " ORDER BY g.started_seq",
+        (table, round_number, round_number, board, white, black, pairing_id, pairing_id),
     ).fetchall()
     chosen = next((g for _t, g, ending, _r in candidates if ending != "abandoned"), None)
     return chosen, [tuple(c) for c in candidates]

@@ -47,7 +47,7 @@ CREATE TABLE IF NOT EXISTS games (
     white TEXT, black TEXT, challenges INTEGER NOT NULL, lost_w INTEGER NOT NULL,
     lost_b INTEGER NOT NULL, ending TEXT, winner TEXT, result TEXT,
     scored INTEGER NOT NULL, started_seq INTEGER, over_limit INTEGER NOT NULL DEFAULT 0,
-    pairing_id TEXT, PRIMARY KEY (table_name, game));
+    pairing_id TEXT, limit_round INTEGER, PRIMARY KEY (table_name, game));
 CREATE TABLE IF NOT EXISTS corrections (
     id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, who TEXT NOT NULL,
     what TEXT NOT NULL, target TEXT NOT NULL, before TEXT, after TEXT);
@@ -70,6 +70,7 @@ _ADDED_COLUMNS = (
     ("games", "started_seq", "INTEGER"),
     ("games", "over_limit", "INTEGER NOT NULL DEFAULT 0"),
     ("games", "pairing_id", "TEXT"),
+    ("games", "limit_round", "INTEGER"),
 )
 #: Indexes, made after the columns they name exist. Every query a page or an event runs
 #: goes through one, so its time does not grow with what one table sent (issue 27).
@@ -77,7 +78,7 @@ _INDEXES = """
 CREATE INDEX IF NOT EXISTS events_of_game ON events (table_name, game, seq);
 CREATE INDEX IF NOT EXISTS games_of_board ON games (table_name, round, board, scored);
 CREATE INDEX IF NOT EXISTS games_scored ON games (round, board, scored);
-CREATE INDEX IF NOT EXISTS games_started ON games (table_name, round, over_limit, started_seq);
+CREATE INDEX IF NOT EXISTS games_limit ON games (table_name, limit_round, over_limit, started_seq);
 CREATE INDEX IF NOT EXISTS games_latest ON games (table_name, over_limit, started_seq);
 """
 
@@ -150,7 +151,8 @@ class LedgerStore:
                 self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
             self._db.execute(
                 "UPDATE games SET started_seq=(SELECT MIN(e.seq) FROM events e"
-                " WHERE e.table_name=games.table_name AND e.game=games.game)"
+                " WHERE e.table_name=games.table_name AND e.game=games.game),"
+                " limit_round=(SELECT number FROM rounds WHERE number=games.round)"
                 " WHERE started_seq IS NULL")
         except BaseException:
             self._db.execute("ROLLBACK")

@@ -158,10 +158,11 @@ class TableEvents:
 
     def over_limit(self) -> list[tuple[str, int | None, int]]:
         """(table, round, games kept but not scored) of each table that opened more than
-        :data:`arbiter.hub.scoring.MAX_GAMES_PER_ROUND` games under one round."""
+        :data:`arbiter.hub.scoring.MAX_GAMES_PER_ROUND` games under one round (None: under
+        no round this ledger paired)."""
         return [(t, r, n) for t, r, n in self.store.read(
-            "SELECT table_name, round, COUNT(*) FROM games WHERE over_limit=1"
-            " GROUP BY table_name, round ORDER BY table_name, round")]
+            "SELECT table_name, limit_round, COUNT(*) FROM games WHERE over_limit=1"
+            " GROUP BY table_name, limit_round ORDER BY table_name, limit_round")]
 
     def of_table(self, table: str) -> list[wire.Event]:
         """A table's events in sequence order."""
@@ -235,8 +236,8 @@ class TableEvents:
             " AND g.pairing_id IS NOT p.pairing_id, (SELECT s.game FROM games s"
             " WHERE s.table_name=p.table_name AND s.round=p.round AND s.board=p.board"
             " AND s.scored=1) FROM pairings p JOIN games g ON g.table_name=p.table_name"
-            " AND g.round=p.round AND g.board=p.board AND g.scored=0"
-            " WHERE g.over_limit=0 AND g.ending IS NOT 'abandoned'"
+            " AND g.limit_round=p.round AND g.over_limit=0 AND g.round=p.round"
+            " AND g.board=p.board AND g.scored=0 WHERE g.ending IS NOT 'abandoned'"
             " ORDER BY g.table_name, g.started_seq LIMIT ?", (UNSCORED_LISTED,))
         for table, game, rnd, board, foreign, counted in under:
             if foreign:

@@ -124,16 +124,17 @@ def test_pairing_id_a_ledger_file_without_the_new_columns_gets_them(tmp_path: Pa
         old.events.record("T1", new_game("T1", 1, "1", assignment(1, 1, "Ana", "Dee")))
         old.events.record("T1", game_over("T1", 2, "1", "resignation", "W"))
     db = sqlite3.connect(path)
-    for index in ("games_started", "games_of_board", "games_scored", "games_latest"):
+    for index in ("games_limit", "games_of_board", "games_scored", "games_latest"):
         db.execute(f"DROP INDEX {index}")
     for table, column in (("pairings", "pairing_id"), ("games", "started_seq"),
-                          ("games", "over_limit"), ("games", "pairing_id")):
+                          ("games", "over_limit"), ("games", "pairing_id"),
+                          ("games", "limit_round")):
         db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
     db.commit()
     db.close()
     with Ledger(path, "club") as reopened:
         assert reopened.admin.pairings(1)[0].pairing_id is None
-        assert reopened.store.read("SELECT started_seq FROM games") == [(1,)]
+        assert reopened.store.read("SELECT started_seq, limit_round FROM games") == [(1, 1)]
         reopened.events.record("T1", new_game("T1", 3, "2", assignment(1, 1, "Ana", "Dee")))
         assert [g.game for g in reopened.events.games(scored_only=True)] == ["1"]
         assert reopened.admin.pairings(1)[0].result is Result.WHITE_WIN
