@@ -56,6 +56,9 @@ MAX_TEXT = 1_000
 MAX_RANGES = 256
 #: A game's id: a whole number, or a short word usable as a topic level.
 GAME_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+#: A pairing's id: 128 random bits in hex, made by the hub's ledger when the round is
+#: paired; only a game whose NEW GAME carried it can score that pairing.
+PAIRING_ID = re.compile(r"[0-9a-f]{32}")
 
 #: The ``state`` values of ``GET /api/status`` (arbiter.device.sequence.DeviceState).
 STATES = ("idle", "waiting", "deciding", "result", "game_over", "fault")
@@ -198,12 +201,14 @@ GameId: TypeAlias = int | str
 
 
 class AssignmentBody(TypedDict):
-    """A pairing as a table holds it: round, board, and the two players by colour."""
+    """A pairing as a table holds it: round, board, the two players by colour, and the
+    pairing's id (:data:`PAIRING_ID`; absent from a hub older than issue 27)."""
 
     round: int
     board: int
     white: str
     black: str
+    pairing: NotRequired[str]
 
 
 class AssignmentMessage(AssignmentBody):
@@ -347,13 +352,23 @@ Message: TypeAlias = (
 # --- building them (the table's link, the hub's publisher, the tests) -----------------------
 
 
-def assignment(round_number: int, board: int, white: str, black: str) -> AssignmentBody:
-    return {"round": round_number, "board": board, "white": white, "black": black}
+def assignment(
+    round_number: int, board: int, white: str, black: str, pairing: str | None = None
+) -> AssignmentBody:
+    body: AssignmentBody = {"round": round_number, "board": board, "white": white,
+                            "black": black}
+    if pairing is not None:
+        body["pairing"] = pairing
+    return body
 
 
 def assignment_message(body: AssignmentBody) -> AssignmentMessage:
-    return {"format": FORMAT, "round": body["round"], "board": body["board"],
-            "white": body["white"], "black": body["black"]}
+    message: AssignmentMessage = {"format": FORMAT, "round": body["round"],
+                                  "board": body["board"], "white": body["white"],
+                                  "black": body["black"]}
+    if "pairing" in body:
+        message["pairing"] = body["pairing"]
+    return message
 
 
 def new_game(assignment: AssignmentBody | None, at: float | None) -> NewGameBody:
@@ -471,12 +486,34 @@ def loads(raw: bytes) -> object:
     :raises WireFormatError: not UTF-8 JSON, or a number out of bounds.
     """
     try:
-        return json.loads(raw.decode("utf-8"), parse_int=_int_literal,
-                          parse_float=_float_literal, parse_constant=_constant)
+        text = raw.decode("utf-8")
+        data = json.loads(text, parse_int=_int_literal, parse_float=_float_literal,
+                          parse_constant=_constant)
     except WireFormatError:
         raise
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise WireFormatError(f"not JSON: {type(exc).__name__}") from None
+    if has_lone_surrogate(text, data):
+        raise WireFormatError("not JSON text: a \\u escape names half a character"
+                              " (a lone surrogate)")
+    return data
+
+
+#: A ``\u`` escape of a UTF-16 surrogate: only JSON escapes can put one in a string.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def has_lone_surrogate(text: str, data: object) -> bool:
+    """Whether ``data``, parsed from the JSON ``text``, holds a lone surrogate (half of a
+    UTF-16 pair) in a string or a key: text no UTF-8 file, database or page can hold.
+    Read only when ``text`` escapes a surrogate at all (a pair makes one character)."""
+    if not _SURROGATE_ESCAPE.search(text):
+        return False
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _int_literal(text: str) -> int:
@@ -753,8 +790,11 @@ def _assignment(obj: Mapping[str, object]) -> AssignmentBody:
         if not isinstance(value, str) or not value.strip() or len(value) > MAX_NAME:
             raise WireFormatError(f"'{key}' must be a name of 1 to {MAX_NAME} characters")
         names.append(value.strip())
+    pairing = obj.get("pairing")
+    if pairing is not None and not (isinstance(pairing, str) and PAIRING_ID.fullmatch(pairing)):
+        raise WireFormatError("'pairing' must be 32 hexadecimal digits")
     return assignment(_whole(obj, "round", 0, MAX_ROUND), _whole(obj, "board", 0, MAX_BOARD),
-                      names[0], names[1])
+                      names[0], names[1], pairing)
 
 
 def _ending(value: object) -> EndingBody | None:

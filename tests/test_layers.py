@@ -37,7 +37,10 @@ BELOW = {
     "wire": {"rules"},
 }
 #: Standard-library-only modules at the package root that every layer may use.
-SHARED_ROOT_MODULES = ("arbiter.errors", "arbiter.queues", "arbiter.threads", "arbiter.pinrule")
+SHARED_ROOT_MODULES = (
+    "arbiter.errors", "arbiter.queues", "arbiter.threads", "arbiter.pinrule",
+    "arbiter.logthrottle",
+)
 HARDWARE_LIBRARIES = {
     "gpiozero", "serial", "smbus2", "flask", "RPi", "lgpio", "waitress", "web", "paho",
 }

@@ -91,7 +91,7 @@ def new_game_needed(held: JsonDict | None, game: JsonDict | None) -> bool:
     that game would not be scored, NEW GAME starts the assigned one."""
     if held is None:
         return False
-    return game != {k: held[k] for k in ("round", "board", "white", "black")}
+    return game != {k: v for k, v in held.items() if k != "text"}
 
 
 class StatusHub:

@@ -30,12 +30,15 @@ class AssignmentMessageError(ArbiterError, ValueError):
 
 @dataclass(frozen=True)
 class Assignment:
-    """Round ``round``, board ``board``: ``white`` plays White, ``black`` plays Black."""
+    """Round ``round``, board ``board``: ``white`` plays White, ``black`` plays Black;
+    ``pairing`` the hub's id of that pairing, carried into the game's NEW GAME so the hub
+    scores only a game started under it (None from a hub older than issue 27)."""
 
     round: int
     board: int
     white: str
     black: str
+    pairing: str | None = None
 
     @classmethod
     def from_payload(cls, payload: bytes) -> Assignment | None:
@@ -51,7 +54,8 @@ class Assignment:
 
     @classmethod
     def from_body(cls, body: wire.AssignmentBody) -> Assignment:
-        return cls(body["round"], body["board"], body["white"], body["black"])
+        return cls(body["round"], body["board"], body["white"], body["black"],
+                   body.get("pairing"))
 
     @classmethod
     def from_dict(cls, data: JsonDict) -> Assignment:
@@ -66,8 +70,11 @@ class Assignment:
 
     def to_dict(self) -> JsonDict:
         """As kept in a game's header and record (:class:`arbiter.wire.AssignmentBody`)."""
-        return {"round": self.round, "board": self.board, "white": self.white,
-                "black": self.black}
+        out: JsonDict = {"round": self.round, "board": self.board, "white": self.white,
+                         "black": self.black}
+        if self.pairing is not None:
+            out["pairing"] = self.pairing
+        return out
 
     @property
     def text(self) -> str:

@@ -61,9 +61,12 @@ def game_items(game: Game) -> list[OutboxItem]:
     A challenge whose journal line was lost (repaired record) is still an
     event: its number, with ``attacker_side``, ``result`` and ``at`` null.
     """
-    assignment = None if game.assignment is None else wire.assignment(
-        game.assignment["round"], game.assignment["board"], game.assignment["white"],
-        game.assignment["black"])
+    held = game.assignment
+    # The pairing's id goes with it (a journal of a table before issue 27 has none).
+    pairing = None if held is None else held.get("pairing")
+    assignment = None if held is None else wire.assignment(
+        held["round"], held["board"], held["white"], held["black"],
+        pairing if isinstance(pairing, str) else None)
     items = [OutboxItem(game.id, 0, wire.EventType.NEW_GAME,
                         wire.new_game(assignment, game.started_at))]
     by_number = {c.number: c for c in game.challenges}

@@ -1,10 +1,12 @@
 """The hub's request that a table publish some of its events again (docs/tournament/mqtt.md).
 
 The hub writes it retained on ``gg/<event>/table/<table>/resend``, so a table
-that is offline gets it when it comes back. Each request of a table has a
-larger ``id`` than the one before; the table keeps the last id it served in
-``DATA/resend-served.json``, so a restart does not serve it again (serving it
-again would be harmless: the hub keeps each sequence number once).
+that is offline gets it when it comes back. Each request has a random ``id``
+(no other ledger, a fresh one of the same event included, makes the same); the
+table keeps the ids it served last in ``DATA/resend-served.json``, so the retained
+request given again at every reconnection or restart is not served again (serving
+it again would be harmless: the hub keeps each sequence number once), and logs
+each request it ignores for that.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ from arbiter.storage.durable import write_durably
 log = logging.getLogger(__name__)
 
 SERVED_FILE = "resend-served.json"
+#: Ids of requests served that the table keeps (the latest): a hub asks again under a new
+#: id, so only the retained copy of a recent one comes back.
+SERVED_KEPT = 64
 #: Most ranges a request may name (a request is one MQTT message, read by a Pi).
 MAX_RANGES = wire.MAX_RANGES
 
@@ -71,21 +76,25 @@ class ResendRequest:
 
 
 class ServedFile:
-    """``DATA/resend-served.json``: the id of the last request the table served."""
+    """``DATA/resend-served.json``: the ids of the last requests the table served."""
 
     def __init__(self, data_dir: Path) -> None:
         self.path = Path(data_dir) / SERVED_FILE
 
-    def load(self) -> int:
-        """The last id served (0: none, or a damaged file: serving again is harmless)."""
+    def load(self) -> tuple[int, ...]:
+        """The ids served, oldest first (none: no file, or a damaged one: serving again is
+        harmless). A file of a table before random ids (``{"id": n}``) gives its one id."""
         try:
-            return int(json.loads(self.path.read_text(encoding="utf-8"))["id"])
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            ids = data["ids"] if "ids" in data else [data["id"]]
+            return tuple(int(i) for i in ids)[-SERVED_KEPT:]
         except FileNotFoundError:
-            return 0
+            return ()
         except (OSError, ValueError, KeyError, TypeError) as exc:
             log.warning("ignoring %s: %s", self.path, exc)
-            return 0
+            return ()
 
-    def save(self, request_id: int) -> None:
-        """:raises OSError: not written."""
-        write_durably(self.path, json.dumps({"format": wire.FORMAT, "id": request_id}).encode())
+    def save(self, ids: tuple[int, ...]) -> None:
+        """Keep the latest :data:`SERVED_KEPT` of ``ids``. :raises OSError: not written."""
+        write_durably(self.path, json.dumps(
+            {"format": wire.FORMAT, "ids": list(ids[-SERVED_KEPT:])}).encode())

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arbiter.fleet.outbox import Cursor, Outbox, Pending
-from arbiter.fleet.resend import ResendError, ResendRequest, ServedFile
+from arbiter.fleet.resend import SERVED_KEPT, ResendError, ResendRequest, ServedFile
+from arbiter.logthrottle import LogThrottle
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +49,7 @@ class ResendService:
         self._outbox = Outbox(data_dir)
         self._served_file = ServedFile(data_dir)
         self._served = self._served_file.load()
+        self._ignored = LogThrottle()  # requests ignored as served: logged, boundedly
         self._lock = threading.Lock()
         self._request: ResendRequest | None = None  # from paho's thread to the publisher
         self._job: _ResendJob | None = None  # the publisher thread's alone
@@ -62,13 +64,17 @@ class ResendService:
         try:
             request = ResendRequest.from_payload(payload)
         except ResendError as exc:
-            log.warning("broker: ignoring a resend request that cannot be used: %s", exc)
+            if (line := self._ignored.note("unusable")) is not None:
+                log.warning("broker: ignoring a resend request that cannot be used: %s (%d so"
+                            " far, %d lines held back)", exc, *line)
             return False
         if request is None:
             return False
         if request.table != self.table:
-            log.warning("broker: refusing a resend request naming table %r on table %r's "
-                        "topic", request.table, self.table)
+            if (line := self._ignored.note("other table")) is not None:
+                log.warning("broker: refusing a resend request naming table %r on table %r's"
+                            " topic (%d so far, %d lines held back)", request.table,
+                            self.table, *line)
             return False
         with self._lock:
             self._request = request  # a newer request replaces one not yet taken
@@ -110,8 +116,14 @@ class ResendService:
             self._end(job)
 
     def _begin(self, request: ResendRequest, sent: Cursor) -> None:
-        if request.id <= self._served:
-            log.debug("broker: resend request %d already served", request.id)
+        if request.id in self._served:
+            # The retained copy of a request served, given again at a reconnection: say
+            # so (a hub that reused an id would otherwise wait for events in silence).
+            line = self._ignored.note(str(request.id))
+            if line is not None:
+                log.info("broker: ignoring resend request %d: served already (events %s;"
+                         " seen %d time(s), %d lines held back)", request.id,
+                         _runs(request.ranges), *line)
             return
         log.info("broker: the hub asks for events %s again (request %d)",
                  _runs(request.ranges), request.id)
@@ -126,11 +138,11 @@ class ResendService:
             log.warning("broker: resend request %d named events the table had not published "
                         "(it had up to %d): ignored; later ones go out the normal way if it "
                         "holds them", asked.id, job.upto)
+        self._served = (*self._served, asked.id)[-SERVED_KEPT:]
         try:
-            self._served_file.save(asked.id)
+            self._served_file.save(self._served)
         except OSError as exc:  # served again after a restart: harmless
             log.warning("broker: cannot save %s: %s", self._served_file.path, exc)
-        self._served = asked.id
 
 
 def _runs(ranges: tuple[tuple[int, int], ...]) -> str:

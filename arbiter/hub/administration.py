@@ -4,6 +4,7 @@ tables, corrections and standings (each change audited where it must be)."""
 from __future__ import annotations
 
 import json
+import secrets
 import sqlite3
 from collections.abc import Collection, Sequence
 
@@ -178,9 +179,12 @@ class Administration:
             if wrong:
                 raise PairingError(f"the next round is {number}, not {wrong[0]}")
             db.execute("INSERT INTO rounds VALUES (?, ?, ?)", (number, system, self.store.now()))
+            # Each pairing's id: 128 random bits no other ledger or earlier pairing makes.
             db.executemany(
-                "INSERT INTO pairings (round, board, white, black) VALUES (?, ?, ?, ?)",
-                [(p.round, p.board, p.white, p.black) for p in pairings],
+                "INSERT INTO pairings (round, board, white, black, pairing_id)"
+                " VALUES (?, ?, ?, ?, ?)",
+                [(p.round, p.board, p.white, p.black, secrets.token_hex(16))
+                 for p in pairings],
             )
 
     def pair_manual(
@@ -246,7 +250,8 @@ class Administration:
     ) -> list[PairingRow]:
         """The pairings of one round, or of every round, by round and board; with
         ``tables``, only those assigned to one of them."""
-        sql = "SELECT round, board, white, black, result, table_name, corrected FROM pairings"
+        sql = ("SELECT round, board, white, black, result, table_name, corrected, pairing_id"
+               " FROM pairings")
         args: tuple[object, ...] = ()
         if round_number is not None and not _fits(round_number):
             return []  # no round has such a number (and SQLite could not hold it)
@@ -265,8 +270,8 @@ class Administration:
         if wanted is not None and len(wanted) > _MAX_NAMES:
             rows = [r for r in rows if r[5] in wanted]
         return [
-            PairingRow(Pairing(r, b, w, k), None if res is None else Result(res), t, bool(c))
-            for r, b, w, k, res, t, c in rows
+            PairingRow(Pairing(r, b, w, k), None if res is None else Result(res), t, bool(c), i)
+            for r, b, w, k, res, t, c, i in rows
         ]
 
     def games_for_pairing(self) -> list[Game]:
@@ -277,14 +282,15 @@ class Administration:
         if not (_fits(round_number) and _fits(board)):
             raise UnknownPairingError(f"no board {board} in round {round_number}")
         row = db.execute(
-            "SELECT round, board, white, black, result, table_name, corrected FROM pairings"
-            " WHERE round=? AND board=?",
+            "SELECT round, board, white, black, result, table_name, corrected, pairing_id"
+            " FROM pairings WHERE round=? AND board=?",
             (round_number, board),
         ).fetchone()
         if row is None:
             raise UnknownPairingError(f"no board {board} in round {round_number}")
-        r, b, w, k, res, t, c = row
-        return PairingRow(Pairing(r, b, w, k), None if res is None else Result(res), t, bool(c))
+        r, b, w, k, res, t, c, i = row
+        return PairingRow(Pairing(r, b, w, k), None if res is None else Result(res), t, bool(c),
+                          i)
 
     def assign_table(
         self, round_number: int, board: int, table: str, who: str
@@ -314,12 +320,12 @@ class Administration:
                             row.table, table)
             # A game already played at the new table may now be this pairing's.
             score(db, round_number, board)
-        return assignment_payload(row.pairing)
+        return assignment_payload(row.pairing, row.pairing_id)
 
     def assignments(self, round_number: int) -> dict[str, wire.AssignmentMessage]:
         """Each table's assignment payload for a round."""
         return {
-            row.table: assignment_payload(row.pairing)
+            row.table: assignment_payload(row.pairing, row.pairing_id)
             for row in self.pairings(round_number)
             if row.table is not None
         }
@@ -348,12 +354,15 @@ class Administration:
         return standings(self.seeded(), self.games_for_pairing(), self.tiebreaks())
 
 
-def assignment_payload(pairing: Pairing) -> wire.AssignmentMessage:
-    """The retained ``assignment`` a table receives for ``pairing``."""
+def assignment_payload(
+    pairing: Pairing, pairing_id: str | None = None
+) -> wire.AssignmentMessage:
+    """The retained ``assignment`` a table receives for ``pairing`` (with its id)."""
     if pairing.black is None:
         raise TableAssignmentError("a bye is not played at a table")
     return wire.assignment_message(
-        wire.assignment(pairing.round, pairing.board, pairing.white, pairing.black))
+        wire.assignment(pairing.round, pairing.board, pairing.white, pairing.black,
+                        pairing_id))
 
 
 #: Most table names put in one query's IN list (SQLite's limit on parameters is far above).

@@ -20,7 +20,8 @@ _ARCHIVE_TABLES = {
     "meta": ("key", "value"),
     "players": ("name", "rating", "withdrawn", "registered"),
     "rounds": ("number", "system", "created_at"),
-    "pairings": ("round", "board", "white", "black", "result", "table_name", "corrected"),
+    "pairings": ("round", "board", "white", "black", "result", "table_name", "corrected",
+                 "pairing_id"),
     "tables": ("name", "online", "status", "last_seen"),
     "events": ("table_name", "seq", "game", "type", "payload", "received_at"),
     "records": ("table_name", "game", "payload", "received_at"),
@@ -31,6 +32,8 @@ _ARCHIVE_TABLES = {
 }
 #: Sections newer than the archive format: an older archive without them imports as empty.
 _ARCHIVE_LATER = frozenset({"resends", "refused"})
+#: Columns newer than the archive format: an older archive's rows import them as NULL.
+_COLUMNS_LATER = frozenset({"pairing_id"})
 _ORDER = {
     "meta": "key", "players": "registered", "rounds": "number", "pairings": "round, board",
     "tables": "name", "events": "table_name, seq", "records": "table_name, game",
@@ -93,7 +96,8 @@ class Archive:
                     marks = ", ".join("?" for _ in columns)
                     db.executemany(
                         f"INSERT INTO {name} ({', '.join(columns)}) VALUES ({marks})",
-                        [tuple(row[c] for c in columns) for row in (
+                        [tuple(row.get(c) if c in _COLUMNS_LATER else row[c]
+                               for c in columns) for row in (
                             archive.get(name, []) if name in _ARCHIVE_LATER else archive[name])],
                     )
                 for table, game in db.execute(

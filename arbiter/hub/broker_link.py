@@ -295,8 +295,8 @@ class Ingest:
 
     def _refuse(self, table: str, topic: str, exc: Exception) -> bool:
         """Refuse a message the ledger failed on for a reason of its own (an integer out of
-        SQLite's range, a constraint): noted and acknowledged, so it cannot come back."""
-        log.error("the ledger failed on a message on %s: refused (%s)", topic, exc)
+        SQLite's range, a constraint): noted and acknowledged, so it cannot come back.
+        Logged as every refusal is, within the one log rule (note_rejection)."""
         try:
             self.ledger.events.note_rejection(table, None, f"{self._what(topic)}: the ledger failed"
                                                     f" ({type(exc).__name__})")
@@ -314,9 +314,9 @@ class Ingest:
             return  # the hub's own
         if message is None:
             return  # a cleared retained topic
-        if kind is wire.Topic.RESEND:  # the hub's own too: its id, so the next is above it
-            self.ledger.events.note_resend_id(table, cast(wire.ResendMessage, message)["id"])
-        elif kind is wire.Topic.ONLINE:
+        if kind is wire.Topic.RESEND:
+            return  # the hub's own too (its ids are random: none to learn from the broker)
+        if kind is wire.Topic.ONLINE:
             self.ledger.tables.set_online(table, bool(message))
             changes.append((table, kind))
         elif kind is wire.Topic.EVENTS:

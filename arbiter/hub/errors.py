@@ -29,6 +29,12 @@ class ArchiveError(HubError, ValueError):
     """An event archive that cannot be imported (bad format, or a ledger not empty)."""
 
 
+class LoneSurrogateError(HubError, ValueError):
+    """Text with half a UTF-16 pair (a lone surrogate): no SQLite file, CSV or page can
+    hold it, so the ledger refuses it whole, whichever way it came (API, form, command
+    line, MQTT)."""
+
+
 class LedgerEventError(HubError, ValueError):
     """The ledger belongs to another event than the one asked for."""
 

@@ -10,9 +10,12 @@ transaction, so a killed hub leaves either all of an operation or none of it.
 
 Results come from the tables: a ``game_over`` event ends the game, and the
 pairing gets its result only when the table's ``new_game`` for that game
-carried the assignment of that very pairing (same round, board, players, and
-the pairing assigned to that table). A game at an unassigned table is kept
-but not scored. An organiser's correction wins over later events.
+carried the assignment of that very pairing (same round, board, players, the
+pairing assigned to that table, and the pairing's random id, so no game of an
+earlier run or another ledger counts). A game at an unassigned table is kept
+but not scored, as are a table's games past its limit a round
+(:data:`arbiter.hub.scoring.MAX_GAMES_PER_ROUND`). An organiser's correction wins
+over later events.
 
 The ledger is composed, not inherited: :class:`Ledger` builds one
 :class:`~arbiter.hub.store.LedgerStore` (the file, its two connections, its transactions)
@@ -39,12 +42,14 @@ from arbiter.hub.administration import (
 )
 from arbiter.hub.archive import FORMAT, Archive
 from arbiter.hub.rows import Correction, GameRow, PairingRow, ResendAsk
+from arbiter.hub.scoring import MAX_GAMES_PER_ROUND
 from arbiter.hub.store import LedgerStore, utc_now
 from arbiter.hub.table_events import TableEvents
 from arbiter.hub.tables import PUBLISHES_NOTHING_AFTER, TableState
 
 __all__ = [
-    "FORMAT", "MAX_RATING", "PUBLISHES_NOTHING_AFTER", "SYSTEMS", "Correction", "GameRow",
+    "FORMAT", "MAX_GAMES_PER_ROUND", "MAX_RATING", "PUBLISHES_NOTHING_AFTER", "SYSTEMS",
+    "Correction", "GameRow",
     "Ledger", "PairingRow", "ResendAsk", "assignment_payload",
 ]
 

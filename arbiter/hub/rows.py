@@ -9,12 +9,14 @@ from arbiter.tournament.model import Game, Pairing, Result
 
 @dataclass(frozen=True)
 class PairingRow:
-    """A pairing as the ledger holds it: its table, its result, and whether corrected."""
+    """A pairing as the ledger holds it: its table, its result, whether corrected, and its
+    id (made when the round was paired; None in a ledger older than issue 27)."""
 
     pairing: Pairing
     result: Result | None
     table: str | None
     corrected: bool
+    pairing_id: str | None = None
 
     @property
     def game(self) -> Game:
@@ -38,6 +40,8 @@ class GameRow:
     winner: str | None
     result: Result | None
     scored: bool
+    #: Past the table's limit of games under its round: kept, never scored.
+    over_limit: bool = False
 
 
 @dataclass(frozen=True)
@@ -55,8 +59,8 @@ class Correction:
 
 @dataclass(frozen=True)
 class ResendAsk:
-    """The last resend request of a table: its id, the runs asked for, and when (None: an
-    id only learnt from the broker's retained request, not asked by this ledger)."""
+    """The last resend request of a table: its id (random), the runs asked for, and when
+    (None only in a ledger older than random ids: an id it learnt from the broker)."""
 
     table: str
     id: int

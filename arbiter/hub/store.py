@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self
 
-from arbiter.hub.errors import LedgerEventError
+from arbiter.hub.errors import LedgerEventError, LoneSurrogateError
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ CREATE TABLE IF NOT EXISTS rounds (
 CREATE TABLE IF NOT EXISTS pairings (
     round INTEGER NOT NULL REFERENCES rounds(number), board INTEGER NOT NULL,
     white TEXT NOT NULL, black TEXT, result TEXT, table_name TEXT,
-    corrected INTEGER NOT NULL DEFAULT 0,
+    corrected INTEGER NOT NULL DEFAULT 0, pairing_id TEXT,
     PRIMARY KEY (round, board), UNIQUE (round, table_name));
 CREATE TABLE IF NOT EXISTS tables (
     name TEXT PRIMARY KEY, online INTEGER, status TEXT, last_seen TEXT);
@@ -46,7 +46,8 @@ CREATE TABLE IF NOT EXISTS games (
     table_name TEXT NOT NULL, game TEXT NOT NULL, round INTEGER, board INTEGER,
     white TEXT, black TEXT, challenges INTEGER NOT NULL, lost_w INTEGER NOT NULL,
     lost_b INTEGER NOT NULL, ending TEXT, winner TEXT, result TEXT,
-    scored INTEGER NOT NULL, PRIMARY KEY (table_name, game));
+    scored INTEGER NOT NULL, started_seq INTEGER, over_limit INTEGER NOT NULL DEFAULT 0,
+    pairing_id TEXT, limit_round INTEGER, PRIMARY KEY (table_name, game));
 CREATE TABLE IF NOT EXISTS corrections (
     id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, who TEXT NOT NULL,
     what TEXT NOT NULL, target TEXT NOT NULL, before TEXT, after TEXT);
@@ -61,6 +62,34 @@ CREATE TABLE IF NOT EXISTS refused (table_name TEXT PRIMARY KEY, total INTEGER N
 CREATE TABLE IF NOT EXISTS resends (
     table_name TEXT PRIMARY KEY, id INTEGER NOT NULL, ranges TEXT NOT NULL, asked_at TEXT);
 """
+
+#: Columns added since the first ledgers: (table, column, its declaration); a ledger
+#: without one gets it at open (``started_seq`` filled from the events).
+_ADDED_COLUMNS = (
+    ("pairings", "pairing_id", "TEXT"),
+    ("games", "started_seq", "INTEGER"),
+    ("games", "over_limit", "INTEGER NOT NULL DEFAULT 0"),
+    ("games", "pairing_id", "TEXT"),
+    ("games", "limit_round", "INTEGER"),
+)
+#: Indexes, made after the columns they name exist. Every query a page or an event runs
+#: goes through one, so its time does not grow with what one table sent (issue 27).
+_INDEXES = """
+CREATE INDEX IF NOT EXISTS events_of_game ON events (table_name, game, seq);
+CREATE INDEX IF NOT EXISTS games_of_board ON games (table_name, round, board, scored);
+CREATE INDEX IF NOT EXISTS games_scored ON games (round, board, scored);
+CREATE INDEX IF NOT EXISTS games_limit ON games (table_name, limit_round, over_limit, started_seq);
+CREATE INDEX IF NOT EXISTS games_latest ON games (table_name, over_limit, started_seq);
+"""
+
+
+def _refuse_half_characters(exc: BaseException) -> None:
+    """A value SQLite could not encode (a lone surrogate in a name, a table, a reason) is
+    the caller's text, not the disk: raise it as the ledger's refusal (a 400, a refused
+    message, a command's error line), never a crash."""
+    if isinstance(exc, UnicodeEncodeError):
+        raise LoneSurrogateError("text with half a character (a lone surrogate) cannot be"
+                                 " kept: send whole characters") from None
 
 
 def utc_now() -> datetime:
@@ -95,6 +124,8 @@ class LedgerStore:
         self._batch: bool | None = None
         with self._lock:
             self._db.executescript(_SCHEMA)  # its own transaction: executescript commits first
+            self._add_columns()
+            self._db.executescript(_INDEXES)
         with self.write() as db:
             row = db.execute("SELECT value FROM meta WHERE key='event'").fetchone()
             if row is None:
@@ -107,6 +138,26 @@ class LedgerStore:
             str(self.path), isolation_level=None, check_same_thread=False, timeout=30
         )
         self._reader.execute("PRAGMA query_only=ON")
+
+    def _add_columns(self) -> None:
+        """Bring a ledger written before :data:`_ADDED_COLUMNS` up to date (one transaction)."""
+        missing = [(t, c, d) for t, c, d in _ADDED_COLUMNS
+                   if c not in {row[1] for row in self._db.execute(f"PRAGMA table_info({t})")}]
+        if not missing:
+            return
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            for table, column, declaration in missing:
+                self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+            self._db.execute(
+                "UPDATE games SET started_seq=(SELECT MIN(e.seq) FROM events e"
+                " WHERE e.table_name=games.table_name AND e.game=games.game),"
+                " limit_round=(SELECT number FROM rounds WHERE number=games.round)"
+                " WHERE started_seq IS NULL")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
 
     def close(self) -> None:
         with self._lock, self._read_lock:
@@ -173,8 +224,9 @@ class LedgerStore:
                 self._writer = threading.get_ident()
                 try:
                     yield self._db
-                except BaseException:
+                except BaseException as exc:
                     self._db.execute("ROLLBACK")
+                    _refuse_half_characters(exc)
                     raise
                 self._commit()
             finally:
@@ -207,10 +259,11 @@ class LedgerStore:
         self._db.execute("SAVEPOINT one_write")
         try:
             yield self._db
-        except BaseException:
+        except BaseException as exc:
             if self._db.in_transaction:
                 self._db.execute("ROLLBACK TO one_write")
                 self._db.execute("RELEASE one_write")
+            _refuse_half_characters(exc)
             raise
         self._db.execute("RELEASE one_write")
 
@@ -240,11 +293,15 @@ class LedgerStore:
     def read(self, sql: str, args: Sequence[object] = ()) -> list[tuple[Any, ...]]:
         """The rows of one query: from the reader, or from the writer for the thread
         inside a write (so it sees what it has not committed yet)."""
-        if self._writer == threading.get_ident():  # inside its own write: see it
-            with self._lock:
-                return self._db.execute(sql, args).fetchall()
-        with self._read_lock:
-            return self._reader.execute(sql, args).fetchall()
+        try:
+            if self._writer == threading.get_ident():  # inside its own write: see it
+                with self._lock:
+                    return self._db.execute(sql, args).fetchall()
+            with self._read_lock:
+                return self._reader.execute(sql, args).fetchall()
+        except UnicodeEncodeError as exc:
+            _refuse_half_characters(exc)
+            raise
 
     def now(self) -> str:
         """The clock's time as the ledger stores it (UTC, ISO 8601, milliseconds)."""

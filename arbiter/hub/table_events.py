@@ -3,15 +3,19 @@ result each board gets, gaps, refused messages and resend requests.
 
 Results come from the tables: a ``game_over`` event ends the game, and the
 pairing gets its result only when the table's ``new_game`` for that game
-carried the assignment of that very pairing (same round, board, players, and
-the pairing assigned to that table). A game at an unassigned table is kept
-but not scored. An organiser's correction wins over later events.
+carried the assignment of that very pairing (same round, board, players, the
+pairing assigned to that table, and the pairing's random id, so no game of an
+earlier run or another ledger counts). A game at an unassigned table is kept
+but not scored, as are a table's games past its limit a round
+(:data:`arbiter.hub.scoring.MAX_GAMES_PER_ROUND`). An organiser's correction wins
+over later events.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import secrets
 from collections.abc import Mapping, Sequence
 
 from arbiter import wire
@@ -19,15 +23,16 @@ from arbiter.hub.errors import ContradictingEventError
 from arbiter.hub.rows import GameRow, ResendAsk
 from arbiter.hub.scoring import derive, fold_challenge, stored_event
 from arbiter.hub.store import LedgerStore
+from arbiter.logthrottle import LogThrottle
 from arbiter.tournament.model import Result
 
 log = logging.getLogger(__name__)
 
 #: Refused messages whose note is kept, per table (the latest; older ones are counted).
 REJECTIONS_KEPT = 200
-#: A table's first refusals each get a log line; after them, one line in this many.
-LOG_FIRST = 10
-LOG_EVERY = 1000
+#: Most games not scored listed to the organiser (a table's flood is summed up instead:
+#: :meth:`TableEvents.over_limit`).
+UNSCORED_LISTED = 200
 
 
 class TableEvents:
@@ -35,6 +40,8 @@ class TableEvents:
 
     def __init__(self, store: LedgerStore) -> None:
         self.store = store
+        # Refusals are logged by the one rule for what comes from outside.
+        self._log = LogThrottle()
 
     # --- tables and their events ------------------------------------------------
 
@@ -86,8 +93,8 @@ class TableEvents:
 
         A table's latest :data:`REJECTIONS_KEPT` notes are kept, and the count of all
         (:meth:`refused`): a table flooding the hub with bad messages fills neither its
-        disk, nor the organiser's page, nor the log (the first ones are logged, then one
-        line every :data:`LOG_EVERY`)."""
+        disk, nor the organiser's page, nor the log (:mod:`arbiter.logthrottle`: a table's
+        first ones are logged, then one in many, and a few lines a minute in all)."""
         with self.store.write() as db:
             (total,) = db.execute(
                 "INSERT INTO refused VALUES (?, 1) ON CONFLICT(table_name)"
@@ -102,9 +109,10 @@ class TableEvents:
                     " rejections WHERE table_name=? ORDER BY id DESC LIMIT 1 OFFSET ?)",
                     (table, table, REJECTIONS_KEPT))
         # The payload is not logged: it may hold what a later contract adds.
-        if total <= LOG_FIRST or total % LOG_EVERY == 0:
+        line = self._log.note_total(total)
+        if line is not None:
             log.warning("rejected a message from table %r (seq %s): %s (%d refused from"
-                        " this table so far)", table, seq, reason, total)
+                        " this table so far, %d lines held back)", table, seq, reason, *line)
 
     def rejections(self) -> list[tuple[str, str, int | None, str]]:
         """(at, table, seq, reason) of the refused messages kept, oldest first."""
@@ -119,20 +127,42 @@ class TableEvents:
         """How many messages each table has had refused, in all (kept or not)."""
         return dict(self.store.read("SELECT table_name, total FROM refused ORDER BY table_name"))
 
-    def games(self, table: str | None = None) -> list[GameRow]:
-        """Every game seen at a table (or at ``table`` only), by table and game."""
-        sql = ("SELECT table_name, game, round, board, white, black, challenges, lost_w, lost_b,"
-               " ending, winner, result, scored FROM games")
-        args: tuple[object, ...] = ()
+    def games(self, table: str | None = None, *, scored_only: bool = False) -> list[GameRow]:
+        """Every game seen at a table (or at ``table`` only; with ``scored_only`` the games
+        that count only), by table and game."""
+        where, args = [], []
         if table is not None:
-            sql += " WHERE table_name=?"
-            args = (table,)
-        rows = self.store.read(sql + " ORDER BY table_name, game", args)
-        out: list[GameRow] = []
-        for t, g, rnd, board, white, black, ch, lw, lb, ending, winner, result, scored in rows:
-            out.append(GameRow(t, g, rnd, board, white, black, ch, lw, lb, ending, winner,
-                               None if result is None else Result(result), bool(scored)))
-        return out
+            where.append("table_name=?")
+            args.append(table)
+        if scored_only:
+            where.append("scored=1")
+        return self._game_rows(("WHERE " + " AND ".join(where) if where else "")
+                               + " ORDER BY table_name, game", args)
+
+    def latest(self, table: str) -> GameRow | None:
+        """A table's latest game: the one started last (its first event has the highest
+        seq) of those within its limit (:meth:`over_limit`: a flood is the organiser's to
+        see, not the venue's); one indexed read however many games the table opened."""
+        rows = self._game_rows("WHERE table_name=? AND over_limit=0"
+                               " ORDER BY started_seq DESC LIMIT 1", [table])
+        return rows[0] if rows else None
+
+    def _game_rows(self, tail: str, args: Sequence[object]) -> list[GameRow]:
+        rows = self.store.read(
+            "SELECT table_name, game, round, board, white, black, challenges, lost_w, lost_b,"
+            " ending, winner, result, scored, over_limit FROM games " + tail, args)
+        return [GameRow(t, g, rnd, board, white, black, ch, lw, lb, ending, winner,
+                        None if result is None else Result(result), bool(scored), bool(over))
+                for t, g, rnd, board, white, black, ch, lw, lb, ending, winner, result, scored,
+                over in rows]
+
+    def over_limit(self) -> list[tuple[str, int | None, int]]:
+        """(table, round, games kept but not scored) of each table that opened more than
+        :data:`arbiter.hub.scoring.MAX_GAMES_PER_ROUND` games under one round (None: under
+        no round this ledger paired)."""
+        return [(t, r, n) for t, r, n in self.store.read(
+            "SELECT table_name, limit_round, COUNT(*) FROM games WHERE over_limit=1"
+            " GROUP BY table_name, limit_round ORDER BY table_name, limit_round")]
 
     def of_table(self, table: str) -> list[wire.Event]:
         """A table's events in sequence order."""
@@ -164,29 +194,24 @@ class TableEvents:
     # --- resend requests to the tables --------------------------------------------
 
     def ask_resend(self, table: str, ranges: Sequence[tuple[int, int]]) -> ResendAsk:
-        """Note a new resend request for ``table``: the next id of that table (above any
-        it has been asked before), the runs and the time. Published by the caller.
+        """Note a new resend request for ``table``: a new random id, the runs and the time.
+        Published by the caller. The id is random (53 bits, none like the table's last),
+        so no other ledger, a fresh one of the same event included, asks under an id the
+        table has served already: a table serves each id once (issue 27).
         Only the first :data:`arbiter.wire.MAX_RANGES` runs are asked for: a request
         naming more is not the wire format, and the table would ignore it."""
         runs = tuple((int(a), int(b)) for a, b in ranges)[:wire.MAX_RANGES]
         with self.store.write() as db:
             row = db.execute("SELECT id FROM resends WHERE table_name=?", (table,)).fetchone()
-            ask = ResendAsk(table, (row[0] if row else 0) + 1, runs, self.store.now())
+            request_id = row[0] if row else 0
+            while request_id in (0, row[0] if row else 0):
+                request_id = secrets.randbelow(wire.MAX_INT) + 1
+            ask = ResendAsk(table, request_id, runs, self.store.now())
             db.execute(
                 "INSERT OR REPLACE INTO resends VALUES (?, ?, ?, ?)",
                 (table, ask.id, json.dumps([list(r) for r in runs]), ask.asked_at),
             )
         return ask
-
-    def note_resend_id(self, table: str, request_id: int) -> None:
-        """A request id seen on the broker (its retained ``resend``): the next is above it,
-        so a new or restored ledger never asks under an id the table has served."""
-        with self.store.write(durable=False) as db:
-            db.execute(
-                "INSERT INTO resends VALUES (?, ?, '[]', NULL) ON CONFLICT(table_name)"
-                " DO UPDATE SET id=excluded.id WHERE excluded.id > resends.id",
-                (table, request_id),
-            )
 
     def resends(self) -> dict[str, ResendAsk]:
         """The last resend request of each table asked by this ledger."""
@@ -196,35 +221,45 @@ class TableEvents:
                 for t, i, r, at in rows}
 
     def unscored_games(self) -> list[tuple[str, str, str]]:
-        """(table, game, why) of each game played that does not count, for the organiser:
-        one played again under an assignment whose board another game counts for, and
-        one played at a table of the latest round without NEW GAME after its assignment
-        (its events came after the round was paired, its new game carried no pairing of
-        that table). Abandoned games are left out: nothing was decided in them."""
+        """(table, game, why) of each game played that does not count, for the organiser
+        (the first :data:`UNSCORED_LISTED`): one started under a board's round and players
+        but not under its pairing (no pairing id, or another's: an earlier run of the
+        event or another ledger's), one played again under an assignment whose board
+        another game counts for, and one played at a table of the latest round without
+        NEW GAME after its assignment (its events came after the round was paired, its
+        new game carried no pairing of that table). Abandoned games are left out: nothing
+        was decided in them; so are a table's games past its limit (:meth:`over_limit`).
+        Each query reads through an index, at most the limit's games per board."""
         out: list[tuple[str, str, str]] = []
-        again = self.store.read(
-            "SELECT g.table_name, g.game, g.round, g.board, s.game FROM games g"
-            " JOIN games s ON s.table_name=g.table_name AND s.round=g.round"
-            " AND s.board=g.board AND s.scored=1"
-            " WHERE g.scored=0 AND g.game<>s.game AND g.ending IS NOT 'abandoned'"
-            " ORDER BY g.table_name, g.game")
-        for table, game, rnd, board, counted in again:
-            out.append((table, game, f"played again under round {rnd} board {board}'s"
-                                     f" assignment (game {counted} counts)"))
+        under = self.store.read(
+            "SELECT g.table_name, g.game, p.round, p.board, p.pairing_id IS NOT NULL"
+            " AND g.pairing_id IS NOT p.pairing_id, (SELECT s.game FROM games s"
+            " WHERE s.table_name=p.table_name AND s.round=p.round AND s.board=p.board"
+            " AND s.scored=1) FROM pairings p JOIN games g ON g.table_name=p.table_name"
+            " AND g.limit_round=p.round AND g.over_limit=0 AND g.round=p.round"
+            " AND g.board=p.board AND g.scored=0 WHERE g.ending IS NOT 'abandoned'"
+            " ORDER BY g.table_name, g.started_seq LIMIT ?", (UNSCORED_LISTED,))
+        for table, game, rnd, board, foreign, counted in under:
+            if foreign:
+                out.append((table, game, f"not started under round {rnd} board {board}'s"
+                                         " pairing (from before it was paired: an earlier run"
+                                         " of the event, or another hub's)"))
+            elif counted is not None:
+                out.append((table, game, f"played again under round {rnd} board {board}'s"
+                                         f" assignment (game {counted} counts)"))
         rounds = self.store.read(
             "SELECT number, created_at FROM rounds ORDER BY number DESC LIMIT 1")
-        if rounds:
+        if rounds and len(out) < UNSCORED_LISTED:
             number, paired_at = rounds[0]
             loose = self.store.read(
                 "SELECT g.table_name, g.game, p.board FROM games g JOIN pairings p"
                 " ON p.table_name=g.table_name AND p.round=?"
                 " WHERE g.scored=0 AND g.round IS NOT p.round AND g.ending IS NOT 'abandoned'"
-                " AND EXISTS (SELECT 1 FROM events e WHERE e.table_name=g.table_name"
-                " AND e.game=g.game AND e.type<>'new_game' AND e.received_at > ?)"
-                " ORDER BY g.table_name, g.game", (number, paired_at))
+                " AND g.over_limit=0 AND EXISTS (SELECT 1 FROM events e"
+                " WHERE e.table_name=g.table_name AND e.game=g.game AND e.type<>'new_game'"
+                " AND e.received_at > ?) ORDER BY g.table_name, g.started_seq LIMIT ?",
+                (number, paired_at, UNSCORED_LISTED - len(out)))
             for table, game, board in loose:
                 out.append((table, game, f"played without NEW GAME after round {number} board"
                                          f" {board} was assigned"))
         return out
-
-

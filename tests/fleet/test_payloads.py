@@ -126,10 +126,17 @@ def test_cursor_file_round_trip_and_damage(tmp_path: Path) -> None:
         cursor_file.load()
 
 
+#: A pairing's id as the hub makes it (128 random bits in hex).
+PAIRING = "0123456789abcdef0123456789abcdef"
+
+
 def test_assignment_payloads() -> None:
     body = b'{"format":1,"round":3,"board":5,"white":"Ana","black":"Ben"}'
     assignment = Assignment.from_payload(body)
     assert assignment == Assignment(3, 5, "Ana", "Ben")
+    with_id = Assignment.from_payload(body[:-1] + f',"pairing":"{PAIRING}"}}'.encode())
+    assert with_id == Assignment(3, 5, "Ana", "Ben", PAIRING)
+    assert Assignment.from_dict(with_id.to_dict()) == with_id  # kept across a reboot
     assert assignment.text == "Round 3 · Ana (White) vs Ben (Black)"
     assert Assignment.from_payload(b"") is None
     for bad in (b"[1]", b"{", b'{"format":2,"round":1,"board":1,"white":"a","black":"b"}',
@@ -182,7 +189,7 @@ def test_tournament_settings_names_and_overrides(tmp_path: Path) -> None:
 
 def test_payloads_of_a_real_game_pass_the_hubs_validation(tmp_path: Path) -> None:
     """What a table sends is what the hub accepts: the one wire format, both ends."""
-    assignment = Assignment(3, 5, "Ana", "Ben")
+    assignment = Assignment(3, 5, "Ana", "Ben", PAIRING)
     with GameStore(tmp_path) as store:
         store.new_game(assignment=assignment.to_dict())
         for attacker, defender in GAME:
@@ -195,6 +202,9 @@ def test_payloads_of_a_real_game_pass_the_hubs_validation(tmp_path: Path) -> Non
         status = build_status(facts, mode="sim", seq=4, fleet=fleet)
     items = game_items(game)
     assert [_kind(i) for i in items][-2:] == ["game_over", "record"]
+    # The journal kept the pairing's id, and the NEW GAME carries it to the hub.
+    assert items[0].body == wire.new_game(wire.assignment(3, 5, "Ana", "Ben", PAIRING),
+                                          game.started_at)
     for seq, item in enumerate(items, 1):
         if item.is_event:
             raw = encode(event_payload(item, table="7", seq=seq))

@@ -6,6 +6,7 @@ request when it comes back."""
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +65,9 @@ def played(table: Any, sub: Subscriber, tmp_path: Path) -> Path:
 
 
 def served(data: Path) -> int:
-    return ServedFile(data).load()
+    """The id of the last request the table served (0: none)."""
+    ids = ServedFile(data).load()
+    return ids[-1] if ids else 0
 
 
 @pytest.fixture
@@ -75,8 +78,10 @@ def hub(broker: Mosquitto) -> Any:
 
 
 def test_the_events_asked_for_go_out_again_byte_for_byte_once(
-    broker: Mosquitto, make_table: TableFactory, hub: Hub, tmp_path: Path
+    broker: Mosquitto, make_table: TableFactory, hub: Hub, tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    caplog.set_level(logging.INFO, logger="arbiter.fleet.serving")
     sub = Subscriber(broker.port)
     table = make_table(broker.url)
     data = played(table, sub, tmp_path)
@@ -99,6 +104,9 @@ def test_the_events_asked_for_go_out_again_byte_for_byte_once(
     table.link = FleetLink(old.settings, data, table.arbiter.fleet, store=table.arbiter.store,
                            status=table.arbiter.status)
     table.link.start()
+    # ... and the table says it ignores it (issue 27: not in silence).
+    wait_until(lambda: "ignoring resend request 1: served already" in caplog.text,
+               what="the ignored request logged")
     hub.ask({"table": "7", "id": 2, "ranges": [[1, 1]]})
     wait_until(lambda: served(data) == 2, what="request 2 served")
     sub.wait(lambda s: len(s.events()) == ALL_EVENTS + 4, what="event 1 again")
@@ -120,6 +128,12 @@ def test_a_request_for_another_table_or_unknown_events_changes_nothing(
     sub.wait(lambda s: len(s.events()) == ALL_EVENTS + 1, what="event 4 again")
     assert [seq for seq, _ in event_bytes(sub)] == [*range(1, ALL_EVENTS + 1), 4]
     assert CursorFile(data).load().seq == ALL_EVENTS
+    # A fresh ledger's request has an id of its own, lower or not: it is served all the
+    # same (issue 27: a table once ignored every id up to the last it served).
+    hub.ask({"table": "7", "id": 3, "ranges": [[5, 5]]})
+    wait_until(lambda: served(data) == 3, what="request 3 served")
+    sub.wait(lambda s: len(s.events()) == ALL_EVENTS + 2, what="event 5 again")
+    assert [seq for seq, _ in event_bytes(sub)][-1] == 5
 
 
 def test_an_offline_table_serves_the_request_when_it_comes_back(

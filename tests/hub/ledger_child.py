@@ -12,9 +12,10 @@ import random
 import sys
 from typing import Any
 
+from arbiter import wire
 from arbiter.hub.ledger import Ledger
 from arbiter.tournament.model import Player
-from tests.support.contract import assignment, challenge, game_over, new_game
+from tests.support.contract import assigned, challenge, game_over, new_game
 
 TABLES = ("T1", "T2", "T3")
 EVENT = "kill-test"
@@ -33,13 +34,12 @@ def setup(ledger: Ledger) -> None:
             ledger.admin.assign_table(1, row.pairing.board, table, who="child")
 
 
-def event_for(ledger_pairings: dict[str, tuple[int, str, str]], table: str, seq: int) -> Any:
+def event_for(ledger_pairings: dict[str, wire.AssignmentBody], table: str, seq: int) -> Any:
     """The seq-th event of ``table``: games of six events; only the first is assigned."""
     number, step = divmod(seq - 1, PER_GAME)
     game = f"g{number + 1}"
     if step == 0:
-        board, white, black = ledger_pairings[table]
-        a = assignment(1, board, white, black) if number == 0 else None
+        a = ledger_pairings[table] if number == 0 else None
         return new_game(table, seq, game, a)
     if step < PER_GAME - 1:
         return challenge(table, seq, game, step, step // 2, (step + 1) // 2)
@@ -47,11 +47,12 @@ def event_for(ledger_pairings: dict[str, tuple[int, str, str]], table: str, seq:
     return game_over(table, seq, game, "draw" if winner is None else "flag_captured", winner)
 
 
-def boards(ledger: Ledger) -> dict[str, tuple[int, str, str]]:
-    out: dict[str, tuple[int, str, str]] = {}
+def boards(ledger: Ledger) -> dict[str, wire.AssignmentBody]:
+    """Each table's assignment, as the table carries it into its NEW GAME."""
+    out: dict[str, wire.AssignmentBody] = {}
     for row in ledger.admin.pairings(1):
         assert row.table is not None and row.pairing.black is not None
-        out[row.table] = (row.pairing.board, row.pairing.white, row.pairing.black)
+        out[row.table] = assigned(ledger, 1, row.pairing.board)
     return out
 
 

@@ -17,7 +17,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from arbiter import wire
 from arbiter.app.cli import main
 from arbiter.hub.ledger import Ledger
-from tests.support.contract import assignment, challenge, game_over, new_game
+from tests.support.contract import challenge, game_over, new_game
 from tests.support.mqtt import mosquitto
 from tests.support.spawn import gg_arbiter
 from tests.support.waiting import wait_until
@@ -115,14 +115,14 @@ def test_hub_cli_reports_errors_in_one_line(
     capsys.readouterr()
 
 
-def _events(table: str, count: int) -> list[wire.Event]:
+def _events(table: str, count: int, assigned: wire.AssignmentBody) -> list[wire.Event]:
     """``count`` events of one table: game g1 on round 1 board 1, then unassigned games."""
     out: list[wire.Event] = []
     for seq in range(1, count + 1):
         number, step = divmod(seq - 1, 10)
         game = f"g{number + 1}"
         if step == 0:
-            a = assignment(1, 1, "Ana", "Ben") if number == 0 else None
+            a = assigned if number == 0 else None
             out.append(new_game(table, seq, game, a))
         elif step < 9:
             out.append(challenge(table, seq, game, step, step // 2, (step + 1) // 2))
@@ -159,7 +159,6 @@ def test_hub_killed_mid_round_loses_no_event(tmp_path: Path) -> None:
     assert hub(data, "players", "add", "Ben") == 0
     assert hub(data, "pair", "--system", "round-robin") == 0
     assert hub(data, "assign", "1", "1", "T1") == 0
-    sent = _events("T1", 400)
     with mosquitto(tmp_path / "broker") as port, Ledger(data / "hub.sqlite", EVENT) as ledger:
         first = Serve(data, port)
         table = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="table-T1")
@@ -178,6 +177,8 @@ def test_hub_killed_mid_round_loses_no_event(tmp_path: Path) -> None:
             table.subscribe(prefix + "assignment", qos=1)
             assert assigned.wait(10), "the hub published no assignment at start"
             assert json.loads(got[prefix + "assignment"])["white"] == "Ana"
+            # As the table carries it into its NEW GAME (its pairing id included).
+            sent = _events("T1", 400, wire.check_assignment(json.loads(got[prefix + "assignment"])))
 
             def publish_all() -> None:
                 for event in sent:

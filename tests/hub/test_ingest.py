@@ -16,7 +16,7 @@ from arbiter import wire
 from arbiter.hub.broker_link import Ingest
 from arbiter.hub.ledger import Ledger
 from arbiter.tournament.model import Player, Result
-from tests.support.contract import assignment, challenge, game_over, new_game
+from tests.support.contract import assigned, challenge, game_over, new_game
 from tests.support.mqtt import Mosquitto
 from tests.support.waiting import wait_until
 
@@ -63,9 +63,9 @@ def table(broker: int) -> Iterator[Table]:
     t.close()
 
 
-def _game(table: str) -> list[wire.Event]:
+def _game(table: str, ledger: Ledger) -> list[wire.Event]:
     return [
-        new_game(table, 1, "g1", assignment(1, 1, "Ana", "Ben")),
+        new_game(table, 1, "g1", assigned(ledger, 1, 1)),
         challenge(table, 2, "g1", 1, 1, 0),
         challenge(table, 3, "g1", 2, 1, 1),
         game_over(table, 4, "g1", "flag_home", "B"),
@@ -87,7 +87,7 @@ def test_ingest_feeds_the_ledger_and_scores_the_game(
     try:
         table.publish("online", b"true", retain=True)
         table.publish("status", {"format": 1, "table": "T1", "state": "idle"}, retain=True)
-        for event in _game("T1"):
+        for event in _game("T1", ledger):
             table.publish("events", event)
         record = {"format": 1, "table": "T1", "game": "g1", "record": {"challenges": []}}
         table.publish("record/g1", record, retain=True)
@@ -110,14 +110,15 @@ def test_ingest_refuses_payloads_that_contradict_their_topic(
         table.publish("events", new_game("T2", 1, "g1"))  # names T2 on T1's topic
         table.publish("status", {"format": 1, "table": "T9"}, retain=True)
         table.publish("events", b"{not json")
-        table.publish("events", _game("T1")[0])
+        table.publish("events", _game("T1", ledger)[0])
         wait_until(lambda: ledger.events.last_seq("T1") == 1)
         wait_until(lambda: len(ledger.events.rejections()) == 3)
         assert ledger.events.of_table("T2") == []
         assert ledger.tables.state("T1")[1] is None
-        table.publish("events", {**_game("T1")[0], "game": "other"})  # same seq, other content
+        # The same seq, another content.
+        table.publish("events", {**_game("T1", ledger)[0], "game": "other"})
         wait_until(lambda: len(ledger.events.rejections()) == 4)
-        assert ledger.events.of_table("T1") == [_game("T1")[0]]
+        assert ledger.events.of_table("T1") == [_game("T1", ledger)[0]]
     finally:
         hub.stop()
 
@@ -128,7 +129,7 @@ def test_ingest_persistent_session_gets_what_was_sent_while_the_hub_was_down(
     hub = Ingest(ledger, EVENT, "127.0.0.1", broker)
     hub.start()
     hub.stop()  # the broker keeps the session and queues QoS 1 messages for it
-    for event in _game("T1"):
+    for event in _game("T1", ledger):
         table.publish("events", event)
     assert ledger.events.last_seq("T1") == 0
     again = Ingest(ledger, EVENT, "127.0.0.1", broker)
@@ -159,7 +160,8 @@ def test_ingest_publishes_retained_assignments(
         table.client.subscribe(topic, qos=1)  # subscribing after: the retained copy comes
         assert got.wait(10)
         assert json.loads(table.received[topic]) == {
-            "format": 1, "round": 1, "board": 1, "white": "Ana", "black": "Ben"
+            "format": 1, "round": 1, "board": 1, "white": "Ana", "black": "Ben",
+            "pairing": ledger.admin.pairings(1)[0].pairing_id,
         }
         got.clear()
         hub.publish_assignment("T1", None)
@@ -176,7 +178,7 @@ def test_ingest_carries_on_after_a_broker_restart(tmp_path: Path, ledger: Ledger
     hub.start()
     try:
         table = Table(broker.port, "T1")
-        table.publish("events", _game("T1")[0])
+        table.publish("events", _game("T1", ledger)[0])
         wait_until(lambda: ledger.events.last_seq("T1") == 1)
         table.close()
         broker.stop()
@@ -184,7 +186,7 @@ def test_ingest_carries_on_after_a_broker_restart(tmp_path: Path, ledger: Ledger
         broker.start()
         assert hub.connected.wait(30), "the hub did not reconnect"
         table = Table(broker.port, "T1")
-        for event in _game("T1")[1:]:
+        for event in _game("T1", ledger)[1:]:
             table.publish("events", event)
         wait_until(lambda: ledger.events.last_seq("T1") == 4)
         table.close()

@@ -30,7 +30,7 @@ from arbiter.tournament.standings import TieBreak
 from arbiter.wire import TopicMismatchError
 from arbiter.wire import WireFormatError as MalformedEventError
 from tests.support.clock import FakeClock
-from tests.support.contract import assignment, challenge, game_over, new_game
+from tests.support.contract import assigned, assignment, challenge, game_over, new_game
 from web.hub import views
 
 
@@ -120,7 +120,7 @@ def test_ledger_gaps_name_the_missing_runs(ledger: Ledger) -> None:
 
 
 def test_ledger_scores_a_game_played_on_its_assignment(paired: Ledger) -> None:
-    a = assignment(1, 1, "Ana", "Dee")
+    a = assigned(paired, 1, 1)
     for event in (
         new_game("T1", 1, "g1", a),
         challenge("T1", 2, "g1", 1, 0, 1),
@@ -161,7 +161,7 @@ def test_ledger_scores_once_a_missing_new_game_arrives(paired: Ledger) -> None:
     paired.events.record("T2", game_over("T2", 2, "g1", "draw", None))
     assert paired.admin.pairings(1)[1].result is None
     assert paired.events.gaps("T2") == [(1, 1)]
-    paired.events.record("T2", new_game("T2", 1, "g1", assignment(1, 2, "Ben", "Cid")))
+    paired.events.record("T2", new_game("T2", 1, "g1", assigned(paired, 1, 2)))
     assert paired.admin.pairings(1)[1].result is Result.DRAW
 
 
@@ -170,7 +170,7 @@ def test_ledger_correction_is_audited_and_wins_over_later_events(
 ) -> None:
     clock.advance(timedelta(minutes=5, milliseconds=250).total_seconds())
     paired.admin.correct_result(1, 1, Result.DRAW, who="chief arbiter")
-    paired.events.record("T1", new_game("T1", 1, "g1", assignment(1, 1, "Ana", "Dee")))
+    paired.events.record("T1", new_game("T1", 1, "g1", assigned(paired, 1, 1)))
     paired.events.record("T1", game_over("T1", 2, "g1", "flag_home", "W"))
     assert paired.admin.pairings(1)[0].result is Result.DRAW
     (entry,) = paired.admin.audit()
@@ -182,11 +182,14 @@ def test_ledger_correction_is_audited_and_wins_over_later_events(
 
 def test_ledger_reassigning_a_table_is_audited(paired: Ledger) -> None:
     payload = paired.admin.assign_table(1, 1, "T3", who="org")
-    assert payload == {"format": 1, "round": 1, "board": 1, "white": "Ana", "black": "Dee"}
+    ids = [r.pairing_id for r in paired.admin.pairings(1)]
+    assert payload == {"format": 1, "round": 1, "board": 1, "white": "Ana", "black": "Dee",
+                       "pairing": ids[0]}
     assert [(c.what, c.before, c.after) for c in paired.admin.audit()] == [("reassign", "T1", "T3")]
     assert paired.admin.assignments(1) == {
         "T3": payload,
-        "T2": {"format": 1, "round": 1, "board": 2, "white": "Ben", "black": "Cid"},
+        "T2": {"format": 1, "round": 1, "board": 2, "white": "Ben", "black": "Cid",
+               "pairing": ids[1]},
     }
     with pytest.raises(TableAssignmentError):
         paired.admin.assign_table(1, 1, "T2", who="org")
@@ -234,8 +237,7 @@ def _play_round_robin(ledger: Ledger) -> None:
             winner = winners[frozenset((p.white, p.black))]
             side = None if winner is None else ("W" if winner == p.white else "B")
             for event in (
-                new_game(table, seq[table] + 1, game,
-                         assignment(number, p.board, p.white, p.black)),
+                new_game(table, seq[table] + 1, game, assigned(ledger, number, p.board)),
                 game_over(table, seq[table] + 2, game,
                           "draw" if side is None else "flag_captured", side),
             ):
@@ -287,8 +289,8 @@ def test_ledger_archive_imports_into_a_new_hub(ledger: Ledger, tmp_path: Path) -
 
 
 def test_ledger_archive_keeps_the_resend_requests(ledger: Ledger, tmp_path: Path) -> None:
-    # A new hub must go on numbering a table's resend requests above those it already
-    # sent, or the table (which serves each id once) would ignore its next request.
+    # A new hub keeps the last request of each table (the organiser page shows it); its
+    # next request has a new random id, which the table (it serves each id once) serves.
     _play_round_robin(ledger)
     ledger.events.ask_resend("T1", [(2, 3)])
     second = ledger.events.ask_resend("T1", [(5, 5)])
@@ -296,7 +298,7 @@ def test_ledger_archive_keeps_the_resend_requests(ledger: Ledger, tmp_path: Path
     with Ledger(tmp_path / "new.sqlite", "open-2026") as fresh:
         fresh.archive.load(archive)
         assert fresh.events.resends() == ledger.events.resends()
-        assert fresh.events.ask_resend("T1", [(7, 7)]).id == second.id + 1
+        assert fresh.events.ask_resend("T1", [(7, 7)]).id != second.id
     older = {k: v for k, v in archive.items() if k != "resends"}  # written before resends
     with Ledger(tmp_path / "older.sqlite", "open-2026") as fresh:
         fresh.archive.load(older)
@@ -307,7 +309,7 @@ def test_ledger_archive_keeps_the_resend_requests(ledger: Ledger, tmp_path: Path
 def test_ledger_verify_reports_a_game_that_disagrees_with_its_events(
     paired: Ledger, tmp_path: Path
 ) -> None:
-    paired.events.record("T1", new_game("T1", 1, "g1", assignment(1, 1, "Ana", "Dee")))
+    paired.events.record("T1", new_game("T1", 1, "g1", assigned(paired, 1, 1)))
     paired.events.record("T1", challenge("T1", 2, "g1", 1, 0, 1))
     assert paired.archive.verify() == []
     with sqlite3.connect(tmp_path / "event.sqlite") as db:
@@ -328,8 +330,8 @@ def test_ledger_swiss_waits_for_every_result(ledger: Ledger) -> None:
 def test_ledger_flags_silent_tables_of_the_round(paired: Ledger, clock: FakeClock) -> None:
     quiet = timedelta(minutes=5)
     assert paired.tables.silent(quiet) == [("T1", "no event yet"), ("T2", "no event yet")]
-    paired.events.record("T1", new_game("T1", 1, "g1", assignment(1, 1, "Ana", "Dee")))
-    paired.events.record("T2", new_game("T2", 1, "g1", assignment(1, 2, "Ben", "Cid")))
+    paired.events.record("T1", new_game("T1", 1, "g1", assigned(paired, 1, 1)))
+    paired.events.record("T2", new_game("T2", 1, "g1", assigned(paired, 1, 2)))
     paired.tables.set_online("T2", False)  # its last will
     assert paired.tables.silent(quiet) == [("T2", "offline")]
     clock.advance(timedelta(minutes=6).total_seconds())
@@ -367,10 +369,10 @@ def test_ledger_round_robin_refused_too_early_fixes_no_order(ledger: Ledger) -> 
     assert {p.white for p in pairings} | {p.black for p in pairings} == {"Ana", "Ben", "Cy", "Di"}
 
 
-def _replayed(table: str) -> list[wire.Event]:
+def _replayed(paired: Ledger, table: str) -> list[wire.Event]:
     """Board 2 (Ben-Cid) at T2 under one kept assignment: game g2 drawn, then g3 won by
     White (the players pressed NEW GAME and played again)."""
-    a = assignment(1, 2, "Ben", "Cid")
+    a = assigned(paired, 1, 2)
     return [
         new_game(table, 1, "g2", a),
         game_over(table, 2, "g2", "draw", None),
@@ -385,7 +387,7 @@ def _replayed(table: str) -> list[wire.Event]:
 def test_ledger_result_is_the_first_games_whatever_the_arrival_order(
     paired: Ledger, late: int | None
 ) -> None:
-    events = _replayed("T2")
+    events = _replayed(paired, "T2")
     if late is not None:  # a resend brings it after the rest
         events.append(events.pop(late))
     for event in events:
@@ -401,7 +403,7 @@ def test_ledger_result_is_the_first_games_whatever_the_arrival_order(
 
 
 def test_ledger_an_abandoned_first_game_gives_way_to_the_next(paired: Ledger) -> None:
-    a = assignment(1, 2, "Ben", "Cid")
+    a = assigned(paired, 1, 2)
     for event in (new_game("T2", 1, "g2", a), game_over("T2", 2, "g2", "abandoned", None),
                   new_game("T2", 3, "g3", a), game_over("T2", 4, "g3", "resignation", "B")):
         paired.events.record("T2", event)
@@ -412,7 +414,7 @@ def test_ledger_an_abandoned_first_game_gives_way_to_the_next(paired: Ledger) ->
 def test_ledger_verify_reports_a_result_that_is_not_its_scored_games(
     paired: Ledger, tmp_path: Path
 ) -> None:
-    for event in _replayed("T2"):
+    for event in _replayed(paired, "T2"):
         paired.events.record("T2", event)
     with sqlite3.connect(tmp_path / "event.sqlite") as db:
         db.execute("UPDATE pairings SET result='1-0' WHERE round=1 AND board=2")
@@ -421,7 +423,7 @@ def test_ledger_verify_reports_a_result_that_is_not_its_scored_games(
 
 
 def test_ledger_setting_an_unchanged_result_does_nothing(paired: Ledger) -> None:
-    paired.events.record("T1", new_game("T1", 1, "g1", assignment(1, 1, "Ana", "Dee")))
+    paired.events.record("T1", new_game("T1", 1, "g1", assigned(paired, 1, 1)))
     paired.events.record("T1", game_over("T1", 2, "g1", "flag_home", "B"))
     assert paired.admin.pairings(1)[0].result is Result.BLACK_WIN
     paired.admin.correct_result(1, 1, Result.BLACK_WIN, who="org")  # Set pressed, nothing changed
@@ -485,7 +487,7 @@ def test_ledger_flags_a_table_of_the_round_that_publishes_nothing(
                " (check its login and table name)"),
         ("T2", "publishes nothing: its status counts 3 events, 0 arrived"),
     ]
-    for event in (new_game("T2", 1, "g1", assignment(1, 2, "Ben", "Cid")),
+    for event in (new_game("T2", 1, "g1", assigned(paired, 1, 2)),
                   challenge("T2", 2, "g1", 1, 0, 1), challenge("T2", 3, "g1", 2, 0, 2)):
         paired.events.record("T2", event)
     assert [t for t, _why in paired.tables.silent(quiet, grace)] == ["T1"]

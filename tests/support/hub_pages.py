@@ -52,7 +52,7 @@ def populate(ledger: Ledger, tables: int) -> None:
         ledger.events.record(table, {
             "format": 1, "table": table, "seq": seq, "game": "1", "type": "new_game",
             "at": AT, "assignment": {"round": 1, "board": p.board, "white": p.white,
-                                     "black": p.black}})
+                                     "black": p.black, "pairing": row.pairing_id}})
         for n in range(1, 1 + p.board % 6):
             seq += 1
             ledger.events.record(table, {

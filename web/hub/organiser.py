@@ -34,7 +34,7 @@ from flask.typing import ResponseReturnValue
 from arbiter.errors import ArbiterError
 from arbiter.hub.errors import AssignmentRefusedError, NotSentError, OrganiserInputError
 from arbiter.hub.exports import KINDS, export, trf
-from arbiter.hub.ledger import MAX_RATING, SYSTEMS
+from arbiter.hub.ledger import MAX_GAMES_PER_ROUND, MAX_RATING, SYSTEMS
 from arbiter.tournament.errors import NoLegalPairingError
 from arbiter.tournament.model import Result
 from arbiter.tournament.players_csv import MAX_NAME
@@ -369,6 +369,8 @@ def _dashboard(*, live_parts: bool) -> str:
         rejections=(rejections := list(reversed(led.events.rejections()))[:REJECTIONS_SHOWN]),
         refused_more=_refused_more(led.events.refused(), rejections),
         unscored=led.events.unscored_games(),
+        over_limit=led.events.over_limit(),
+        max_games=MAX_GAMES_PER_ROUND,
         gaps={t: g for t in led.tables.names() if (g := led.tables.missing(t))},
         resends=led.events.resends(),
         tiebreaks=[t.value for t in led.admin.tiebreaks()],
@@ -519,6 +521,8 @@ def api_tables() -> Response:
         "refused": led.events.refused(),
         "unscored": [{"table": t, "game": g, "why": why}
                      for t, g, why in led.events.unscored_games()],
+        "over_limit": [{"table": t, "round": r, "games": n}
+                       for t, r, n in led.events.over_limit()],
     })
 
 

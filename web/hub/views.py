@@ -30,8 +30,7 @@ def _game_key(game: GameRow) -> tuple[int, str]:
 
 
 def latest_game(ledger: Ledger, table: str) -> GameRow | None:
-    games = ledger.events.games(table)
-    return max(games, key=_game_key) if games else None
+    return ledger.events.latest(table)
 
 
 def _result(row: PairingRow | None) -> str | None:
@@ -166,7 +165,7 @@ def suggested_tables(ledger: Ledger, round_number: int) -> dict[int, str | None]
 def rounds(ledger: Ledger) -> list[dict[str, Any]]:
     """Every round with its pairings, results and the game played for each."""
     played: dict[tuple[int, int], GameRow] = {}
-    for g in ledger.events.games():
+    for g in ledger.events.games(scored_only=True):
         if g.scored and g.round is not None and g.board is not None:
             # The latest scored game of a board is the one its result came from.
             key = (g.round, g.board)

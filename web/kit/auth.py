@@ -336,12 +336,26 @@ def csrf_ok(session: MutableMapping[str, Any], sent: str | None) -> bool:
 
 # -- rate limiting ---------------------------------------------------------
 
+#: Seconds a client that asked for a PIN check keeps its place in turn without asking
+#: again (a person reads "try again in 20 s" and tries again well within it).
+ASKING_FORGET = 120.0
+
 
 class AttemptLimiter:
     """At most ``max_failures`` wrong PINs per client within ``window`` seconds, and
     across all clients a token bucket: ``global_burst`` guesses at once, then one per
     ``global_interval`` seconds (so many addresses cannot multiply the per-client budget:
     40 addresses once made 200 guesses in 33 s).
+
+    The bucket's tokens go in turn, never to whoever asks first (issue 27: three
+    addresses guessing once a second each took every token as it came, and the right
+    PIN got 429 for 180 s). Each client that asks joins the ones waiting (for
+    :data:`ASKING_FORGET` seconds after it last asked); while there are fewer tokens
+    than clients waiting, a token goes to the client checked longest ago, a client never
+    checked first, then the one that asked first. A guesser has been checked, so an
+    organiser who has not is next: their right PIN passes with the next token, within
+    ``global_interval`` seconds, however many wrong PINs are sent, and the guesses a
+    minute stay what the bucket allows.
 
     A check takes an attempt from the client's budget and a token from the shared
     bucket *before* it runs (:meth:`reserve`) and settles it after (:meth:`settle`):
@@ -372,6 +386,9 @@ class AttemptLimiter:
         self._pending: dict[str, int] = {}
         self._tokens = float(global_burst)
         self._filled_at = clock()
+        # Clients waiting for a token: (first asked, last asked); when each was checked.
+        self._asking: dict[str, tuple[float, float]] = {}
+        self._checked: dict[str, float] = {}
         self._lock = threading.Lock()
 
     def _refill(self, now: float) -> None:
@@ -379,10 +396,28 @@ class AttemptLimiter:
         self._tokens = min(float(self.global_burst), self._tokens + elapsed / self.global_interval)
         self._filled_at = now
 
-    def _global_wait(self, now: float) -> float:
-        """Seconds until the shared bucket holds a whole token (0 if it does)."""
+    def _global_wait(self, now: float, client: str | None = None) -> float:
+        """Seconds until the shared bucket holds a token for ``client`` (0 if it does now):
+        one more than the clients ahead of it in turn (see the class)."""
         self._refill(now)
-        return 0.0 if self._tokens >= 1.0 else (1.0 - self._tokens) * self.global_interval
+        needed = 1.0 + (0 if client is None else self._ahead(client, now))
+        missing = needed - self._tokens
+        # A token that is whole but for float rounding is whole: the time told holds.
+        return 0.0 if missing <= 1e-9 else missing * self.global_interval
+
+    def _ahead(self, client: str, now: float) -> int:
+        """How many clients waiting come before ``client`` in turn."""
+        for key in [k for k, (_first, last) in self._asking.items()
+                    if now - last >= ASKING_FORGET]:
+            del self._asking[key]
+        never = float("-inf")
+        # Checked longest ago first, then asked first (then joined first: a fake clock).
+        turns = [(self._checked.get(other, never), since, place)
+                 for place, (other, (since, _last)) in enumerate(self._asking.items())]
+        mine = next((turn for turn, other in zip(turns, self._asking, strict=True)
+                     if other == client),
+                    (self._checked.get(client, never), now, len(turns)))
+        return sum(1 for turn in turns if turn < mine)
 
     def _recent(self, client: str, now: float) -> deque[float]:
         times = self._failures.get(client)
@@ -399,21 +434,31 @@ class AttemptLimiter:
 
     def blocked(self, client: str) -> bool:
         """True while ``client`` has used up its attempts (checks in progress included),
-        or all clients together have."""
+        or the shared bucket has no token for it yet."""
         with self._lock:
             now = self._clock()
-            return self._used(client, now) >= self.max_failures or self._global_wait(now) > 0
+            return (self._used(client, now) >= self.max_failures
+                    or self._global_wait(now, client) > 0)
 
     def reserve(self, client: str) -> bool:
-        """Take one attempt from ``client``'s budget; False (nothing taken) when used up.
+        """Take one attempt from ``client``'s budget and a token when its turn has come;
+        False (nothing taken) when its budget is used up or its turn has not come (it
+        waits in turn: ask again after :meth:`retry_after`).
 
         Every True must be followed by one :meth:`settle`.
         """
         with self._lock:
             now = self._clock()
             self._prune(now)
-            if self._used(client, now) >= self.max_failures or self._global_wait(now) > 0:
+            if self._used(client, now) >= self.max_failures:
                 return False
+            first = self._asking.get(client, (now, now))[0]
+            self._asking[client] = (first, now)
+            if self._global_wait(now, client) > 0:
+                return False
+            del self._asking[client]
+            self._checked.pop(client, None)
+            self._checked[client] = now  # the latest last: the oldest are forgotten first
             self._tokens -= 1.0
             self._pending[client] = self._pending.get(client, 0) + 1
             return True
@@ -444,7 +489,7 @@ class AttemptLimiter:
         """
         with self._lock:
             now = self._clock()
-            wait = self._global_wait(now)
+            wait = self._global_wait(now, client)
             times = list(self._recent(client, now))
             times += [now] * self._pending.get(client, 0)
             if len(times) >= self.max_failures:
@@ -470,6 +515,10 @@ class AttemptLimiter:
         if len(self._failures) > 10_000:  # bound memory against address churn
             for key in list(self._failures):
                 self._recent(key, now)
+        while len(self._checked) > 10_000:  # the oldest checked: first in turn anyway
+            del self._checked[next(iter(self._checked))]
+        if len(self._asking) > 10_000:
+            self._ahead("", now)  # forgets those that stopped asking
 
     def _record(self, client: str, now: float) -> None:
         self._recent(client, now)

@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 from flask import abort, request
+
+from arbiter.logthrottle import LogThrottle
+from arbiter.wire import has_lone_surrogate
+
+log = logging.getLogger(__name__)
+#: Bodies refused for their text, logged per address within the one log rule.
+_REFUSED = LogThrottle()
 
 #: The largest request body the server takes (waitress and Flask alike); the
 #: API's bodies are a few dozen bytes.
@@ -16,8 +24,9 @@ def json_object(expected: str = "a JSON object") -> dict[str, Any]:
     """The request body as a JSON object (any Content-Type).
 
     Aborts 413 when the body is too large and 400 ``{"error": ...}`` when it is
-    not JSON at all (bad syntax or encoding, nesting too deep to parse) or not
-    an object.
+    not JSON at all (bad syntax or encoding, nesting too deep to parse), not
+    an object, or holding a lone surrogate (half a UTF-16 pair, from a ``\\u``
+    escape: text no ledger, file or page can hold).
     """
     raw = request.get_data(cache=True)  # 413 past MAX_CONTENT_LENGTH
     try:
@@ -26,4 +35,12 @@ def json_object(expected: str = "a JSON object") -> dict[str, Any]:
         abort(400, description=f"the body must be {expected}: it is not valid JSON")
     if not isinstance(body, dict):
         abort(400, description=f"the body must be {expected}")
+    if has_lone_surrogate(raw.decode(json.detect_encoding(raw), "replace"), body):
+        client = request.remote_addr or "unknown"
+        line = _REFUSED.note(client)
+        if line is not None:
+            log.warning("refused a request body from %s: a lone surrogate in its text"
+                        " (%d from this address so far, %d lines held back)", client, *line)
+        abort(400, description="the body's text holds a lone surrogate (half of a UTF-16"
+                               " pair in a \\u escape): send whole characters")
     return body

@@ -14,9 +14,13 @@ from flask import Flask, Response, jsonify, render_template, request, session
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException, InternalServerError
 
+from arbiter.logthrottle import LogThrottle
 from web.kit import auth
 
 log = logging.getLogger(__name__)
+#: Unexpected errors, logged (with their traceback) by the one log rule, per path: a
+#: request that fails the same way again and again cannot fill the log.
+_FAILED = LogThrottle()
 
 #: Everything a page loads comes from its own server; no inline script or style.
 CONTENT_SECURITY_POLICY = "; ".join(
@@ -88,7 +92,10 @@ def install_hooks(
 
     @app.errorhandler(Exception)
     def unexpected_error(error: Exception) -> ResponseReturnValue:
-        log.exception("unexpected error serving %s", request.path)
+        line = _FAILED.note(request.path)
+        if line is not None:
+            log.exception("unexpected error serving %s (%d so far on this path, %d lines"
+                          " held back)", request.path, *line)
         if _is_api():
             return jsonify({"error": "internal error; see the log"}), 500
         wrapped = InternalServerError()

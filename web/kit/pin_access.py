@@ -2,9 +2,10 @@
 pages and the hub's organiser pages share it, each with its own words and login page.
 
 The state lives in the app (its ``DATA_DIR`` admin file and the extensions
-``arbiter_limiter``, ``arbiter_sessions``, ``arbiter_pin_gate``); this holds only the
-checks: a damaged admin file (503 with the repair command), a live session made with
-the current PIN, a PIN checked within the client's budget, and the CSRF token.
+``arbiter_limiter``, ``arbiter_sessions``, ``arbiter_pin_gate``,
+``arbiter_pin_refusals``); this holds only the checks: a damaged admin file (503 with
+the repair command), a live session made with the current PIN, a PIN checked within the
+client's budget, and the CSRF token.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any, TypeVar, cast
 from flask import Flask, abort, current_app, redirect, request, session, url_for
 from werkzeug.exceptions import ServiceUnavailable, TooManyRequests
 
+from arbiter.logthrottle import LogThrottle
 from arbiter.pinrule import MIN_DIGITS, is_short
 from web.kit import auth
 from web.kit.body import MAX_BODY_BYTES
@@ -44,6 +46,11 @@ def _limiter() -> auth.AttemptLimiter:
 
 def _sessions() -> auth.SessionRegistry:
     return cast(auth.SessionRegistry, current_app.extensions["arbiter_sessions"])
+
+
+def _refusals() -> LogThrottle:
+    """Refused PIN checks (429) and wrong PINs, logged per address within the one log rule."""
+    return cast(LogThrottle, current_app.extensions["arbiter_pin_refusals"])
 
 
 def _gate() -> auth.PinGate:
@@ -98,6 +105,11 @@ class PinAccess:
         limiter, client = _limiter(), _client()
         if not limiter.reserve(client):
             retry = limiter.retry_after(client)
+            line = _refusals().note(client)
+            if line is not None:  # within the one log rule: a flood writes a few lines
+                log.warning("refused a PIN check (%s) from %s: too many wrong PINs, or its"
+                            " turn not yet; retry in %d s (%d refused from this address so"
+                            " far, %d lines held back)", self.role, client, retry, *line)
             raise TooManyRequests(
                 description=f"too many wrong PINs: try again in {retry} s", retry_after=retry
             )
@@ -111,7 +123,10 @@ class PinAccess:
                 description="too many PIN checks at once: try again shortly", retry_after=2
             )
         if not outcome:
-            log.warning("wrong %s PIN from %s", self.role, client)
+            line = _refusals().note(client)
+            if line is not None:
+                log.warning("wrong %s PIN from %s (%d refused from this address so far, %d"
+                            " lines held back)", self.role, client, *line)
         elif is_short(pin):
             # A PIN set before the 6-digit rule still opens, but the operator is told.
             log.warning("the %s PIN is shorter than %d digits: set a longer one with `%s`",
@@ -237,6 +252,7 @@ def install_pin_access(app: Flask, *, repair: str) -> str | None:
         lifetime=app.permanent_session_lifetime.total_seconds(),
         clock=app.config["ADMIN_CLOCK"],
     )
+    app.extensions["arbiter_pin_refusals"] = LogThrottle(clock=app.config["ADMIN_CLOCK"])
     app.extensions["arbiter_pin_gate"] = auth.PinGate(
         int(app.config["PIN_CHECK_LIMIT"]), float(app.config["PIN_CHECK_WAIT"])
     )

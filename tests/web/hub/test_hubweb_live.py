@@ -42,7 +42,8 @@ def test_venue_live_secret_until_over_then_revealed(broker_hub: Hub) -> None:
         assert sse.wait(lambda s: _row(s, table="1", online=True)), sse.text()
         table.status("idle", 1, 0)
         table.event({"game": 1, "type": "new_game", "at": AT,
-                     "assignment": {"round": 1, "board": 1, "white": white, "black": black}})
+                     "assignment": {"round": 1, "board": 1, "white": white, "black": black,
+                                    "pairing": hub.ledger.admin.pairings(1)[0].pairing_id}})
         table.event({"game": 1, "type": "challenge", "number": 1, "attacker_side": "W",
                      "result": "attacker", "eliminated": {"W": 0, "B": 1}, "at": AT})
         table.status("result", 1, 1)
@@ -99,7 +100,8 @@ def test_browser_venue_screen_updates_live(broker_hub: Hub, browser: Any, tmp_pa
     table = Table(hub.broker.port, "1")  # type: ignore[union-attr]
     try:
         table.event({"game": 1, "type": "new_game", "at": AT,
-                     "assignment": {"round": 1, "board": 1, "white": white, "black": black}})
+                     "assignment": {"round": 1, "board": 1, "white": white, "black": black,
+                                    "pairing": hub.ledger.admin.pairings(1)[0].pairing_id}})
         wait_until(lambda: hub.ledger.events.last_seq("1") == 1)
         page = browser.new_page(viewport={"width": 1280, "height": 720})
         problems: list[str] = []

@@ -57,7 +57,8 @@ def test_organiser_page_follows_the_venue_and_keeps_what_is_typed(
 
         table.event({"game": 1, "type": "new_game", "at": AT,
                      "assignment": {"round": 1, "board": 1, "white": p1.white,
-                                    "black": p1.black}})
+                                    "black": p1.black,
+                                    "pairing": hub.ledger.admin.pairings(1)[0].pairing_id}})
         table.event({"game": 1, "type": "challenge", "number": 1, "attacker_side": "W",
                      "result": "attacker", "eliminated": {"W": 0, "B": 1}, "at": AT})
         expect(row.locator("td").nth(4)).to_have_text("1")  # challenges

@@ -88,11 +88,12 @@ def test_the_ask_again_button_needs_the_pin_and_the_token_and_publishes(
     done = client.post("/organiser/resend", data={"table": "T1", "csrf": token})
     assert done.status_code == 302
     reader.wait(lambda s: s.on("/resend"), what="the retained request on the broker")
-    assert reader.on("/resend")[-1].json() == {"format": 1, "table": "T1", "id": 1,
+    asked = ledger.events.resends()["T1"].id
+    assert reader.on("/resend")[-1].json() == {"format": 1, "table": "T1", "id": asked,
                                                "ranges": [[2, 2]]}
     html = client.get("/organiser").get_data(as_text=True)
     assert re.search(r"resend asked at \d\d:\d\d UTC", html), html
-    assert "Ask again" in html and "request 1" in html  # the flashed message
+    assert "Ask again" in html and f"request {asked}" in html  # the flashed message
     reader.close()
 
 
@@ -104,15 +105,19 @@ def test_the_api_asks_too_and_says_when_nothing_is_missing(
     assert client.post("/api/organiser/resend", json={"table": "T1"}).status_code == 401
     assert ledger.events.resends() == {}
     answer = client.post("/api/organiser/resend", json={"table": "T1"}, headers=API)
-    assert answer.status_code == 200 and "request 1" in answer.get_json()["done"]
+    first = ledger.events.resends()["T1"].id
+    assert answer.status_code == 200 and f"request {first}" in answer.get_json()["done"]
     nothing = client.post("/api/organiser/resend", json={"table": "T9"}, headers=API)
     assert nothing.status_code == 400 and "no event is missing" in nothing.get_json()["error"]
     every = client.post("/api/organiser/resend", json={}, headers=API)  # every table
-    assert every.status_code == 200 and "table T1 (request 2)" in every.get_json()["done"]
+    second = ledger.events.resends()["T1"].id
+    assert second != first  # asked again: a new id
+    assert every.status_code == 200 and f"table T1 (request {second})" in every.get_json()["done"]
     tables = client.get("/api/organiser/tables", headers=API).get_json()
     assert tables["gaps"] == {"T1": [[2, 2]]}
-    assert tables["resends"]["T1"]["id"] == 2 and tables["resends"]["T1"]["ranges"] == [[2, 2]]
+    assert tables["resends"]["T1"]["id"] == second
+    assert tables["resends"]["T1"]["ranges"] == [[2, 2]]
     late = Subscriber(broker.port, TOPIC)  # retained: a table coming later gets the last one
     late.wait(lambda s: s.on("/resend"), what="the retained request")
-    assert json.loads(late.on("/resend")[-1].payload)["id"] == 2
+    assert json.loads(late.on("/resend")[-1].payload)["id"] == second
     late.close()

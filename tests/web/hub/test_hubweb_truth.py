@@ -19,7 +19,7 @@ import pytest
 from arbiter.hub.ledger import Ledger
 from arbiter.tournament.model import Player
 from tests.support.clock import FakeClock
-from tests.support.contract import assignment, challenge, game_over, new_game
+from tests.support.contract import assigned, challenge, game_over, new_game
 from tests.support.organiser import csrf as _csrf
 from tests.support.web import PIN
 from tests.web.hub.conftest import EVENT, _app
@@ -62,9 +62,9 @@ def test_venue_shows_no_result_under_a_new_pairing_before_new_game(
 ) -> None:
     ledger, client = site
     ledger.admin.add_players([Player("Ana"), Player("Ben"), Player("Cid"), Player("Dado")])
-    (first, _other) = ledger.admin.pair_round("round-robin")
+    ledger.admin.pair_round("round-robin")
     ledger.admin.assign_table(1, 1, "1", who="org")
-    a = assignment(1, 1, first.white, str(first.black))
+    a = assigned(ledger, 1, 1)
     for event in (new_game("1", 1, "g1", a), challenge("1", 2, "g1", 1, 0, 1),
                   game_over("1", 3, "g1", "flag_captured", "W")):
         ledger.events.record("1", event)

@@ -52,7 +52,8 @@ def test_organiser_result_column_says_not_started_then_in_play(hub: Hub) -> None
     hub.ledger.events.record("1", {"format": 1, "table": "1", "seq": 1, "game": "1",
                                   "type": "new_game", "at": AT,
                                   "assignment": {"round": 1, "board": 1, "white": p.white,
-                                                 "black": p.black}})
+                                                 "black": p.black, "pairing": hub.ledger.admin
+                                                 .pairings(1)[0].pairing_id}})
     assert _result_cell(client.get("/organiser").get_data(as_text=True)) == "in play"
     games = client.get("/games").get_data(as_text=True)
     assert "no result yet" in games and ">on<" not in games

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from arbiter import logthrottle
 from tests.support.clock import FakeClock
 from web.kit import auth
 
@@ -342,8 +343,8 @@ def test_limiter_shared_bucket_caps_guesses_across_clients() -> None:
 
 def test_forty_addresses_cannot_multiply_the_guesses(device: Any) -> None:
     """The real app on a fake clock: 40 addresses x 5 wrong PINs once got 200 checks
-    in 33 s; now the app checks its burst (10) and then one per 30 s, whoever asks."""
-    from tests.support.web import PIN, build_app
+    in 33 s; now the app checks its burst (10) and then one per 30 s, in turn."""
+    from tests.support.web import build_app
 
     clock = FakeClock()
     app = build_app(device, ADMIN_CLOCK=clock)
@@ -357,11 +358,75 @@ def test_forty_addresses_cannot_multiply_the_guesses(device: Any) -> None:
 
     codes = [guess(address).status_code for address in range(40) for _ in range(5)]
     assert codes.count(403) == burst and codes.count(429) == 200 - burst
-    refused = guess(41)
+    # Addresses 0 and 1 took the burst (5 each); 2 to 39 were refused, never checked.
+    refused = guess(41)  # waits in turn behind the 38 refused before it
     assert refused.status_code == 429
-    assert int(refused.headers["Retry-After"]) == interval
-    clock.advance(33)  # 33 s: one more checked guess, not 200
-    assert [guess(42).status_code for _ in range(3)] == [403, 429, 429]
-    clock.advance(interval)
-    assert guess(43, PIN).status_code == 201  # the right PIN, and its token comes back
-    assert guess(44).status_code == 403
+    assert int(refused.headers["Retry-After"]) == (38 + 1) * interval
+    clock.advance(33)  # 33 s: one more checked guess, not 200, and it goes in turn
+    assert [guess(42).status_code, guess(3).status_code] == [429, 429]
+    assert guess(2).status_code == 403  # the first refused, never checked
+    assert guess(2).status_code == 429  # and no more
+
+
+def test_three_guessers_cannot_lock_the_organiser_out(
+    device: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 27: three addresses sending one wrong PIN a second each kept the shared
+    bucket empty, and the right PIN got 429 for 180 s. The tokens go in turn, the client
+    checked longest ago (never) first: the organiser's right PIN passes with the next
+    token, at the time its 429 says, and the guessers get no more checks than before."""
+    from tests.support.web import PIN, build_app
+
+    clock = FakeClock()
+    app = build_app(device, ADMIN_CLOCK=clock)
+    interval = app.config["PIN_GLOBAL_INTERVAL"]
+    client = app.test_client()
+
+    def guess(address: int, pin: str = "000000") -> Any:
+        return client.post("/api/games", headers={"X-Admin-PIN": pin},
+                           environ_base={"REMOTE_ADDR": f"10.0.0.{address}"})
+
+    wrong = 0
+    for _second in range(20):  # the burst is gone within seconds
+        wrong += sum(guess(a).status_code == 403 for a in (1, 2, 3))
+        clock.advance(1)
+    first = guess(99, PIN)
+    assert first.status_code == 429
+    retry = int(first.headers["Retry-After"])
+    assert 1 <= retry <= interval
+    for _second in range(retry):  # the guessers go on, once a second each
+        wrong += sum(guess(a).status_code == 403 for a in (1, 2, 3))
+        clock.advance(1)
+    assert guess(99, PIN).status_code == 201  # in, at the time it was told
+    for _second in range(120):
+        wrong += sum(guess(a).status_code == 403 for a in (1, 2, 3))
+        clock.advance(1)
+    # Checked: the burst, then one per interval at most (and 5 per address per window).
+    assert wrong <= min(15, app.config["PIN_GLOBAL_BURST"] + (140 + retry) // interval + 1)
+    # Each refusal is logged within the one rule: ~480 refusals, a few lines per address.
+    refusals = [r for r in caplog.records if "PIN check" in r.getMessage()
+                or "wrong admin PIN" in r.getMessage()]
+    assert 3 <= len(refusals) <= 4 * logthrottle.FIRST
+
+
+def test_limiter_gives_the_next_token_to_the_client_checked_longest_ago() -> None:
+    clock = FakeClock()
+    limiter = auth.AttemptLimiter(max_failures=5, window=300, clock=clock, global_burst=1,
+                                  global_interval=30)
+    assert limiter.reserve("a")
+    limiter.settle("a", False)
+    for client in ("a", "b", "c"):  # all wait: the bucket is empty
+        assert not limiter.reserve(client)
+    assert [limiter.retry_after(c) for c in ("b", "c", "a")] == [30, 60, 90]
+    clock.advance(30)
+    assert not limiter.reserve("a")  # checked before: behind the two never checked
+    assert limiter.reserve("b")
+    limiter.settle("b", False)
+    clock.advance(30)
+    assert not limiter.reserve("b") and limiter.reserve("c")
+    limiter.settle("c", False)
+    clock.advance(30)
+    assert limiter.reserve("a")  # checked longest ago of those waiting
+    limiter.settle("a", False)
+    clock.advance(auth.ASKING_FORGET)  # b stopped asking long ago: it has lost its place
+    assert limiter.reserve("d") is True
