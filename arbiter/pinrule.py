@@ -12,7 +12,7 @@ Standard library only: the command line checks a PIN without loading the web app
 
 from __future__ import annotations
 
-from arbiter.errors import ArbiterError
+from arbiter.errors import PinFormatError
 
 #: A new PIN: at least this many digits (10**6 PINs against the attempt limits).
 MIN_DIGITS = 6
@@ -22,10 +22,6 @@ LEGACY_MIN_DIGITS = 4
 
 #: What a person is told about the rule (help texts and errors).
 RULE = f"{MIN_DIGITS} to {MAX_DIGITS} digits 0-9"
-
-
-class PinFormatError(ArbiterError, ValueError):
-    """A PIN that breaks the PIN rule; the message names the setting it came from."""
 
 
 def check_pin_format(pin: str, setting: str, *, new: bool = True) -> str:

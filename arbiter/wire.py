@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal, NotRequired, TypeAlias, TypedDict, cast, overload
 
-from arbiter.errors import ArbiterError
+from arbiter.errors import PayloadTooLargeError, TopicMismatchError, WireFormatError
 from arbiter.rules.game import EndingKind
 from arbiter.rules.ranks import ARMY_SIZE
 
@@ -414,23 +414,6 @@ def canonical(message: Message | Mapping[str, JsonValue]) -> str:
 
 
 # --- reading them: the one validation ---------------------------------------------------
-
-
-class WireFormatError(ArbiterError, ValueError):
-    """A message that does not follow the wire format; ``seq`` is its event number when
-    one could be read (for the hub's note of the refusal)."""
-
-    def __init__(self, reason: str, seq: int | None = None) -> None:
-        super().__init__(reason)
-        self.seq = seq
-
-
-class TopicMismatchError(WireFormatError):
-    """A message whose payload names another table (or game) than its topic."""
-
-
-class PayloadTooLargeError(WireFormatError):
-    """A payload over its topic's size limit, refused before parsing."""
 
 
 @overload

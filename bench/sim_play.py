@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from arbiter.rules.contenders import Contenders
-from arbiter.rules.game import ChallengeRefusedError
+from arbiter.rules.errors import ChallengeRefusedError
 from arbiter.rules.pieces import Piece
 from arbiter.rules.ranks import Rank, Side
 from arbiter.rules.verdict import Role

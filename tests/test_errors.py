@@ -34,3 +34,13 @@ def test_errors_all_derive_from_the_one_root() -> None:
     for name, (module, *_rest) in _error_classes().items():
         cls = getattr(importlib.import_module(module), name)
         assert issubclass(cls, ArbiterError), f"{module}.{name} is not an ArbiterError"
+
+
+def test_errors_live_in_their_packages_errors_module() -> None:
+    """A newcomer finds every error of a package in its ``errors.py`` (a module at the
+    package root, such as ``arbiter/wire.py``, keeps its errors in ``arbiter/errors.py``)."""
+    elsewhere = {
+        name: where for name, where in _error_classes().items()
+        if not all(module.endswith(".errors") or module == "arbiter.errors" for module in where)
+    }
+    assert not elsewhere, f"error classes outside an errors.py: {elsewhere}"

@@ -15,6 +15,7 @@ import pytest
 
 from arbiter import wire
 from arbiter.device.sequence import DeviceState
+from arbiter.errors import PayloadTooLargeError, TopicMismatchError, WireFormatError
 from arbiter.rules.game import EndingKind
 from arbiter.rules.ranks import ARMY_SIZE
 from tests.support.contract import AT, assignment, challenge, game_over, new_game
@@ -95,18 +96,18 @@ POISON_EVENTS = {
 
 @pytest.mark.parametrize("raw", POISON_EVENTS.values(), ids=POISON_EVENTS.keys())
 def test_wire_refuses_poison_events(raw: bytes) -> None:
-    with pytest.raises(wire.WireFormatError):
+    with pytest.raises(WireFormatError):
         wire.parse(wire.Topic.EVENTS, raw, table="T1")
 
 
 def test_wire_refusal_names_the_seq_it_could_read() -> None:
-    with pytest.raises(wire.WireFormatError) as refused:
+    with pytest.raises(WireFormatError) as refused:
         wire.parse(wire.Topic.EVENTS, _event("challenge", seq=7, number=10**6), table="T1")
     assert refused.value.seq == 7
 
 
 def test_wire_refuses_an_event_of_another_table() -> None:
-    with pytest.raises(wire.TopicMismatchError):
+    with pytest.raises(TopicMismatchError):
         wire.parse(wire.Topic.EVENTS, _event("challenge"), table="T2")
 
 
@@ -121,14 +122,14 @@ POISON_STATUSES = {
 
 @pytest.mark.parametrize("status", POISON_STATUSES.values(), ids=POISON_STATUSES.keys())
 def test_wire_refuses_poison_statuses(status: dict[str, Any]) -> None:
-    with pytest.raises(wire.WireFormatError):
+    with pytest.raises(WireFormatError):
         wire.parse(wire.Topic.STATUS, _raw(status), table="T1")
 
 
 def test_wire_refuses_an_oversized_payload_before_reading_it() -> None:
     # 8 MB of a status: refused on its length (a JSON parser would have to read it all).
     raw = b'{"format": 1, "table": "T1", "state": "idle", "message": "' + b"x" * 8_000_000
-    with pytest.raises(wire.PayloadTooLargeError):
+    with pytest.raises(PayloadTooLargeError):
         wire.parse(wire.Topic.STATUS, raw, table="T1")
     assert wire.MAX_BYTES[wire.Topic.STATUS] == 8 * 1024
     assert wire.MAX_BYTES[wire.Topic.RECORD] == 64 * 1024
@@ -136,12 +137,12 @@ def test_wire_refuses_an_oversized_payload_before_reading_it() -> None:
 
 def test_wire_refuses_poison_resends_and_assignments() -> None:
     resend = {"format": 1, "table": "T1", "id": 10**30, "ranges": [[1, 2]]}
-    with pytest.raises(wire.WireFormatError):
+    with pytest.raises(WireFormatError):
         wire.parse(wire.Topic.RESEND, _raw(resend), table="T1")
-    with pytest.raises(wire.WireFormatError):
+    with pytest.raises(WireFormatError):
         wire.parse(wire.Topic.RESEND, _raw({**resend, "id": 3, "ranges": [[1, HUGE]]}))
     for change in ({"round": HUGE}, {"board": 10**30}, {"round": True}, {"white": ""}):
-        with pytest.raises(wire.WireFormatError):
+        with pytest.raises(WireFormatError):
             wire.parse(wire.Topic.ASSIGNMENT,
                        _raw({"format": 1, **assignment(1, 1, "A", "B"), **change}))
 
@@ -153,10 +154,10 @@ def test_wire_refuses_a_record_with_absurd_times() -> None:
     got = wire.parse(wire.Topic.RECORD, _raw(message), table="T1", game="1")
     assert got == dict(message)
     for bad in ({"started_at": 1e300}, {"challenges": [{"number": 1, "at": float("inf")}]}):
-        with pytest.raises(wire.WireFormatError):
+        with pytest.raises(WireFormatError):
             wire.parse(wire.Topic.RECORD, _raw(dict(message, record={**record, **bad})),
                        table="T1", game="1")
-    with pytest.raises(wire.TopicMismatchError):
+    with pytest.raises(TopicMismatchError):
         wire.parse(wire.Topic.RECORD, _raw(message), table="T1", game="2")
 
 

@@ -27,9 +27,11 @@ from typing import Any
 import serial
 
 from arbiter.app.config import Config
+from arbiter.app.errors import BenchCommandError
 from arbiter.drivers.fakes import FakeMcp23017, FakePico, FakeRdm6300
 from arbiter.drivers.pins import mock_pin_factory
-from arbiter.drivers.readers.base import ReaderError, SlotReader
+from arbiter.drivers.readers.base import SlotReader
+from arbiter.drivers.readers.errors import ReaderError
 from arbiter.errors import ArbiterError
 from arbiter.rules.keycode import DEFAULT_KEYCODE
 from arbiter.rules.pieces import Piece
@@ -39,10 +41,6 @@ HELP = __doc__.split("::", 1)[1].strip("\n") if __doc__ else ""
 
 ROLES = {"attacker": Role.ATTACKER, "a": Role.ATTACKER,
          "defender": Role.DEFENDER, "d": Role.DEFENDER}
-
-
-class BenchCommandError(ArbiterError, ValueError):
-    """A bench command that cannot be carried out; the message says why."""
 
 
 class BenchSim:

@@ -13,19 +13,17 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from arbiter.errors import ArbiterError
-from arbiter.fleet.settings import SettingsError, TournamentSettings
-from arbiter.pinrule import PinFormatError, check_pin_format
+from arbiter.app.errors import ConfigError
+from arbiter.errors import PinFormatError
+from arbiter.fleet.errors import SettingsError
+from arbiter.fleet.settings import TournamentSettings
+from arbiter.pinrule import check_pin_format
 from arbiter.storage.paths import default_data_dir
 from arbiter.tunes.defaults import REQUIRED_TUNES, load_tunes
-from arbiter.tunes.rtttl import RtttlError
+from arbiter.tunes.errors import RtttlError
 
 READER_KINDS = ("keys-gpio", "keys-mcp23017", "rdm6300", "mcu", "sim")
 BUZZER_KINDS = ("passive", "active", "none")
-
-
-class ConfigError(ArbiterError, ValueError):
-    """A config file that cannot be used; the message names the file and key."""
 
 
 def default_text() -> str:

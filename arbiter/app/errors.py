@@ -15,3 +15,11 @@ class DataInUseError(CliError):
 
 class HubCliError(ArbiterError):
     """A hub command given wrong input: printed as one line."""
+
+
+class BenchCommandError(ArbiterError, ValueError):
+    """A bench command that cannot be carried out; the message says why."""
+
+
+class ConfigError(ArbiterError, ValueError):
+    """A config file that cannot be used; the message names the file and key."""

@@ -23,7 +23,8 @@ from pathlib import Path
 from arbiter.drivers.readers.base import SlotReading, SlotState
 from arbiter.drivers.readers.raw import RawKind, RawSample
 from arbiter.errors import ArbiterError
-from arbiter.rules.keycode import DEFAULT_KEYCODE, KeyCode, UnknownKeyError, pressed_switches
+from arbiter.rules.errors import UnknownKeyError
+from arbiter.rules.keycode import DEFAULT_KEYCODE, KeyCode, pressed_switches
 from arbiter.rules.verdict import Role
 from arbiter.storage.journal import list_game_ids, read_game
 from arbiter.storage.registry import TagRegistry

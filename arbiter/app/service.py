@@ -142,7 +142,8 @@ def _table_app(config: Config, arbiter: Arbiter, out: Callable[[str], object]) -
     """The status page's app, the admin PIN made (and shown once) if there was none."""
     # No arbiter without its page: a page that cannot be built (a bad PIN, a
     # broken install) stops start-up here, with its one-line reason (exit 2).
-    from web.kit.auth import AdminFileError, ensure_admin
+    from web.kit.auth import ensure_admin
+    from web.kit.errors import AdminFileError
     from web.table import create_app
 
     try:
@@ -211,7 +212,8 @@ class _Page:
 
     def bind_once(self) -> None:
         """One attempt, now; on a port in use, :meth:`run` retries."""
-        from web.kit.serve import WebServerError, make_server
+        from web.kit.errors import WebServerError
+        from web.kit.serve import make_server
 
         try:
             server = make_server(self._app, self._host, self._port, **self._limits)

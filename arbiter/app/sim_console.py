@@ -37,9 +37,10 @@ from arbiter.app.stopping import lines_until
 from arbiter.device.arbiter import Arbiter, DeviceError
 from arbiter.drivers.readers.sim import SimSlots
 from arbiter.queues import put_dropping_oldest
-from arbiter.rules.game import EndingError, EndingKind
+from arbiter.rules.errors import EndingError, PieceError
+from arbiter.rules.game import EndingKind
 from arbiter.rules.jsondata import JsonDict
-from arbiter.rules.pieces import PieceError, parse_side
+from arbiter.rules.pieces import parse_side
 from arbiter.rules.verdict import Role
 from arbiter.threads import BackgroundThread, declare
 

@@ -24,12 +24,8 @@ from arbiter.drivers.readers.base import SlotReading, SlotState
 from arbiter.rules.army import PhysicalPiece, all_physical_pieces
 from arbiter.rules.jsondata import JsonDict
 from arbiter.rules.verdict import Role
-from arbiter.storage.registry import (
-    InvalidTagError,
-    TagAlreadyEnrolledError,
-    TagRegistry,
-    normalize_tag,
-)
+from arbiter.storage.errors import InvalidTagError, TagAlreadyEnrolledError
+from arbiter.storage.registry import TagRegistry, normalize_tag
 
 
 class EnrollOutcome(enum.Enum):

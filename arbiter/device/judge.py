@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from arbiter.drivers.identify import PieceIdentifier
 from arbiter.rules.contenders import Contenders
-from arbiter.rules.game import Challenge, SameTagError
+from arbiter.rules.errors import SameTagError
+from arbiter.rules.game import Challenge
 from arbiter.storage.journal import GameStore
 
 

@@ -24,9 +24,11 @@ from typing import Protocol
 
 from arbiter.device.errors import DeviceError
 from arbiter.device.judge import Judge
-from arbiter.drivers.identify import PieceIdentifier, UnknownPieceError
+from arbiter.drivers.errors import UnknownPieceError
+from arbiter.drivers.identify import PieceIdentifier
 from arbiter.drivers.readers.base import SlotReading, SlotState
-from arbiter.rules.game import ChallengeRefusedError, EndingKind, WrongGameError
+from arbiter.rules.errors import ChallengeRefusedError, WrongGameError
+from arbiter.rules.game import EndingKind
 from arbiter.rules.jsondata import JsonDict
 from arbiter.rules.ranks import Side
 from arbiter.rules.verdict import Role, Survivor

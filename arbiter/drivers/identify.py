@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from arbiter.errors import ArbiterError
+from arbiter.drivers.errors import UnknownPieceError
 from arbiter.rules.contenders import Identity
-from arbiter.rules.keycode import DEFAULT_KEYCODE, KeyCode, UnknownKeyError
-from arbiter.rules.pieces import Piece, PieceError
+from arbiter.rules.errors import PieceError, UnknownKeyError
+from arbiter.rules.keycode import DEFAULT_KEYCODE, KeyCode
+from arbiter.rules.pieces import Piece
 
 if TYPE_CHECKING:
     from arbiter.storage.registry import TagRegistry
@@ -21,12 +22,6 @@ __all__ = [
     "TextIdentifier",
     "UnknownPieceError",
 ]
-
-
-class UnknownPieceError(ArbiterError, LookupError):
-    """A token that names no piece: an unused codeword or an unenrolled tag."""
-
-    public_reason = "a piece in the slots is not known (unused key code or tag not enrolled)"
 
 
 class PieceIdentifier(Protocol):

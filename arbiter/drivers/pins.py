@@ -13,14 +13,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from arbiter.drivers.errors import PinSetupError
 from arbiter.errors import ArbiterError
 
 if TYPE_CHECKING:
     from gpiozero.pins.mock import MockFactory
-
-
-class PinSetupError(ArbiterError):
-    """A pin cannot be used: no pin library, a pin in use, no PWM on it."""
 
 
 def hardware_available() -> bool:

@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Mapping
 
 from arbiter.drivers.buzzer import open_buzzer
+from arbiter.drivers.errors import SignalsClosedError, UnknownTuneError
 from arbiter.drivers.leds import LedPanel
 from arbiter.drivers.outputs import (
     DOUBLE_BLINK,
@@ -41,7 +42,6 @@ from arbiter.drivers.outputs import (
     PlayedTune,
 )
 from arbiter.drivers.player import NOTE_GAP_SECONDS, Cue, TunePlayer
-from arbiter.errors import ArbiterError
 from arbiter.rules.verdict import Survivor
 from arbiter.threads import BackgroundThread, declare
 from arbiter.tunes.defaults import REQUIRED_TUNES
@@ -71,13 +71,6 @@ __all__ = [
 ]
 
 _log = logging.getLogger(__name__)
-
-class SignalsClosedError(ArbiterError, RuntimeError):
-    """The outputs were used after :meth:`Signals.close`."""
-
-
-class UnknownTuneError(ArbiterError, LookupError):
-    """A tune was asked for by a name the tune set does not have."""
 
 
 class Signals:

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arbiter import wire
-from arbiter.errors import ArbiterError
+from arbiter.errors import WireFormatError
+from arbiter.fleet.errors import AssignmentMessageError
 from arbiter.rules.jsondata import JsonDict
 from arbiter.storage.durable import remove_durably, write_durably
 
@@ -22,10 +23,6 @@ log = logging.getLogger(__name__)
 #: Longest player name kept (a name is shown on a phone, never parsed).
 MAX_NAME = wire.MAX_NAME
 FILE_NAME = "assignment.json"
-
-
-class AssignmentMessageError(ArbiterError, ValueError):
-    """An assignment payload that cannot be used; the table keeps the one it had."""
 
 
 @dataclass(frozen=True)
@@ -48,7 +45,7 @@ class Assignment:
         """
         try:
             message = wire.parse(wire.Topic.ASSIGNMENT, payload)
-        except wire.WireFormatError as exc:
+        except WireFormatError as exc:
             raise AssignmentMessageError(str(exc)) from None
         return None if message is None else cls.from_body(message)
 
@@ -65,7 +62,7 @@ class Assignment:
         """
         try:
             return cls.from_body(wire.check_assignment(data))
-        except wire.WireFormatError as exc:
+        except WireFormatError as exc:
             raise AssignmentMessageError(str(exc)) from None
 
     def to_dict(self) -> JsonDict:

@@ -30,8 +30,9 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.reasoncodes import ReasonCode
 
-from arbiter.fleet.assignment import Assignment, AssignmentFile, AssignmentMessageError
-from arbiter.fleet.outbox import Cursor, CursorError, CursorFile, Outbox, Pending
+from arbiter.fleet.assignment import Assignment, AssignmentFile
+from arbiter.fleet.errors import AssignmentMessageError, CursorError, SettingsError
+from arbiter.fleet.outbox import Cursor, CursorFile, Outbox, Pending
 from arbiter.fleet.payloads import (
     OFFLINE,
     ONLINE,
@@ -41,10 +42,11 @@ from arbiter.fleet.payloads import (
     status_payload,
 )
 from arbiter.fleet.resend_service import ResendService
-from arbiter.fleet.settings import SettingsError, TournamentSettings
+from arbiter.fleet.settings import TournamentSettings
 from arbiter.fleet.state import BrokerState, FleetState
 from arbiter.fleet.statusout import StatusOutbox
-from arbiter.mqtt.tls import BrokerTlsError, TlsFault, client_context, diagnose, secure
+from arbiter.mqtt.errors import BrokerTlsError
+from arbiter.mqtt.tls import TlsFault, client_context, diagnose, secure
 from arbiter.rules.jsondata import JsonDict
 from arbiter.storage.journal import GameStore
 from arbiter.threads import BackgroundThread, declare

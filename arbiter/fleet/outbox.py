@@ -16,12 +16,12 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
+from arbiter.fleet.errors import CursorError
 from arbiter.fleet.payloads import OutboxItem, game_items
 from arbiter.rules.game import Game
 from arbiter.storage.durable import write_durably
 from arbiter.storage.journal import (
     CorruptDataError,
-    StoreError,
     UnknownGameError,
     list_game_ids,
     read_game,
@@ -30,10 +30,6 @@ from arbiter.storage.journal import (
 log = logging.getLogger(__name__)
 
 CURSOR_FILE = "broker-cursor.json"
-
-
-class CursorError(StoreError):
-    """The cursor file is damaged: the table will not guess its sequence numbers."""
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arbiter import wire
-from arbiter.errors import ArbiterError
+from arbiter.errors import WireFormatError
+from arbiter.fleet.errors import ResendError
 from arbiter.storage.durable import write_durably
 
 log = logging.getLogger(__name__)
@@ -28,10 +29,6 @@ SERVED_FILE = "resend-served.json"
 SERVED_KEPT = 64
 #: Most ranges a request may name (a request is one MQTT message, read by a Pi).
 MAX_RANGES = wire.MAX_RANGES
-
-
-class ResendError(ArbiterError, ValueError):
-    """A resend payload that cannot be used: the table ignores it (logged)."""
 
 
 @dataclass(frozen=True)
@@ -51,7 +48,7 @@ class ResendRequest:
         """
         try:
             message = wire.parse(wire.Topic.RESEND, payload)
-        except wire.WireFormatError as exc:
+        except WireFormatError as exc:
             raise ResendError(str(exc)) from None
         if message is None:
             return None

@@ -15,8 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arbiter.fleet.errors import ResendError
 from arbiter.fleet.outbox import Cursor, Outbox, Pending
-from arbiter.fleet.resend import SERVED_KEPT, ResendError, ResendRequest, ServedFile
+from arbiter.fleet.resend import SERVED_KEPT, ResendRequest, ServedFile
 from arbiter.logthrottle import LogThrottle
 
 log = logging.getLogger(__name__)

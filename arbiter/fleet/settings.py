@@ -6,17 +6,14 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from arbiter.errors import ArbiterError
-from arbiter.mqtt.address import BrokerAddress, BrokerAddressError
+from arbiter.fleet.errors import SettingsError
+from arbiter.mqtt.address import BrokerAddress
+from arbiter.mqtt.errors import BrokerAddressError
 
 __all__ = ["NAME", "BrokerAddress", "SettingsError", "TournamentSettings"]
 
 #: Event and table names become topic levels: no ``/``, ``+``, ``#`` or spaces.
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")
-
-
-class SettingsError(ArbiterError, ValueError):
-    """A tournament setting that cannot be used; the message names it."""
 
 
 @dataclass(frozen=True)

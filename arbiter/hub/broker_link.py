@@ -37,6 +37,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.reasoncodes import ReasonCode
 
 from arbiter import wire
+from arbiter.errors import WireFormatError
 from arbiter.hub.changes import Changes
 from arbiter.hub.errors import ContradictingEventError, IngestError
 from arbiter.hub.ledger import Ledger, ResendAsk
@@ -57,7 +58,7 @@ PUBLISH_TIMEOUT = 10.0
 MAX_BATCH = 500
 #: A checked message: (table, its topic, the message), or (table, None, why it is refused),
 #: or None for a topic that is not a table's of this event.
-_Checked = tuple[str, wire.Topic, object] | tuple[str, None, wire.WireFormatError] | None
+_Checked = tuple[str, wire.Topic, object] | tuple[str, None, WireFormatError] | None
 #: Topics the broker keeps retained and gives again: a batch of only these needs no fsync.
 RETAINED_KINDS = frozenset({wire.Topic.ONLINE, wire.Topic.STATUS})
 
@@ -251,11 +252,11 @@ class Ingest:
         if name is None:
             return None
         if name.topic is None:
-            return name.table, None, wire.WireFormatError(f"unknown topic {name.rest[:40]!r}")
+            return name.table, None, WireFormatError(f"unknown topic {name.rest[:40]!r}")
         try:
             return name.table, name.topic, wire.parse(name.topic, payload, table=name.table,
                                                       game=name.game)
-        except wire.WireFormatError as exc:
+        except WireFormatError as exc:
             return name.table, None, exc
 
     def _kind(self, topic: str) -> wire.Topic | None:
@@ -277,7 +278,7 @@ class Ingest:
         table, kind, message = taken
         try:
             if kind is None:
-                assert isinstance(message, wire.WireFormatError)
+                assert isinstance(message, WireFormatError)
                 self.ledger.events.note_rejection(
                     table, message.seq, f"{self._what(topic)}: {message}")
             else:
@@ -288,7 +289,7 @@ class Ingest:
                 log.exception("the ledger could not take a message on %s", topic)
                 return False
             return self._refuse(table, topic, exc)
-        except (ContradictingEventError, wire.WireFormatError):
+        except (ContradictingEventError, WireFormatError):
             return True  # refused for good; the ledger noted it
         except Exception as exc:  # this message only (its savepoint is undone)
             return self._refuse(table, topic, exc)

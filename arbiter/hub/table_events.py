@@ -19,6 +19,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 
 from arbiter import wire
+from arbiter.errors import WireFormatError
 from arbiter.hub.errors import ContradictingEventError
 from arbiter.hub.rows import GameRow, ResendAsk
 from arbiter.hub.scoring import derive, fold_challenge, stored_event
@@ -59,7 +60,7 @@ class TableEvents:
         """
         try:
             checked = wire.check_event(event, table)
-        except wire.WireFormatError as exc:
+        except WireFormatError as exc:
             self.note_rejection(table, exc.seq, str(exc))
             raise
         seq, game, kind = checked["seq"], str(checked["game"]), checked["type"]

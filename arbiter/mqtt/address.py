@@ -5,13 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
-from arbiter.errors import ArbiterError
+from arbiter.mqtt.errors import BrokerAddressError
 
 PLAIN_PORT, TLS_PORT = 1883, 8883
-
-
-class BrokerAddressError(ArbiterError, ValueError):
-    """Not a broker URL; the message says what is wrong."""
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 
-from arbiter.errors import ArbiterError
+from arbiter.mqtt.errors import BrokerTlsError
 
 #: Seconds a probe waits for each step (connect, handshake, an answer).
 PROBE_TIMEOUT = 3.0
@@ -51,10 +51,6 @@ class TlsProblem:
 
     fault: TlsFault
     message: str
-
-
-class BrokerTlsError(ArbiterError):
-    """TLS to the broker cannot work as configured; the message says why, in one line."""
 
 
 def client_context(ca_file: Path | None) -> ssl.SSLContext:

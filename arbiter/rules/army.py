@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arbiter.rules.pieces import Piece, PieceError
+from arbiter.rules.errors import PieceError
+from arbiter.rules.pieces import Piece
 from arbiter.rules.ranks import Rank, Side
 
 

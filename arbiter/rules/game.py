@@ -10,8 +10,16 @@ import enum
 from collections import Counter
 from dataclasses import dataclass, field
 
-from arbiter.errors import ArbiterError
 from arbiter.rules.contenders import Contenders
+from arbiter.rules.errors import (
+    EliminatedPieceError,
+    EndingError,
+    GameOverError,
+    GameRecordError,
+    RecordSealedError,
+    SameSideError,
+    SameTagError,
+)
 from arbiter.rules.jsondata import JsonDict
 from arbiter.rules.pieces import Piece
 from arbiter.rules.ranks import Rank, Side
@@ -35,56 +43,6 @@ class EndingKind(enum.Enum):
     @property
     def has_winner(self) -> bool:
         return self in (EndingKind.FLAG_CAPTURED, EndingKind.FLAG_HOME, EndingKind.RESIGNATION)
-
-
-class GameRecordError(ArbiterError):
-    """Base of the game record's errors."""
-
-
-class ChallengeRefusedError(GameRecordError):
-    """A challenge that cannot be accepted; nothing was recorded.
-
-    ``public_reason`` never names a rank and may be shown during a game; the
-    exception's message may name pieces and is for the admin and debug logs.
-    """
-
-    public_reason = "challenge refused"
-
-
-class SameSideError(ChallengeRefusedError):
-    """Both slots hold pieces of the same side."""
-
-    public_reason = "both pieces are of the same side"
-
-
-class SameTagError(ChallengeRefusedError):
-    """The same tagged piece reads in both slots: a misread, not a challenge."""
-
-    public_reason = "the same piece reads in both slots (misread)"
-
-
-class EliminatedPieceError(ChallengeRefusedError):
-    """A piece that left the board earlier (or one more of a rank than an army has)."""
-
-    public_reason = "a piece in the slots was already eliminated"
-
-
-class GameOverError(ChallengeRefusedError):
-    """The game has ended: no more challenges."""
-
-    public_reason = "the game is over"
-
-
-class EndingError(GameRecordError):
-    """A declared ending that cannot be recorded (game already over, bad winner)."""
-
-
-class WrongGameError(EndingError):
-    """An ending declared for a game that is not the current one."""
-
-
-class RecordSealedError(GameRecordError):
-    """The full record (with ranks) is asked for while the game is on."""
 
 
 @dataclass(frozen=True)

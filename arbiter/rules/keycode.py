@@ -33,7 +33,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from arbiter.errors import ArbiterError
+from arbiter.rules.errors import KeyCodeError, UnknownKeyError
 from arbiter.rules.pieces import Piece, all_pieces
 
 #: Most switches a slot may have (an MCP23017 port pair has 16 lines).
@@ -42,18 +42,6 @@ MAX_SWITCHES = 16
 #: Mark for a switch the key presses (a tooth) and one it leaves open (a notch).
 TOOTH = "●"
 NOTCH = "○"
-
-
-class KeyCodeError(ArbiterError, ValueError):
-    """A key code configuration cannot identify all 30 pieces."""
-
-
-class UnknownKeyError(ArbiterError, LookupError):
-    """A token is not the codeword of any piece (unused, wrong weight or malformed)."""
-
-    def __init__(self, token: str, reason: str) -> None:
-        super().__init__(f"{reason}: {token!r}")
-        self.token = token
 
 
 def to_bits(closed: Iterable[bool]) -> str:

@@ -5,16 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from arbiter.errors import ArbiterError
+from arbiter.rules.errors import PieceError
 from arbiter.rules.ranks import Rank, Side
-
-
-class PieceError(ArbiterError, ValueError):
-    """A rank or piece could not be read from text; names the bad token."""
-
-    def __init__(self, token: str, reason: str) -> None:
-        super().__init__(f"{reason}: {token!r}")
-        self.token = token
 
 
 def _fold(text: str) -> str:

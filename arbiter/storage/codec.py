@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arbiter.rules.contenders import Contenders, Identity
-from arbiter.rules.game import Challenge, Ending, EndingKind, Game, GameRecordError
+from arbiter.rules.errors import GameRecordError, PieceError
+from arbiter.rules.game import Challenge, Ending, EndingKind, Game
 from arbiter.rules.jsondata import JsonDict
-from arbiter.rules.pieces import Piece, PieceError
+from arbiter.rules.pieces import Piece
 from arbiter.rules.ranks import Side
 from arbiter.rules.verdict import Role, Survivor, Verdict
 from arbiter.storage.errors import CorruptDataError

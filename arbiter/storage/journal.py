@@ -25,7 +25,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from arbiter.rules.contenders import Contenders
-from arbiter.rules.game import Challenge, Ending, EndingError, EndingKind, Game
+from arbiter.rules.errors import EndingError
+from arbiter.rules.game import Challenge, Ending, EndingKind, Game
 from arbiter.rules.jsondata import JsonDict
 from arbiter.rules.ranks import Side
 from arbiter.storage.codec import (

@@ -21,10 +21,16 @@ import re
 import threading
 from pathlib import Path
 
-from arbiter.errors import ArbiterError
 from arbiter.rules.army import PhysicalPiece, all_physical_pieces
-from arbiter.rules.pieces import Piece, PieceError
+from arbiter.rules.errors import PieceError
+from arbiter.rules.pieces import Piece
 from arbiter.storage.durable import write_durably
+from arbiter.storage.errors import (
+    InvalidTagError,
+    PieceAlreadyEnrolledError,
+    RegistryCorruptError,
+    TagAlreadyEnrolledError,
+)
 
 #: The registry's file name inside the data directory.
 FILENAME = "tags.json"
@@ -32,41 +38,6 @@ FILENAME = "tags.json"
 _FORMAT = "gg-arbiter-tags"
 _VERSION = 1
 _TAG_RE = re.compile(r"[0-9A-F]{2,40}")
-
-
-class RegistryError(ArbiterError):
-    """Base of the registry's errors."""
-
-
-class InvalidTagError(RegistryError, ValueError):
-    """A tag id is not 2 to 40 hex digits."""
-
-
-class TagAlreadyEnrolledError(RegistryError):
-    """The tag already belongs to another piece; ``other`` names it."""
-
-    def __init__(self, tag: str, other: PhysicalPiece) -> None:
-        super().__init__(f"tag {tag} is already enrolled as {other}")
-        self.tag = tag
-        self.other = other
-
-
-class PieceAlreadyEnrolledError(RegistryError):
-    """The piece already has a different tag (use ``reenroll`` to replace it)."""
-
-    def __init__(self, piece: PhysicalPiece, tag: str) -> None:
-        super().__init__(f"{piece} already has tag {tag}")
-        self.piece = piece
-        self.tag = tag
-
-
-class RegistryCorruptError(RegistryError):
-    """``tags.json`` exists but cannot be read; the message names the file."""
-
-    def __init__(self, path: Path, reason: str) -> None:
-        super().__init__(f"tag registry {path} is corrupt: {reason}")
-        self.path = path
-        self.reason = reason
 
 
 def normalize_tag(tag: str) -> str:

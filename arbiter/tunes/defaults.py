@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from arbiter.tunes.rtttl import RtttlError, Tune, parse
+from arbiter.tunes.errors import RtttlError
+from arbiter.tunes.rtttl import Tune, parse
 
 __all__ = ["DEFAULT_TUNES", "REQUIRED_TUNES", "load_tunes"]
 

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from arbiter.errors import ArbiterError
+from arbiter.tunes.errors import RtttlError
 
 __all__ = [
     "DEFAULT_BPM",
@@ -62,26 +62,6 @@ _NOTE = re.compile(
 _DEFAULT = re.compile(r"(?P<key>[a-z]+)\s*=\s*(?P<value>[0-9]+)", re.ASCII | re.IGNORECASE)
 # Longer numbers are never valid, and int() refuses strings over 4300 digits.
 _MAX_DIGITS = 4
-
-
-class RtttlError(ArbiterError, ValueError):
-    """An RTTTL text could not be parsed.
-
-    ``position`` is the 0-based index in the text where the bad ``token``
-    starts; ``tune`` names the tune when the text came from a named set.
-    """
-
-    def __init__(self, reason: str, position: int, token: str, tune: str | None = None) -> None:
-        where = f"tune {tune!r}: " if tune is not None else ""
-        super().__init__(f"{where}at character {position}: {reason}: {token!r}")
-        self.reason = reason
-        self.position = position
-        self.token = token
-        self.tune = tune
-
-    def for_tune(self, tune: str) -> RtttlError:
-        """The same error, its message naming ``tune``."""
-        return RtttlError(self.reason, self.position, self.token, tune)
 
 
 @dataclass(frozen=True)

@@ -30,9 +30,10 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from arbiter.errors import ArbiterError
 from arbiter.fleet.settings import NAME
-from arbiter.mqtt.address import TLS_PORT, BrokerAddress, BrokerAddressError
+from arbiter.mqtt.address import TLS_PORT, BrokerAddress
+from arbiter.mqtt.errors import BrokerAddressError
+from arbiter.venue.errors import BrokerConfigError
 from arbiter.wire import Topic, event_filter, table_filter, table_pattern
 
 #: Mosquitto 2's password hash: PBKDF2 with SHA-512, this many rounds, a 12-byte salt.
@@ -53,10 +54,6 @@ QUEUE_PER_TABLE = 1000
 QUEUE_MIN = 10_000
 #: The user Debian's Mosquitto drops to when started as root, before it reads its files.
 BROKER_USER = "mosquitto"
-
-
-class BrokerConfigError(ArbiterError, ValueError):
-    """The broker files cannot be written as asked."""
 
 
 def password_line(user: str, password: str, salt: bytes | None = None) -> str:

@@ -16,18 +16,15 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from arbiter.errors import ArbiterError
-from arbiter.fleet.settings import SettingsError, TournamentSettings
+from arbiter.fleet.errors import SettingsError
+from arbiter.fleet.settings import TournamentSettings
 from arbiter.storage.durable import write_durably
+from arbiter.venue.errors import JoinError
 
 #: In the table's data directory: its broker password.
 PASSWORD_NAME = "broker.password"
 #: Beside the table's config: the CA that signed the broker's certificate.
 CA_NAME = "broker-ca.pem"
-
-
-class JoinError(ArbiterError):
-    """The venue file cannot be used, or the table's files cannot be written."""
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from arbiter.app.config import ConfigError, default_text, load_config
+from arbiter.app.config import default_text, load_config
+from arbiter.app.errors import ConfigError
 from arbiter.tunes.defaults import DEFAULT_TUNES
 
 

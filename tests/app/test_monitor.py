@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 import serial
 
-from arbiter.app.bench_sim import BenchCommandError, BenchSim
+from arbiter.app.bench_sim import BenchSim
 from arbiter.app.cli import main
 from arbiter.app.config import Config, load_config
+from arbiter.app.errors import BenchCommandError
 from arbiter.app.monitor import Decoder, Monitor, game_on
 from arbiter.drivers.fakes import FakeMcp23017
 from arbiter.drivers.readers.base import SlotReading, SlotState

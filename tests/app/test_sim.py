@@ -13,7 +13,7 @@ from arbiter.app.config import load_config
 from arbiter.app.sim_console import SimConsole
 from arbiter.drivers.readers.base import SlotReading, SlotState
 from arbiter.drivers.readers.sim import SimSlots
-from arbiter.rules.pieces import PieceError
+from arbiter.rules.errors import PieceError
 from arbiter.rules.verdict import Role
 from tests.support.rig import write_config
 from tests.support.spawn import Session, gg_arbiter

@@ -18,7 +18,8 @@ from arbiter.app.assembly import build_arbiter
 from arbiter.app.config import load_config
 from arbiter.device.arbiter import Arbiter, DeviceState
 from arbiter.drivers.readers.base import SlotState
-from arbiter.rules.game import EndingError, EndingKind
+from arbiter.rules.errors import EndingError
+from arbiter.rules.game import EndingKind
 from arbiter.rules.keycode import DEFAULT_KEYCODE
 from arbiter.rules.pieces import Piece, all_pieces
 from arbiter.rules.ranks import Rank, Side
@@ -387,7 +388,7 @@ def test_device_bouncing_keys_never_give_a_wrong_verdict(
 
 
 def test_device_ending_for_another_game_is_refused(rig: Rig) -> None:
-    from arbiter.rules.game import WrongGameError
+    from arbiter.rules.errors import WrongGameError
 
     rig.challenge("W:COL", "B:MAJ")
     rig.empty()

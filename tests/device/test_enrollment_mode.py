@@ -10,7 +10,7 @@ from arbiter.device.enrollment import EnrollmentMode
 from arbiter.device.errors import DeviceError
 from arbiter.drivers.readers.base import SlotReading, SlotState
 from arbiter.rules.army import PhysicalPiece, all_physical_pieces
-from arbiter.rules.pieces import PieceError
+from arbiter.rules.errors import PieceError
 from arbiter.rules.verdict import Role
 from arbiter.storage.registry import TagRegistry
 

@@ -16,7 +16,8 @@ from arbiter.device.errors import DeviceError
 from arbiter.device.sequence import ChallengeSequence, DeviceState
 from arbiter.drivers.identify import TextIdentifier
 from arbiter.drivers.readers.base import SlotReading, SlotState
-from arbiter.rules.game import EndingKind, WrongGameError
+from arbiter.rules.errors import WrongGameError
+from arbiter.rules.game import EndingKind
 from arbiter.rules.ranks import Side
 from arbiter.rules.verdict import Role, Survivor
 from arbiter.storage.journal import GameStore, StoreError

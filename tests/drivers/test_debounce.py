@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arbiter.drivers.readers.base import ReaderError, SlotReading, SlotState
+from arbiter.drivers.readers.base import SlotReading, SlotState
 from arbiter.drivers.readers.debounce import INVALID_DETAIL, Debouncer
+from arbiter.drivers.readers.errors import ReaderError
 from arbiter.rules.keycode import DEFAULT_KEYCODE
 from arbiter.rules.ranks import Rank
 from arbiter.rules.verdict import Role

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from arbiter.drivers.readers.base import ReaderError, SlotReading, SlotState
+from arbiter.drivers.readers.base import SlotReading, SlotState
+from arbiter.drivers.readers.errors import ReaderError
 from arbiter.drivers.readers.gpio_keys import GpioKeyReader, gpio_key_readers
 from arbiter.rules.verdict import Role
 from tests.support.clock import FakeClock

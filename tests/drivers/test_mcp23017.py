@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from arbiter.drivers.fakes import FakeMcp23017
-from arbiter.drivers.readers.base import ReaderError, SlotReading, SlotState
+from arbiter.drivers.readers.base import SlotReading, SlotState
+from arbiter.drivers.readers.errors import ReaderError
 from arbiter.drivers.readers.mcp23017 import Mcp23017KeyReader, open_bus
 from arbiter.rules.verdict import Role
 from tests.support.clock import FakeClock

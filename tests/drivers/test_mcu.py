@@ -13,12 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arbiter.drivers.fakes import FakePico
-from arbiter.drivers.readers.base import ReaderError, SlotReading, SlotState
+from arbiter.drivers.readers.base import SlotReading, SlotState
+from arbiter.drivers.readers.errors import McuLineError, ReaderError
 from arbiter.drivers.readers.mcu import (
     TAG_LENGTHS,
     ErrorMessage,
     HelloMessage,
-    McuLineError,
     McuReader,
     SlotMessage,
     crc8,

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 import serial
 
-from arbiter.drivers.readers.base import ReaderError, SlotReading, SlotState
+from arbiter.drivers.readers.base import SlotReading, SlotState
+from arbiter.drivers.readers.errors import ReaderError
 from arbiter.drivers.readers.rdm6300 import Rdm6300Reader, encode_frame
 from arbiter.rules.verdict import Role
 from tests.support.clock import FakeClock

@@ -13,13 +13,8 @@ from typing import Any
 
 import pytest
 
-from arbiter.drivers.signals import (
-    LedMode,
-    OutputsSnapshot,
-    Signals,
-    SignalsClosedError,
-    UnknownTuneError,
-)
+from arbiter.drivers.errors import SignalsClosedError, UnknownTuneError
+from arbiter.drivers.signals import LedMode, OutputsSnapshot, Signals
 from arbiter.rules.verdict import Survivor
 from arbiter.tunes.defaults import DEFAULT_TUNES, load_tunes
 from arbiter.tunes.rtttl import Note, Tune, note_frequency, parse

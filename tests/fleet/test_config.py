@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from arbiter.app.cli import main
-from arbiter.app.config import ConfigError, load_config
+from arbiter.app.config import load_config
+from arbiter.app.errors import ConfigError
 
 
 def test_default_config_has_no_tournament() -> None:

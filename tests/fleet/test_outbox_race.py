@@ -20,7 +20,8 @@ import pytest
 from arbiter.fleet.outbox import Cursor, Outbox
 from arbiter.fleet.payloads import event_payload
 from arbiter.rules.contenders import Contenders
-from arbiter.rules.game import ChallengeRefusedError, EndingKind
+from arbiter.rules.errors import ChallengeRefusedError
+from arbiter.rules.game import EndingKind
 from arbiter.rules.pieces import Piece
 from arbiter.rules.ranks import Rank, Side
 from arbiter.storage import journal

@@ -12,8 +12,9 @@ from arbiter import __version__, wire
 from arbiter.device.sequence import DeviceState
 from arbiter.device.status import StatusFacts, build_status
 from arbiter.drivers.readers.base import SlotReading, SlotState
-from arbiter.fleet.assignment import Assignment, AssignmentFile, AssignmentMessageError
-from arbiter.fleet.outbox import Cursor, CursorError, CursorFile, Outbox
+from arbiter.fleet.assignment import Assignment, AssignmentFile
+from arbiter.fleet.errors import AssignmentMessageError, CursorError, SettingsError
+from arbiter.fleet.outbox import Cursor, CursorFile, Outbox
 from arbiter.fleet.payloads import (
     OutboxItem,
     encode,
@@ -22,9 +23,9 @@ from arbiter.fleet.payloads import (
     record_payload,
     status_payload,
 )
-from arbiter.fleet.settings import BrokerAddress, SettingsError, TournamentSettings
+from arbiter.fleet.settings import BrokerAddress, TournamentSettings
 from arbiter.fleet.state import FleetState
-from arbiter.mqtt.address import BrokerAddressError
+from arbiter.mqtt.errors import BrokerAddressError
 from arbiter.rules.contenders import Contenders
 from arbiter.rules.game import EndingKind
 from arbiter.rules.pieces import Piece

@@ -14,9 +14,10 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
+from arbiter.fleet.errors import ResendError
 from arbiter.fleet.link import FleetLink
 from arbiter.fleet.outbox import CursorFile
-from arbiter.fleet.resend import ResendError, ResendRequest, ServedFile
+from arbiter.fleet.resend import ResendRequest, ServedFile
 from tests.fleet.conftest import GAME, TableFactory
 from tests.support.mqtt import Mosquitto, Proxy, Subscriber
 from tests.support.waiting import wait_until

@@ -16,6 +16,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from arbiter import wire
 from arbiter.app.cli import main
+from arbiter.errors import WireFormatError
 from arbiter.hub.ledger import Ledger
 from tests.support.contract import challenge, game_over, new_game
 from tests.support.mqtt import mosquitto
@@ -253,7 +254,7 @@ def test_hub_cli_gaps_lists_refused_messages_on_stderr(
 ) -> None:
     with Ledger(tmp_path / "hub.sqlite", EVENT) as ledger:
         ledger.events.record("T1", new_game("T1", 1, "g1"))
-        with pytest.raises(wire.WireFormatError):
+        with pytest.raises(WireFormatError):
             ledger.events.record("T1", {**challenge("T1", 2, "g1", 1, 0, 1), "number": 0})
     assert hub(tmp_path, "gaps") == 0  # nothing missing: a refused message is not a gap
     out, err = capsys.readouterr()

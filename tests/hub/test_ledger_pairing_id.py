@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from arbiter import wire
+from arbiter.errors import WireFormatError
 from arbiter.fleet.assignment import Assignment
 from arbiter.hub.ledger import Ledger
 from arbiter.tournament.model import Pairing, Player, Result
@@ -101,7 +102,7 @@ def test_pairing_id_travels_from_the_assignment_into_the_new_game(
 
 @pytest.mark.parametrize("bad", ["", "ABCDEF" * 6, "0" * 31, 7, "g" * 32])
 def test_pairing_id_malformed_is_refused(bad: object) -> None:
-    with pytest.raises(wire.WireFormatError, match="pairing"):
+    with pytest.raises(WireFormatError, match="pairing"):
         wire.check_assignment({**assignment(1, 1, "Ana", "Dee"), "pairing": bad})
 
 

@@ -14,6 +14,7 @@ from paho.mqtt.enums import MQTTErrorCode
 
 from arbiter import logthrottle, wire
 from arbiter.app.cli import main
+from arbiter.errors import WireFormatError
 from arbiter.hub.broker_link import Ingest
 from arbiter.hub.errors import LoneSurrogateError
 from arbiter.hub.ledger import Ledger
@@ -33,7 +34,7 @@ def ledger(tmp_path: Path) -> Iterator[Ledger]:
 @pytest.mark.parametrize("raw", [
     HALF, b'{"a": "\\udfff"}', b'{"\\ud800": 1}', b'["\\ud83d"]', b'{"a": "\\uDC00x"}'])
 def test_wire_refuses_a_lone_surrogate(raw: bytes) -> None:
-    with pytest.raises(wire.WireFormatError, match="lone surrogate"):
+    with pytest.raises(WireFormatError, match="lone surrogate"):
         wire.loads(raw)
 
 

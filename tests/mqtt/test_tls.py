@@ -13,14 +13,8 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
-from arbiter.mqtt.tls import (
-    BrokerTlsError,
-    TlsFault,
-    check_listener,
-    client_context,
-    diagnose,
-    listener_problem,
-)
+from arbiter.mqtt.errors import BrokerTlsError
+from arbiter.mqtt.tls import TlsFault, check_listener, client_context, diagnose, listener_problem
 from tests.support.mqtt import Mosquitto, make_tls, tls_mosquitto
 from tests.support.spawn import free_port
 from tests.support.tools import require_tool

@@ -7,19 +7,15 @@ import json
 import pytest
 
 from arbiter.rules.contenders import Contenders, Identity
-from arbiter.rules.game import (
-    Challenge,
+from arbiter.rules.errors import (
     EliminatedPieceError,
-    Ending,
     EndingError,
-    EndingKind,
-    Game,
     GameOverError,
     RecordSealedError,
     SameSideError,
     SameTagError,
-    survivors,
 )
+from arbiter.rules.game import Challenge, Ending, EndingKind, Game, survivors
 from arbiter.rules.pieces import Piece, all_pieces
 from arbiter.rules.ranks import Rank, Side
 from arbiter.rules.verdict import Role, Survivor

@@ -6,14 +6,8 @@ import itertools
 
 import pytest
 
-from arbiter.rules.keycode import (
-    DEFAULT_KEYCODE,
-    KeyCode,
-    KeyCodeError,
-    UnknownKeyError,
-    chart_markdown,
-    to_bits,
-)
+from arbiter.rules.errors import KeyCodeError, UnknownKeyError
+from arbiter.rules.keycode import DEFAULT_KEYCODE, KeyCode, chart_markdown, to_bits
 from arbiter.rules.pieces import Piece, all_pieces
 from arbiter.rules.ranks import Rank, Side
 

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from arbiter.rules.pieces import Piece, PieceError, all_pieces, parse_rank
+from arbiter.rules.errors import PieceError
+from arbiter.rules.pieces import Piece, all_pieces, parse_rank
 from arbiter.rules.ranks import ARMY_SIZE, Rank, Side
 
 

@@ -10,7 +10,7 @@ import random
 import sys
 
 from arbiter.rules.contenders import Contenders
-from arbiter.rules.game import ChallengeRefusedError
+from arbiter.rules.errors import ChallengeRefusedError
 from arbiter.rules.pieces import Piece
 from arbiter.rules.ranks import Rank, Side
 from arbiter.storage.journal import GameStore

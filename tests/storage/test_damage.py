@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from arbiter.rules.contenders import Contenders
-from arbiter.rules.game import EliminatedPieceError, EndingKind
+from arbiter.rules.errors import EliminatedPieceError
+from arbiter.rules.game import EndingKind
 from arbiter.rules.pieces import Piece
 from arbiter.rules.ranks import Side
 from arbiter.storage.journal import CorruptDataError, GameStore, read_game

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from arbiter.rules.contenders import Contenders, Identity
-from arbiter.rules.game import EndingError, EndingKind, RecordSealedError, SameSideError
+from arbiter.rules.errors import EndingError, RecordSealedError, SameSideError
+from arbiter.rules.game import EndingKind
 from arbiter.rules.pieces import Piece
 from arbiter.rules.ranks import Side
 from arbiter.storage.journal import (

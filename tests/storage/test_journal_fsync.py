@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from arbiter.rules.contenders import Contenders
-from arbiter.rules.game import EndingError, EndingKind
+from arbiter.rules.errors import EndingError
+from arbiter.rules.game import EndingKind
 from arbiter.rules.pieces import Piece
 from arbiter.rules.ranks import Side
 from arbiter.storage.journal import GameStore

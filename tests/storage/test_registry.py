@@ -11,17 +11,16 @@ from pathlib import Path
 import pytest
 
 from arbiter.rules.army import PhysicalPiece, all_physical_pieces
-from arbiter.rules.pieces import Piece, PieceError
+from arbiter.rules.errors import PieceError
+from arbiter.rules.pieces import Piece
 from arbiter.rules.ranks import Rank, Side
-from arbiter.storage.registry import (
-    FILENAME,
+from arbiter.storage.errors import (
     InvalidTagError,
     PieceAlreadyEnrolledError,
     RegistryCorruptError,
     TagAlreadyEnrolledError,
-    TagRegistry,
-    normalize_tag,
 )
+from arbiter.storage.registry import FILENAME, TagRegistry, normalize_tag
 
 TAG = "62E3086CED"
 OTHER = "100086F444"

@@ -27,7 +27,8 @@ from typing import Any
 
 from arbiter.rules.army import all_physical_pieces
 from arbiter.rules.contenders import Contenders
-from arbiter.rules.game import ChallengeRefusedError, Ending, EndingKind, Game
+from arbiter.rules.errors import ChallengeRefusedError
+from arbiter.rules.game import Ending, EndingKind, Game
 from arbiter.rules.jsondata import JsonDict
 from arbiter.rules.pieces import Piece
 from arbiter.rules.ranks import Rank, Side

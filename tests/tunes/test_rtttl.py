@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arbiter.tunes.rtttl import RtttlError, Tune, note_frequency, parse
+from arbiter.tunes.errors import RtttlError
+from arbiter.tunes.rtttl import Tune, note_frequency, parse
 
 # Copied from HARDWARE-NOTES.md, "Tunes".
 TAPS = (

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from arbiter.tunes.defaults import DEFAULT_TUNES, REQUIRED_TUNES, load_tunes
-from arbiter.tunes.rtttl import RtttlError, Tune
+from arbiter.tunes.errors import RtttlError
+from arbiter.tunes.rtttl import Tune
 
 # Copied from HARDWARE-NOTES.md, "Tunes".
 TAPS = (

@@ -14,7 +14,8 @@ from arbiter.hub.ledger import Ledger
 from web.hub import views
 from web.hub.feed import VenueFeed
 from web.kit.broadcast import Encoding, negotiate
-from web.kit.events import DIRECT_WRITE, StreamHub, StreamsFullError
+from web.kit.errors import StreamsFullError
+from web.kit.events import DIRECT_WRITE, StreamHub
 
 bp = Blueprint("public", __name__)
 

@@ -27,22 +27,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from arbiter.errors import ArbiterError
+from arbiter.errors import PinFormatError as PinFormatError
 from arbiter.pinrule import MIN_DIGITS, check_pin_format
-from arbiter.pinrule import PinFormatError as PinFormatError  # raised here too
 from arbiter.storage.durable import write_durably
+from web.kit.errors import AdminFileError
 
 ADMIN_FILE = "admin.json"
 _GENERATED_DIGITS = MIN_DIGITS
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1}
-
-
-class AuthError(ArbiterError):
-    """Base of the admin-access errors."""
-
-
-class AdminFileError(AuthError):
-    """admin.json cannot be read or written."""
 
 
 #: What the admin pages and API say while admin.json is damaged.

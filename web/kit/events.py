@@ -23,10 +23,10 @@ from typing import Any, Protocol
 
 from flask import Response, jsonify, request
 
-from arbiter.errors import ArbiterError
 from arbiter.queues import put_dropping_oldest
 from arbiter.threads import BackgroundThread, declare
 from web.kit.broadcast import MAX_BACKLOG, QUEUE_SIZE, Broadcast, Encoding, Feed, Member
+from web.kit.errors import StreamsFullError
 
 STATUS_FEED = declare("status-feed", __name__,
                       "the status page's one writer: each status to every open stream")
@@ -42,14 +42,6 @@ _STOP: dict[str, Any] = {"__stop__": True}  # identity-compared sentinel
 PREAMBLE = f": gg-arbiter status stream\nretry: {RETRY_MILLISECONDS}\n\n".encode()
 #: The WSGI environ key under which :mod:`web.kit.serve` offers a :class:`DirectWrite`.
 DIRECT_WRITE = "arbiter.direct_write"
-
-
-class StreamsFullError(ArbiterError):
-    """As many event streams are open as the hub admits; poll ``/api/status`` instead."""
-
-
-class StreamBacklogError(ArbiterError):
-    """A stream's client left more bytes unread than allowed: it is closed (and reconnects)."""
 
 
 class StatusSource(Protocol):

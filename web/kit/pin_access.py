@@ -27,6 +27,7 @@ from arbiter.logthrottle import LogThrottle
 from arbiter.pinrule import MIN_DIGITS, is_short
 from web.kit import auth
 from web.kit.body import MAX_BODY_BYTES
+from web.kit.errors import AdminFileError
 
 log = logging.getLogger(__name__)
 
@@ -234,7 +235,7 @@ def install_pin_access(app: Flask, *, repair: str) -> str | None:
     try:
         new_pin = auth.ensure_admin(data_dir, app.config["ADMIN_PIN"])
         secret = auth.session_secret(data_dir)
-    except auth.AdminFileError as exc:
+    except AdminFileError as exc:
         # The public pages must not depend on the admin file; admin routes say how to repair.
         log.error("admin access off: %s; repair with `%s`", exc, repair)
     if not app.config.get("SECRET_KEY"):

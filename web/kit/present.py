@@ -6,8 +6,9 @@ import time
 from collections import Counter
 from typing import Any
 
+from arbiter.rules.errors import PieceError
 from arbiter.rules.game import Game
-from arbiter.rules.pieces import Piece, PieceError
+from arbiter.rules.pieces import Piece
 from arbiter.rules.ranks import Rank, Side
 
 SIDE_NAMES = {side.letter: side.title for side in Side}

@@ -35,9 +35,9 @@ from waitress.channel import ClientDisconnected, HTTPChannel
 from waitress.server import create_server
 from waitress.task import ErrorTask, ThreadedTaskDispatcher, WSGITask
 
-from arbiter.errors import ArbiterError
 from web.kit.body import MAX_BODY_BYTES
-from web.kit.events import DIRECT_WRITE, STREAM_CAPACITY, StreamBacklogError, StreamHub
+from web.kit.errors import StreamBacklogError, WebServerError
+from web.kit.events import DIRECT_WRITE, STREAM_CAPACITY, StreamHub
 
 log = logging.getLogger(__name__)
 
@@ -53,10 +53,6 @@ OUTBUF_HIGH_WATERMARK = 256 * 1024
 #: Seconds a connection may take to send a whole request (or stay idle between two).
 REQUEST_TIMEOUT = 10.0
 DEFAULT_THREADS = DEFAULT_STREAMS + SPARE_THREADS
-
-
-class WebServerError(ArbiterError):
-    """The server could not be started (address in use, bad host)."""
 
 
 class JsonErrorTask(ErrorTask):  # type: ignore[misc]  # waitress has no type hints
@@ -269,7 +265,6 @@ class WebServer:
             hub.stop()
         self._inner.task_dispatcher.shutdown(timeout=5)
         wasyncore.close_all(self._map)
-
 
 
 def make_server(

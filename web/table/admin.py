@@ -31,12 +31,13 @@ from flask import (
 from flask.typing import ResponseReturnValue
 
 from arbiter.device.errors import DeviceError, SelfTestInGameError, SelfTestTuneError
-from arbiter.errors import ArbiterError
-from arbiter.rules.game import EndingError, EndingKind, WrongGameError
-from arbiter.rules.pieces import PieceError, parse_side
+from arbiter.rules.errors import EndingError, PieceError, WrongGameError
+from arbiter.rules.game import EndingKind
+from arbiter.rules.pieces import parse_side
 from arbiter.rules.ranks import Side
 from web.kit.body import json_object
 from web.kit.pin_access import PinAccess
+from web.table.errors import AdminInputError
 from web.table.public import get_device, load_game
 
 log = logging.getLogger(__name__)
@@ -46,10 +47,6 @@ bp = Blueprint("admin", __name__)
 
 #: The endings players declare, as the API spells them.
 DECLARABLE = {kind.value: kind for kind in EndingKind if kind.declarable}
-
-
-class AdminInputError(ArbiterError, ValueError):
-    """A declared ending or enrollment request that does not make sense."""
 
 
 ACCESS = PinAccess(

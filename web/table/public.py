@@ -13,7 +13,8 @@ from typing import Any, cast
 from flask import Blueprint, Response, abort, current_app, jsonify, render_template
 
 from arbiter.device.protocol import DeviceView
-from arbiter.rules.game import Game, RecordSealedError
+from arbiter.rules.errors import RecordSealedError
+from arbiter.rules.game import Game
 from arbiter.storage.journal import CorruptDataError, StoreError, UnknownGameError
 from web.kit import present
 from web.kit.events import stream_response

@@ -14,7 +14,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, jsonify, render_template
 
 from arbiter.device.protocol import SimulatedSlots
-from arbiter.rules.pieces import PieceError
+from arbiter.rules.errors import PieceError
 from arbiter.rules.ranks import Rank, Side
 from arbiter.rules.verdict import Role
 from web.kit.body import json_object

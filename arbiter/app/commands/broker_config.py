@@ -17,11 +17,11 @@ from arbiter.app.errors import CliError
 def _cmd_broker_config(args: argparse.Namespace) -> int:
     from arbiter.venue.brokerconf import (
         BROKER_USER,
-        BrokerConfigError,
         TlsListener,
         unreadable_by_broker,
         write_broker_config,
     )
+    from arbiter.venue.errors import BrokerConfigError
 
     if (args.tls_cert is None) != (args.tls_key is None):
         raise CliError("broker-config: give --tls-cert and --tls-key together")

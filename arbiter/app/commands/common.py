@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from arbiter.app.config import Config, ConfigError, load_config
-from arbiter.app.errors import CliError, DataInUseError
+from arbiter.app.config import Config, load_config
+from arbiter.app.errors import CliError, ConfigError, DataInUseError
 from arbiter.app.stopping import StopRequests
 from arbiter.errors import ArbiterError
 from arbiter.storage.journal import StoreLockedError
@@ -68,7 +68,7 @@ def port_number(text: str) -> int:
 def build_device(config: Config, sim: bool) -> Arbiter:
     """The device for run/selftest, with every set-up failure as one clear line."""
     from arbiter.app.assembly import build_arbiter
-    from arbiter.drivers.pins import PinSetupError
+    from arbiter.drivers.errors import PinSetupError
 
     try:
         return build_arbiter(config, sim=sim)

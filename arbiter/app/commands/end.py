@@ -13,8 +13,9 @@ from arbiter.app.commands.common import (
 )
 from arbiter.app.errors import CliError
 from arbiter.app.service_client import end_through_service
-from arbiter.rules.game import EndingError, EndingKind
-from arbiter.rules.pieces import PieceError, parse_side
+from arbiter.rules.errors import EndingError, PieceError
+from arbiter.rules.game import EndingKind
+from arbiter.rules.pieces import parse_side
 from arbiter.storage.journal import GameStore, StoreError, StoreLockedError
 
 _REASONS = {"flag_home": EndingKind.FLAG_HOME, "resignation": EndingKind.RESIGNATION,

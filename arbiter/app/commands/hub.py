@@ -24,7 +24,8 @@ from arbiter.hub.resend import GRACE, Resender
 from arbiter.threads import BackgroundThread, declare
 from web.hub import create_hub_app
 from web.hub.feed import VenueFeed
-from web.kit.serve import WebServer, WebServerError, make_server
+from web.kit.errors import WebServerError
+from web.kit.serve import WebServer, make_server
 
 log = logging.getLogger(__name__)
 

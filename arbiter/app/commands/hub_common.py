@@ -15,7 +15,8 @@ from typing import Any
 from arbiter.app.errors import HubCliError
 from arbiter.hub.broker_link import publish_once
 from arbiter.hub.ledger import Ledger, ResendAsk
-from arbiter.mqtt.address import BrokerAddress, BrokerAddressError
+from arbiter.mqtt.address import BrokerAddress
+from arbiter.mqtt.errors import BrokerAddressError
 from arbiter.mqtt.tls import client_context
 from arbiter.storage.paths import default_data_dir
 from arbiter.tournament.model import Result

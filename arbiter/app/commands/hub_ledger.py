@@ -14,16 +14,18 @@ from typing import Any
 
 from arbiter.app.commands.hub_common import RESULTS, open_ledger, publish_once_to_broker, span
 from arbiter.app.errors import HubCliError
+from arbiter.errors import PinFormatError
 from arbiter.hub.exports import KINDS, export, trf
 from arbiter.pinrule import RULE as PIN_RULE
-from arbiter.pinrule import PinFormatError, legacy_pin_note
+from arbiter.pinrule import legacy_pin_note
 from arbiter.storage.paths import default_data_dir
 from arbiter.tournament.errors import NoLegalPairingError
 from arbiter.tournament.model import Pairing
 from arbiter.tournament.standings import TieBreak
 from arbiter.tournament.trf import import_trf
 from web.hub.views import suggested_tables
-from web.kit.auth import AuthError, set_pin
+from web.kit.auth import set_pin
+from web.kit.errors import AuthError
 
 
 def _set_pin(args: argparse.Namespace) -> int:

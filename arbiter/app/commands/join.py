@@ -10,13 +10,14 @@ from typing import Any
 from arbiter.app.commands.common import (
     add_config_options,
 )
-from arbiter.app.config import ConfigError, load_config
-from arbiter.app.errors import CliError
+from arbiter.app.config import load_config
+from arbiter.app.errors import CliError, ConfigError
 from arbiter.storage.paths import default_config_path, default_data_dir
 
 
 def _cmd_join(args: argparse.Namespace) -> int:
-    from arbiter.venue.join import JoinError, configured_data_dir, join, read_venue_file
+    from arbiter.venue.errors import JoinError
+    from arbiter.venue.join import configured_data_dir, join, read_venue_file
 
     path = Path(args.config) if args.config else default_config_path()
     if path is None:

@@ -7,7 +7,8 @@ import json
 from typing import Any
 
 from arbiter.app.errors import CliError
-from arbiter.rules.pieces import Piece, PieceError, parse_rank
+from arbiter.rules.errors import PieceError
+from arbiter.rules.pieces import Piece, parse_rank
 from arbiter.rules.ranks import Rank, Side
 from arbiter.rules.verdict import resolve
 

@@ -135,7 +135,7 @@ def _monitor(args: argparse.Namespace, config: Config, requests: StopRequests) -
 def _commands(typed: queue.Queue[str | None], bench: Any, monitor: Monitor,
               settle: float) -> None:
     """Carry out the typed commands until q (or a stop request, or the end of input)."""
-    from arbiter.app.bench_sim import BenchCommandError
+    from arbiter.app.errors import BenchCommandError
 
     while (line := typed.get()) is not None:
         word = line.strip()

@@ -30,7 +30,7 @@ def _cmd_run(args: argparse.Namespace, requests: StopRequests) -> int:
     if any(flag is not None for flag in flags):
         from dataclasses import replace
 
-        from arbiter.fleet.settings import SettingsError
+        from arbiter.fleet.errors import SettingsError
 
         try:
             tournament = config.tournament.override(

@@ -11,12 +11,14 @@ from arbiter.app.commands.common import (
 )
 from arbiter.app.errors import CliError
 from arbiter.app.service_client import ask_pin
+from arbiter.errors import PinFormatError
 from arbiter.pinrule import RULE as PIN_RULE
-from arbiter.pinrule import PinFormatError, legacy_pin_note
+from arbiter.pinrule import legacy_pin_note
 
 
 def _cmd_set_pin(args: argparse.Namespace) -> int:
-    from web.kit.auth import AuthError, set_pin
+    from web.kit.auth import set_pin
+    from web.kit.errors import AuthError
 
     config = command_config(args)
     pin = args.pin

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from arbiter.errors import ArbiterError
 from arbiter.rules.verdict import Role
 
 
@@ -41,10 +40,6 @@ class SlotReading:
 ReadingCallback = Callable[[SlotReading], None]
 #: A monotonic clock in seconds: ``time.monotonic``, or a fake one in tests.
 Clock = Callable[[], float]
-
-
-class ReaderError(ArbiterError):
-    """A reader could not be set up (bad pin, missing port)."""
 
 
 class SlotReader(Protocol):

@@ -20,7 +20,8 @@ Rules, with ``n`` switches and an ``m``-of-``n`` :class:`~arbiter.rules.keycode.
 
 from __future__ import annotations
 
-from arbiter.drivers.readers.base import ReaderError, SlotReading, SlotState
+from arbiter.drivers.readers.base import SlotReading, SlotState
+from arbiter.drivers.readers.errors import ReaderError
 from arbiter.rules.keycode import DEFAULT_KEYCODE, KeyCode
 from arbiter.rules.verdict import Role
 

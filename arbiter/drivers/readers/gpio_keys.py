@@ -22,8 +22,9 @@ import time
 from collections.abc import Sequence
 
 from arbiter.drivers.pins import InputLine
-from arbiter.drivers.readers.base import Clock, ReaderError, ReadingCallback, SlotReading
+from arbiter.drivers.readers.base import Clock, ReadingCallback, SlotReading
 from arbiter.drivers.readers.debounce import Debouncer
+from arbiter.drivers.readers.errors import ReaderError
 from arbiter.drivers.readers.key_thread import QueueWorker
 from arbiter.drivers.readers.raw import RawCallback, RawKind, RawSample, emit
 from arbiter.rules.keycode import DEFAULT_KEYCODE, KeyCode, to_bits

@@ -14,7 +14,8 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Generic, TypeVar
 
-from arbiter.drivers.readers.base import ReaderError, ReadingCallback, SlotReading
+from arbiter.drivers.readers.base import ReadingCallback, SlotReading
+from arbiter.drivers.readers.errors import ReaderError
 from arbiter.threads import BackgroundThread, declare
 
 KEY_READER = declare(

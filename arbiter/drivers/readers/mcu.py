@@ -28,10 +28,10 @@ from dataclasses import dataclass
 
 import serial
 
-from arbiter.drivers.readers.base import Clock, ReaderError, SlotState
+from arbiter.drivers.readers.base import Clock, SlotState
+from arbiter.drivers.readers.errors import McuLineError, ReaderError
 from arbiter.drivers.readers.raw import RawCallback, RawKind, RawSample, emit, printable
 from arbiter.drivers.readers.serialline import SerialFactory, SerialSlotReader
-from arbiter.errors import ArbiterError
 from arbiter.rules.verdict import Role
 
 log = logging.getLogger(__name__)
@@ -49,10 +49,6 @@ STATE_REQUEST = b"?\n"
 _SLOT_LETTERS: dict[str, Role] = {"A": Role.ATTACKER, "D": Role.DEFENDER}
 _HEX = frozenset("0123456789ABCDEF")
 _HEX_BYTES = frozenset(b"0123456789ABCDEF")
-
-
-class McuLineError(ArbiterError, ValueError):
-    """A line from the microcontroller is not a valid protocol line."""
 
 
 @dataclass(frozen=True)

@@ -16,13 +16,8 @@ from collections.abc import Callable
 
 import serial
 
-from arbiter.drivers.readers.base import (
-    Clock,
-    ReaderError,
-    ReadingCallback,
-    SlotReading,
-    SlotState,
-)
+from arbiter.drivers.readers.base import Clock, ReadingCallback, SlotReading, SlotState
+from arbiter.drivers.readers.errors import ReaderError
 from arbiter.rules.verdict import Role
 from arbiter.threads import BackgroundThread, declare
 

@@ -185,7 +185,7 @@ def test_reconnection_with_last_event_id_gets_only_what_it_missed(
 
 def test_a_slow_or_gone_viewer_is_closed_and_the_others_still_served(tmp_path: Path) -> None:
     from web.kit.broadcast import Member
-    from web.kit.events import StreamBacklogError
+    from web.kit.errors import StreamBacklogError
 
     with Ledger(tmp_path / "hub.sqlite", EVENT) as ledger:
         feed = VenueFeed(ledger, timedelta(minutes=10))

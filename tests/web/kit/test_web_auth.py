@@ -13,6 +13,7 @@ import pytest
 from arbiter import logthrottle
 from tests.support.clock import FakeClock
 from web.kit import auth
+from web.kit.errors import AdminFileError
 
 
 def test_ensure_admin_generates_pin_once(tmp_path: Path) -> None:
@@ -77,13 +78,13 @@ def test_set_pin_changes_pin_and_fingerprint(tmp_path: Path) -> None:
 
 def test_ensure_admin_refuses_unreadable_file(tmp_path: Path) -> None:
     (tmp_path / auth.ADMIN_FILE).write_text("{not json")
-    with pytest.raises(auth.AdminFileError):
+    with pytest.raises(AdminFileError):
         auth.ensure_admin(tmp_path, None)
 
 
 def test_check_pin_false_without_file(tmp_path: Path) -> None:
     assert not auth.check_pin(tmp_path, "1234")
-    with pytest.raises(auth.AdminFileError):
+    with pytest.raises(AdminFileError):
         auth.session_secret(tmp_path)
 
 

@@ -29,15 +29,10 @@ from tests.support.crowd import (
 from tests.support.waiting import wait_until
 from tests.support.web import SseClient, build_app, live_server
 from web.kit.broadcast import Encoding, Member
-from web.kit.events import StatusFeed, StreamBacklogError, StreamHub, StreamsFullError
+from web.kit.errors import StreamBacklogError, StreamsFullError, WebServerError
+from web.kit.events import StatusFeed, StreamHub
 from web.kit.hooks import SECURITY_HEADERS
-from web.kit.serve import (
-    OUTBUF_HIGH_WATERMARK,
-    SLOW_CONNECTIONS,
-    SPARE_THREADS,
-    WebServerError,
-    make_server,
-)
+from web.kit.serve import OUTBUF_HIGH_WATERMARK, SLOW_CONNECTIONS, SPARE_THREADS, make_server
 
 pytestmark = pytest.mark.timeout(180)
 

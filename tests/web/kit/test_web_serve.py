@@ -18,7 +18,8 @@ from tests.support.web import (
     live_server,
 )
 from web.kit.body import MAX_BODY_BYTES
-from web.kit.serve import DEFAULT_THREADS, GrowingDispatcher, WebServerError, make_server
+from web.kit.errors import WebServerError
+from web.kit.serve import DEFAULT_THREADS, GrowingDispatcher, make_server
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -243,7 +244,8 @@ def test_direct_write_refuses_a_client_that_stops_reading() -> None:
 
     from flask import Flask, Response, request
 
-    from web.kit.events import DIRECT_WRITE, StreamBacklogError
+    from web.kit.errors import StreamBacklogError
+    from web.kit.events import DIRECT_WRITE
 
     app = Flask(__name__)
     writers: queue.Queue[Any] = queue.Queue()
