@@ -48,6 +48,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import networkx as nx
+import rustworkx as rx
 
 from arbiter.tournament.errors import NoLegalPairingError, PairingError, UnknownPlayerError
 from arbiter.tournament.model import BYE_POINTS, Colour, Game, Pairing, Player, check_unique
@@ -57,6 +58,9 @@ INITIAL_COLOUR = Colour.WHITE
 
 #: A pair of places in a bracket's list: (the lower one, the higher one).
 Edge = tuple[int, int]
+
+#: Players' choices for one matching: each one's addends by edge (in order), and their radix.
+Choices = tuple[list[dict[Edge, int]], int]
 
 
 class Float(enum.Enum):
@@ -210,6 +214,8 @@ class _Matcher:
         self.near: list[set[int]] = [set() for _ in range(size)]  # the edges, by player
         self.final: dict[int, int] = {}
         self.relaxed = False
+        #: How many of the players given to the last compute() had their choice made.
+        self.settled = 0
         #: While set, (U, c, sentinel, check): matchings are computed over U alone, each
         #: edge's weight less c(edge), and a player of U left unmatched gets ``sentinel``
         #: (a player below U) as mate. Dropping the players below U relaxes only the
@@ -244,10 +250,13 @@ class _Matcher:
                     self.near[u].discard(v)
             self.near[v] = set()
 
-    def compute(self, extra: dict[tuple[int, int], int] | None = None, shift: int = 0) -> list[int]:
+    def compute(self, choices: Choices | None = None) -> list[int]:
         """A maximum-weight matching: ``mate[v]`` (``v`` itself when unmatched).
 
-        ``extra`` adds to the edges it names after every weight is shifted left by ``shift``.
+        ``choices``: (addends per player, in order; their radix): below every weight, the
+        first player's addend outweighs every later one's, so the matching gives each in
+        turn the best the rest allows. As many as fit native integers are taken:
+        :attr:`settled` says how many (all when no native matching is made).
         """
         if self.upper is not None:
             only, completion, sentinel, check = self.upper
@@ -258,7 +267,7 @@ class _Matcher:
                         w = self.weight[a, b] - completion(a, b)
                         if w > 0:
                             relaxed[a, b] = w
-            mate = self._match(relaxed, extra, shift)
+            mate = self._match(relaxed, choices)
             left = [v for v in only if mate[v] == v]
             if check is None or check(left):
                 for v in left:
@@ -266,27 +275,146 @@ class _Matcher:
                 self.relaxed = True
                 return mate
         self.relaxed = False
-        return self._match(self.weight, extra, shift)
+        return self._match(self.weight, choices)
 
-    def _match(
-        self, weights: dict[tuple[int, int], int], extra: dict[tuple[int, int], int] | None,
-        shift: int,
-    ) -> list[int]:
-        graph = _Graph()
-        if extra:
+    def _match(self, weights: dict[Edge, int], choices: Choices | None) -> list[int]:
+        small = compress_weights(weights)
+        width = max(small.values(), default=0).bit_length()
+        players, radix = choices if choices else ([], 1)
+        self.settled = len(players)
+        native = width <= NATIVE_BITS
+        if players and native:
+            self.settled = min(len(players), max(1, (NATIVE_BITS - width) // radix.bit_length()))
+            weights = small
+        if players:
+            # Each taken player's addends, scaled so that the earlier one's outweighs the
+            # sum of all later ones'; all of them below every weight's last bit.
+            taken = players[: self.settled]
+            shift = (radix ** len(taken)).bit_length()
             weights = {k: w << shift for k, w in weights.items()}
-            for (a, b), w in extra.items():
-                key = (a, b) if a < b else (b, a)
-                if key in weights:
-                    weights[key] += w
-        graph.add_weighted_edges_from((a, b, w) for (a, b), w in weights.items())
+            for i, addends in enumerate(taken):
+                place = radix ** (len(taken) - 1 - i)
+                for (a, b), w in addends.items():
+                    key = (a, b) if a < b else (b, a)
+                    if key in weights:
+                        weights[key] += w * place
+        elif native:
+            weights = small
         mate = list(range(self.size))
         for a, b in self.final.items():
             mate[a] = b
-        for a, b in nx.max_weight_matching(graph):
+        found = _native_matching(weights) if native else _python_matching(weights)
+        for a, b in found:
             mate[a] = b
             mate[b] = a
         return mate
+
+
+#: The widest weight handed to rustworkx: its matching keeps weights and dual variables
+#: (up to four times the largest weight) in 128-bit signed integers.
+NATIVE_BITS = 120
+
+
+def compress_weights(weights: dict[Edge, int]) -> dict[Edge, int]:
+    """Weights that rank every matching of the graph as ``weights`` do, often far narrower.
+
+    The weights are cut into runs of bit positions set in some weight, apart by runs set
+    in none. A matching's sum of a run's values is at most its largest value times the
+    number of edges that can carry one (half the players they touch): so the sums of
+    all the runs below a gap stay under a bound, and where that bound keeps them below
+    the next run both as given and with the gap shortened, the gap is shortened to what
+    the bound needs. Either way no sum carries across the gap, so every matching's total
+    keeps its place among the others. The criteria's fields are wide enough for a
+    whole round, most of them empty or used by a few players in one bracket's matching.
+    """
+    if not weights:
+        return weights
+    touched: dict[int, set[int]] = {}
+    for (a, b), w in weights.items():
+        ends = touched.get(w)
+        if ends is None:
+            touched[w] = {a, b}
+        else:
+            ends.add(a)
+            ends.add(b)
+    union = 0
+    for w in touched:
+        union |= w
+    runs: list[tuple[int, int]] = []  # (lowest bit, width), lowest first
+    bit, top = (union & -union).bit_length() - 1, union.bit_length()
+    while bit < top:
+        end = bit
+        while end < top and union >> end & 1:
+            end += 1
+        runs.append((bit, end - bit))
+        bit = end
+        while bit < top and not union >> bit & 1:
+            bit += 1
+    # Each run's bound: its largest value times the edges a matching can give it.
+    bounds: list[int] = []
+    for low, width in runs:
+        mask = ((1 << width) - 1) << low
+        ends = set()
+        largest = 0
+        for w, vs in touched.items():
+            part = (w & mask) >> low
+            if part:
+                ends |= vs
+                largest = max(largest, part)
+        bounds.append(largest * (len(ends) // 2))
+    # New places, lowest run first; the lowest goes to bit 0.
+    places: list[int] = [0]
+    below_old = bounds[0] << runs[0][0]
+    below_new = bounds[0]
+    for k in range(1, len(runs)):
+        old_place = runs[k][0]
+        old_gap = old_place - (runs[k - 1][0] + runs[k - 1][1])
+        new_end = places[-1] + runs[k - 1][1]
+        if below_old < 1 << old_place:
+            place = max(new_end, below_new.bit_length())
+        else:
+            place = new_end + old_gap
+        places.append(place)
+        below_old += bounds[k] << old_place
+        below_new += bounds[k] << place
+    if all(p == low for p, (low, _) in zip(places, runs, strict=True)):
+        return weights
+    mapped: dict[int, int] = {}
+    for w in touched:
+        c = 0
+        for place, (low, width) in zip(places, runs, strict=True):
+            c |= ((w >> low) & ((1 << width) - 1)) << place
+        mapped[w] = c
+    return {key: mapped[w] for key, w in weights.items()}
+
+
+def max_weight_matching(weights: dict[Edge, int]) -> set[Edge]:
+    """A maximum-weight matching of the graph whose edges are ``weights``' keys (all
+    weights positive): with rustworkx's native matching when the compressed weights fit
+    its integers, else with networkx's (pure Python, any size, exact)."""
+    small = compress_weights(weights)
+    if max(small.values(), default=0).bit_length() <= NATIVE_BITS:
+        return _native_matching(small)
+    return _python_matching(weights)
+
+
+def _native_matching(weights: dict[Edge, int]) -> set[Edge]:
+    graph = rx.PyGraph()
+    graph.add_nodes_from(range(1 + max((max(a, b) for a, b in weights), default=-1)))
+    graph.add_edges_from([(a, b, w) for (a, b), w in weights.items()])
+    found: set[Edge] = rx.max_weight_matching(graph, weight_fn=_identity)
+    return found
+
+
+def _python_matching(weights: dict[Edge, int]) -> set[Edge]:
+    graph = _Graph()
+    graph.add_weighted_edges_from((a, b, w) for (a, b), w in weights.items())
+    found: set[Edge] = nx.max_weight_matching(graph)
+    return found
+
+
+def _identity(w: int) -> int:
+    return w
 
 
 def _perfect_matching_found(near: dict[int, set[int]]) -> bool:
@@ -695,19 +823,40 @@ class _Dutch(_Criteria):
     def _s1_choice(
         cur: list[int], s1: list[int], remainder: list[int], base: dict[Edge, int],
         matched: list[bool],
-    ) -> tuple[dict[Edge, int], int]:
-        """Addends (and the shift of the weights under them) that make each S1 player, in
-        order, meet the highest-placed opponent the rest allows: S1[0]'s outweighs every
-        later one's. Done one by one, each would be a matching with small addends on that
-        player's edges; together they are one."""
-        radix = len(remainder) + 1
-        extra: dict[Edge, int] = {}
-        for i, pi in enumerate(s1):
-            place = radix ** (len(s1) - 1 - i)
+    ) -> Choices:
+        """Addends that make each S1 player, in order, meet the highest-placed opponent the
+        rest allows (see :meth:`_Matcher.compute`). Done one by one, each would be a
+        matching with small addends on that player's edges; together they are one."""
+        players: list[dict[Edge, int]] = []
+        for pi in s1:
+            addends: dict[Edge, int] = {}
             for value, oi in enumerate(reversed(remainder), start=1):
                 if oi > pi and not matched[cur[oi]] and base[oi, pi]:
-                    extra[cur[pi], cur[oi]] = value * place
-        return extra, (radix ** len(s1)).bit_length()
+                    addends[cur[pi], cur[oi]] = value
+            players.append(addends)
+        return players, len(remainder) + 1
+
+    def _settle(
+        self, matcher: _Matcher, mate: list[int] | None, s1: list[int], cur: list[int],
+        remainder: list[int], base: dict[Edge, int], matched: list[bool],
+        pairs: list[tuple[int, int]],
+    ) -> list[int]:
+        """Pair each player of ``s1``, in order, with the highest-placed opponent the rest
+        allows; ``mate``: a matching already made with all their choices, if any."""
+        while s1:
+            if mate is None:
+                mate = matcher.compute(self._s1_choice(cur, s1, remainder, base, matched))
+            for pi in s1[: matcher.settled]:
+                pv = cur[pi]
+                mv = mate[pv]
+                matched[pv] = matched[mv] = True
+                matcher.finalise(pv, mv)
+                pairs.append((pv, mv))
+            s1 = s1[matcher.settled :]
+            if s1:
+                mate = None
+        assert mate is not None
+        return mate
 
     def _brackets(self, matcher: _Matcher) -> tuple[list[tuple[int, int]], int | None]:
         n, score, bits = self.n, self.score, self.size_bits
@@ -819,19 +968,17 @@ class _Dutch(_Criteria):
                     matcher.set(cur[pi], cur[oi], remainder_edge(pi, oi, b, rem_pairs))
             # With the S1 players' choice of opponents (below) as the least significant
             # part: when no exchange is needed, this one matching settles the bracket.
-            mate = matcher.compute(*self._s1_choice(cur, remainder[:rem_pairs], remainder,
-                                                    base, matched))
+            mate = matcher.compute(
+                self._s1_choice(cur, remainder[:rem_pairs], remainder, base, matched)
+            )
             exchanges = 0
             for pi in remainder[:rem_pairs]:
                 pv = cur[pi]
                 exchanges += mate[pv] <= pv or mate[pv] >= nsgb_v
             if not exchanges:
-                for pi in remainder[:rem_pairs]:
-                    pv = cur[pi]
-                    mv = mate[pv]
-                    matched[pv] = matched[mv] = True
-                    matcher.finalise(pv, mv)
-                    pairs.append((pv, mv))
+                mate = self._settle(
+                    matcher, mate, remainder[:rem_pairs], cur, remainder, base, matched, pairs
+                )
             todo = exchanges
             s_rem = rem_pairs
             it = rem_pairs
@@ -900,13 +1047,7 @@ class _Dutch(_Criteria):
                 pi for pi in remainder if not matched[cur[pi]] and cur[pi] < mate[cur[pi]] < nsgb_v
             ]
             if s1:
-                mate = matcher.compute(*self._s1_choice(cur, s1, remainder, base, matched))
-                for pi in s1:
-                    pv = cur[pi]
-                    mv = mate[pv]
-                    matched[pv] = matched[mv] = True
-                    matcher.finalise(pv, mv)
-                    pairs.append((pv, mv))
+                mate = self._settle(matcher, None, s1, cur, remainder, base, matched, pairs)
             matcher.upper = None
             # What is left moves down to the next bracket.
             new_cur: list[int] = []
