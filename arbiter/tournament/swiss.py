@@ -50,8 +50,31 @@ from dataclasses import dataclass
 import networkx as nx
 import rustworkx as rx
 
-from arbiter.tournament.errors import NoLegalPairingError, PairingError, UnknownPlayerError
+from arbiter.tournament.errors import (
+    EventTooLargeError,
+    NoLegalPairingError,
+    PairingError,
+    UnknownPlayerError,
+)
 from arbiter.tournament.model import BYE_POINTS, Colour, Game, Pairing, Player, check_unique
+
+#: The memory a round's pairing may take. The weights of every pair of players are held
+#: at once, so it grows with the square of the players: measured at about 640 bytes a pair
+#: (bench/bench_swiss.py: 112 MB at 500 players, 30 MB of it the interpreter). 1 GiB keeps
+#: a 2 GB Raspberry Pi clear of the out-of-memory killer and pairs up to 1,700 players.
+PAIRING_MEMORY = 1 << 30
+BYTES_PER_PAIR = 640
+
+
+def check_size(players: int) -> None:
+    """EventTooLargeError when pairing ``players`` would need more than PAIRING_MEMORY."""
+    need = BYTES_PER_PAIR * players * (players - 1) // 2
+    if need > PAIRING_MEMORY:
+        most = 2
+        while BYTES_PER_PAIR * (most + 1) * most // 2 <= PAIRING_MEMORY:
+            most += 1
+        raise EventTooLargeError(players, need >> 20, PAIRING_MEMORY >> 20, most)
+
 
 #: The higher-ranked player's colour in round 1 when his pairing number is odd (``XXC white1``).
 INITIAL_COLOUR = Colour.WHITE
@@ -1097,6 +1120,7 @@ def swiss_round(
     active = [e for e, p in zip(people, players, strict=True) if not p.withdrawn]
     if len(active) < 2:
         raise PairingError("a round needs two players or more")
+    check_size(len(active))
     dutch = _Dutch(people, active, round_number - 1, total_rounds)
     try:
         pairs, bye = dutch.pair()
