@@ -57,3 +57,8 @@ class EventTooLargeError(PairingError):
 
 class TrfError(TournamentError, ValueError):
     """A TRF file that cannot be read or an event that cannot be written as one."""
+
+
+class PlayerNameError(TournamentError, ValueError):
+    """A player's name that the tables, the pages or a TRF file could not show as it is
+    (control or invisible characters, too long for TRF's field); see names.py."""

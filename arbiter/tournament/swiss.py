@@ -56,7 +56,15 @@ from arbiter.tournament.errors import (
     PairingError,
     UnknownPlayerError,
 )
-from arbiter.tournament.model import BYE_POINTS, Colour, Game, Pairing, Player, check_unique
+from arbiter.tournament.model import (
+    Bye,
+    Colour,
+    Game,
+    Pairing,
+    Player,
+    check_unique,
+    initial_colour,
+)
 
 #: The memory a round's pairing may take. The weights of every pair of players are held
 #: at once, so it grows with the square of the players: measured at about 640 bytes a pair
@@ -76,7 +84,8 @@ def check_size(players: int) -> None:
         raise EventTooLargeError(players, need >> 20, PAIRING_MEMORY >> 20, most)
 
 
-#: The higher-ranked player's colour in round 1 when his pairing number is odd (``XXC white1``).
+#: The higher-ranked player's colour in round 1 when his pairing number is odd (``XXC white1``),
+#: unless the games played show another (model.initial_colour).
 INITIAL_COLOUR = Colour.WHITE
 
 #: A pair of places in a bracket's list: (the lower one, the higher one).
@@ -158,9 +167,16 @@ def _entrants(players: Sequence[Player], games: Sequence[Game], played: int) -> 
             continue
         w = index[pg.white]
         if pg.black is None:
-            table[w][pg.round - 1] = _Round(None, None, int(BYE_POINTS * 2), True)
+            points2 = int(game.bye.points * 2)
+            table[w][pg.round - 1] = _Round(None, None, points2, game.bye is Bye.PAIRING)
             continue
         b = index[pg.black]
+        if game.forfeit:
+            # Not a game: no opponent met, no colour; the points count (a float when won).
+            for me, name in ((w, pg.white), (b, pg.black)):
+                table[me][pg.round - 1] = _Round(None, None, int(2 * (game.points(name) or 0)),
+                                                 False)
+            continue
         sides = ((w, b, Colour.WHITE, pg.white), (b, w, Colour.BLACK, pg.black))
         for me, opp, colour, name in sides:
             points = game.points(name)
@@ -517,7 +533,10 @@ def _neutral_colour(me: _Entrant, other: _Entrant) -> Colour | None:
     return None
 
 
-def _colour(me: _Entrant, other: _Entrant, ranks_above: bool) -> Colour:
+def _colour(
+    me: _Entrant, other: _Entrant, ranks_above: bool, initial: Colour = INITIAL_COLOUR,
+    number: dict[int, int] | None = None,
+) -> Colour:
     """My colour against ``other``; ``ranks_above``: I rank higher (score, then pairing number)."""
     neutral = _neutral_colour(me, other)
     if neutral is not None:
@@ -525,7 +544,8 @@ def _colour(me: _Entrant, other: _Entrant, ranks_above: bool) -> Colour:
     if me.preference is None:
         # E5: the higher-ranked player has the initial colour when his pairing number is odd.
         higher = me if ranks_above else other
-        higher_gets = INITIAL_COLOUR if higher.index % 2 == 0 else INITIAL_COLOUR.other
+        place = higher.index if number is None else number[higher.index]
+        higher_gets = initial if place % 2 == 0 else initial.other
         return higher_gets if ranks_above else higher_gets.other
     # E4: the higher-ranked player gets his preference.
     assert other.preference is not None
@@ -793,7 +813,9 @@ class _Dutch(_Criteria):
 
     def pair(self) -> tuple[list[tuple[int, int]], int | None]:
         n = self.n
-        if all(r.opponent is None and not r.bye for e in self.order for r in e.rounds):
+        if all(
+            r.opponent is None and not r.bye and not r.points2 for e in self.order for r in e.rounds
+        ):
             # Nobody has played: one homogeneous bracket, nobody has a colour, a float
             # or an opponent to avoid, so S1[i] meets S2[i] and the bye (an odd count)
             # goes to the last player, which is what the matching below finds too.
@@ -1103,11 +1125,14 @@ def swiss_round(
     games: Sequence[Game],
     round_number: int,
     total_rounds: int | None = None,
+    initial: Colour | None = None,
 ) -> list[Pairing]:
     """The pairings of ``round_number`` for ``players`` (seed order) after ``games``.
 
     ``total_rounds`` (the event's number of rounds) lets the final round use the
     topscorers' exception to the colour criterion; without it none applies.
+    ``initial``: the top seed's colour in the first round (TRF ``XXC``) while no game
+    shows it; the games played show it (model.initial_colour); White without either.
     Raises :class:`NoLegalPairingError` when no pairing keeps the absolute criteria.
     """
     check_unique(players)
@@ -1117,7 +1142,15 @@ def swiss_round(
             if name is not None and name not in known:
                 raise UnknownPlayerError(f"{name!r} played but is not a player")
     people = _entrants(players, games, round_number - 1)
-    active = [e for e, p in zip(people, players, strict=True) if not p.withdrawn]
+    # A bye the organiser gave for this round (full, half, zero points) keeps a player out.
+    away = {
+        g.pairing.white
+        for g in games
+        if g.pairing.round == round_number and g.pairing.is_bye and g.bye is not Bye.PAIRING
+    }
+    active = [
+        e for e, p in zip(people, players, strict=True) if not p.withdrawn and p.name not in away
+    ]
     if len(active) < 2:
         raise PairingError("a round needs two players or more")
     check_size(len(active))
@@ -1126,11 +1159,23 @@ def swiss_round(
         pairs, bye = dutch.pair()
     except NoLegalPairingError as exc:
         raise NoLegalPairingError(round_number, exc.reason) from None
-    return _boards(dutch, pairs, bye, round_number)
+    earlier = [g for g in games if g.pairing.round < round_number]
+    if initial is None or any(g.pairing.black is not None for g in earlier):
+        initial = initial_colour(players, earlier)
+    # E5 counts pairing numbers as bbpPairings does: leaving out the players who have
+    # not yet taken part in a pairing and are kept out of this one.
+    took_part = {n for g in earlier if g.played or g.forfeit or (g.pairing.is_bye and
+                 g.bye is Bye.PAIRING) for n in (g.pairing.white, g.pairing.black)}
+    number: dict[int, int] = {}
+    for e, p in zip(people, players, strict=True):
+        if p.name in took_part or not (p.withdrawn or p.name in away):
+            number[e.index] = len(number)
+    return _boards(dutch, pairs, bye, round_number, initial, number)
 
 
 def _boards(
-    dutch: _Dutch, pairs: list[tuple[int, int]], bye: int | None, round_number: int
+    dutch: _Dutch, pairs: list[tuple[int, int]], bye: int | None, round_number: int,
+    initial: Colour, number: dict[int, int],
 ) -> list[Pairing]:
     """Colours by E1-E5 and boards by the higher player's score, the lower's, then rank."""
     order = dutch.order
@@ -1139,7 +1184,7 @@ def _boards(
         high, low = (order[a], order[b]) if a < b else (order[b], order[a])
         # As the engines do: colours are decided from the side of the lower pairing number.
         first, second = (high, low) if high.index < low.index else (low, high)
-        colour = _colour(first, second, ranks_above=first is high)
+        colour = _colour(first, second, ranks_above=first is high, initial=initial, number=number)
         white, black = (first, second) if colour is Colour.WHITE else (second, first)
         key = (-high.score2, -low.score2, high.index)
         out.append((key, Pairing(round_number, 0, white.name, black.name)))
