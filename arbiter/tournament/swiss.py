@@ -91,8 +91,9 @@ INITIAL_COLOUR = Colour.WHITE
 #: A pair of places in a bracket's list: (the lower one, the higher one).
 Edge = tuple[int, int]
 
-#: Players' choices for one matching: each one's addends by edge (in order), and their radix.
-Choices = tuple[list[dict[Edge, int]], int]
+#: Players' choices for one matching, in order (see _Matcher.compute).
+#: (how many players; player i's addends by edge, made when needed; the radix).
+Choices = tuple[int, Callable[[int], dict[Edge, int]], int]
 
 
 class Float(enum.Enum):
@@ -292,7 +293,7 @@ class _Matcher:
     def compute(self, choices: Choices | None = None) -> list[int]:
         """A maximum-weight matching: ``mate[v]`` (``v`` itself when unmatched).
 
-        ``choices``: (addends per player, in order; their radix): below every weight, the
+        ``choices``: (players, each one's addends, their radix): below every weight, the
         first player's addend outweighs every later one's, so the matching gives each in
         turn the best the rest allows. As many as fit native integers are taken:
         :attr:`settled` says how many (all when no native matching is made).
@@ -319,21 +320,21 @@ class _Matcher:
     def _match(self, weights: dict[Edge, int], choices: Choices | None) -> list[int]:
         small = compress_weights(weights)
         width = max(small.values(), default=0).bit_length()
-        players, radix = choices if choices else ([], 1)
-        self.settled = len(players)
+        count, addends_of, radix = choices if choices else (0, _no_addends, 1)
+        self.settled = count
         native = width <= NATIVE_BITS
-        if players and native:
-            self.settled = min(len(players), max(1, (NATIVE_BITS - width) // radix.bit_length()))
+        if count and native:
+            self.settled = min(count, max(1, (NATIVE_BITS - width) // radix.bit_length()))
             weights = small
-        if players:
+        if count:
             # Each taken player's addends, scaled so that the earlier one's outweighs the
             # sum of all later ones'; all of them below every weight's last bit.
-            taken = players[: self.settled]
-            shift = (radix ** len(taken)).bit_length()
+            taken = self.settled
+            shift = (radix**taken).bit_length()
             weights = {k: w << shift for k, w in weights.items()}
-            for i, addends in enumerate(taken):
-                place = radix ** (len(taken) - 1 - i)
-                for (a, b), w in addends.items():
+            for i in range(taken):
+                place = radix ** (taken - 1 - i)
+                for (a, b), w in addends_of(i).items():
                     key = (a, b) if a < b else (b, a)
                     if key in weights:
                         weights[key] += w * place
@@ -342,7 +343,7 @@ class _Matcher:
         mate = list(range(self.size))
         for a, b in self.final.items():
             mate[a] = b
-        found = _native_matching(weights) if native else _python_matching(weights)
+        found = _native_matching(weights, self.size) if native else _python_matching(weights)
         for a, b in found:
             mate[a] = b
             mate[b] = a
@@ -433,13 +434,17 @@ def max_weight_matching(weights: dict[Edge, int]) -> set[Edge]:
     its integers, else with networkx's (pure Python, any size, exact)."""
     small = compress_weights(weights)
     if max(small.values(), default=0).bit_length() <= NATIVE_BITS:
-        return _native_matching(small)
+        return _native_matching(small, 1 + max((max(a, b) for a, b in small), default=-1))
     return _python_matching(weights)
 
 
-def _native_matching(weights: dict[Edge, int]) -> set[Edge]:
+def _no_addends(_: int) -> dict[Edge, int]:
+    return {}
+
+
+def _native_matching(weights: dict[Edge, int], size: int) -> set[Edge]:
     graph = rx.PyGraph()
-    graph.add_nodes_from(range(1 + max((max(a, b) for a, b in weights), default=-1)))
+    graph.add_nodes_from(range(size))
     graph.add_edges_from([(a, b, w) for (a, b), w in weights.items()])
     found: set[Edge] = rx.max_weight_matching(graph, weight_fn=_identity)
     return found
@@ -872,14 +877,16 @@ class _Dutch(_Criteria):
         """Addends that make each S1 player, in order, meet the highest-placed opponent the
         rest allows (see :meth:`_Matcher.compute`). Done one by one, each would be a
         matching with small addends on that player's edges; together they are one."""
-        players: list[dict[Edge, int]] = []
-        for pi in s1:
+
+        def addends_of(i: int) -> dict[Edge, int]:
+            pi = s1[i]
             addends: dict[Edge, int] = {}
             for value, oi in enumerate(reversed(remainder), start=1):
                 if oi > pi and not matched[cur[oi]] and base[oi, pi]:
                     addends[cur[pi], cur[oi]] = value
-            players.append(addends)
-        return players, len(remainder) + 1
+            return addends
+
+        return len(s1), addends_of, len(remainder) + 1
 
     def _settle(
         self, matcher: _Matcher, mate: list[int] | None, s1: list[int], cur: list[int],
