@@ -320,9 +320,12 @@ class _Matcher:
     def _match(self, weights: dict[Edge, int], choices: Choices | None) -> list[int]:
         small = compress_weights(weights)
         width = max(small.values(), default=0).bit_length()
+        if width > NATIVE_BITS:
+            small = compress_weights(weights, exact=True)
+            width = max(small.values(), default=0).bit_length()
         count, addends_of, radix = choices if choices else (0, _no_addends, 1)
         self.settled = count
-        native = width <= NATIVE_BITS
+        native = width + (radix.bit_length() if count else 0) <= NATIVE_BITS
         if count and native:
             self.settled = min(count, max(1, (NATIVE_BITS - width) // radix.bit_length()))
             weights = small
@@ -350,12 +353,13 @@ class _Matcher:
         return mate
 
 
-#: The widest weight handed to rustworkx: its matching keeps weights and dual variables
-#: (up to four times the largest weight) in 128-bit signed integers.
-NATIVE_BITS = 120
+#: The widest weight handed to rustworkx: its matching keeps weights and dual variables in
+#: 128-bit signed integers. Against networkx on random graphs (tests/tournament/
+#: test_swiss_scale.py) weights of 126 bits came out exact and 127 bits did not; one bit spare.
+NATIVE_BITS = 125
 
 
-def compress_weights(weights: dict[Edge, int]) -> dict[Edge, int]:
+def compress_weights(weights: dict[Edge, int], exact: bool = False) -> dict[Edge, int]:
     """Weights that rank every matching of the graph as ``weights`` do, often far narrower.
 
     The weights are cut into runs of bit positions set in some weight, apart by runs set
@@ -366,6 +370,8 @@ def compress_weights(weights: dict[Edge, int]) -> dict[Edge, int]:
     the bound needs. Either way no sum carries across the gap, so every matching's total
     keeps its place among the others. The criteria's fields are wide enough for a
     whole round, most of them empty or used by a few players in one bracket's matching.
+    ``exact``: each run's bound is instead the largest sum a matching can make of its
+    values (a native matching a run: slower, and narrower).
     """
     if not weights:
         return weights
@@ -401,7 +407,12 @@ def compress_weights(weights: dict[Edge, int]) -> dict[Edge, int]:
             if part:
                 ends |= vs
                 largest = max(largest, part)
-        bounds.append(largest * (len(ends) // 2))
+        if exact and largest:
+            values = {key: (w & mask) >> low for key, w in weights.items() if w & mask}
+            best = _native_matching(values, 1 + max(max(key) for key in values))
+            bounds.append(sum(values[key if key in values else key[::-1]] for key in best))
+        else:
+            bounds.append(largest * (len(ends) // 2))
     # New places, lowest run first; the lowest goes to bit 0.
     places: list[int] = [0]
     below_old = bounds[0] << runs[0][0]
@@ -433,6 +444,8 @@ def max_weight_matching(weights: dict[Edge, int]) -> set[Edge]:
     weights positive): with rustworkx's native matching when the compressed weights fit
     its integers, else with networkx's (pure Python, any size, exact)."""
     small = compress_weights(weights)
+    if max(small.values(), default=0).bit_length() > NATIVE_BITS:
+        small = compress_weights(weights, exact=True)
     if max(small.values(), default=0).bit_length() <= NATIVE_BITS:
         return _native_matching(small, 1 + max((max(a, b) for a, b in small), default=-1))
     return _python_matching(weights)
