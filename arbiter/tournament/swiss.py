@@ -407,7 +407,7 @@ def compress_weights(weights: dict[Edge, int], exact: bool = False) -> dict[Edge
             if part:
                 ends |= vs
                 largest = max(largest, part)
-        if exact and largest:
+        if exact and largest and width < NATIVE_BITS // 2:
             values = {key: (w & mask) >> low for key, w in weights.items() if w & mask}
             best = _native_matching(values, 1 + max(max(key) for key in values))
             bounds.append(sum(values[key if key in values else key[::-1]] for key in best))
