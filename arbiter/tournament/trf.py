@@ -24,7 +24,7 @@ rule of names.py, two players who disagree about their game.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from arbiter.tournament.errors import PlayerNameError, TrfError
@@ -177,7 +177,7 @@ def import_trf(text: str) -> TrfEvent:
     initial: Colour | None = None
     rows: dict[int, tuple[str, int, list[_Block]]] = {}
     line_of: dict[int, int] = {}
-    for line_no, raw in enumerate(_LINE_END.split(text), start=1):
+    for line_no, raw in enumerate(_lines(text), start=1):
         line = raw.rstrip(" ")
         code = line[:3]
         if code == "012":
@@ -196,6 +196,7 @@ def import_trf(text: str) -> TrfEvent:
             elif "white1" in words:
                 initial = Colour.WHITE
         elif code == "001":
+            row = _player_line(line, line_no)
             rank = _start_rank(line, line_no)
             if rank in rows:
                 raise TrfError(
@@ -203,7 +204,7 @@ def import_trf(text: str) -> TrfEvent:
                 )
             if len(rows) == MAX_PLAYERS:
                 raise TrfError(f"line {line_no}: more than {MAX_PLAYERS} players")
-            rows[rank] = _player_line(line, line_no)
+            rows[rank] = row
             line_of[rank] = line_no
     if not rows:
         raise TrfError("no player line (001)")
@@ -275,6 +276,15 @@ def import_trf(text: str) -> TrfEvent:
     if any(g.pairing.black is not None for g in games):
         event_initial = initial_colour(players, games)
     return TrfEvent(name, tuple(players), tuple(games), total, event_initial)
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` one by one (a list of them all would double a big file)."""
+    start = 0
+    for end in _LINE_END.finditer(text):
+        yield text[start : end.start()]
+        start = end.end()
+    yield text[start:]
 
 
 def _bye(code: str, ahead: bool) -> Bye | None:
