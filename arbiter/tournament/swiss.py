@@ -592,6 +592,9 @@ class _Criteria:
         self.met = [
             {r.opponent for r in e.rounds if r.opponent is not None} for e in self.order
         ]
+        # C3 reads these for every pair: a list lookup, not a property a time.
+        self.index_of = [e.index for e in self.order]
+        self.absolute_pref = [e.preference if e.absolute else None for e in self.order]
         # Bits to count the players of a score group, and each group's place above the lower ones.
         self.group_shift: dict[int, int] = {}
         shift = largest = run = 0
@@ -622,12 +625,14 @@ class _Criteria:
 
     def compatible(self, a: int, b: int) -> bool:
         """C1 and C3 (with the topscorers' exception in the final round)."""
-        pa, pb = self.order[a], self.order[b]
-        if pb.index in self.met[a]:
+        if self.index_of[b] in self.met[a]:
             return False
-        if not (pa.absolute and pb.absolute and pa.preference is pb.preference):
+        pref = self.absolute_pref[a]
+        if pref is None or pref is not self.absolute_pref[b]:
             return True
-        return self.final_round and (pa.score2 > self.played or pb.score2 > self.played)
+        return self.final_round and (
+            self.score[a] > self.played or self.score[b] > self.played
+        )
 
     def bye_candidate(self, v: int) -> bool:
         return self.order[v].bye_eligible and self.score[v] <= self.bye_score
