@@ -44,7 +44,7 @@ is odd, the other colour when it is even.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import networkx as nx
@@ -326,6 +326,11 @@ class _Matcher:
         count, addends_of, radix = choices if choices else (0, _no_addends, 1)
         self.settled = count
         native = width + (radix.bit_length() if count else 0) <= NATIVE_BITS
+        if count and not native and width <= NATIVE_BITS - 3:
+            found = _first_choice(small, addends_of(0), NATIVE_BITS - width, self.size)
+            if found is not None:
+                self.settled = 1
+                return self._mates(found)
         if count and native:
             self.settled = min(count, max(1, (NATIVE_BITS - width) // radix.bit_length()))
             weights = small
@@ -343,14 +348,41 @@ class _Matcher:
                         weights[key] += w * place
         elif native:
             weights = small
+        return self._mates(
+            _native_matching(weights, self.size) if native else _python_matching(weights)
+        )
+
+    def _mates(self, found: Iterable[Edge]) -> list[int]:
         mate = list(range(self.size))
         for a, b in self.final.items():
             mate[a] = b
-        found = _native_matching(weights, self.size) if native else _python_matching(weights)
         for a, b in found:
             mate[a] = b
             mate[b] = a
         return mate
+
+
+def _first_choice(
+    small: dict[Edge, int], addends: dict[Edge, int], room: int, size: int
+) -> set[Edge] | None:
+    """A maximum-weight matching (by ``small``) that gives one player the edge of his
+    highest addend that any maximum-weight matching has, when all his addends do not fit
+    beside the weights: his edges, best first, in windows of ``2**room - 1``, each window
+    ranked in the ``room`` bits below the weights. The weights' part of the total always
+    stays the best (the addends are smaller than its last bit), so the first window whose
+    matching pays an addend holds his choice. None: no edge of his is in any."""
+    window = (1 << room) - 1
+    best_first = sorted(addends.items(), key=lambda item: -item[1])
+    ranked = [e for (a, b), _ in best_first if (e := (a, b) if a < b else (b, a)) in small]
+    shifted = {e: w << room for e, w in small.items()}
+    for start in range(0, len(ranked), window):
+        weights = dict(shifted)
+        for i, edge in enumerate(ranked[start : start + window]):
+            weights[edge] += window - i
+        found = _native_matching(weights, size)
+        if sum(weights[e] for e in found) & window:
+            return found
+    return None
 
 
 #: The widest weight handed to rustworkx: its matching keeps weights and dual variables in
@@ -460,7 +492,7 @@ def _native_matching(weights: dict[Edge, int], size: int) -> set[Edge]:
     graph.add_nodes_from(range(size))
     graph.add_edges_from([(a, b, w) for (a, b), w in weights.items()])
     found: set[Edge] = rx.max_weight_matching(graph, weight_fn=_identity)
-    return found
+    return {(a, b) if a < b else (b, a) for a, b in found}
 
 
 def _python_matching(weights: dict[Edge, int]) -> set[Edge]:
