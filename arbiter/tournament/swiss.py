@@ -326,7 +326,7 @@ class _Matcher:
         count, addends_of, radix = choices if choices else (0, _no_addends, 1)
         self.settled = count
         native = width + (radix.bit_length() if count else 0) <= NATIVE_BITS
-        if count and not native and width <= NATIVE_BITS - 3:
+        if count and not native and width < NATIVE_BITS:
             found = _first_choice(small, addends_of(0), NATIVE_BITS - width, self.size)
             if found is not None:
                 self.settled = 1
@@ -362,6 +362,10 @@ class _Matcher:
         return mate
 
 
+#: How many native matchings _first_choice tries before it leaves the choice to networkx.
+FIRST_CHOICE_TRIES = 8
+
+
 def _first_choice(
     small: dict[Edge, int], addends: dict[Edge, int], room: int, size: int
 ) -> set[Edge] | None:
@@ -370,12 +374,13 @@ def _first_choice(
     beside the weights: his edges, best first, in windows of ``2**room - 1``, each window
     ranked in the ``room`` bits below the weights. The weights' part of the total always
     stays the best (the addends are smaller than its last bit), so the first window whose
-    matching pays an addend holds his choice. None: no edge of his is in any."""
+    matching pays an addend holds his choice. None: not in the first FIRST_CHOICE_TRIES
+    windows (the caller then makes the one pure-Python matching)."""
     window = (1 << room) - 1
     best_first = sorted(addends.items(), key=lambda item: -item[1])
     ranked = [e for (a, b), _ in best_first if (e := (a, b) if a < b else (b, a)) in small]
     shifted = {e: w << room for e, w in small.items()}
-    for start in range(0, len(ranked), window):
+    for start in range(0, min(len(ranked), FIRST_CHOICE_TRIES * window), window):
         weights = dict(shifted)
         for i, edge in enumerate(ranked[start : start + window]):
             weights[edge] += window - i
