@@ -13,6 +13,9 @@ highest first) follow the FIDE-endorsed engine bbpPairings v6, with which
 the golden tests (tests/tournament/golden/) compare the pairings round by round.
 (A bracket is matched over its own players alone when those it leaves below can
 be shown to complete the round: the same result, found faster; see _Matcher.upper.)
+The matchings are rustworkx's (native) on the weights compressed without changing
+which matching is best (compress_weights), and networkx's (pure Python, any width)
+for the few whose weights do not fit 125 bits even so.
 
 Players are numbered in seed order (their pairing numbers, as in a TRF file).
 Per player, from the games played before the round:
@@ -69,7 +72,7 @@ from arbiter.tournament.model import (
 #: The memory a round's pairing may take. The weights of every pair of players are held
 #: at once, so it grows with the square of the players: measured at about 640 bytes a pair
 #: (bench/bench_swiss.py: 112 MB at 500 players, 30 MB of it the interpreter). 1 GiB keeps
-#: a 2 GB Raspberry Pi clear of the out-of-memory killer and pairs up to 1,700 players.
+#: a 2 GB Raspberry Pi clear of the out-of-memory killer and pairs up to 1,832 players.
 PAIRING_MEMORY = 1 << 30
 BYTES_PER_PAIR = 640
 
