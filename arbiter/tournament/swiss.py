@@ -377,20 +377,51 @@ def _first_choice(
     beside the weights: his edges, best first, in windows of ``2**room - 1``, each window
     ranked in the ``room`` bits below the weights. The weights' part of the total always
     stays the best (the addends are smaller than its last bit), so the first window whose
-    matching pays an addend holds his choice. None: not in the first FIRST_CHOICE_TRIES
-    windows (the caller then makes the one pure-Python matching)."""
+    matching pays an addend holds his choice. Past FIRST_CHOICE_TRIES windows, the rest
+    are halved (is his edge among the better half? one bit) down to one. None: no edge
+    of his is in any (the caller then makes the one pure-Python matching)."""
     window = (1 << room) - 1
     best_first = sorted(addends.items(), key=lambda item: -item[1])
     ranked = [e for (a, b), _ in best_first if (e := (a, b) if a < b else (b, a)) in small]
     shifted = {e: w << room for e, w in small.items()}
-    for start in range(0, min(len(ranked), FIRST_CHOICE_TRIES * window), window):
+
+    def pays(edges: list[Edge], ranked_addends: bool = True) -> set[Edge] | None:
+        """A maximum-weight matching holding the best of ``edges`` it can (with
+        ``ranked_addends`` False: any of them), None when none can hold one."""
         weights = dict(shifted)
-        for i, edge in enumerate(ranked[start : start + window]):
-            weights[edge] += window - i
+        for i, edge in enumerate(edges):
+            weights[edge] += window - i if ranked_addends else 1
         found = _native_matching(weights, size)
-        if sum(weights[e] for e in found) & window:
+        return found if sum(weights[e] for e in found) & window else None
+
+    tried = min(len(ranked), FIRST_CHOICE_TRIES * window)
+    for start in range(0, tried, window):
+        found = pays(ranked[start : start + window])
+        if found is not None:
             return found
-    return None
+    rest = ranked[tried:]
+    if not rest or pays(rest, ranked_addends=False) is None:
+        return None
+    # The shortest head of ``rest`` that a maximum-weight matching can draw from ends
+    # with his edge: ``rest[:high]`` can, ``rest[:low]`` cannot.
+    low, high = 0, len(rest)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if pays(rest[:middle], ranked_addends=False) is not None:
+            high = middle
+        else:
+            low = middle
+    return pays([rest[high - 1]])
+    rest = ranked[tried:]
+    found = pays(rest) if rest else None
+    while found is not None and len(rest) > 1:
+        better = pays(rest[: len(rest) // 2])
+        if better is not None:
+            rest, found = rest[: len(rest) // 2], better
+        else:
+            rest = rest[len(rest) // 2 :]
+            found = pays(rest) if len(rest) <= window else found
+    return found
 
 
 #: The widest weight handed to rustworkx: its matching keeps weights and dual variables in
