@@ -365,63 +365,58 @@ class _Matcher:
         return mate
 
 
-#: How many native matchings _first_choice tries before it leaves the choice to networkx.
-FIRST_CHOICE_TRIES = 8
-
-
 def _first_choice(
     small: dict[Edge, int], addends: dict[Edge, int], room: int, size: int
 ) -> set[Edge] | None:
     """A maximum-weight matching (by ``small``) that gives one player the edge of his
     highest addend that any maximum-weight matching has, when all his addends do not fit
-    beside the weights: his edges, best first, in windows of ``2**room - 1``, each window
-    ranked in the ``room`` bits below the weights. The weights' part of the total always
-    stays the best (the addends are smaller than its last bit), so the first window whose
-    matching pays an addend holds his choice. Past FIRST_CHOICE_TRIES windows, the rest
-    are halved (is his edge among the better half? one bit) down to one. None: no edge
-    of his is in any (the caller then makes the one pure-Python matching)."""
+    beside the weights. His edges, best first, are cut into at most ``2**room - 1``
+    groups, ranked in the ``room`` bits below the weights: the weights' part of the
+    total always stays the best (the addends are smaller than its last bit), so the
+    matching pays the rank of the best group that holds his edge, and the search goes on
+    in that group (with one bit: the shortest head of them that holds it, by halving).
+    None: no edge of his is in any (the caller then makes the one pure-Python matching).
+    """
     window = (1 << room) - 1
     best_first = sorted(addends.items(), key=lambda item: -item[1])
-    ranked = [e for (a, b), _ in best_first if (e := (a, b) if a < b else (b, a)) in small]
+    rest = [e for (a, b), _ in best_first if (e := (a, b) if a < b else (b, a)) in small]
     shifted = {e: w << room for e, w in small.items()}
 
-    def pays(edges: list[Edge], ranked_addends: bool = True) -> set[Edge] | None:
-        """A maximum-weight matching holding the best of ``edges`` it can (with
-        ``ranked_addends`` False: any of them), None when none can hold one."""
+    def pays(groups: list[list[Edge]]) -> tuple[int, set[Edge]]:
+        """The best group's place that a maximum-weight matching can draw an edge from
+        (-1: none), and that matching."""
         weights = dict(shifted)
-        for i, edge in enumerate(edges):
-            weights[edge] += window - i if ranked_addends else 1
+        for g, edges in enumerate(groups):
+            for edge in edges:
+                weights[edge] += window - g
         found = _native_matching(weights, size)
-        return found if sum(weights[e] for e in found) & window else None
+        paid = sum(weights[e] for e in found) & window
+        return (window - paid if paid else -1), found
 
-    tried = min(len(ranked), FIRST_CHOICE_TRIES * window)
-    for start in range(0, tried, window):
-        found = pays(ranked[start : start + window])
-        if found is not None:
-            return found
-    rest = ranked[tried:]
-    if not rest or pays(rest, ranked_addends=False) is None:
+    if not rest:
         return None
-    # The shortest head of ``rest`` that a maximum-weight matching can draw from ends
-    # with his edge: ``rest[:high]`` can, ``rest[:low]`` cannot.
-    low, high = 0, len(rest)
-    while high - low > 1:
-        middle = (low + high) // 2
-        if pays(rest[:middle], ranked_addends=False) is not None:
-            high = middle
-        else:
-            low = middle
-    return pays([rest[high - 1]])
-    rest = ranked[tried:]
-    found = pays(rest) if rest else None
-    while found is not None and len(rest) > 1:
-        better = pays(rest[: len(rest) // 2])
-        if better is not None:
-            rest, found = rest[: len(rest) // 2], better
-        else:
-            rest = rest[len(rest) // 2 :]
-            found = pays(rest) if len(rest) <= window else found
-    return found
+    if window == 1:
+        place, found = pays([rest])
+        if place < 0:
+            return None
+        low, high = 0, len(rest)  # rest[:high] holds his edge, rest[:low] does not
+        while high - low > 1:
+            middle = (low + high) // 2
+            place, better = pays([rest[:middle]])
+            if place < 0:
+                low = middle
+            else:
+                high, found = middle, better
+        return pays([[rest[high - 1]]])[1]
+    while True:
+        step = -(-len(rest) // window)  # ceil: at most ``window`` groups
+        groups = [rest[i : i + step] for i in range(0, len(rest), step)]
+        place, found = pays(groups)
+        if place < 0:
+            return None
+        if step == 1:
+            return found
+        rest = groups[place]
 
 
 #: The widest weight handed to rustworkx: its matching keeps weights and dual variables in
