@@ -51,7 +51,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import networkx as nx
-import rustworkx as rx
+
+try:
+    import rustworkx as rx
+
+    HAVE_NATIVE = True
+except ImportError:  # no wheel for 32-bit ARM: networkx makes every matching (exact, slower)
+    HAVE_NATIVE = False
 
 from arbiter.tournament.errors import (
     EventTooLargeError,
@@ -422,7 +428,7 @@ def _first_choice(
 #: The widest weight handed to rustworkx: its matching keeps weights and dual variables in
 #: 128-bit signed integers. Against networkx on random graphs (tests/tournament/
 #: test_swiss_scale.py) weights of 126 bits came out exact and 127 bits did not; one bit spare.
-NATIVE_BITS = 125
+NATIVE_BITS = 125 if HAVE_NATIVE else 0
 
 
 def compress_weights(weights: dict[Edge, int], exact: bool = False) -> dict[Edge, int]:
@@ -473,7 +479,7 @@ def compress_weights(weights: dict[Edge, int], exact: bool = False) -> dict[Edge
             if part:
                 ends |= vs
                 largest = max(largest, part)
-        if exact and largest and width < NATIVE_BITS // 2:
+        if exact and HAVE_NATIVE and largest and width < NATIVE_BITS // 2:
             values = {key: (w & mask) >> low for key, w in weights.items() if w & mask}
             best = _native_matching(values, 1 + max(max(key) for key in values))
             bounds.append(sum(values[key if key in values else key[::-1]] for key in best))
@@ -522,6 +528,8 @@ def _no_addends(_: int) -> dict[Edge, int]:
 
 
 def _native_matching(weights: dict[Edge, int], size: int) -> set[Edge]:
+    if not HAVE_NATIVE:
+        return _python_matching(weights)
     graph = rx.PyGraph()
     graph.add_nodes_from(range(size))
     graph.add_edges_from([(a, b, w) for (a, b), w in weights.items()])

@@ -5,7 +5,11 @@ The speed itself is measured by bench/bench_swiss.py, not here.
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import networkx as nx
 import pytest
@@ -100,3 +104,28 @@ def test_an_event_too_large_for_memory_is_refused_before_pairing() -> None:
 
 def test_a_thousand_players_are_within_the_limit() -> None:
     check_size(1000)
+
+
+def test_without_rustworkx_networkx_pairs_the_same() -> None:
+    """32-bit ARM has no rustworkx wheel: the pairing is then networkx's alone, the same."""
+    golden = Path(__file__).parent / "golden" / "dutch-021p-9r-seed8.trf"
+    script = f"""
+import sys
+sys.modules["rustworkx"] = None  # import rustworkx: ImportError, as without the wheel
+from arbiter.tournament import swiss
+from arbiter.tournament.trf import import_trf
+assert not swiss.HAVE_NATIVE and swiss.NATIVE_BITS == 0
+event = import_trf(open({str(golden)!r}, encoding="utf-8").read())
+for r in range(1, event.total_rounds + 1):
+    before = [g for g in event.games if g.pairing.round < r]
+    theirs = {{(g.pairing.white, g.pairing.black) for g in event.games if g.pairing.round == r}}
+    ours = swiss.swiss_round(event.players, before, r, event.total_rounds)
+    assert {{(p.white, p.black) for p in ours}} == theirs, r
+print("same")
+"""
+    root = Path(__file__).parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+        cwd=root, env={**os.environ, "PYTHONPATH": str(root)},
+    )
+    assert done.stdout.strip() == "same", done.stderr
