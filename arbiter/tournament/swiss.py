@@ -386,17 +386,26 @@ def _first_choice(
     window = (1 << room) - 1
     best_first = sorted(addends.items(), key=lambda item: -item[1])
     rest = [e for (a, b), _ in best_first if (e := (a, b) if a < b else (b, a)) in small]
-    shifted = {e: w << room for e, w in small.items()}
+    # One graph for every probe: only his edges' weights change from one to the next.
+    graph = rx.PyGraph()
+    graph.add_nodes_from(range(size))
+    keys = list(small)
+    index = dict(zip(keys, graph.add_edges_from([(a, b, small[a, b] << room) for a, b in keys]),
+                     strict=True))
 
     def pays(groups: list[list[Edge]]) -> tuple[int, set[Edge]]:
         """The best group's place that a maximum-weight matching can draw an edge from
         (-1: none), and that matching."""
-        weights = dict(shifted)
+        addend: dict[Edge, int] = {}
         for g, edges in enumerate(groups):
             for edge in edges:
-                weights[edge] += window - g
-        found = _native_matching(weights, size)
-        paid = sum(weights[e] for e in found) & window
+                addend[edge] = window - g
+                graph.update_edge_by_index(index[edge], (small[edge] << room) + window - g)
+        found = {(a, b) if a < b else (b, a)
+                 for a, b in rx.max_weight_matching(graph, weight_fn=_identity)}
+        for edge in addend:
+            graph.update_edge_by_index(index[edge], small[edge] << room)
+        paid = max((addend.get(e, 0) for e in found), default=0)
         return (window - paid if paid else -1), found
 
     if not rest:
