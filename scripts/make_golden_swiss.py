@@ -38,7 +38,8 @@ EVENTS = [
 
 
 def players_for(n: int) -> list[Player]:
-    return [Player(f"Player {i + 1:03d}", 2400 - 7 * i) for i in range(n)]
+    # Past 343 players the ratings would go below 0: the rest are unrated (TRF: blank).
+    return [Player(f"Player {i + 1:03d}", max(0, 2400 - 7 * i)) for i in range(n)]
 
 
 def engine_round(

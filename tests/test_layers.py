@@ -20,9 +20,9 @@ ROOT = Path(__file__).resolve().parents[1]
 LINT = Path(sys.executable).with_name("lint-imports")
 #: Layers that are standard library only (plus lower arbiter layers).
 PURE_LAYERS = ("rules", "tunes", "storage", "tournament", "wire")
-#: The one library a pure layer may use beside the standard library: the tournament's
-#: Swiss pairing solves its brackets with networkx's maximum-weight matching.
-PURE_LAYER_LIBRARIES = {"tournament": {"networkx"}}
+#: The libraries a pure layer may use beside the standard library: the tournament's
+#: Swiss pairing solves its brackets with rustworkx's or networkx's maximum-weight matching.
+PURE_LAYER_LIBRARIES = {"tournament": {"networkx", "rustworkx"}}
 #: What each layer may import of the arbiter, besides itself and arbiter.errors.
 BELOW = {
     "rules": set(),

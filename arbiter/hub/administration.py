@@ -18,7 +18,7 @@ from arbiter.hub.rows import Correction, PairingRow
 from arbiter.hub.scoring import score
 from arbiter.hub.store import LedgerStore
 from arbiter.tournament.errors import PairingError, UnknownPlayerError
-from arbiter.tournament.model import Game, Pairing, Player, Result, check_unique
+from arbiter.tournament.model import Bye, Game, Pairing, Player, Result, check_unique
 from arbiter.tournament.players_csv import read_players_csv
 from arbiter.tournament.roundrobin import berger_round
 from arbiter.tournament.standings import DEFAULT_TIEBREAKS, Standing, TieBreak, standings
@@ -222,6 +222,15 @@ class Administration:
         players in start-rank order, each round with its results, the number of rounds."""
         if self.store.read("SELECT 1 FROM players UNION SELECT 1 FROM rounds LIMIT 1"):
             raise PairingError("the ledger already holds players or rounds: import into a new one")
+        # The ledger keeps a result a game, not a forfeit or the kind of a bye: refused, not
+        # stored as what it was not (a forfeit as a game played, a half-point bye as a point).
+        kept_out = [g.pairing for g in games if g.forfeit or g.bye is not Bye.PAIRING]
+        if kept_out:
+            first = kept_out[0]
+            raise PairingError(
+                f"round {first.round}: {first.white} has a forfeit or a bye the hub cannot keep"
+                " yet (forfeits, F/H/Z byes): pair this event with its original software"
+            )
         with self.store.batch():
             self._import_event(players, games, total_rounds)
 

@@ -42,5 +42,23 @@ class NoLegalPairingError(PairingError):
         self.reason = reason
 
 
+class EventTooLargeError(PairingError):
+    """An event with more players than a Swiss pairing can hold in this machine's memory:
+    refused before any of it is built (see swiss.PAIRING_MEMORY)."""
+
+    def __init__(self, players: int, needed_mb: int, limit_mb: int, most: int) -> None:
+        super().__init__(
+            f"{players} players: pairing them would take about {needed_mb} MB, more than the"
+            f" {limit_mb} MB allowed; a Swiss round pairs at most {most} players"
+        )
+        self.players = players
+        self.most = most
+
+
 class TrfError(TournamentError, ValueError):
     """A TRF file that cannot be read or an event that cannot be written as one."""
+
+
+class PlayerNameError(TournamentError, ValueError):
+    """A player's name that the tables, the pages or a TRF file could not show as it is
+    (control or invisible characters, too long for TRF's field); see names.py."""

@@ -42,8 +42,23 @@ class Result(enum.Enum):
         return cls.WHITE_WIN if winner is Colour.WHITE else cls.BLACK_WIN
 
 
-#: Points for a bye (a round without an opponent, given for an odd count).
+#: Points for the pairing-allocated bye (a round without an opponent, given for an odd count).
 BYE_POINTS = 1.0
+
+
+class Bye(enum.Enum):
+    """A round without an opponent, by its TRF code: the pairing-allocated bye (``U``),
+    or one the organiser gave before the pairing (a full-, half- or zero-point bye: the
+    player is not paired that round)."""
+
+    PAIRING = "U"
+    FULL = "F"
+    HALF = "H"
+    ZERO = "Z"
+
+    @property
+    def points(self) -> float:
+        return {"U": BYE_POINTS, "F": 1.0, "H": 0.5, "Z": 0.0}[self.value]
 
 
 @dataclass(frozen=True)
@@ -86,18 +101,38 @@ class Pairing:
 
 @dataclass(frozen=True)
 class Game:
-    """A pairing and its result: None while unplayed (or abandoned without a winner)."""
+    """A pairing and its result: None while unplayed (or abandoned without a winner).
+
+    ``forfeit``: the game was not played; the result gives the point to the side who
+    came (TRF ``+``/``-``), and with no result neither came (both lose). A forfeit is
+    no game for colours, floats or rematches (FIDE C.04.1, as bbpPairings counts it).
+    ``bye``: what kind of bye a pairing without Black is.
+    """
 
     pairing: Pairing
     result: Result | None = None
+    forfeit: bool = False
+    bye: Bye = Bye.PAIRING
+
+    @property
+    def complete(self) -> bool:
+        """Whether the game needs nothing more: a result, a forfeit or a bye."""
+        return self.pairing.is_bye or self.forfeit or self.result is not None
+
+    @property
+    def played(self) -> bool:
+        """Whether the two players met over the board (not a bye, not a forfeit)."""
+        return not self.pairing.is_bye and not self.forfeit
 
     def points(self, name: str) -> float | None:
         """What ``name`` scored here; None while there is no result."""
         if self.pairing.is_bye:
-            return BYE_POINTS if name == self.pairing.white else None
+            return self.bye.points if name == self.pairing.white else None
         colour = self.pairing.colour_of(name)
-        if colour is None or self.result is None:
+        if colour is None:
             return None
+        if self.result is None:
+            return 0.0 if self.forfeit else None
         return self.result.points(colour)
 
 
@@ -112,6 +147,31 @@ def check_unique(players: Iterable[Player]) -> None:
             also = "" if held == p.name else f" (as {held!r})"
             raise DuplicatePlayerError(f"two players named {p.name!r}{also}")
         seen[key] = p.name
+
+
+def initial_colour(players: Sequence[Player], games: Iterable[Game]) -> Colour:
+    """The colour the top seed had (or would have had) in the first round with colours
+    (TRF ``XXC white1``/``black1``): as bbpPairings infers it, the colour of the first
+    player in seed order who took part in that round's pairing (White when none did)."""
+    games = [g for g in games if g.pairing.black is not None or g.bye is Bye.PAIRING]
+    first = min((g.pairing.round for g in games if g.pairing.black is not None), default=0)
+    took_part = {
+        name
+        for g in games
+        if g.pairing.round <= first
+        for name in (g.pairing.white, g.pairing.black)
+    }
+    colour = {
+        name: c
+        for g in games
+        if g.pairing.round == first
+        for name in (g.pairing.white, g.pairing.black)
+        if name is not None and (c := g.pairing.colour_of(name)) is not None
+    }
+    for p in players:
+        if p.name in took_part:
+            return colour.get(p.name, Colour.WHITE)
+    return Colour.WHITE
 
 
 def seed_order(players: Sequence[Player]) -> list[Player]:

@@ -13,6 +13,9 @@ highest first) follow the FIDE-endorsed engine bbpPairings v6, with which
 the golden tests (tests/tournament/golden/) compare the pairings round by round.
 (A bracket is matched over its own players alone when those it leaves below can
 be shown to complete the round: the same result, found faster; see _Matcher.upper.)
+The matchings are rustworkx's (native) on the weights compressed without changing
+which matching is best (compress_weights), and networkx's (pure Python, any width)
+for the few whose weights do not fit 125 bits even so.
 
 Players are numbered in seed order (their pairing numbers, as in a TRF file).
 Per player, from the games played before the round:
@@ -44,19 +47,62 @@ is odd, the other colour when it is even.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import networkx as nx
 
-from arbiter.tournament.errors import NoLegalPairingError, PairingError, UnknownPlayerError
-from arbiter.tournament.model import BYE_POINTS, Colour, Game, Pairing, Player, check_unique
+try:
+    import rustworkx as rx
 
-#: The higher-ranked player's colour in round 1 when his pairing number is odd (``XXC white1``).
+    HAVE_NATIVE = True
+except ImportError:  # no wheel for 32-bit ARM: networkx makes every matching (exact, slower)
+    HAVE_NATIVE = False
+
+from arbiter.tournament.errors import (
+    EventTooLargeError,
+    NoLegalPairingError,
+    PairingError,
+    UnknownPlayerError,
+)
+from arbiter.tournament.model import (
+    Bye,
+    Colour,
+    Game,
+    Pairing,
+    Player,
+    check_unique,
+    initial_colour,
+)
+
+#: The memory a round's pairing may take. The weights of every pair of players are held
+#: at once, so it grows with the square of the players: measured at about 640 bytes a pair
+#: (bench/bench_swiss.py: 112 MB at 500 players, 30 MB of it the interpreter). 1 GiB keeps
+#: a 2 GB Raspberry Pi clear of the out-of-memory killer and pairs up to 1,832 players.
+PAIRING_MEMORY = 1 << 30
+BYTES_PER_PAIR = 640
+
+
+def check_size(players: int) -> None:
+    """EventTooLargeError when pairing ``players`` would need more than PAIRING_MEMORY."""
+    need = BYTES_PER_PAIR * players * (players - 1) // 2
+    if need > PAIRING_MEMORY:
+        most = 2
+        while BYTES_PER_PAIR * (most + 1) * most // 2 <= PAIRING_MEMORY:
+            most += 1
+        raise EventTooLargeError(players, need >> 20, PAIRING_MEMORY >> 20, most)
+
+
+#: The higher-ranked player's colour in round 1 when his pairing number is odd (``XXC white1``),
+#: unless the games played show another (model.initial_colour).
 INITIAL_COLOUR = Colour.WHITE
 
 #: A pair of places in a bracket's list: (the lower one, the higher one).
 Edge = tuple[int, int]
+
+#: Players' choices for one matching, in order (see _Matcher.compute).
+#: (how many players; player i's addends by edge, made when needed; the radix).
+Choices = tuple[int, Callable[[int], dict[Edge, int]], int]
 
 
 class Float(enum.Enum):
@@ -131,9 +177,16 @@ def _entrants(players: Sequence[Player], games: Sequence[Game], played: int) -> 
             continue
         w = index[pg.white]
         if pg.black is None:
-            table[w][pg.round - 1] = _Round(None, None, int(BYE_POINTS * 2), True)
+            points2 = int(game.bye.points * 2)
+            table[w][pg.round - 1] = _Round(None, None, points2, game.bye is Bye.PAIRING)
             continue
         b = index[pg.black]
+        if game.forfeit:
+            # Not a game: no opponent met, no colour; the points count (a float when won).
+            for me, name in ((w, pg.white), (b, pg.black)):
+                table[me][pg.round - 1] = _Round(None, None, int(2 * (game.points(name) or 0)),
+                                                 False)
+            continue
         sides = ((w, b, Colour.WHITE, pg.white), (b, w, Colour.BLACK, pg.black))
         for me, opp, colour, name in sides:
             points = game.points(name)
@@ -210,6 +263,8 @@ class _Matcher:
         self.near: list[set[int]] = [set() for _ in range(size)]  # the edges, by player
         self.final: dict[int, int] = {}
         self.relaxed = False
+        #: How many of the players given to the last compute() had their choice made.
+        self.settled = 0
         #: While set, (U, c, sentinel, check): matchings are computed over U alone, each
         #: edge's weight less c(edge), and a player of U left unmatched gets ``sentinel``
         #: (a player below U) as mate. Dropping the players below U relaxes only the
@@ -244,10 +299,13 @@ class _Matcher:
                     self.near[u].discard(v)
             self.near[v] = set()
 
-    def compute(self, extra: dict[tuple[int, int], int] | None = None, shift: int = 0) -> list[int]:
+    def compute(self, choices: Choices | None = None) -> list[int]:
         """A maximum-weight matching: ``mate[v]`` (``v`` itself when unmatched).
 
-        ``extra`` adds to the edges it names after every weight is shifted left by ``shift``.
+        ``choices``: (players, each one's addends, their radix): below every weight, the
+        first player's addend outweighs every later one's, so the matching gives each in
+        turn the best the rest allows. As many as fit native integers are taken:
+        :attr:`settled` says how many (all when no native matching is made).
         """
         if self.upper is not None:
             only, completion, sentinel, check = self.upper
@@ -258,7 +316,7 @@ class _Matcher:
                         w = self.weight[a, b] - completion(a, b)
                         if w > 0:
                             relaxed[a, b] = w
-            mate = self._match(relaxed, extra, shift)
+            mate = self._match(relaxed, choices)
             left = [v for v in only if mate[v] == v]
             if check is None or check(left):
                 for v in left:
@@ -266,27 +324,237 @@ class _Matcher:
                 self.relaxed = True
                 return mate
         self.relaxed = False
-        return self._match(self.weight, extra, shift)
+        return self._match(self.weight, choices)
 
-    def _match(
-        self, weights: dict[tuple[int, int], int], extra: dict[tuple[int, int], int] | None,
-        shift: int,
-    ) -> list[int]:
-        graph = _Graph()
-        if extra:
+    def _match(self, weights: dict[Edge, int], choices: Choices | None) -> list[int]:
+        small = compress_weights(weights)
+        width = max(small.values(), default=0).bit_length()
+        if width > NATIVE_BITS:
+            small = compress_weights(weights, exact=True)
+            width = max(small.values(), default=0).bit_length()
+        count, addends_of, radix = choices if choices else (0, _no_addends, 1)
+        self.settled = count
+        native = width + (radix.bit_length() if count else 0) <= NATIVE_BITS
+        if count and not native and width < NATIVE_BITS:
+            found = _first_choice(small, addends_of(0), NATIVE_BITS - width, self.size)
+            if found is not None:
+                self.settled = 1
+                return self._mates(found)
+        if count and native:
+            self.settled = min(count, max(1, (NATIVE_BITS - width) // radix.bit_length()))
+            weights = small
+        if count:
+            # Each taken player's addends, scaled so that the earlier one's outweighs the
+            # sum of all later ones'; all of them below every weight's last bit.
+            taken = self.settled
+            shift = (radix**taken).bit_length()
             weights = {k: w << shift for k, w in weights.items()}
-            for (a, b), w in extra.items():
-                key = (a, b) if a < b else (b, a)
-                if key in weights:
-                    weights[key] += w
-        graph.add_weighted_edges_from((a, b, w) for (a, b), w in weights.items())
+            for i in range(taken):
+                place = radix ** (taken - 1 - i)
+                for (a, b), w in addends_of(i).items():
+                    key = (a, b) if a < b else (b, a)
+                    if key in weights:
+                        weights[key] += w * place
+        elif native:
+            weights = small
+        return self._mates(
+            _native_matching(weights, self.size) if native else _python_matching(weights)
+        )
+
+    def _mates(self, found: Iterable[Edge]) -> list[int]:
         mate = list(range(self.size))
         for a, b in self.final.items():
             mate[a] = b
-        for a, b in nx.max_weight_matching(graph):
+        for a, b in found:
             mate[a] = b
             mate[b] = a
         return mate
+
+
+def _first_choice(
+    small: dict[Edge, int], addends: dict[Edge, int], room: int, size: int
+) -> set[Edge] | None:
+    """A maximum-weight matching (by ``small``) that gives one player the edge of his
+    highest addend that any maximum-weight matching has, when all his addends do not fit
+    beside the weights. His edges, best first, are cut into at most ``2**room - 1``
+    groups, ranked in the ``room`` bits below the weights: the weights' part of the
+    total always stays the best (the addends are smaller than its last bit), so the
+    matching pays the rank of the best group that holds his edge, and the search goes on
+    in that group (with one bit: the shortest head of them that holds it, by halving).
+    None: no edge of his is in any (the caller then makes the one pure-Python matching).
+    """
+    window = (1 << room) - 1
+    best_first = sorted(addends.items(), key=lambda item: -item[1])
+    rest = [e for (a, b), _ in best_first if (e := (a, b) if a < b else (b, a)) in small]
+    # One graph for every probe: only his edges' weights change from one to the next.
+    graph = rx.PyGraph()
+    graph.add_nodes_from(range(size))
+    keys = list(small)
+    index = dict(zip(keys, graph.add_edges_from([(a, b, small[a, b] << room) for a, b in keys]),
+                     strict=True))
+
+    def pays(groups: list[list[Edge]]) -> tuple[int, set[Edge]]:
+        """The best group's place that a maximum-weight matching can draw an edge from
+        (-1: none), and that matching."""
+        addend: dict[Edge, int] = {}
+        for g, edges in enumerate(groups):
+            for edge in edges:
+                addend[edge] = window - g
+                graph.update_edge_by_index(index[edge], (small[edge] << room) + window - g)
+        found = {(a, b) if a < b else (b, a)
+                 for a, b in rx.max_weight_matching(graph, weight_fn=_identity)}
+        for edge in addend:
+            graph.update_edge_by_index(index[edge], small[edge] << room)
+        paid = max((addend.get(e, 0) for e in found), default=0)
+        return (window - paid if paid else -1), found
+
+    if not rest:
+        return None
+    if window == 1:
+        place, found = pays([rest])
+        if place < 0:
+            return None
+        low, high = 0, len(rest)  # rest[:high] holds his edge, rest[:low] does not
+        while high - low > 1:
+            middle = (low + high) // 2
+            place, better = pays([rest[:middle]])
+            if place < 0:
+                low = middle
+            else:
+                high, found = middle, better
+        return pays([[rest[high - 1]]])[1]
+    while True:
+        step = -(-len(rest) // window)  # ceil: at most ``window`` groups
+        groups = [rest[i : i + step] for i in range(0, len(rest), step)]
+        place, found = pays(groups)
+        if place < 0:
+            return None
+        if step == 1:
+            return found
+        rest = groups[place]
+
+
+#: The widest weight handed to rustworkx: its matching keeps weights and dual variables in
+#: 128-bit signed integers. Against networkx on random graphs (tests/tournament/
+#: test_swiss_scale.py) weights of 126 bits came out exact and 127 bits did not; one bit spare.
+NATIVE_BITS = 125 if HAVE_NATIVE else 0
+
+
+def compress_weights(weights: dict[Edge, int], exact: bool = False) -> dict[Edge, int]:
+    """Weights that rank every matching of the graph as ``weights`` do, often far narrower.
+
+    The weights are cut into runs of bit positions set in some weight, apart by runs set
+    in none. A matching's sum of a run's values is at most its largest value times the
+    number of edges that can carry one (half the players they touch): so the sums of
+    all the runs below a gap stay under a bound, and where that bound keeps them below
+    the next run both as given and with the gap shortened, the gap is shortened to what
+    the bound needs. Either way no sum carries across the gap, so every matching's total
+    keeps its place among the others. The criteria's fields are wide enough for a
+    whole round, most of them empty or used by a few players in one bracket's matching.
+    ``exact``: each run's bound is instead the largest sum a matching can make of its
+    values (a native matching a run: slower, and narrower).
+    """
+    if not weights:
+        return weights
+    touched: dict[int, set[int]] = {}
+    for (a, b), w in weights.items():
+        ends = touched.get(w)
+        if ends is None:
+            touched[w] = {a, b}
+        else:
+            ends.add(a)
+            ends.add(b)
+    union = 0
+    for w in touched:
+        union |= w
+    runs: list[tuple[int, int]] = []  # (lowest bit, width), lowest first
+    bit, top = (union & -union).bit_length() - 1, union.bit_length()
+    while bit < top:
+        end = bit
+        while end < top and union >> end & 1:
+            end += 1
+        runs.append((bit, end - bit))
+        bit = end
+        while bit < top and not union >> bit & 1:
+            bit += 1
+    # Each run's bound: its largest value times the edges a matching can give it.
+    bounds: list[int] = []
+    for low, width in runs:
+        mask = ((1 << width) - 1) << low
+        ends = set()
+        largest = 0
+        for w, vs in touched.items():
+            part = (w & mask) >> low
+            if part:
+                ends |= vs
+                largest = max(largest, part)
+        if exact and HAVE_NATIVE and largest and width < NATIVE_BITS // 2:
+            values = {key: (w & mask) >> low for key, w in weights.items() if w & mask}
+            best = _native_matching(values, 1 + max(max(key) for key in values))
+            bounds.append(sum(values[key if key in values else key[::-1]] for key in best))
+        else:
+            bounds.append(largest * (len(ends) // 2))
+    # New places, lowest run first; the lowest goes to bit 0.
+    places: list[int] = [0]
+    below_old = bounds[0] << runs[0][0]
+    below_new = bounds[0]
+    for k in range(1, len(runs)):
+        old_place = runs[k][0]
+        old_gap = old_place - (runs[k - 1][0] + runs[k - 1][1])
+        new_end = places[-1] + runs[k - 1][1]
+        if below_old < 1 << old_place:
+            place = max(new_end, below_new.bit_length())
+        else:
+            place = new_end + old_gap
+        places.append(place)
+        below_old += bounds[k] << old_place
+        below_new += bounds[k] << place
+    if all(p == low for p, (low, _) in zip(places, runs, strict=True)):
+        return weights
+    mapped: dict[int, int] = {}
+    for w in touched:
+        c = 0
+        for place, (low, width) in zip(places, runs, strict=True):
+            c |= ((w >> low) & ((1 << width) - 1)) << place
+        mapped[w] = c
+    return {key: mapped[w] for key, w in weights.items()}
+
+
+def max_weight_matching(weights: dict[Edge, int]) -> set[Edge]:
+    """A maximum-weight matching of the graph whose edges are ``weights``' keys (all
+    weights positive): with rustworkx's native matching when the compressed weights fit
+    its integers, else with networkx's (pure Python, any size, exact)."""
+    small = compress_weights(weights)
+    if max(small.values(), default=0).bit_length() > NATIVE_BITS:
+        small = compress_weights(weights, exact=True)
+    if max(small.values(), default=0).bit_length() <= NATIVE_BITS:
+        return _native_matching(small, 1 + max((max(a, b) for a, b in small), default=-1))
+    return _python_matching(weights)
+
+
+def _no_addends(_: int) -> dict[Edge, int]:
+    return {}
+
+
+def _native_matching(weights: dict[Edge, int], size: int) -> set[Edge]:
+    if not HAVE_NATIVE:
+        return _python_matching(weights)
+    graph = rx.PyGraph()
+    graph.add_nodes_from(range(size))
+    graph.add_edges_from([(a, b, w) for (a, b), w in weights.items()])
+    found: set[Edge] = rx.max_weight_matching(graph, weight_fn=_identity)
+    return {(a, b) if a < b else (b, a) for a, b in found}
+
+
+def _python_matching(weights: dict[Edge, int]) -> set[Edge]:
+    graph = _Graph()
+    graph.add_weighted_edges_from((a, b, w) for (a, b), w in weights.items())
+    found: set[Edge] = nx.max_weight_matching(graph)
+    return found
+
+
+def _identity(w: int) -> int:
+    return w
 
 
 def _perfect_matching_found(near: dict[int, set[int]]) -> bool:
@@ -366,7 +634,10 @@ def _neutral_colour(me: _Entrant, other: _Entrant) -> Colour | None:
     return None
 
 
-def _colour(me: _Entrant, other: _Entrant, ranks_above: bool) -> Colour:
+def _colour(
+    me: _Entrant, other: _Entrant, ranks_above: bool, initial: Colour = INITIAL_COLOUR,
+    number: dict[int, int] | None = None,
+) -> Colour:
     """My colour against ``other``; ``ranks_above``: I rank higher (score, then pairing number)."""
     neutral = _neutral_colour(me, other)
     if neutral is not None:
@@ -374,7 +645,8 @@ def _colour(me: _Entrant, other: _Entrant, ranks_above: bool) -> Colour:
     if me.preference is None:
         # E5: the higher-ranked player has the initial colour when his pairing number is odd.
         higher = me if ranks_above else other
-        higher_gets = INITIAL_COLOUR if higher.index % 2 == 0 else INITIAL_COLOUR.other
+        place = higher.index if number is None else number[higher.index]
+        higher_gets = initial if place % 2 == 0 else initial.other
         return higher_gets if ranks_above else higher_gets.other
     # E4: the higher-ranked player gets his preference.
     assert other.preference is not None
@@ -403,6 +675,9 @@ class _Criteria:
         self.met = [
             {r.opponent for r in e.rounds if r.opponent is not None} for e in self.order
         ]
+        # C3 reads these for every pair: a list lookup, not a property a time.
+        self.index_of = [e.index for e in self.order]
+        self.absolute_pref = [e.preference if e.absolute else None for e in self.order]
         # Bits to count the players of a score group, and each group's place above the lower ones.
         self.group_shift: dict[int, int] = {}
         shift = largest = run = 0
@@ -433,12 +708,14 @@ class _Criteria:
 
     def compatible(self, a: int, b: int) -> bool:
         """C1 and C3 (with the topscorers' exception in the final round)."""
-        pa, pb = self.order[a], self.order[b]
-        if pb.index in self.met[a]:
+        if self.index_of[b] in self.met[a]:
             return False
-        if not (pa.absolute and pb.absolute and pa.preference is pb.preference):
+        pref = self.absolute_pref[a]
+        if pref is None or pref is not self.absolute_pref[b]:
             return True
-        return self.final_round and (pa.score2 > self.played or pb.score2 > self.played)
+        return self.final_round and (
+            self.score[a] > self.played or self.score[b] > self.played
+        )
 
     def bye_candidate(self, v: int) -> bool:
         return self.order[v].bye_eligible and self.score[v] <= self.bye_score
@@ -642,7 +919,9 @@ class _Dutch(_Criteria):
 
     def pair(self) -> tuple[list[tuple[int, int]], int | None]:
         n = self.n
-        if all(r.opponent is None and not r.bye for e in self.order for r in e.rounds):
+        if all(
+            r.opponent is None and not r.bye and not r.points2 for e in self.order for r in e.rounds
+        ):
             # Nobody has played: one homogeneous bracket, nobody has a colour, a float
             # or an opponent to avoid, so S1[i] meets S2[i] and the bye (an odd count)
             # goes to the last player, which is what the matching below finds too.
@@ -695,19 +974,42 @@ class _Dutch(_Criteria):
     def _s1_choice(
         cur: list[int], s1: list[int], remainder: list[int], base: dict[Edge, int],
         matched: list[bool],
-    ) -> tuple[dict[Edge, int], int]:
-        """Addends (and the shift of the weights under them) that make each S1 player, in
-        order, meet the highest-placed opponent the rest allows: S1[0]'s outweighs every
-        later one's. Done one by one, each would be a matching with small addends on that
-        player's edges; together they are one."""
-        radix = len(remainder) + 1
-        extra: dict[Edge, int] = {}
-        for i, pi in enumerate(s1):
-            place = radix ** (len(s1) - 1 - i)
+    ) -> Choices:
+        """Addends that make each S1 player, in order, meet the highest-placed opponent the
+        rest allows (see :meth:`_Matcher.compute`). Done one by one, each would be a
+        matching with small addends on that player's edges; together they are one."""
+
+        def addends_of(i: int) -> dict[Edge, int]:
+            pi = s1[i]
+            addends: dict[Edge, int] = {}
             for value, oi in enumerate(reversed(remainder), start=1):
                 if oi > pi and not matched[cur[oi]] and base[oi, pi]:
-                    extra[cur[pi], cur[oi]] = value * place
-        return extra, (radix ** len(s1)).bit_length()
+                    addends[cur[pi], cur[oi]] = value
+            return addends
+
+        return len(s1), addends_of, len(remainder) + 1
+
+    def _settle(
+        self, matcher: _Matcher, mate: list[int] | None, s1: list[int], cur: list[int],
+        remainder: list[int], base: dict[Edge, int], matched: list[bool],
+        pairs: list[tuple[int, int]],
+    ) -> list[int]:
+        """Pair each player of ``s1``, in order, with the highest-placed opponent the rest
+        allows; ``mate``: a matching already made with all their choices, if any."""
+        while s1:
+            if mate is None:
+                mate = matcher.compute(self._s1_choice(cur, s1, remainder, base, matched))
+            for pi in s1[: matcher.settled]:
+                pv = cur[pi]
+                mv = mate[pv]
+                matched[pv] = matched[mv] = True
+                matcher.finalise(pv, mv)
+                pairs.append((pv, mv))
+            s1 = s1[matcher.settled :]
+            if s1:
+                mate = None
+        assert mate is not None
+        return mate
 
     def _brackets(self, matcher: _Matcher) -> tuple[list[tuple[int, int]], int | None]:
         n, score, bits = self.n, self.score, self.size_bits
@@ -819,19 +1121,17 @@ class _Dutch(_Criteria):
                     matcher.set(cur[pi], cur[oi], remainder_edge(pi, oi, b, rem_pairs))
             # With the S1 players' choice of opponents (below) as the least significant
             # part: when no exchange is needed, this one matching settles the bracket.
-            mate = matcher.compute(*self._s1_choice(cur, remainder[:rem_pairs], remainder,
-                                                    base, matched))
+            mate = matcher.compute(
+                self._s1_choice(cur, remainder[:rem_pairs], remainder, base, matched)
+            )
             exchanges = 0
             for pi in remainder[:rem_pairs]:
                 pv = cur[pi]
                 exchanges += mate[pv] <= pv or mate[pv] >= nsgb_v
             if not exchanges:
-                for pi in remainder[:rem_pairs]:
-                    pv = cur[pi]
-                    mv = mate[pv]
-                    matched[pv] = matched[mv] = True
-                    matcher.finalise(pv, mv)
-                    pairs.append((pv, mv))
+                mate = self._settle(
+                    matcher, mate, remainder[:rem_pairs], cur, remainder, base, matched, pairs
+                )
             todo = exchanges
             s_rem = rem_pairs
             it = rem_pairs
@@ -900,13 +1200,7 @@ class _Dutch(_Criteria):
                 pi for pi in remainder if not matched[cur[pi]] and cur[pi] < mate[cur[pi]] < nsgb_v
             ]
             if s1:
-                mate = matcher.compute(*self._s1_choice(cur, s1, remainder, base, matched))
-                for pi in s1:
-                    pv = cur[pi]
-                    mv = mate[pv]
-                    matched[pv] = matched[mv] = True
-                    matcher.finalise(pv, mv)
-                    pairs.append((pv, mv))
+                mate = self._settle(matcher, None, s1, cur, remainder, base, matched, pairs)
             matcher.upper = None
             # What is left moves down to the next bracket.
             new_cur: list[int] = []
@@ -939,11 +1233,14 @@ def swiss_round(
     games: Sequence[Game],
     round_number: int,
     total_rounds: int | None = None,
+    initial: Colour | None = None,
 ) -> list[Pairing]:
     """The pairings of ``round_number`` for ``players`` (seed order) after ``games``.
 
     ``total_rounds`` (the event's number of rounds) lets the final round use the
     topscorers' exception to the colour criterion; without it none applies.
+    ``initial``: the top seed's colour in the first round (TRF ``XXC``) while no game
+    shows it; the games played show it (model.initial_colour); White without either.
     Raises :class:`NoLegalPairingError` when no pairing keeps the absolute criteria.
     """
     check_unique(players)
@@ -953,19 +1250,40 @@ def swiss_round(
             if name is not None and name not in known:
                 raise UnknownPlayerError(f"{name!r} played but is not a player")
     people = _entrants(players, games, round_number - 1)
-    active = [e for e, p in zip(people, players, strict=True) if not p.withdrawn]
+    # A bye the organiser gave for this round (full, half, zero points) keeps a player out.
+    away = {
+        g.pairing.white
+        for g in games
+        if g.pairing.round == round_number and g.pairing.is_bye and g.bye is not Bye.PAIRING
+    }
+    active = [
+        e for e, p in zip(people, players, strict=True) if not p.withdrawn and p.name not in away
+    ]
     if len(active) < 2:
         raise PairingError("a round needs two players or more")
+    check_size(len(active))
     dutch = _Dutch(people, active, round_number - 1, total_rounds)
     try:
         pairs, bye = dutch.pair()
     except NoLegalPairingError as exc:
         raise NoLegalPairingError(round_number, exc.reason) from None
-    return _boards(dutch, pairs, bye, round_number)
+    earlier = [g for g in games if g.pairing.round < round_number]
+    if initial is None or any(g.pairing.black is not None for g in earlier):
+        initial = initial_colour(players, earlier)
+    # E5 counts pairing numbers as bbpPairings does: leaving out the players who have
+    # not yet taken part in a pairing and are kept out of this one.
+    took_part = {n for g in earlier if g.played or g.forfeit or (g.pairing.is_bye and
+                 g.bye is Bye.PAIRING) for n in (g.pairing.white, g.pairing.black)}
+    number: dict[int, int] = {}
+    for e, p in zip(people, players, strict=True):
+        if p.name in took_part or not (p.withdrawn or p.name in away):
+            number[e.index] = len(number)
+    return _boards(dutch, pairs, bye, round_number, initial, number)
 
 
 def _boards(
-    dutch: _Dutch, pairs: list[tuple[int, int]], bye: int | None, round_number: int
+    dutch: _Dutch, pairs: list[tuple[int, int]], bye: int | None, round_number: int,
+    initial: Colour, number: dict[int, int],
 ) -> list[Pairing]:
     """Colours by E1-E5 and boards by the higher player's score, the lower's, then rank."""
     order = dutch.order
@@ -974,7 +1292,7 @@ def _boards(
         high, low = (order[a], order[b]) if a < b else (order[b], order[a])
         # As the engines do: colours are decided from the side of the lower pairing number.
         first, second = (high, low) if high.index < low.index else (low, high)
-        colour = _colour(first, second, ranks_above=first is high)
+        colour = _colour(first, second, ranks_above=first is high, initial=initial, number=number)
         white, black = (first, second) if colour is Colour.WHITE else (second, first)
         key = (-high.score2, -low.score2, high.index)
         out.append((key, Pairing(round_number, 0, white.name, black.name)))

@@ -1,74 +1,125 @@
 """FIDE Tournament Report File (TRF-16) with the TRF(x) lines the pairing engines read.
 
-Written: ``012`` the event's name, ``XXR`` the number of rounds, ``XXC white1``
-(the initial colour), then one ``001`` line per player in seed order (the
-start rank is the pairing number): start rank (columns 5-8), name (15-47),
-rating (49-52), points (81-84), rank (86-89), and from column 92 one
-10-character block a round: the opponent's start rank (``0000`` without one),
-the colour (``w``, ``b``, ``-``) and the result (``1``, ``=``, ``0``; ``U`` the
-pairing-allocated bye; ``-`` with ``0000`` a round the player was not paired,
-and after the last round a withdrawn player). Only rounds whose every game has
-a result are written: the file is what an endorsed engine pairs the next round from.
-Names are cut to the field's 33 characters; ratings must fit its four digits.
+Written: ``012`` the event's name, ``XXR`` the number of rounds, ``XXC white1`` or
+``black1`` (the top seed's colour in the first round, as the games show it), then
+one ``001`` line per player in seed order (the start rank is the pairing number):
+start rank (columns 5-8), name (15-47), rating (49-52), points (81-84), rank
+(86-89), and from column 92 one 10-character block a round: the opponent's start
+rank (``0000`` without one), the colour (``w``, ``b``, ``-``) and the result
+(``1``, ``=``, ``0``; ``+``/``-`` a forfeit won/lost, the game not played; ``U``
+the pairing-allocated bye; ``F``, ``H``, ``Z`` a full-, half- or zero-point bye the
+organiser gave; ``-`` with ``0000`` a round the player was not paired, and after
+the last round a withdrawn player). Only rounds whose every game is settled are
+written, and after them the byes already given for the next round: the file is
+what an endorsed engine pairs the next round from.
+
+Read: the same, and as Swiss-Manager and bbpPairings write it: any line ending
+(CR, LF, CRLF), blank opponents, blank rounds (a late or absent player), ``W``,
+``D``, ``L`` (games played but not rated), no ``XXR`` (then the rounds played).
+Refused, naming the line: a start rank twice, more players than four digits
+number, an ``XXR`` below 1 or below the rounds played, a name that breaks the
+rule of names.py, two players who disagree about their game.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from arbiter.tournament.errors import TrfError
-from arbiter.tournament.model import Colour, Game, Pairing, Player, Result, check_unique
+from arbiter.tournament.errors import PlayerNameError, TrfError
+from arbiter.tournament.model import (
+    Bye,
+    Colour,
+    Game,
+    Pairing,
+    Player,
+    Result,
+    check_unique,
+    initial_colour,
+)
+from arbiter.tournament.names import check_name
 
 NAME_WIDTH = 33
+
+#: Start ranks have four digits (columns 5-8).
+MAX_PLAYERS = 9999
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
 class TrfEvent:
-    """What a TRF file holds: players in start-rank order, the games, the number of rounds."""
+    """What a TRF file holds: players in start-rank order, the games, the number of rounds.
+
+    ``games`` may end with the byes given for the round after the last one paired.
+    """
 
     name: str
     players: tuple[Player, ...]
     games: tuple[Game, ...]
     total_rounds: int
+    initial: Colour = Colour.WHITE
 
 
 def complete_rounds(games: Sequence[Game]) -> int:
-    """The number of leading rounds in which every game has a result."""
+    """The number of leading rounds that were paired (a game or the pairing-allocated
+    bye) and in which every game is settled."""
     by_round: dict[int, list[Game]] = {}
     for g in games:
         by_round.setdefault(g.pairing.round, []).append(g)
     done = 0
-    while done + 1 in by_round and all(
-        g.pairing.is_bye or g.result is not None for g in by_round[done + 1]
+    while (
+        done + 1 in by_round
+        and all(g.complete for g in by_round[done + 1])
+        and any(_paired(g) for g in by_round[done + 1])
     ):
         done += 1
     return done
 
 
+def _paired(g: Game) -> bool:
+    return not g.pairing.is_bye or g.bye is Bye.PAIRING
+
+
+_PLAYED_CODE = {1.0: "1", 0.5: "=", 0.0: "0"}
+
+
 def export_trf(
-    name: str, players: Sequence[Player], games: Sequence[Game], total_rounds: int
+    name: str, players: Sequence[Player], games: Sequence[Game], total_rounds: int,
+    initial: Colour | None = None,
 ) -> str:
-    """The TRF text of an event; ``players`` in seed order (start rank 1 first)."""
+    """The TRF text of an event; ``players`` in seed order (start rank 1 first).
+
+    ``initial``: the top seed's first colour when no game shows it (none played yet).
+    """
     check_unique(players)
     rounds = complete_rounds(games)
     if total_rounds < rounds:
         raise TrfError(f"{rounds} rounds played, more than the {total_rounds} announced")
+    if total_rounds < 1:
+        raise TrfError(f"the event has {total_rounds} rounds: at least 1 is needed")
+    if len(players) > MAX_PLAYERS:
+        raise TrfError(f"{len(players)} players: TRF numbers at most {MAX_PLAYERS}")
     number = {p.name: i + 1 for i, p in enumerate(players)}
     entries: dict[tuple[str, int], tuple[int, str, str, float]] = {}
+    # The byes the organiser gave for the next round, once it is not yet paired.
+    ahead = rounds + 1 <= total_rounds and not any(
+        g.pairing.round == rounds + 1 and _paired(g) for g in games
+    )
     for g in games:
         pg = g.pairing
-        if pg.round > rounds:
+        if pg.round > rounds and not (ahead and pg.round == rounds + 1 and pg.is_bye):
             continue
         if pg.black is None:
-            entries[pg.white, pg.round] = (0, "-", "U", 1.0)
+            entries[pg.white, pg.round] = (0, "-", g.bye.value, g.bye.points)
             continue
-        assert g.result is not None
         sides = ((pg.white, pg.black, Colour.WHITE), (pg.black, pg.white, Colour.BLACK))
         for me, opp, side in sides:
-            points = g.result.points(side)
-            result_code = {1.0: "1", 0.5: "=", 0.0: "0"}[points]
-            entries[me, pg.round] = (number[opp], side.value.lower(), result_code, points)
+            points = g.points(me)
+            assert points is not None
+            code = ("+" if points else "-") if g.forfeit else _PLAYED_CODE[points]
+            entries[me, pg.round] = (number[opp], side.value.lower(), code, points)
     score = {
         p.name: sum(entries.get((p.name, r), (0, "", "", 0.0))[3] for r in range(1, rounds + 1))
         for p in players
@@ -77,10 +128,22 @@ def export_trf(
         n: i + 1
         for i, n in enumerate(sorted(score, key=lambda n: (-score[n], number[n])))
     }
-    lines = [f"012 {name}", f"XXR {total_rounds}", "XXC white1"]
+    played = [g for g in games if g.pairing.round <= rounds]
+    first = initial_colour(players, played) if any(g.played or g.forfeit for g in played) else (
+        initial or Colour.WHITE
+    )
+    lines = [
+        f"012 {name}",
+        f"XXR {total_rounds}",
+        f"XXC {'white' if first is Colour.WHITE else 'black'}1",
+    ]
     for p in players:
         if not 0 <= p.rating <= 9999:
             raise TrfError(f"{p.name!r}: rating {p.rating} does not fit TRF's four digits")
+        try:
+            check_name(p.name)
+        except PlayerNameError as exc:
+            raise TrfError(f"cannot be written to TRF: {exc}") from None
         rating = f"{p.rating:>4}" if p.rating else "    "
         head = (
             f"001 {number[p.name]:>4}      {p.name[:NAME_WIDTH]:<{NAME_WIDTH}} {rating}"
@@ -90,19 +153,32 @@ def export_trf(
         for r in range(1, rounds + 1):
             number_of, colour_of, code_of, _ = entries.get((p.name, r), (0, "-", "-", 0.0))
             blocks.append(f"  {number_of:04d} {colour_of} {code_of}")
-        if p.withdrawn and rounds < total_rounds:
+        if (p.name, rounds + 1) in entries:
+            _, _, code_of, _ = entries[p.name, rounds + 1]
+            blocks.append(f"  0000 - {code_of}")
+        elif p.withdrawn and rounds < total_rounds:
             blocks.append("  0000 - -")
         lines.append(head + "".join(blocks))
     return "\n".join(lines) + "\n"
+
+
+#: One round of one player line: (opponent's start rank or 0, colour, result code).
+_Block = tuple[int, str, str]
+
+_RESULTS = "10=+-UFHZWDL "
+#: What the opponent's block must say of the same game.
+_BACK = {"1": "0", "0": "1", "=": "=", "W": "L", "L": "W", "D": "D", "+": "-", "-": "+-"}
 
 
 def import_trf(text: str) -> TrfEvent:
     """The event in a TRF text; TrfError names the bad line."""
     name = ""
     total: int | None = None
-    rows: dict[int, tuple[str, int, list[tuple[int, str, str]]]] = {}
-    for line_no, raw in enumerate(text.splitlines(), start=1):
-        line = raw.rstrip()
+    initial: Colour | None = None
+    rows: dict[int, tuple[str, int, list[_Block]]] = {}
+    line_of: dict[int, int] = {}
+    for line_no, raw in enumerate(_lines(text), start=1):
+        line = raw.rstrip(" ")
         code = line[:3]
         if code == "012":
             name = line[4:].strip()
@@ -111,59 +187,129 @@ def import_trf(text: str) -> TrfEvent:
                 total = int(line[3:].strip())
             except ValueError:
                 raise TrfError(f"line {line_no}: the number of rounds is not a number") from None
+            if total < 1:
+                raise TrfError(f"line {line_no}: {total} rounds: an event has at least 1")
+        elif code == "XXC":
+            words = line[3:].split()
+            if "black1" in words:
+                initial = Colour.BLACK
+            elif "white1" in words:
+                initial = Colour.WHITE
         elif code == "001":
-            rows[_start_rank(line, line_no)] = _player_line(line, line_no)
+            row = _player_line(line, line_no)
+            rank = _start_rank(line, line_no)
+            if rank in rows:
+                raise TrfError(
+                    f"line {line_no}: start rank {rank} again (first on line {line_of[rank]})"
+                )
+            if len(rows) == MAX_PLAYERS:
+                raise TrfError(f"line {line_no}: more than {MAX_PLAYERS} players")
+            rows[rank] = row
+            line_of[rank] = line_no
     if not rows:
         raise TrfError("no player line (001)")
     if sorted(rows) != list(range(1, len(rows) + 1)):
         raise TrfError("the start ranks are not 1 to the number of players")
     names = {rank: row[0] for rank, row in rows.items()}
+    # The rounds paired: the last in which someone met an opponent or had the
+    # pairing-allocated bye; a round after it holds only the byes given ahead of it.
     played = 0
     for _, _, blocks in rows.values():
-        for r, (opp, _, _) in enumerate(blocks, start=1):
-            if opp or blocks[r - 1][2] != "-":
+        for r, (opp, _, code) in enumerate(blocks, start=1):
+            if opp or code in "U+":
                 played = max(played, r)
+    if total is not None and total < played:
+        raise TrfError(f"XXR {total}, but {played} rounds were paired")
     players: list[Player] = []
-    games: list[Game] = []
     for rank in sorted(rows):
         pname, rating, blocks = rows[rank]
-        withdrawn = len(blocks) > played and blocks[played] == (0, "-", "-")
+        if len(blocks) > played + 1 and any(b != (0, " ", " ") for b in blocks[played + 1 :]):
+            raise TrfError(f"line {line_of[rank]}: results after round {played + 1}")
+        withdrawn = len(blocks) > played and blocks[played][2] == "-"
         players.append(Player(pname, rating, withdrawn))
     check_unique(players)
-    for r in range(1, played + 1):
-        boards: list[tuple[int, Pairing, Result | None]] = []
-        byes: list[str] = []
+    games: list[Game] = []
+    for r in range(1, played + 2):
+        boards: list[tuple[int, Game]] = []
+        byes: list[Game] = []
         for rank in sorted(rows):
             blocks = rows[rank][2]
             if r > len(blocks):
                 continue
             opp, colour, code = blocks[r - 1]
             if opp == 0:
-                if code == "U":
-                    byes.append(names[rank])
-                elif code != "-":
-                    raise TrfError(f"player {rank} round {r}: result {code!r} without an opponent")
+                bye = _bye(code, r > played)
+                if bye is not None:
+                    byes.append(Game(Pairing(r, 0, names[rank], None), bye=bye))
                 continue
+            if r > played:
+                raise TrfError(f"line {line_of[rank]}: a game in round {r}, after the pairings")
             if opp not in rows:
-                raise TrfError(f"player {rank} round {r}: no player {opp}")
+                raise TrfError(f"line {line_of[rank]}: round {r}: no player {opp}")
             other = rows[opp][2]
             back = other[r - 1] if r <= len(other) else None
-            expect = {"1": "0", "0": "1", "=": "="}.get(code)
-            if back is None or back[0] != rank or back[1] == colour or back[2] != expect:
+            if (
+                back is None
+                or back[0] != rank
+                or back[2] not in _BACK[code]
+                or (colour != "-" and back[1] == colour)
+            ):
                 raise TrfError(f"round {r}: players {rank} and {opp} disagree about their game")
-            if colour != "w":
-                continue
-            result = {"1": Result.WHITE_WIN, "0": Result.BLACK_WIN, "=": Result.DRAW}[code]
-            boards.append((rank, Pairing(r, 0, names[rank], names[opp]), result))
+            if colour == "b" or (colour == "-" and rank > opp):
+                continue  # read from White's side (without colours: the higher seed's)
+            boards.append((rank, _game(r, names[rank], names[opp], code, back[2])))
         numbered = [
-            Game(Pairing(r, b, p.white, p.black), res)
-            for b, (_, p, res) in enumerate(sorted(boards, key=lambda t: t[0]), start=1)
+            Game(Pairing(r, b, g.pairing.white, g.pairing.black), g.result, g.forfeit)
+            for b, (_, g) in enumerate(sorted(boards, key=lambda t: t[0]), start=1)
         ]
         numbered += [
-            Game(Pairing(r, len(numbered) + i, n, None)) for i, n in enumerate(byes, start=1)
+            Game(Pairing(r, len(numbered) + i, g.pairing.white, None), bye=g.bye)
+            for i, g in enumerate(byes, start=1)
         ]
         games += numbered
-    return TrfEvent(name, tuple(players), tuple(games), total if total is not None else played)
+    ahead = any(g.pairing.round == played + 1 for g in games)
+    if total is None:
+        total = played + ahead
+    elif ahead and total < played + 1:
+        raise TrfError(f"XXR {total}, but byes are given for round {played + 1}")
+    event_initial = initial if initial is not None else Colour.WHITE
+    if any(g.pairing.black is not None for g in games):
+        event_initial = initial_colour(players, games)
+    return TrfEvent(name, tuple(players), tuple(games), total, event_initial)
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` one by one (a list of them all would double a big file)."""
+    start = 0
+    for end in _LINE_END.finditer(text):
+        yield text[start : end.start()]
+        start = end.end()
+    yield text[start:]
+
+
+def _bye(code: str, ahead: bool) -> Bye | None:
+    """The bye a block without an opponent stands for (None: the player was absent)."""
+    if code == "U" and not ahead:
+        return Bye.PAIRING
+    if code in "F+":
+        return Bye.FULL
+    if code in "H=":
+        return Bye.HALF
+    if code == "Z":
+        return Bye.ZERO
+    return None
+
+
+def _game(r: int, white: str, black: str, code: str, back: str) -> Game:
+    """The game of ``white`` (whose block says ``code``) and ``black`` (``back``)."""
+    pairing = Pairing(r, 0, white, black)
+    if code in "+-":
+        if code == "+":
+            return Game(pairing, Result.WHITE_WIN, forfeit=True)
+        return Game(pairing, Result.BLACK_WIN if back == "+" else None, forfeit=True)
+    result = {"1": Result.WHITE_WIN, "W": Result.WHITE_WIN, "0": Result.BLACK_WIN,
+              "L": Result.BLACK_WIN, "=": Result.DRAW, "D": Result.DRAW}[code]
+    return Game(pairing, result)
 
 
 def _start_rank(line: str, line_no: int) -> int:
@@ -173,31 +319,39 @@ def _start_rank(line: str, line_no: int) -> int:
         raise TrfError(f"line {line_no}: no start rank in columns 5-8") from None
 
 
-def _player_line(line: str, line_no: int) -> tuple[str, int, list[tuple[int, str, str]]]:
+def _player_line(line: str, line_no: int) -> tuple[str, int, list[_Block]]:
     if len(line) < 84:
         raise TrfError(f"line {line_no}: a player line has at least 84 characters")
-    name = line[14:47].strip()
-    if not name:
-        raise TrfError(f"line {line_no}: no name in columns 15-47")
+    try:
+        name = check_name(line[14:47])
+    except PlayerNameError as exc:
+        raise TrfError(f"line {line_no}: {exc}") from None
     raw_rating = line[48:52].strip()
     try:
         rating = int(raw_rating) if raw_rating else 0
     except ValueError:
         raise TrfError(f"line {line_no}: rating {raw_rating!r} is not a number") from None
-    blocks: list[tuple[int, str, str]] = []
+    blocks: list[_Block] = []
     for start in range(91, len(line), 10):
         block = line[start : start + 8].ljust(8)
+        round_no = len(blocks) + 1
         try:
             opp = int(block[0:4]) if block[0:4].strip() else 0
         except ValueError:
             raise TrfError(f"line {line_no}: opponent {block[0:4]!r} is not a number") from None
         colour, code = block[5], block[7].upper()
-        if colour not in "wb-" or code not in "10=U-":
+        if colour not in "wb- " or code not in _RESULTS:
             raise TrfError(
-                f"line {line_no}: round {len(blocks) + 1}: {block!r} is not a result this hub"
-                " knows (1, 0, =, U, -)"
+                f"line {line_no}: round {round_no}: {block!r} is not a result this hub"
+                " knows (1, 0, =, +, -, U, F, H, Z, W, D, L)"
             )
-        if (opp == 0) != (colour == "-"):
-            raise TrfError(f"line {line_no}: round {len(blocks) + 1}: colour without opponent")
+        if opp == 0 and colour in "wb":
+            raise TrfError(f"line {line_no}: round {round_no}: colour without opponent")
+        if opp and code in "UFHZ ":
+            raise TrfError(f"line {line_no}: round {round_no}: {code!r} with an opponent")
+        if opp and code not in "+-" and colour not in "wb":
+            raise TrfError(f"line {line_no}: round {round_no}: a game without a colour")
         blocks.append((opp, colour, code))
+    while blocks and blocks[-1] == (0, " ", " "):
+        blocks.pop()
     return name, rating, blocks
