@@ -19,13 +19,7 @@ PACKAGES = ("arbiter", "web")
 MAX_LINES = 350
 #: Classes known to be over, each with why it is left: the entry must go once the class
 #: is split (the test then fails on the stale entry).
-KNOWN_OVER: dict[str, str] = {
-    "arbiter.tournament.swiss._Dutch": (
-        "296 lines of its own on _Criteria's 254 (550): the Dutch pairing's bracket walk"
-        " reads the criteria's state through self; making the criteria an object it holds"
-        " touches the pairing algorithm's every line, outside the hub's restructure"
-        " (issue 24, item 1): the lead's to clear"),
-}
+KNOWN_OVER: dict[str, str] = {}
 
 
 @dataclass(frozen=True)

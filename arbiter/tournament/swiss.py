@@ -798,7 +798,7 @@ class _Criteria:
         # Room for the bracket's own choices (exchanges, transpositions).
         return w << (3 * bits + 1)
 
-    def _lowest_bye_score(self) -> int | None:
+    def lowest_bye_score(self) -> int | None:
         """The score the bye goes to, when a pairing search shows it at once, else None.
 
         The first matching of an odd round (weights above) leaves out a bye-eligible
@@ -839,7 +839,7 @@ class _Criteria:
             self.not_candidate = [not self.bye_candidate(v) for v in range(self.n)]
         return (1 + self.not_candidate[a] + self.not_candidate[b]) << self.low_shift
 
-    def _relaxable(self, upper: list[int], below: int) -> bool:
+    def relaxable(self, upper: list[int], below: int) -> bool:
         """Whether the players from ``below`` on weigh only in the completion field of
         the bracket's matchings (then :class:`_Matcher` may leave them out)."""
         if self.n - below < 2:
@@ -850,7 +850,7 @@ class _Criteria:
             self.score[upper[-1]] > self.bye_score and not self.single_downfloater_bye
         )
 
-    def _completes(self, below: int) -> Callable[[list[int]], bool]:
+    def completes(self, below: int) -> Callable[[list[int]], bool]:
         """A check that the players from ``below`` on, with those given, can all be
         paired (but one bye-eligible player when the count is odd): it looks for such a
         pairing, greedily and then by augmenting paths, and answers True only on finding
@@ -882,7 +882,7 @@ class _Criteria:
             ]
         return self.incompatible
 
-    def _separable(self, upper: list[int], below: int) -> bool:
+    def separable(self, upper: list[int], below: int) -> bool:
         """Whether every choice within ``upper`` can be completed by the players from
         ``below`` on, whatever players of ``upper`` it leaves to them, the bye included.
 
@@ -914,60 +914,70 @@ class _Criteria:
             )
 
 
-class _Dutch(_Criteria):
-    """One round's pairing, bracket by bracket; see the module's docstring."""
+class _Dutch:
+    """One round's pairing, bracket by bracket; see the module's docstring. It asks
+    ``criteria`` (a :class:`_Criteria` it holds, not a base) who may meet and what each
+    pair weighs, and tells it the bye's score once known."""
+
+    def __init__(self, criteria: _Criteria) -> None:
+        self.criteria = criteria
 
     def pair(self) -> tuple[list[tuple[int, int]], int | None]:
-        n = self.n
+        n = self.criteria.n
         if all(
-            r.opponent is None and not r.bye and not r.points2 for e in self.order for r in e.rounds
+            r.opponent is None and not r.bye and not r.points2
+            for e in self.criteria.order for r in e.rounds
         ):
             # Nobody has played: one homogeneous bracket, nobody has a colour, a float
             # or an opponent to avoid, so S1[i] meets S2[i] and the bye (an odd count)
             # goes to the last player, which is what the matching below finds too.
             half = n // 2
             return [(i, i + half) for i in range(half)], (n - 1 if n % 2 else None)
-        score = self.score
+        score = self.criteria.score
         matcher = _Matcher(n)
         odd = n % 2 == 1
         for lo in range(n):
             for h in range(lo):
                 if odd:
                     w = 0
-                    if self.compatible(lo, h):
-                        w = 1 + (not self.order[lo].bye_eligible) + (not self.order[h].bye_eligible)
-                        w <<= self.groups_shift
-                        w |= self.group_shift[score[lo]] + self.group_shift[score[h]]
-                        w <<= self.size_bits
+                    if self.criteria.compatible(lo, h):
+                        order = self.criteria.order
+                        w = 1 + (not order[lo].bye_eligible) + (not order[h].bye_eligible)
+                        w <<= self.criteria.groups_shift
+                        shifts = self.criteria.group_shift
+                        w |= shifts[score[lo]] + shifts[score[h]]
+                        w <<= self.criteria.size_bits
                         w |= score[lo] >= score[0]
                     matcher.set(lo, h, w)
                 else:
-                    matcher.set(lo, h, self.edge(h, lo, False, False))
+                    matcher.set(lo, h, self.criteria.edge(h, lo, False, False))
         if not odd:
             # Completion is the weights' first field: the first bracket's matching is
             # complete exactly when some pairing keeps the absolute criteria.
             return self._brackets(matcher)
-        quick = self._lowest_bye_score()
+        quick = self.criteria.lowest_bye_score()
         if quick is not None:
-            self.bye_score = quick
+            self.criteria.bye_score = quick
         else:
             mate = matcher.compute()
-            self.check_complete(mate)
+            self.criteria.check_complete(mate)
             unmatched = [v for v in range(n) if mate[v] == v]
-            self.bye_score = score[unmatched[0]]
+            self.criteria.bye_score = score[unmatched[0]]
             top = score[0]
-            if self.bye_score >= top:
-                self.single_downfloater_bye = all(
+            if self.criteria.bye_score >= top:
+                self.criteria.single_downfloater_bye = all(
                     score[mate[v]] >= top for v in range(n) if score[v] >= top
                 )
         if odd:
-            counts = sorted((self.order[v].played for v in range(n) if score[v] == self.bye_score),
+            bye_score = self.criteria.bye_score
+            counts = sorted((self.criteria.order[v].played for v in range(n)
+                             if score[v] == bye_score),
                             reverse=True)
             for rank, count in enumerate(counts):
-                self.unplayed_rank[count] = rank
+                self.criteria.unplayed_rank[count] = rank
             for lo in range(n):
                 for h in range(lo):
-                    matcher.set(lo, h, self.edge(h, lo, False, False))
+                    matcher.set(lo, h, self.criteria.edge(h, lo, False, False))
         return self._brackets(matcher)
 
     @staticmethod
@@ -1012,7 +1022,7 @@ class _Dutch(_Criteria):
         return mate
 
     def _brackets(self, matcher: _Matcher) -> tuple[list[tuple[int, int]], int | None]:
-        n, score, bits = self.n, self.score, self.size_bits
+        n, score, bits = self.criteria.n, self.criteria.score, self.criteria.size_bits
         matched = [False] * n
         pairs: list[tuple[int, int]] = []
         nxt = 0
@@ -1032,7 +1042,7 @@ class _Dutch(_Criteria):
             base: dict[Edge, int] = {}
             for li in range(sgb, len(cur)):
                 for si in range(li):
-                    base[li, si] = self.edge(cur[si], cur[li], li < nsgb, li >= nsgb)
+                    base[li, si] = self.criteria.edge(cur[si], cur[li], li < nsgb, li >= nsgb)
                     matcher.set(cur[li], cur[si], base[li, si])
 
             def remainder_edge(
@@ -1047,12 +1057,13 @@ class _Dutch(_Criteria):
             def in_bracket(v: int, low: int = sgb_v, high: int = nsgb_v) -> bool:
                 return low <= v < high
 
-            if self._relaxable(cur, nxt):
-                check = None if self._separable(cur, nxt) else self._completes(nxt)
-                matcher.upper = (set(cur), self.completion, self.n - 1, check)
+            if self.criteria.relaxable(cur, nxt):
+                criteria = self.criteria
+                check = None if criteria.separable(cur, nxt) else criteria.completes(nxt)
+                matcher.upper = (set(cur), self.criteria.completion, self.criteria.n - 1, check)
             mate = matcher.compute()
             if sgb_v == 0 and not matcher.relaxed:
-                self.check_complete(mate)
+                self.criteria.check_complete(mate)
             # Which moved-down players are paired in this bracket (C6-C7), highest first.
             md_score = -1
             left = left_matched = 0
@@ -1205,8 +1216,9 @@ class _Dutch(_Criteria):
             # What is left moves down to the next bracket.
             new_cur: list[int] = []
             new_sgb = 0
-            self.single_downfloater_bye = (
-                self.n % 2 == 1 and group_start < n and self.bye_score >= score[group_start]
+            self.criteria.single_downfloater_bye = (
+                self.criteria.n % 2 == 1 and group_start < n
+                and self.criteria.bye_score >= score[group_start]
             )
             for pi, pv in enumerate(cur):
                 if pi < nsgb and matched[pv]:
@@ -1215,13 +1227,14 @@ class _Dutch(_Criteria):
                 if pi < nsgb:
                     new_sgb += 1
                 if (
-                    self.single_downfloater_bye
+                    self.criteria.single_downfloater_bye
                     and group_start < n
                     and score[mate[pv]] < score[group_start]
                 ):
-                    self.single_downfloater_bye = False
+                    self.criteria.single_downfloater_bye = False
             if new_cur == cur and group_start >= n:
-                raise NoLegalPairingError(self.played + 1, "the last bracket cannot be completed")
+                raise NoLegalPairingError(
+                    self.criteria.played + 1, "the last bracket cannot be completed")
             cur = new_cur
             sgb = new_sgb
             sgb_v = nsgb_v
@@ -1262,7 +1275,7 @@ def swiss_round(
     if len(active) < 2:
         raise PairingError("a round needs two players or more")
     check_size(len(active))
-    dutch = _Dutch(people, active, round_number - 1, total_rounds)
+    dutch = _Dutch(_Criteria(people, active, round_number - 1, total_rounds))
     try:
         pairs, bye = dutch.pair()
     except NoLegalPairingError as exc:
@@ -1286,7 +1299,7 @@ def _boards(
     initial: Colour, number: dict[int, int],
 ) -> list[Pairing]:
     """Colours by E1-E5 and boards by the higher player's score, the lower's, then rank."""
-    order = dutch.order
+    order = dutch.criteria.order
     out: list[tuple[tuple[int, int, int], Pairing]] = []
     for a, b in pairs:
         high, low = (order[a], order[b]) if a < b else (order[b], order[a])
