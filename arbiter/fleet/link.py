@@ -17,7 +17,6 @@ shows "refused" with the reason and tries again every REFUSED_RETRY seconds.
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import logging
 import ssl
@@ -32,6 +31,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 from arbiter.fleet.assignment import Assignment, AssignmentFile
 from arbiter.fleet.errors import AssignmentMessageError, CursorError, SettingsError
+from arbiter.fleet.inflight import InFlight
 from arbiter.fleet.outbox import Cursor, CursorFile, Outbox, Pending
 from arbiter.fleet.payloads import (
     OFFLINE,
@@ -112,10 +112,7 @@ class FleetLink:
             lambda _stopping: self._run(), PUBLISHER, wake=self._wake.set
         )
         self._stop = self._thread.stopping  # also read by the callbacks and the publisher
-        self._lock = threading.Lock()
-        self._acked: set[int] = set()  # message ids the broker acknowledged (PUBACK)
-        # Message ids the broker acknowledged with a refusal, and why (paho's thread).
-        self._refusals: dict[int, str] = {}
+        self._inflight = InFlight()
         self._hold_until = 0.0  # after a refusal: nothing sent before (monotonic)
         self._refusing = ""  # what the broker refused last ("": nothing since)
         self._drained = threading.Event()  # a pass found nothing left to send or to ack
@@ -240,11 +237,7 @@ class FleetLink:
 
     def _on_publish(self, _client: mqtt.Client, _userdata: object, mid: int,
                     reason: ReasonCode, _properties: object) -> None:
-        with self._lock:
-            if reason.is_failure:
-                self._refusals[mid] = str(reason)
-            else:
-                self._acked.add(mid)
+        self._inflight.answered(mid, str(reason) if reason.is_failure else None)
         self._wake.set()
 
     def _on_subscribe(self, _client: mqtt.Client, _userdata: object, _mid: int,
@@ -303,10 +296,9 @@ class FleetLink:
             cursor = None
         sent = cursor
         saved, saved_at = cursor, time.monotonic()
-        inflight: collections.deque[tuple[mqtt.MQTTMessageInfo, Pending]] = collections.deque()
         try:
             while not self._stop.is_set():
-                cursor, sent = self._step(inflight, cursor, sent)
+                cursor, sent = self._step(cursor, sent)
                 due = time.monotonic() - saved_at >= CURSOR_EVERY
                 if cursor is not None and cursor != saved and due:
                     saved, saved_at = self._save(cursor), time.monotonic()
@@ -315,10 +307,7 @@ class FleetLink:
                 self._save(cursor)
 
     def _step(
-        self,
-        inflight: collections.deque[tuple[mqtt.MQTTMessageInfo, Pending]],
-        cursor: Cursor | None,
-        sent: Cursor | None,
+        self, cursor: Cursor | None, sent: Cursor | None
     ) -> tuple[Cursor | None, Cursor | None]:
         """One round of the publisher: status, acknowledgements, then what is new."""
         if self._wake.wait(POLL):
@@ -331,12 +320,13 @@ class FleetLink:
             if cursor is None or sent is None:
                 self._publish_status(client, None)
                 return cursor, sent
-            cursor = self._acknowledged(inflight, cursor)
-            if self._take_refusals(inflight):
+            cursor = self._acknowledged(cursor)
+            if self._take_refusals():
                 sent = cursor  # what followed the refused event goes out again after it
+            inflight = self._inflight
             if len(inflight) < WINDOW and time.monotonic() >= self._hold_until:
                 for pending in self._outbox.pending(sent, WINDOW - len(inflight)):
-                    inflight.append((self._send(client, pending), pending))
+                    inflight.add(self._send(client, pending), pending)
                     sent = pending.after
             # After the events it counts, so the hub never sees a status ahead of them.
             self._publish_status(client, sent.seq)
@@ -348,22 +338,11 @@ class FleetLink:
             self._stop.wait(POLL)
         return cursor, sent
 
-    def _acknowledged(
-        self, inflight: collections.deque[tuple[mqtt.MQTTMessageInfo, Pending]], cursor: Cursor
-    ) -> Cursor:
-        """Move the cursor (in memory) over the acknowledged head of ``inflight``."""
-        moved = cursor
-        with self._lock:
-            while inflight and inflight[0][0].mid in self._acked:
-                info, pending = inflight.popleft()
-                self._acked.discard(info.mid)
-                moved = pending.after
-            self._resend.settled(self._acked)
-            # Every outbox message sent is in ``inflight`` (or the resend job) by now: other
-            # ids acknowledged (status, online) are dropped, so no stale id can match a
-            # later message's.
-            self._acked &= {info.mid for info, _ in inflight}
-        # Outside the lock: the state's listeners (the device's status) call status_changed.
+    def _acknowledged(self, cursor: Cursor) -> Cursor:
+        """Move the cursor (in memory) over the acknowledged head of the window."""
+        moved = self._inflight.advance(cursor, self._resend)
+        # Outside the window's lock: the state's listeners (the device's status) call
+        # status_changed.
         if moved != cursor and self._refusing:
             self._refusing = ""
             if self.state.broker is BrokerState.REFUSED:
@@ -371,30 +350,25 @@ class FleetLink:
                 log.warning("broker: %s takes the table's events again", self.broker)
         return moved
 
-    def _take_refusals(
-        self, inflight: collections.deque[tuple[mqtt.MQTTMessageInfo, Pending]]
-    ) -> bool:
+    def _take_refusals(self) -> bool:
         """Report messages the broker refused. One of the outbox's: everything in flight is
         dropped (the cursor stays before the refused event) and sending pauses for
         REFUSED_RETRY seconds; returns True."""
-        with self._lock:
-            refusals, self._refusals = self._refusals, {}
+        refusals = self._inflight.take_refusals()
         if not refusals:
             return False
         self._resend.settled(set(refusals))  # refused: the hub asks again if it lacks them
-        ours = [(info, pending) for info, pending in inflight if info.mid in refusals]
-        if not ours:  # a status, an online message or a resent event: nothing to hold back
+        ours = self._inflight.first_refused(refusals)
+        if ours is None:  # a status, an online message or a resent event: nothing to hold back
             self._report_refusal(f"the broker {self.broker} refused a message of the table",
                                  next(iter(refusals.values())))
             return False
-        info, pending = ours[0]
+        mid, pending = ours
         what = (f"event {pending.seq}" if pending.seq is not None
                 else f"game {pending.item.game}'s record")
         self._report_refusal(f"the broker {self.broker} refused {what} on "
-                             f"{self._topic(pending)}", refusals[info.mid])
-        with self._lock:
-            self._acked -= {i.mid for i, _ in inflight}
-        inflight.clear()
+                             f"{self._topic(pending)}", refusals[mid])
+        self._inflight.drop()
         self._hold_until = time.monotonic() + REFUSED_RETRY
         return True
 
