@@ -43,7 +43,7 @@ from arbiter.fleet.payloads import (
 )
 from arbiter.fleet.resend_service import ResendService
 from arbiter.fleet.settings import TournamentSettings
-from arbiter.fleet.state import BrokerState, FleetState
+from arbiter.fleet.state import BrokerReports, BrokerState, FleetState
 from arbiter.fleet.statusout import StatusOutbox
 from arbiter.mqtt.errors import BrokerTlsError
 from arbiter.mqtt.tls import TlsFault, client_context, diagnose, secure
@@ -74,8 +74,6 @@ RECONNECT_MIN, RECONNECT_MAX = 1, 8
 #: Seconds before events the broker refused are offered again (a login or an ACL fixed
 #: by the organiser, a broker's ACL reloaded): sooner would only fill the log.
 REFUSED_RETRY = 15.0
-REFUSED_HINT = ("another table's login, or an ACL that forbids it: check [tournament] table "
-                "and password_file")
 
 
 class FleetLink:
@@ -101,6 +99,7 @@ class FleetLink:
                         (Topic.ONLINE, Topic.STATUS, Topic.EVENTS, Topic.ASSIGNMENT,
                          Topic.RESEND)}
         self.state = state
+        self._reports = BrokerReports(state, str(self.broker), log)
         self._store = store
         self._assignments = AssignmentFile(data_dir)
         self._cursor_file = CursorFile(data_dir)
@@ -114,10 +113,8 @@ class FleetLink:
         self._stop = self._thread.stopping  # also read by the callbacks and the publisher
         self._inflight = InFlight()
         self._hold_until = 0.0  # after a refusal: nothing sent before (monotonic)
-        self._refusing = ""  # what the broker refused last ("": nothing since)
         self._drained = threading.Event()  # a pass found nothing left to send or to ack
         self._client: mqtt.Client | None = None
-        self._reported = ""
         self._refused = False
         self._tls: ssl.SSLContext | None = None
         self._up = False  # a CONNACK came on the current connection
@@ -145,13 +142,13 @@ class FleetLink:
             try:
                 self._tls = client_context(self.settings.ca_file)
             except BrokerTlsError as exc:  # no connection at all: never plain instead
-                self._report(f"{exc}: not connecting to {self.broker}", error=True,
+                self._reports.problem(f"{exc}: not connecting to {self.broker}", error=True,
                              cause="the CA file cannot be used")
                 return
         try:
             password = self.settings.password()
         except SettingsError as exc:
-            self._report(str(exc), error=True, cause="the password file cannot be read")
+            self._reports.problem(str(exc), error=True, cause="the password file cannot be read")
             password = None
         client = _new_client(self.settings, self._tls, password, self._topics[Topic.ONLINE])
         client.on_connect = self._on_connect
@@ -166,7 +163,7 @@ class FleetLink:
             client.connect_async(self.broker.host, self.broker.port, self.settings.keepalive,
                                  clean_start=True)
         except (OSError, ValueError) as exc:
-            self._report(f"cannot connect to {self.broker}: {exc}", error=True)
+            self._reports.problem(f"cannot connect to {self.broker}: {exc}", error=True)
         client.loop_start()
         self._thread.start()
 
@@ -199,19 +196,14 @@ class FleetLink:
                     reason: ReasonCode, _properties: object) -> None:
         if reason.is_failure:
             self._refused = True  # the disconnect that follows says nothing new
-            self._report(f"the broker {self.broker} refused the table: {reason}",
+            self._reports.problem(f"the broker {self.broker} refused the table: {reason}",
                          cause=f"refused by the broker ({str(reason).lower()})")
             return
         self._refused = False
         self._up = True
         client.publish(self._topics[Topic.ONLINE], ONLINE, qos=1, retain=True)
         client.subscribe([(self._topics[Topic.ASSIGNMENT], 1), (self._topics[Topic.RESEND], 1)])
-        self.state.set_broker(BrokerState.CONNECTED)
-        if self._reported:
-            log.warning("broker: connected to %s again", self.broker)
-        else:
-            log.info("broker: connected to %s", self.broker)
-        self._reported = ""
+        self._reports.connected()
         self._statuses.stale()  # the retained status is made fresh at once
 
     def _on_disconnect(self, _client: mqtt.Client, _userdata: object, _flags: object,
@@ -221,7 +213,7 @@ class FleetLink:
             return
         if not up and self._tls_problem():
             return
-        self._report(f"lost the broker {self.broker} ({reason}): reconnecting")
+        self._reports.problem(f"lost the broker {self.broker} ({reason}): reconnecting")
 
     def _on_connect_fail(self, _client: mqtt.Client, _userdata: object) -> None:
         self._tls_problem()
@@ -231,7 +223,7 @@ class FleetLink:
         why (a certificate, a host name, a plain listener for TLS or the reverse)."""
         problem = diagnose(self.broker.host, self.broker.port, self._tls)
         if problem is not None:
-            self._report(problem.message, error=True,
+            self._reports.problem(problem.message, error=True,
                          cause=_plain(problem.fault, self.settings.ca_file))
         return problem is not None
 
@@ -244,18 +236,9 @@ class FleetLink:
                       reasons: list[ReasonCode], _properties: object) -> None:
         refused = [str(r) for r in reasons if r.is_failure]
         if refused:
-            self._report_refusal(f"the broker {self.broker} refused the table's subscription "
+            self._reports.refused(f"the broker {self.broker} refused the table's subscription "
                                  f"to its assignment and resend requests ({refused[0]})",
                                  refused[0])
-
-    def _report_refusal(self, detail: str, reason: str) -> None:
-        """The broker took the connection but refuses what the table sends or reads."""
-        hint = REFUSED_HINT
-        self.state.set_broker(BrokerState.REFUSED, f"{detail}: {hint}",
-                              f"{reason.lower()}: the hub does not get this table's game")
-        if detail != self._refusing:
-            self._refusing = detail
-            log.error("broker: %s: %s", detail, hint)
 
     def _on_message(self, _client: mqtt.Client, _userdata: object,
                     message: mqtt.MQTTMessage) -> None:
@@ -276,14 +259,6 @@ class FleetLink:
             log.error("broker: cannot keep the assignment in %s: %s", self._assignments.path, exc)
         self.state.set_assignment(assignment)
         log.info("broker: assignment %s", assignment.text if assignment else "cleared")
-
-    def _report(self, detail: str, *, error: bool = False, cause: str = "") -> None:
-        """One log line per new problem; the page shows the state and the cause (the
-        few words, never a host: the footer is public), ``/api/status`` the detail."""
-        self.state.set_broker(BrokerState.RECONNECTING, detail, cause)
-        if detail != self._reported:
-            self._reported = detail
-            (log.error if error else log.warning)("broker: %s", detail)
 
     # -- the publisher thread -----------------------------------------------------
 
@@ -343,11 +318,8 @@ class FleetLink:
         moved = self._inflight.advance(cursor, self._resend)
         # Outside the window's lock: the state's listeners (the device's status) call
         # status_changed.
-        if moved != cursor and self._refusing:
-            self._refusing = ""
-            if self.state.broker is BrokerState.REFUSED:
-                self.state.set_broker(BrokerState.CONNECTED)
-                log.warning("broker: %s takes the table's events again", self.broker)
+        if moved != cursor:
+            self._reports.taken_again()
         return moved
 
     def _take_refusals(self) -> bool:
@@ -360,13 +332,13 @@ class FleetLink:
         self._resend.settled(set(refusals))  # refused: the hub asks again if it lacks them
         ours = self._inflight.first_refused(refusals)
         if ours is None:  # a status, an online message or a resent event: nothing to hold back
-            self._report_refusal(f"the broker {self.broker} refused a message of the table",
+            self._reports.refused(f"the broker {self.broker} refused a message of the table",
                                  next(iter(refusals.values())))
             return False
         mid, pending = ours
         what = (f"event {pending.seq}" if pending.seq is not None
                 else f"game {pending.item.game}'s record")
-        self._report_refusal(f"the broker {self.broker} refused {what} on "
+        self._reports.refused(f"the broker {self.broker} refused {what} on "
                              f"{self._topic(pending)}", refusals[mid])
         self._inflight.drop()
         self._hold_until = time.monotonic() + REFUSED_RETRY
