@@ -1,4 +1,6 @@
-"""What the device shows of the tournament link: broker state and the assignment.
+"""What the device shows of the tournament link: broker state and the assignment, and
+what the link reports of the broker (:class:`BrokerReports`: the state, and one log
+line per new problem).
 
 Thread-safe; the link writes it, the device reads it when it builds its
 status and at NEW GAME. Listeners hear every change (the device republishes
