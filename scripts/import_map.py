@@ -83,7 +83,7 @@ class Contracts:
 
 
 def _path(module: str, root: Path) -> str:
-    """``arbiter.wire`` -> ``arbiter/wire.py``, ``web.kit`` -> ``web/kit/``."""
+    """``arbiter.errors`` -> ``arbiter/errors.py``, ``web.kit`` -> ``web/kit/``."""
     relative = module.replace(".", "/")
     return f"{relative}.py" if (root / f"{relative}.py").is_file() else f"{relative}/"
 

@@ -38,7 +38,7 @@ def test_errors_all_derive_from_the_one_root() -> None:
 
 def test_errors_live_in_their_packages_errors_module() -> None:
     """A newcomer finds every error of a package in its ``errors.py`` (a module at the
-    package root, such as ``arbiter/wire.py``, keeps its errors in ``arbiter/errors.py``)."""
+    package root, such as ``arbiter/pinrule.py``, keeps its errors in ``arbiter/errors.py``)."""
     elsewhere = {
         name: where for name, where in _error_classes().items()
         if not all(module.endswith(".errors") or module == "arbiter.errors" for module in where)

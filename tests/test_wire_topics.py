@@ -1,4 +1,4 @@
-"""The wire's topics: built and split by arbiter/wire.py alone, both ways, for every kind.
+"""The wire's topics: built and split by arbiter/wire/topics.py alone, both ways, for every kind.
 
 The expected names are docs/tournament/mqtt.md's (prefix P = ``gg/<event>/table/<table>/``, then the
 topic, ``record/<game>`` for a record); the filters are checked with paho's own matcher.
@@ -94,10 +94,10 @@ def test_filters_match_exactly_their_topics(kind: Topic) -> None:
 
 # --- nothing else builds or parses a topic ----------------------------------------------
 
-#: The code that ships; arbiter/wire.py is the one owner. (The benches and the tests name
+#: The code that ships; arbiter/wire/topics.py is the one owner. (The benches and the tests name
 #: broker topics of their own making: a spy's, a flood's.)
 SCANNED = ("arbiter", "web")
-OWNER = ROOT / "arbiter" / "wire.py"
+OWNER = ROOT / "arbiter" / "wire" / "topics.py"
 
 
 def _docstrings(tree: ast.AST) -> set[int]:

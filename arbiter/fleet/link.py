@@ -17,7 +17,6 @@ shows "refused" with the reason and tries again every REFUSED_RETRY seconds.
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import logging
 import ssl
@@ -32,6 +31,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 from arbiter.fleet.assignment import Assignment, AssignmentFile
 from arbiter.fleet.errors import AssignmentMessageError, CursorError, SettingsError
+from arbiter.fleet.inflight import InFlight
 from arbiter.fleet.outbox import Cursor, CursorFile, Outbox, Pending
 from arbiter.fleet.payloads import (
     OFFLINE,
@@ -43,7 +43,7 @@ from arbiter.fleet.payloads import (
 )
 from arbiter.fleet.resend_service import ResendService
 from arbiter.fleet.settings import TournamentSettings
-from arbiter.fleet.state import BrokerState, FleetState
+from arbiter.fleet.state import BrokerReports, BrokerState, FleetState
 from arbiter.fleet.statusout import StatusOutbox
 from arbiter.mqtt.errors import BrokerTlsError
 from arbiter.mqtt.tls import TlsFault, client_context, diagnose, secure
@@ -74,8 +74,6 @@ RECONNECT_MIN, RECONNECT_MAX = 1, 8
 #: Seconds before events the broker refused are offered again (a login or an ACL fixed
 #: by the organiser, a broker's ACL reloaded): sooner would only fill the log.
 REFUSED_RETRY = 15.0
-REFUSED_HINT = ("another table's login, or an ACL that forbids it: check [tournament] table "
-                "and password_file")
 
 
 class FleetLink:
@@ -101,6 +99,7 @@ class FleetLink:
                         (Topic.ONLINE, Topic.STATUS, Topic.EVENTS, Topic.ASSIGNMENT,
                          Topic.RESEND)}
         self.state = state
+        self._reports = BrokerReports(state, str(self.broker), log)
         self._store = store
         self._assignments = AssignmentFile(data_dir)
         self._cursor_file = CursorFile(data_dir)
@@ -112,15 +111,10 @@ class FleetLink:
             lambda _stopping: self._run(), PUBLISHER, wake=self._wake.set
         )
         self._stop = self._thread.stopping  # also read by the callbacks and the publisher
-        self._lock = threading.Lock()
-        self._acked: set[int] = set()  # message ids the broker acknowledged (PUBACK)
-        # Message ids the broker acknowledged with a refusal, and why (paho's thread).
-        self._refusals: dict[int, str] = {}
+        self._inflight = InFlight()
         self._hold_until = 0.0  # after a refusal: nothing sent before (monotonic)
-        self._refusing = ""  # what the broker refused last ("": nothing since)
         self._drained = threading.Event()  # a pass found nothing left to send or to ack
         self._client: mqtt.Client | None = None
-        self._reported = ""
         self._refused = False
         self._tls: ssl.SSLContext | None = None
         self._up = False  # a CONNACK came on the current connection
@@ -148,13 +142,13 @@ class FleetLink:
             try:
                 self._tls = client_context(self.settings.ca_file)
             except BrokerTlsError as exc:  # no connection at all: never plain instead
-                self._report(f"{exc}: not connecting to {self.broker}", error=True,
+                self._reports.problem(f"{exc}: not connecting to {self.broker}", error=True,
                              cause="the CA file cannot be used")
                 return
         try:
             password = self.settings.password()
         except SettingsError as exc:
-            self._report(str(exc), error=True, cause="the password file cannot be read")
+            self._reports.problem(str(exc), error=True, cause="the password file cannot be read")
             password = None
         client = _new_client(self.settings, self._tls, password, self._topics[Topic.ONLINE])
         client.on_connect = self._on_connect
@@ -169,7 +163,7 @@ class FleetLink:
             client.connect_async(self.broker.host, self.broker.port, self.settings.keepalive,
                                  clean_start=True)
         except (OSError, ValueError) as exc:
-            self._report(f"cannot connect to {self.broker}: {exc}", error=True)
+            self._reports.problem(f"cannot connect to {self.broker}: {exc}", error=True)
         client.loop_start()
         self._thread.start()
 
@@ -202,19 +196,14 @@ class FleetLink:
                     reason: ReasonCode, _properties: object) -> None:
         if reason.is_failure:
             self._refused = True  # the disconnect that follows says nothing new
-            self._report(f"the broker {self.broker} refused the table: {reason}",
+            self._reports.problem(f"the broker {self.broker} refused the table: {reason}",
                          cause=f"refused by the broker ({str(reason).lower()})")
             return
         self._refused = False
         self._up = True
         client.publish(self._topics[Topic.ONLINE], ONLINE, qos=1, retain=True)
         client.subscribe([(self._topics[Topic.ASSIGNMENT], 1), (self._topics[Topic.RESEND], 1)])
-        self.state.set_broker(BrokerState.CONNECTED)
-        if self._reported:
-            log.warning("broker: connected to %s again", self.broker)
-        else:
-            log.info("broker: connected to %s", self.broker)
-        self._reported = ""
+        self._reports.connected()
         self._statuses.stale()  # the retained status is made fresh at once
 
     def _on_disconnect(self, _client: mqtt.Client, _userdata: object, _flags: object,
@@ -224,7 +213,7 @@ class FleetLink:
             return
         if not up and self._tls_problem():
             return
-        self._report(f"lost the broker {self.broker} ({reason}): reconnecting")
+        self._reports.problem(f"lost the broker {self.broker} ({reason}): reconnecting")
 
     def _on_connect_fail(self, _client: mqtt.Client, _userdata: object) -> None:
         self._tls_problem()
@@ -234,35 +223,22 @@ class FleetLink:
         why (a certificate, a host name, a plain listener for TLS or the reverse)."""
         problem = diagnose(self.broker.host, self.broker.port, self._tls)
         if problem is not None:
-            self._report(problem.message, error=True,
+            self._reports.problem(problem.message, error=True,
                          cause=_plain(problem.fault, self.settings.ca_file))
         return problem is not None
 
     def _on_publish(self, _client: mqtt.Client, _userdata: object, mid: int,
                     reason: ReasonCode, _properties: object) -> None:
-        with self._lock:
-            if reason.is_failure:
-                self._refusals[mid] = str(reason)
-            else:
-                self._acked.add(mid)
+        self._inflight.answered(mid, str(reason) if reason.is_failure else None)
         self._wake.set()
 
     def _on_subscribe(self, _client: mqtt.Client, _userdata: object, _mid: int,
                       reasons: list[ReasonCode], _properties: object) -> None:
         refused = [str(r) for r in reasons if r.is_failure]
         if refused:
-            self._report_refusal(f"the broker {self.broker} refused the table's subscription "
+            self._reports.refused(f"the broker {self.broker} refused the table's subscription "
                                  f"to its assignment and resend requests ({refused[0]})",
                                  refused[0])
-
-    def _report_refusal(self, detail: str, reason: str) -> None:
-        """The broker took the connection but refuses what the table sends or reads."""
-        hint = REFUSED_HINT
-        self.state.set_broker(BrokerState.REFUSED, f"{detail}: {hint}",
-                              f"{reason.lower()}: the hub does not get this table's game")
-        if detail != self._refusing:
-            self._refusing = detail
-            log.error("broker: %s: %s", detail, hint)
 
     def _on_message(self, _client: mqtt.Client, _userdata: object,
                     message: mqtt.MQTTMessage) -> None:
@@ -284,14 +260,6 @@ class FleetLink:
         self.state.set_assignment(assignment)
         log.info("broker: assignment %s", assignment.text if assignment else "cleared")
 
-    def _report(self, detail: str, *, error: bool = False, cause: str = "") -> None:
-        """One log line per new problem; the page shows the state and the cause (the
-        few words, never a host: the footer is public), ``/api/status`` the detail."""
-        self.state.set_broker(BrokerState.RECONNECTING, detail, cause)
-        if detail != self._reported:
-            self._reported = detail
-            (log.error if error else log.warning)("broker: %s", detail)
-
     # -- the publisher thread -----------------------------------------------------
 
     def _run(self) -> None:
@@ -303,10 +271,9 @@ class FleetLink:
             cursor = None
         sent = cursor
         saved, saved_at = cursor, time.monotonic()
-        inflight: collections.deque[tuple[mqtt.MQTTMessageInfo, Pending]] = collections.deque()
         try:
             while not self._stop.is_set():
-                cursor, sent = self._step(inflight, cursor, sent)
+                cursor, sent = self._step(cursor, sent)
                 due = time.monotonic() - saved_at >= CURSOR_EVERY
                 if cursor is not None and cursor != saved and due:
                     saved, saved_at = self._save(cursor), time.monotonic()
@@ -315,10 +282,7 @@ class FleetLink:
                 self._save(cursor)
 
     def _step(
-        self,
-        inflight: collections.deque[tuple[mqtt.MQTTMessageInfo, Pending]],
-        cursor: Cursor | None,
-        sent: Cursor | None,
+        self, cursor: Cursor | None, sent: Cursor | None
     ) -> tuple[Cursor | None, Cursor | None]:
         """One round of the publisher: status, acknowledgements, then what is new."""
         if self._wake.wait(POLL):
@@ -331,12 +295,13 @@ class FleetLink:
             if cursor is None or sent is None:
                 self._publish_status(client, None)
                 return cursor, sent
-            cursor = self._acknowledged(inflight, cursor)
-            if self._take_refusals(inflight):
+            cursor = self._acknowledged(cursor)
+            if self._take_refusals():
                 sent = cursor  # what followed the refused event goes out again after it
+            inflight = self._inflight
             if len(inflight) < WINDOW and time.monotonic() >= self._hold_until:
                 for pending in self._outbox.pending(sent, WINDOW - len(inflight)):
-                    inflight.append((self._send(client, pending), pending))
+                    inflight.add(self._send(client, pending), pending)
                     sent = pending.after
             # After the events it counts, so the hub never sees a status ahead of them.
             self._publish_status(client, sent.seq)
@@ -348,53 +313,34 @@ class FleetLink:
             self._stop.wait(POLL)
         return cursor, sent
 
-    def _acknowledged(
-        self, inflight: collections.deque[tuple[mqtt.MQTTMessageInfo, Pending]], cursor: Cursor
-    ) -> Cursor:
-        """Move the cursor (in memory) over the acknowledged head of ``inflight``."""
-        moved = cursor
-        with self._lock:
-            while inflight and inflight[0][0].mid in self._acked:
-                info, pending = inflight.popleft()
-                self._acked.discard(info.mid)
-                moved = pending.after
-            self._resend.settled(self._acked)
-            # Every outbox message sent is in ``inflight`` (or the resend job) by now: other
-            # ids acknowledged (status, online) are dropped, so no stale id can match a
-            # later message's.
-            self._acked &= {info.mid for info, _ in inflight}
-        # Outside the lock: the state's listeners (the device's status) call status_changed.
-        if moved != cursor and self._refusing:
-            self._refusing = ""
-            if self.state.broker is BrokerState.REFUSED:
-                self.state.set_broker(BrokerState.CONNECTED)
-                log.warning("broker: %s takes the table's events again", self.broker)
+    def _acknowledged(self, cursor: Cursor) -> Cursor:
+        """Move the cursor (in memory) over the acknowledged head of the window."""
+        moved = self._inflight.advance(cursor, self._resend)
+        # Outside the window's lock: the state's listeners (the device's status) call
+        # status_changed.
+        if moved != cursor:
+            self._reports.taken_again()
         return moved
 
-    def _take_refusals(
-        self, inflight: collections.deque[tuple[mqtt.MQTTMessageInfo, Pending]]
-    ) -> bool:
+    def _take_refusals(self) -> bool:
         """Report messages the broker refused. One of the outbox's: everything in flight is
         dropped (the cursor stays before the refused event) and sending pauses for
         REFUSED_RETRY seconds; returns True."""
-        with self._lock:
-            refusals, self._refusals = self._refusals, {}
+        refusals = self._inflight.take_refusals()
         if not refusals:
             return False
         self._resend.settled(set(refusals))  # refused: the hub asks again if it lacks them
-        ours = [(info, pending) for info, pending in inflight if info.mid in refusals]
-        if not ours:  # a status, an online message or a resent event: nothing to hold back
-            self._report_refusal(f"the broker {self.broker} refused a message of the table",
+        ours = self._inflight.first_refused(refusals)
+        if ours is None:  # a status, an online message or a resent event: nothing to hold back
+            self._reports.refused(f"the broker {self.broker} refused a message of the table",
                                  next(iter(refusals.values())))
             return False
-        info, pending = ours[0]
+        mid, pending = ours
         what = (f"event {pending.seq}" if pending.seq is not None
                 else f"game {pending.item.game}'s record")
-        self._report_refusal(f"the broker {self.broker} refused {what} on "
-                             f"{self._topic(pending)}", refusals[info.mid])
-        with self._lock:
-            self._acked -= {i.mid for i, _ in inflight}
-        inflight.clear()
+        self._reports.refused(f"the broker {self.broker} refused {what} on "
+                             f"{self._topic(pending)}", refusals[mid])
+        self._inflight.drop()
         self._hold_until = time.monotonic() + REFUSED_RETRY
         return True
 

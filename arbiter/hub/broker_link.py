@@ -17,7 +17,7 @@ arrive again at every subscription, which is how a restarted hub catches up
 with the tables' state.
 
 The hub publishes only the retained ``assignment`` and ``resend`` of each
-table, never under a table's own topics.
+table, never under a table's own topics (:mod:`arbiter.hub.outgoing`).
 A payload that names another table than its topic is refused and logged.
 """
 
@@ -29,7 +29,6 @@ import sqlite3
 import ssl
 import threading
 import time
-from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 import paho.mqtt.client as mqtt
@@ -41,6 +40,11 @@ from arbiter.errors import WireFormatError
 from arbiter.hub.changes import Changes
 from arbiter.hub.errors import ContradictingEventError, IngestError
 from arbiter.hub.ledger import Ledger, ResendAsk
+from arbiter.hub.outgoing import (
+    PUBLISH_TIMEOUT,
+    assignment_bytes,
+    publish_retained,
+)
 from arbiter.hub.resend import resend_payload
 from arbiter.mqtt.tls import check_listener, listener_problem, secure
 from arbiter.threads import BackgroundThread, declare
@@ -52,8 +56,6 @@ REPUBLISH = declare("hub-republish", __name__,
 
 log = logging.getLogger(__name__)
 
-#: Seconds to wait for the broker to take a published assignment.
-PUBLISH_TIMEOUT = 10.0
 #: Most messages written in one transaction (a replayed round arrives all at once).
 MAX_BATCH = 500
 #: A checked message: (table, its topic, the message), or (table, None, why it is refused),
@@ -337,12 +339,12 @@ class Ingest:
         self, table: str, assignment: wire.AssignmentMessage | None
     ) -> None:
         """Set (or with None clear) a table's retained ``assignment``; waits for the broker."""
-        _publish_retained(self.client, wire.topic(self.event, table, wire.Topic.ASSIGNMENT),
-                          _assignment_bytes(assignment), f"assignment for {table!r}")
+        publish_retained(self.client, wire.topic(self.event, table, wire.Topic.ASSIGNMENT),
+                          assignment_bytes(assignment), f"assignment for {table!r}")
 
     def publish_resend(self, ask: ResendAsk) -> None:
         """Publish a table's retained ``resend`` request; waits for the broker."""
-        _publish_retained(self.client, wire.topic(self.event, ask.table, wire.Topic.RESEND),
+        publish_retained(self.client, wire.topic(self.event, ask.table, wire.Topic.RESEND),
                           resend_payload(ask), f"resend request for {ask.table!r}")
 
     def publish_round(self, round_number: int) -> None:
@@ -356,7 +358,7 @@ class Ingest:
         them and sends them again after a reconnect; a thread logs when the broker has
         them all, or that it is still waiting, until the hub stops. Returns the thread."""
         sent = [(table, self.client.publish(
-            wire.topic(self.event, table, wire.Topic.ASSIGNMENT), _assignment_bytes(payload),
+            wire.topic(self.event, table, wire.Topic.ASSIGNMENT), assignment_bytes(payload),
             qos=1, retain=True)) for table, payload in self.ledger.admin.assignments(
                 round_number).items()]
         thread = BackgroundThread(
@@ -385,61 +387,7 @@ class Ingest:
                 return
 
 
-def publish_once(
-    host: str,
-    port: int,
-    event: str,
-    assignments: Mapping[str, wire.AssignmentMessage | None],
-    *,
-    username: str | None = None,
-    password: str | None = None,
-    tls: ssl.SSLContext | None = None,
-    resends: Sequence[ResendAsk] = (),
-) -> None:
-    """Publish retained assignments (None clears) and resend requests from a short-lived
-    client, then disconnect.
-
-    For the command line while ``gg-arbiter hub`` serves: a client id of its own,
-    so the serving hub's persistent session is left alone.
-    """
-    messages = [(wire.topic(event, t, wire.Topic.ASSIGNMENT), _assignment_bytes(a),
-                 f"assignment for {t!r}") for t, a in assignments.items()]
-    messages += [(wire.topic(event, r.table, wire.Topic.RESEND), resend_payload(r),
-                  f"resend request for {r.table!r}") for r in resends]
-    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="", clean_session=True)
-    if username:
-        client.username_pw_set(username, password)
-    secure(client, tls)
-    check_listener(host, port, tls)
-    try:
-        client.connect(host, port, keepalive=30)
-    except OSError as exc:
-        raise IngestError(f"no connection to the broker at {host}:{port}: {exc}") from None
-    client.loop_start()
-    try:
-        for topic, payload, what in messages:
-            _publish_retained(client, topic, payload, what)
-    finally:
-        client.disconnect()
-        client.loop_stop()
-
-
-def _publish_retained(client: mqtt.Client, topic: str, payload: bytes, what: str) -> None:
-    """Publish a retained QoS 1 message and wait until the broker has it."""
-    info = client.publish(topic, payload, qos=1, retain=True)
-    try:
-        info.wait_for_publish(PUBLISH_TIMEOUT)
-    except (ValueError, RuntimeError) as exc:
-        raise IngestError(f"{what} not sent: {exc}") from None
-    if not info.is_published():
-        raise IngestError(f"{what} not taken by the broker in time")
-
-
 def _transient(exc: sqlite3.Error) -> bool:
     """A fault of the disk or the database (the message may be taken when sent again), not
     of the message (a constraint, a value SQLite cannot hold)."""
     return isinstance(exc, sqlite3.OperationalError) or type(exc) is sqlite3.DatabaseError
-
-
-def _assignment_bytes(assignment: wire.AssignmentMessage | None) -> bytes:
-    return b"" if assignment is None else wire.encode(assignment)

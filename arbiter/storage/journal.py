@@ -9,9 +9,9 @@ newline are on disk; a tail without its newline is therefore a write that was
 never acknowledged (power cut mid-write), and is moved aside, never counted.
 
 Layout: ``DATA/games/000001.jsonl``; the lines and their records are
-:mod:`arbiter.storage.codec`'s. This module keeps the files durable: the
-directory lock, fsynced appends and rewrites, salvage of damaged files, and
-the start of each new game.
+:mod:`arbiter.storage.codec`'s, and what opening mends (damaged files, torn tails,
+writes cut short) is :mod:`arbiter.storage.salvage`'s. This module keeps the files
+durable: the directory lock, fsynced appends, and the start of each new game.
 """
 
 from __future__ import annotations
@@ -30,16 +30,11 @@ from arbiter.rules.game import Challenge, Ending, EndingKind, Game
 from arbiter.rules.jsondata import JsonDict
 from arbiter.rules.ranks import Side
 from arbiter.storage.codec import (
-    FORMAT_VERSION,
-    LoadedGame,
     challenge_record,
-    decode,
     encode,
     ending_record,
     header_record,
-    load_game,
     parse_game,
-    records_of,
 )
 from arbiter.storage.datalock import DataDirLock
 from arbiter.storage.durable import fsync_path, write_durably
@@ -53,6 +48,7 @@ from arbiter.storage.paths import (
     make_private_dir,
     tighten_files,
 )
+from arbiter.storage.salvage import PENDING, Salvage
 
 # The errors are imported from here by the device, the web and the command line.
 __all__ = [
@@ -68,8 +64,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 _SUFFIX = ".jsonl"
-#: A new game's journal before NEW GAME has ended the old game (never listed as a game).
-_PENDING = ".pending"
 
 
 class AppendListeners:
@@ -119,7 +113,10 @@ class GameStore:
         self.data_dir = Path(data_dir)
         self.games_dir = self.data_dir / "games"
         self.repair = repair
-        self.problems: list[str] = []
+        #: What opening mended (:mod:`arbiter.storage.salvage`), for the page and the log.
+        self._salvage = Salvage(self.games_dir, repair=repair,
+                                append=lambda fd, payload: self._append(fd, payload))
+        self.problems = self._salvage.problems
         self._lock = threading.RLock()
         #: Told of each append made durable (the broker's outbox): :class:`AppendListeners`.
         self.appends = AppendListeners()
@@ -164,12 +161,12 @@ class GameStore:
     # -- opening -----------------------------------------------------------
 
     def _open_latest(self) -> Game:
-        self._remove_temp_files()
+        self._salvage.remove_temp_files()
         ids = self.game_ids()
         if not ids:
             return self._create(1)
         path = self._path(ids[-1])
-        loaded = self._load_for_append(path)
+        loaded = self._salvage.load_for_append(path)
         if loaded is None:
             game = self._create(self._next_id())
             older = ids
@@ -177,58 +174,8 @@ class GameStore:
             self._fd = os.open(path, os.O_WRONLY | os.O_APPEND)
             game = loaded.game
             older = ids[:-1]
-        self._finish_new_games(older, game.started_at)
+        self._salvage.finish_new_games([self._path(i) for i in older], game.started_at)
         return game
-
-    def _remove_temp_files(self) -> None:
-        # A temp file is a write never acknowledged (a NEW GAME or a repair cut
-        # short before its rename): the files it was meant to replace are whole.
-        leftovers = [*self.games_dir.glob("*.tmp"), *self.games_dir.glob(f"*{_PENDING}")]
-        for tmp in leftovers:
-            with contextlib.suppress(FileNotFoundError):
-                tmp.unlink()
-            log.warning("removed %s, left by a write cut short", tmp)
-
-    def _finish_new_games(self, older: list[int], next_started: float) -> None:
-        """End as abandoned every older game still open. NEW GAME ends the old game
-        before the new journal appears, but versions before it did the reverse, so
-        a crash between the two could leave the old one open (and so can an ending
-        refused by the disk below). It is ended when its successor began."""
-        for game_id in reversed(older):
-            path = self._path(game_id)
-            over, started = _peek(path)
-            if not over:
-                self._abandon(path, next_started)
-            next_started = started if started is not None else next_started
-
-    def _abandon(self, path: Path, at: float) -> None:
-        try:
-            loaded = load_game(path)
-        except (CorruptDataError, OSError) as exc:
-            log.warning("cannot end the older game in %s: %s", path, exc)
-            return
-        if loaded.game.over:
-            return
-        if loaded.damage or loaded.torn_tail:
-            if not self.repair:
-                message = f"{path}: left open and damaged; not ended (start with repair)"
-                log.warning(message)
-                self.problems.append(message)
-                return
-            repaired = self._load_for_append(path)
-            if repaired is None or repaired.game.over:
-                return
-            loaded = repaired
-        ending = Ending(EndingKind.ABANDONED, None, max(at, loaded.game.started_at))
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
-        try:
-            self._append(fd, encode(ending_record(ending)))
-        finally:
-            os.close(fd)
-        log.warning(
-            "game %d was left open by a NEW GAME cut short: recorded as abandoned",
-            loaded.game.id,
-        )
 
     def _next_id(self) -> int:
         # Count files set aside too, so a salvaged game's id is never reused
@@ -236,60 +183,9 @@ class GameStore:
         used = [
             int(p.name[:6])
             for p in self.games_dir.iterdir()
-            if p.name[:6].isdigit() and not p.name.endswith((".tmp", _PENDING))
+            if p.name[:6].isdigit() and not p.name.endswith((".tmp", PENDING))
         ]
         return max(used, default=0) + 1
-
-    def _load_for_append(self, path: Path) -> LoadedGame | None:
-        try:
-            loaded = load_game(path)
-        except CorruptDataError as exc:
-            if not self.repair:
-                raise
-            aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
-            os.replace(path, aside)
-            fsync_path(path.parent)
-            message = f"{exc}: nothing intact; the file is saved as {aside.name}"
-            log.error(message)
-            self.problems.append(message)
-            return None
-        if loaded.damage:
-            if not self.repair:
-                first = loaded.damage[0]
-                raise CorruptDataError(path, first.line, first.reason, loaded.game)
-            self._salvage(path, loaded)
-            loaded = load_game(path)
-        if loaded.torn_tail:
-            # Never acknowledged (no newline reached the disk): keep the bytes aside.
-            tail = path.read_bytes()[loaded.good_bytes :]
-            aside = path.with_name(f"{path.name}.torn-{int(time.time())}")
-            write_durably(aside, tail)
-            os.truncate(path, loaded.good_bytes)
-            fsync_path(path)
-            message = (
-                f"{path}: dropped an unfinished write ({len(tail)} bytes, kept in {aside.name})"
-            )
-            log.warning(message)
-            self.problems.append(message)
-        return loaded
-
-    def _salvage(self, path: Path, loaded: LoadedGame) -> None:
-        """Rewrite a damaged journal with its intact lines, an ``unreadable``
-        line standing for each lost challenge; the original is kept aside."""
-        aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
-        write_durably(aside, path.read_bytes())
-        game = loaded.game
-        payload = b"".join(encode(r) for r in records_of(game))
-        write_durably(path, payload)
-        lost = ", ".join(map(str, game.unreadable)) or "none"
-        message = (
-            f"{path}: could not read {'; '.join(map(str, loaded.damage))}. "
-            f"Kept all {len(game.challenges)} intact challenge(s) of game {game.id}; "
-            f"unreadable challenge(s): {lost} (their pieces are unknown); "
-            f"the original file is saved as {aside.name}"
-        )
-        log.error(message)
-        self.problems.append(message)
 
     def _create(self, game_id: int, assignment: JsonDict | None = None) -> Game:
         # Header written to a temp file and renamed: a crash never leaves an empty journal.
@@ -389,7 +285,7 @@ class GameStore:
             old_game, old_fd = self._current, self._fd
             game = Game(id=self._next_id(), started_at=time.time(), assignment=assignment)
             path = self._path(game.id)
-            pending = path.with_name(path.name + _PENDING)
+            pending = path.with_name(path.name + PENDING)
             try:
                 write_durably(pending, encode(header_record(game)))
             except OSError as exc:
@@ -448,28 +344,6 @@ class GameStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _peek(path: Path) -> tuple[bool, float | None]:
-    """Cheaply, without reading the whole game: (ended for sure, start time if readable)."""
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return False, None
-    lines = data.split(b"\n")
-    started: float | None = None
-    with contextlib.suppress(ValueError, KeyError, TypeError, UnicodeDecodeError):
-        header = decode(lines[0].removesuffix(b"\r"))
-        if header.get("t") == "game" and header.get("format") == FORMAT_VERSION:
-            started = float(header["started_at"])
-    over = False
-    if len(lines) >= 2 and lines[-1] == b"":  # the last line is complete
-        with contextlib.suppress(ValueError, UnicodeDecodeError):
-            last = decode(lines[-2].removesuffix(b"\r"))
-            over = last.get("t") == "end" or bool(
-                last.get("t") == "challenge" and last.get("fallen_flag")
-            )
-    return over, started
 
 
 def _ids_in(games_dir: Path) -> Iterator[int]:

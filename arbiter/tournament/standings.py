@@ -77,6 +77,112 @@ def scores(games: Iterable[Game]) -> dict[str, float]:
     return dict(total)
 
 
+class _Record:
+    """What the tie-breaks read, indexed once: each player's score, games and rating.
+
+    Every tie-break is a method ``(name, group) -> value``; ``group`` is the set of
+    players still tied (only the direct encounter reads it).
+    """
+
+    def __init__(self, players: Sequence[Player], games: Sequence[Game]) -> None:
+        self.score = {p.name: 0.0 for p in players}
+        self.score.update((n, s) for n, s in scores(games).items() if n in self.score)
+        self.mine: dict[str, list[Game]] = defaultdict(list)
+        for g in games:
+            for name in (g.pairing.white, g.pairing.black):
+                if name is not None:
+                    self.mine[name].append(g)
+        self.decided: dict[str, list[Game]] = {
+            n: [g for g in gs if g.result is not None and not g.pairing.is_bye]
+            for n, gs in self.mine.items()
+        }
+        self.held = sorted({g.pairing.round for g in games})
+        self.rating = {p.name: p.rating for p in players}
+
+    def rule(self, tiebreak: TieBreak) -> Callable[[str, frozenset[str]], float]:
+        """The method that computes ``tiebreak``."""
+        rules: dict[TieBreak, Callable[[str, frozenset[str]], float]] = {
+            TieBreak.BUCHHOLZ: self.buchholz,
+            TieBreak.SONNEBORN_BERGER: self.sonneborn_berger,
+            TieBreak.DIRECT_ENCOUNTER: self.direct,
+            TieBreak.BUCHHOLZ_FIDE: self.buchholz_fide,
+            TieBreak.BUCHHOLZ_CUT1: self.buchholz_cut1,
+            TieBreak.WINS: self.wins,
+            TieBreak.ARO: self.aro,
+        }
+        return rules[tiebreak]
+
+    def buchholz(self, name: str, _group: frozenset[str]) -> float:
+        return sum(
+            (
+                self.score.get(opp, 0.0)
+                for g in self.decided.get(name, ())
+                if (opp := g.pairing.opponent_of(name)) is not None
+            ),
+            0.0,
+        )
+
+    def sonneborn_berger(self, name: str, _group: frozenset[str]) -> float:
+        total = 0.0
+        for g in self.decided.get(name, ()):
+            opp = g.pairing.opponent_of(name)
+            points = g.points(name)
+            if opp is not None and points is not None:
+                total += points * self.score.get(opp, 0.0)
+        return total
+
+    def direct(self, name: str, group: frozenset[str]) -> float:
+        total = 0.0
+        for g in self.decided.get(name, ()):
+            opp = g.pairing.opponent_of(name)
+            points = g.points(name)
+            if opp is not None and opp in group and points is not None:
+                total += points
+        return total
+
+    def fide_values(self, name: str) -> list[tuple[bool, float]]:
+        """(voluntarily unplayed, value) per round held: the opponent's score, or the
+        player's own for a dummy opponent (C.07 Article 16)."""
+        by_round = {g.pairing.round: g for g in self.mine.get(name, ())}
+        out: list[tuple[bool, float]] = []
+        for r in self.held:
+            g = by_round.get(r)
+            opp = None if g is None else g.pairing.opponent_of(name)
+            if g is not None and opp is not None and g.result is not None:
+                out.append((False, self.score.get(opp, 0.0)))
+            else:
+                # The bye is not voluntary; an unpaired round (or a game left without a
+                # result) is.
+                out.append((g is None or not g.pairing.is_bye, self.score[name]))
+        return out
+
+    def buchholz_fide(self, name: str, _group: frozenset[str]) -> float:
+        return sum((v for _, v in self.fide_values(name)), 0.0)
+
+    def buchholz_cut1(self, name: str, _group: frozenset[str]) -> float:
+        values = self.fide_values(name)
+        if not values:
+            return 0.0
+        # The least significant value: a voluntarily unplayed round's first, else the lowest.
+        cut = min(range(len(values)), key=lambda i: (not values[i][0], values[i][1]))
+        return sum((v for i, (_, v) in enumerate(values) if i != cut), 0.0)
+
+    def wins(self, name: str, _group: frozenset[str]) -> float:
+        return float(sum(1 for g in self.mine.get(name, ()) if g.points(name) == 1.0))
+
+    def aro(self, name: str, _group: frozenset[str]) -> float:
+        rated = [
+            self.rating[opp]
+            for g in self.decided.get(name, ())
+            if (opp := g.pairing.opponent_of(name)) is not None
+            and self.rating.get(opp, 0) > 0
+        ]
+        if not rated:
+            return 0.0
+        # Round half up, in whole numbers (no float rounding to even).
+        return float((2 * sum(rated) + len(rated)) // (2 * len(rated)))
+
+
 def standings(
     players: Sequence[Player],
     games: Sequence[Game],
@@ -84,110 +190,20 @@ def standings(
 ) -> list[Standing]:
     """The standings of ``players`` (in seed order: it orders the remaining ties)."""
     check_unique(players)
-    score = {p.name: 0.0 for p in players}
-    score.update((n, s) for n, s in scores(games).items() if n in score)
-    # Each player's games, indexed once: the tie-breaks read them per player.
-    mine: dict[str, list[Game]] = defaultdict(list)
-    for g in games:
-        for name in (g.pairing.white, g.pairing.black):
-            if name is not None:
-                mine[name].append(g)
-    decided: dict[str, list[Game]] = {
-        n: [g for g in gs if g.result is not None and not g.pairing.is_bye]
-        for n, gs in mine.items()
-    }
-
-    def buchholz(name: str, _group: frozenset[str]) -> float:
-        return sum(
-            (
-                score.get(opp, 0.0)
-                for g in decided.get(name, ())
-                if (opp := g.pairing.opponent_of(name)) is not None
-            ),
-            0.0,
-        )
-
-    def sonneborn_berger(name: str, _group: frozenset[str]) -> float:
-        total = 0.0
-        for g in decided.get(name, ()):
-            opp = g.pairing.opponent_of(name)
-            points = g.points(name)
-            if opp is not None and points is not None:
-                total += points * score.get(opp, 0.0)
-        return total
-
-    def direct(name: str, group: frozenset[str]) -> float:
-        total = 0.0
-        for g in decided.get(name, ()):
-            opp = g.pairing.opponent_of(name)
-            points = g.points(name)
-            if opp is not None and opp in group and points is not None:
-                total += points
-        return total
-
-    held = sorted({g.pairing.round for g in games})
-    rating = {p.name: p.rating for p in players}
-
-    def fide_values(name: str) -> list[tuple[bool, float]]:
-        """(voluntarily unplayed, value) per round held: the opponent's score, or the
-        player's own for a dummy opponent (C.07 Article 16)."""
-        by_round = {g.pairing.round: g for g in mine.get(name, ())}
-        out: list[tuple[bool, float]] = []
-        for r in held:
-            g = by_round.get(r)
-            opp = None if g is None else g.pairing.opponent_of(name)
-            if g is not None and opp is not None and g.result is not None:
-                out.append((False, score.get(opp, 0.0)))
-            else:
-                # The bye is not voluntary; an unpaired round (or a game left without a
-                # result) is.
-                out.append((g is None or not g.pairing.is_bye, score[name]))
-        return out
-
-    def buchholz_fide(name: str, _group: frozenset[str]) -> float:
-        return sum((v for _, v in fide_values(name)), 0.0)
-
-    def buchholz_cut1(name: str, _group: frozenset[str]) -> float:
-        values = fide_values(name)
-        if not values:
-            return 0.0
-        # The least significant value: a voluntarily unplayed round's first, else the lowest.
-        cut = min(range(len(values)), key=lambda i: (not values[i][0], values[i][1]))
-        return sum((v for i, (_, v) in enumerate(values) if i != cut), 0.0)
-
-    def wins(name: str, _group: frozenset[str]) -> float:
-        return float(sum(1 for g in mine.get(name, ()) if g.points(name) == 1.0))
-
-    def aro(name: str, _group: frozenset[str]) -> float:
-        rated = [
-            rating[opp]
-            for g in decided.get(name, ())
-            if (opp := g.pairing.opponent_of(name)) is not None and rating.get(opp, 0) > 0
-        ]
-        if not rated:
-            return 0.0
-        # Round half up, in whole numbers (no float rounding to even).
-        return float((2 * sum(rated) + len(rated)) // (2 * len(rated)))
-
-    rules: dict[TieBreak, Callable[[str, frozenset[str]], float]] = {
-        TieBreak.BUCHHOLZ: buchholz,
-        TieBreak.SONNEBORN_BERGER: sonneborn_berger,
-        TieBreak.DIRECT_ENCOUNTER: direct,
-        TieBreak.BUCHHOLZ_FIDE: buchholz_fide,
-        TieBreak.BUCHHOLZ_CUT1: buchholz_cut1,
-        TieBreak.WINS: wins,
-        TieBreak.ARO: aro,
-    }
+    record = _Record(players, games)
     values: dict[str, dict[TieBreak, float]] = {p.name: {} for p in players}
-    groups = _split([p.name for p in players], lambda n, _g: score[n])
-    for rule in tiebreaks:
-        def value(name: str, group: frozenset[str], rule: TieBreak = rule) -> float:
-            v = rules[rule](name, group)
-            values[name][rule] = v
+    groups = _split([p.name for p in players], lambda n, _g: record.score[n])
+    for tiebreak in tiebreaks:
+        rule = record.rule(tiebreak)
+
+        def value(name: str, group: frozenset[str], tiebreak: TieBreak = tiebreak,
+                  rule: Callable[[str, frozenset[str]], float] = rule) -> float:
+            v = rule(name, group)
+            values[name][tiebreak] = v
             return v
 
         groups = [part for group in groups for part in _split(group, value)]
-    return _rows(groups, score, mine, tiebreaks, values)
+    return _rows(groups, record.score, record.mine, tiebreaks, values)
 
 
 def _split(names: list[str], key: Callable[[str, frozenset[str]], float]) -> list[list[str]]:

@@ -226,6 +226,31 @@ def write_broker_config(out: Path, *, event: str, tables: int, port: int = 1883,
     :raises BrokerConfigError: a bad event or count, files there already (``force``
         replaces them: every password changes), or TLS files that are not there.
     """
+    tls = _checked_arguments(event=event, tables=tables, port=port, tls=tls,
+                             listen=listen, ca_file=ca_file)
+    url_host = host or default_host(listen)
+    out = out.resolve()
+    passwd = out / "passwd"
+    if passwd.exists() and not force:
+        raise BrokerConfigError(f"{passwd} exists: --force writes new passwords for everyone")
+    names = [str(n) for n in range(1, tables + 1)]
+    users = [HUB_USER, ORGANISER_USER, *(table_user(t) for t in names)]
+    try:
+        _write_files(out, event=event, names=names, users=users, port=port, tls=tls,
+                     listen=listen, url_host=url_host, ca_file=ca_file)
+    except OSError as exc:
+        raise BrokerConfigError(f"cannot write the broker files in {out}: {exc}") from None
+    return BrokerFiles(out / "mosquitto.conf", passwd, out / "acl", out / "secrets",
+                       tuple(users), out / "tables",
+                       table_url(url_host, port, tls, "N").replace("table-N@", ""))
+
+
+def _checked_arguments(*, event: str, tables: int, port: int, tls: TlsListener | None,
+                       listen: str, ca_file: Path | None) -> TlsListener | None:
+    """Refuse what :func:`write_broker_config` cannot write; ``tls`` with absolute paths.
+
+    :raises BrokerConfigError: a bad event, count or listen address, missing TLS files.
+    """
     if not NAME.fullmatch(event):
         raise BrokerConfigError(f"event must be 1 to 32 letters, digits, '-', '_' or '.'; "
                                 f"not {event!r}")
@@ -242,41 +267,37 @@ def write_broker_config(out: Path, *, event: str, tables: int, port: int = 1883,
         except ValueError:
             raise BrokerConfigError(f"--listen {listen!r} is not an IP address of this "
                                     "machine") from None
-    url_host = host or default_host(listen)
-    out = out.resolve()
-    passwd = out / "passwd"
-    if passwd.exists() and not force:
-        raise BrokerConfigError(f"{passwd} exists: --force writes new passwords for everyone")
-    names = [str(n) for n in range(1, tables + 1)]
-    urls = {t: table_url(url_host, port, tls, t) for t in names}
-    users = [HUB_USER, ORGANISER_USER, *(table_user(t) for t in names)]
-    keys, venue = out / "secrets", out / "tables"
+    return tls
+
+
+def _write_files(out: Path, *, event: str, names: list[str], users: list[str], port: int,
+                 tls: TlsListener | None, listen: str, url_host: str,
+                 ca_file: Path | None) -> None:
+    """The broker's files (passwords, ACL, config, store) and each table's, in ``out``;
+    fresh passwords for every user. Raises OSError as the file system does."""
+    passwd, keys, venue = out / "passwd", out / "secrets", out / "tables"
     ca_name = "venue-ca.pem" if ca_file is not None else ""
-    try:
-        keys.mkdir(parents=True, exist_ok=True, mode=0o700)
-        venue.mkdir(exist_ok=True, mode=0o700)
-        (out / "db").mkdir(exist_ok=True)
-        lines = []
-        passwords = {}
-        for user in users:
-            passwords[user] = password = secrets.token_urlsafe(18)
-            lines.append(password_line(user, password))
-            _private(keys / f"{user}.password", password + "\n")
-        _private(passwd, "\n".join(lines) + "\n")
-        (out / "acl").write_text(acl_text(event, names))
-        (out / "mosquitto.conf").write_text(conf_text(out, port, tls, tables=tables,
-                                                      listen=listen))
-        if ca_file is not None:
-            (venue / ca_name).write_bytes(ca_file.read_bytes())
-        for t in names:
-            user = table_user(t)
-            (venue / f"{user}.toml").write_text(venue_file_text(event, t, urls[t], ca_name))
-            _private(venue / f"{user}.password", passwords[user] + "\n")
-        _give_to_broker([passwd, out / "db"])
-    except OSError as exc:
-        raise BrokerConfigError(f"cannot write the broker files in {out}: {exc}") from None
-    return BrokerFiles(out / "mosquitto.conf", passwd, out / "acl", keys, tuple(users), venue,
-                       table_url(url_host, port, tls, "N").replace("table-N@", ""))
+    keys.mkdir(parents=True, exist_ok=True, mode=0o700)
+    venue.mkdir(exist_ok=True, mode=0o700)
+    (out / "db").mkdir(exist_ok=True)
+    lines = []
+    passwords = {}
+    for user in users:
+        passwords[user] = password = secrets.token_urlsafe(18)
+        lines.append(password_line(user, password))
+        _private(keys / f"{user}.password", password + "\n")
+    _private(passwd, "\n".join(lines) + "\n")
+    (out / "acl").write_text(acl_text(event, names))
+    (out / "mosquitto.conf").write_text(conf_text(out, port, tls, tables=len(names),
+                                                  listen=listen))
+    if ca_file is not None:
+        (venue / ca_name).write_bytes(ca_file.read_bytes())
+    for t in names:
+        user = table_user(t)
+        url = table_url(url_host, port, tls, t)
+        (venue / f"{user}.toml").write_text(venue_file_text(event, t, url, ca_name))
+        _private(venue / f"{user}.password", passwords[user] + "\n")
+    _give_to_broker([passwd, out / "db"])
 
 
 def _checked(tls: TlsListener, port: int) -> TlsListener:

@@ -82,7 +82,7 @@ def test_the_events_asked_for_go_out_again_byte_for_byte_once(
     broker: Mosquitto, make_table: TableFactory, hub: Hub, tmp_path: Path,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    caplog.set_level(logging.INFO, logger="arbiter.fleet.serving")
+    caplog.set_level(logging.INFO, logger="arbiter.fleet.resend_service")
     sub = Subscriber(broker.port)
     table = make_table(broker.url)
     data = played(table, sub, tmp_path)

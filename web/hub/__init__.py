@@ -7,14 +7,13 @@ change it. ``publish(table, payload)`` sends a table its assignment (the
 serving hub's MQTT client); without it, assignments are stored and published
 at the hub's next start. ``resend(table)`` asks a table to publish its
 missing events again (the organiser's "ask again"). The PIN, sessions, CSRF
-and the attempt limiter are the kit's (:mod:`web.kit.auth`), as on a table, with
+and the attempt limiter are the kit's (:mod:`web.kit.pin_access`), as on a table, with
 ``admin.json`` in the hub's data directory.
 """
 
 from __future__ import annotations
 
 import shlex
-import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -46,34 +45,20 @@ def create_hub_app(
 
     ``test_config`` overrides settings: ``ADMIN_PIN`` (else the stored one, or
     one generated and printed once), ``SSE_KEEPALIVE``, ``STREAM_CAPACITY``,
-    ``PIN_MAX_FAILURES`` per ``PIN_WINDOW_SECONDS``, ``ADMIN_IDLE_SECONDS``,
-    ``ADMIN_CLOCK``, ``ORGANISER_POLL_SECONDS`` (how often the organiser page also
-    looks for what the public stream does not announce), ``TESTING``.
+    ``ORGANISER_POLL_SECONDS`` (how often the organiser page also looks for what the
+    public stream does not announce), ``TESTING``, and the PIN and session settings of
+    :func:`web.kit.pin_access.pin_access_config`.
     """
     app = Flask(__name__)
-    app.config.from_mapping(
-        DATA_DIR=str(data_dir),
-        ADMIN_PIN=None,
-        SSE_KEEPALIVE=KEEPALIVE_SECONDS,
-        STREAM_CAPACITY=STREAM_CAPACITY,
-        **pin_access_config(cookie="gg_organiser", idle_seconds=60 * 60),
-        # The cookie is sent only when the session changes: the organiser page's live
-        # fetches, answered while a form's action is under way, would otherwise send
-        # back the session they read, bringing back a message the page already showed.
-        # (The idle time is kept server-side, so a fixed cookie lifetime loses nothing.)
-        SESSION_REFRESH_EACH_REQUEST=False,
-        ORGANISER_POLL_SECONDS=15,
-    )
+    app.config.from_mapping(_settings(data_dir))
     if test_config:
         app.config.update(test_config)
     # The repair names this hub's event and data directory: set-pin on the default one
     # would mend another hub's PIN (issue 19, finding 15).
-    new_pin = install_pin_access(
+    install_pin_access(
         app, repair=f"gg-arbiter hub --event {shlex.quote(ledger.event)} "
-                    f"--data {shlex.quote(str(data_dir))} set-pin")
-    app.config["NEW_ADMIN_PIN"] = new_pin
-    if new_pin and not app.config.get("TESTING"):
-        print(f"gg-arbiter hub: organiser PIN (shown once): {new_pin}", file=sys.stderr)
+                    f"--data {shlex.quote(str(data_dir))} set-pin",
+        shown_once="gg-arbiter hub: organiser PIN (shown once)")
 
     app.extensions["hub_ledger"] = ledger
     app.extensions["hub_feed"] = feed
@@ -98,6 +83,23 @@ def create_hub_app(
         page_globals=lambda: {"event": ledger.event, "broker": _link(feed)},
     )
     return app
+
+
+def _settings(data_dir: str | Path) -> dict[str, Any]:
+    """The hub app's settings with their defaults (``test_config`` overrides them)."""
+    return {
+        "DATA_DIR": str(data_dir),
+        "ADMIN_PIN": None,
+        "SSE_KEEPALIVE": KEEPALIVE_SECONDS,
+        "STREAM_CAPACITY": STREAM_CAPACITY,
+        **pin_access_config(cookie="gg_organiser", idle_seconds=60 * 60),
+        # The cookie is sent only when the session changes: the organiser page's live
+        # fetches, answered while a form's action is under way, would otherwise send
+        # back the session they read, bringing back a message the page already showed.
+        # (The idle time is kept server-side, so a fixed cookie lifetime loses nothing.)
+        "SESSION_REFRESH_EACH_REQUEST": False,
+        "ORGANISER_POLL_SECONDS": 15,
+    }
 
 
 def _link(feed: VenueFeed) -> dict[str, Any] | None:

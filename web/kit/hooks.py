@@ -15,7 +15,7 @@ from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from arbiter.logthrottle import LogThrottle
-from web.kit import auth
+from web.kit import sessions
 
 log = logging.getLogger(__name__)
 #: Unexpected errors, logged (with their traceback) by the one log rule, per path: a
@@ -106,4 +106,4 @@ def install_hooks(
 
     @app.context_processor
     def globals_for_pages() -> dict[str, Any]:
-        return {"csrf_token": lambda: auth.csrf_token(session), **page_globals()}
+        return {"csrf_token": lambda: sessions.csrf_token(session), **page_globals()}

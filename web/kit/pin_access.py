@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import logging
 import secrets
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from werkzeug.exceptions import ServiceUnavailable, TooManyRequests
 
 from arbiter.logthrottle import LogThrottle
 from arbiter.pinrule import MIN_DIGITS, is_short
-from web.kit import auth
+from web.kit import attempts, auth, sessions
 from web.kit.body import MAX_BODY_BYTES
 from web.kit.errors import AdminFileError
 
@@ -41,12 +42,12 @@ def _data_dir() -> str:
     return str(current_app.config["DATA_DIR"])
 
 
-def _limiter() -> auth.AttemptLimiter:
-    return cast(auth.AttemptLimiter, current_app.extensions["arbiter_limiter"])
+def _limiter() -> attempts.AttemptLimiter:
+    return cast(attempts.AttemptLimiter, current_app.extensions["arbiter_limiter"])
 
 
-def _sessions() -> auth.SessionRegistry:
-    return cast(auth.SessionRegistry, current_app.extensions["arbiter_sessions"])
+def _sessions() -> sessions.SessionRegistry:
+    return cast(sessions.SessionRegistry, current_app.extensions["arbiter_sessions"])
 
 
 def _refusals() -> LogThrottle:
@@ -54,8 +55,8 @@ def _refusals() -> LogThrottle:
     return cast(LogThrottle, current_app.extensions["arbiter_pin_refusals"])
 
 
-def _gate() -> auth.PinGate:
-    return cast(auth.PinGate, current_app.extensions["arbiter_pin_gate"])
+def _gate() -> attempts.PinGate:
+    return cast(attempts.PinGate, current_app.extensions["arbiter_pin_gate"])
 
 
 def _client() -> str:
@@ -145,7 +146,7 @@ class PinAccess:
         if pin is None:
             if self.logged_in():
                 sent = request.headers.get("X-CSRF-Token")
-                if request.method in ("GET", "HEAD") or auth.csrf_ok(session, sent):
+                if request.method in ("GET", "HEAD") or sessions.csrf_ok(session, sent):
                     return
                 abort(403, description="missing or wrong X-CSRF-Token for this session")
             abort(
@@ -168,7 +169,7 @@ class PinAccess:
                 return redirect(url_for(self.login_endpoint))
             if request.method == "POST":
                 sent = request.form.get("csrf") or request.headers.get("X-CSRF-Token")
-                if not auth.csrf_ok(session, sent):
+                if not sessions.csrf_ok(session, sent):
                     abort(400, description="The form has expired: reload the page and try again.")
             return view(*args, **kwargs)
 
@@ -180,7 +181,7 @@ class PinAccess:
         The login form's own CSRF token is checked first (400 when it has expired).
         """
         self.require_file()
-        if not auth.csrf_ok(session, request.form.get("csrf")):
+        if not sessions.csrf_ok(session, request.form.get("csrf")):
             abort(400, description="The form has expired: reload the page and try again.")
         if not self.pin_accepted(pin.strip()):
             return False
@@ -188,7 +189,7 @@ class PinAccess:
         session.permanent = True
         session[_MARK_KEY] = auth.pin_fingerprint(_data_dir())
         session[_SESSION_KEY] = _sessions().open()
-        auth.csrf_token(session)  # a fresh token for the logged-in session
+        sessions.csrf_token(session)  # a fresh token for the logged-in session
         return True
 
     def log_out(self) -> None:
@@ -221,11 +222,13 @@ def pin_access_config(*, cookie: str, idle_seconds: float) -> dict[str, Any]:
     }
 
 
-def install_pin_access(app: Flask, *, repair: str) -> str | None:
+def install_pin_access(app: Flask, *, repair: str, shown_once: str = "") -> str | None:
     """Set up PIN access for ``app`` from its ``DATA_DIR``: the admin file, the session
     secret, the attempt limiter, the session registry and the PIN-check gate.
 
-    Returns a PIN generated on this first run (None otherwise). A damaged admin file
+    Returns a PIN generated on this first run (None otherwise), also kept in
+    ``app.config["NEW_ADMIN_PIN"]`` for the caller and, unless ``TESTING``, printed once
+    to standard error after ``shown_once`` (what the PIN opens). A damaged admin file
     is logged with the ``repair`` command and leaves PIN access off, never the app.
     """
     new_pin: str | None = None
@@ -241,20 +244,23 @@ def install_pin_access(app: Flask, *, repair: str) -> str | None:
     if not app.config.get("SECRET_KEY"):
         # Without the stored secret, one for this run only: sessions end at restart anyway.
         app.config["SECRET_KEY"] = secret or secrets.token_hex(32)
-    app.extensions["arbiter_limiter"] = auth.AttemptLimiter(
+    app.extensions["arbiter_limiter"] = attempts.AttemptLimiter(
         int(app.config["PIN_MAX_FAILURES"]),
         float(app.config["PIN_WINDOW_SECONDS"]),
         clock=app.config["ADMIN_CLOCK"],
         global_burst=int(app.config["PIN_GLOBAL_BURST"]),
         global_interval=float(app.config["PIN_GLOBAL_INTERVAL"]),
     )
-    app.extensions["arbiter_sessions"] = auth.SessionRegistry(
+    app.extensions["arbiter_sessions"] = sessions.SessionRegistry(
         idle=float(app.config["ADMIN_IDLE_SECONDS"]),
         lifetime=app.permanent_session_lifetime.total_seconds(),
         clock=app.config["ADMIN_CLOCK"],
     )
+    app.config["NEW_ADMIN_PIN"] = new_pin
+    if new_pin and not app.config.get("TESTING"):
+        print(f"{shown_once}: {new_pin}", file=sys.stderr)
     app.extensions["arbiter_pin_refusals"] = LogThrottle(clock=app.config["ADMIN_CLOCK"])
-    app.extensions["arbiter_pin_gate"] = auth.PinGate(
+    app.extensions["arbiter_pin_gate"] = attempts.PinGate(
         int(app.config["PIN_CHECK_LIMIT"]), float(app.config["PIN_CHECK_WAIT"])
     )
     return new_pin

@@ -289,29 +289,7 @@ def make_server(
         raise ValueError(f"streams must be at least 1, not {streams}")
     channel_class = timed_channel(request_timeout)
     threads = streams + SPARE_THREADS
-    settings: dict[str, Any] = {
-        "threads": threads,
-        "connection_limit": threads + SLOW_CONNECTIONS,
-        "channel_timeout": 60,  # waitress's own idle limit; TimedChannel's is shorter
-        "cleanup_interval": 15,
-        # poll(), not select(): select() fails on a descriptor numbered past 1024,
-        # which hundreds of connections (and a test's own sockets) can reach.
-        "asyncore_use_poll": True,
-        "ident": "gg-arbiter",
-        # Keep reading while a request runs, so a closed page is noticed (and its
-        # stream's thread freed) at the stream's next write, not after several.
-        "channel_request_lookahead": 1,
-        "clear_untrusted_proxy_headers": True,
-        # Refuse big bodies (413) before reading them: waitress refuses a body
-        # of this size or more (answered as JSON by JsonErrorTask); Flask's
-        # MAX_CONTENT_LENGTH is the same limit where no waitress is in front.
-        "max_request_body_size": MAX_BODY_BYTES + 1,
-        # Waitress keeps what a response has sent in its output buffer until the
-        # buffer reaches this size (16 MB by default): an event stream open all day
-        # would hold every status it sent, per page. A small watermark frees it often.
-        "outbuf_high_watermark": OUTBUF_HIGH_WATERMARK,
-    }
-    settings.update(adjustments)
+    settings = {**_waitress_settings(threads), **adjustments}
     socket_map: dict[int, Any] = {}
     # _dispatcher is waitress's hook for its own tests; it is how a pool is supplied.
     dispatcher = GrowingDispatcher(SPARE_THREADS, int(settings["threads"]))
@@ -337,3 +315,30 @@ def make_server(
     log.info("web page on %s", f"every address, port {server.port} (on this machine: "
              f"{server.url})" if everywhere else server.url)
     return server
+
+
+def _waitress_settings(threads: int) -> dict[str, Any]:
+    """Waitress's settings for a pool of ``threads``: the limits the module docstring
+    explains, and why each default of waitress's would not do."""
+    return {
+        "threads": threads,
+        "connection_limit": threads + SLOW_CONNECTIONS,
+        "channel_timeout": 60,  # waitress's own idle limit; TimedChannel's is shorter
+        "cleanup_interval": 15,
+        # poll(), not select(): select() fails on a descriptor numbered past 1024,
+        # which hundreds of connections (and a test's own sockets) can reach.
+        "asyncore_use_poll": True,
+        "ident": "gg-arbiter",
+        # Keep reading while a request runs, so a closed page is noticed (and its
+        # stream's thread freed) at the stream's next write, not after several.
+        "channel_request_lookahead": 1,
+        "clear_untrusted_proxy_headers": True,
+        # Refuse big bodies (413) before reading them: waitress refuses a body
+        # of this size or more (answered as JSON by JsonErrorTask); Flask's
+        # MAX_CONTENT_LENGTH is the same limit where no waitress is in front.
+        "max_request_body_size": MAX_BODY_BYTES + 1,
+        # Waitress keeps what a response has sent in its output buffer until the
+        # buffer reaches this size (16 MB by default): an event stream open all day
+        # would hold every status it sent, per page. A small watermark frees it often.
+        "outbuf_high_watermark": OUTBUF_HIGH_WATERMARK,
+    }

@@ -10,7 +10,6 @@ public names a rank while a game is on.
 from __future__ import annotations
 
 import shlex
-import sys
 import time
 from typing import Any
 
@@ -30,15 +29,10 @@ def create_app(device: DeviceView, test_config: dict[str, Any] | None = None) ->
     ``web.admin_pin``), ``DATA_DIR`` (else the device's), ``SSE_KEEPALIVE``
     seconds, ``STREAM_CAPACITY`` event streams open at once (more get 503;
     :func:`web.kit.serve.make_server` sets it to its ``streams``), ``STREAM_RETRY_SECONDS``
-    before a refused page tries its stream again (it polls meanwhile),
-    ``PIN_MAX_FAILURES`` per ``PIN_WINDOW_SECONDS`` (per address; across all of them
-    ``PIN_GLOBAL_BURST``, then one per ``PIN_GLOBAL_INTERVAL`` s), ``PIN_CHECK_LIMIT``
-    PIN hash checks at once (callers over it wait up to ``PIN_CHECK_WAIT``
-    seconds, then get 503), ``ADMIN_IDLE_SECONDS`` without a request that end
-    an admin session (``PERMANENT_SESSION_LIFETIME`` ends it in any case),
-    ``ADMIN_CLOCK`` (the monotonic clock sessions are timed on), ``TESTING``.
-    A PIN generated on first run is printed once to standard error (and kept
-    in ``app.config["NEW_ADMIN_PIN"]`` for the caller).
+    before a refused page tries its stream again (it polls meanwhile), ``TESTING``, and
+    the PIN and session settings of :func:`web.kit.pin_access.pin_access_config`. A PIN
+    generated on first run is printed once to standard error (and kept in
+    ``app.config["NEW_ADMIN_PIN"]`` for the caller).
 
     A damaged admin.json does not stop the app: the public pages work, and
     admin pages and API answer 503 saying how to repair it (``set-pin``).
@@ -47,24 +41,15 @@ def create_app(device: DeviceView, test_config: dict[str, Any] | None = None) ->
         (:mod:`arbiter.pinrule`).
     """
     app = Flask(__name__)
-    app.config.from_mapping(
-        DATA_DIR=str(device.data_dir),
-        ADMIN_PIN=device.admin_pin,
-        SSE_KEEPALIVE=KEEPALIVE_SECONDS,
-        STREAM_CAPACITY=STREAM_CAPACITY,
-        STREAM_RETRY_SECONDS=30,
-        **pin_access_config(cookie="gg_admin", idle_seconds=20 * 60),
-    )
+    app.config.from_mapping(_settings(device))
     if test_config:
         app.config.update(test_config)
 
     # The repair names this arbiter's data directory: set-pin on the default one would
     # mend another directory's PIN.
-    new_pin = install_pin_access(
-        app, repair=f"gg-arbiter set-pin --data {shlex.quote(str(app.config['DATA_DIR']))}")
-    app.config["NEW_ADMIN_PIN"] = new_pin
-    if new_pin and not app.config.get("TESTING"):
-        print(f"gg-arbiter: admin PIN for the web page (shown once): {new_pin}", file=sys.stderr)
+    install_pin_access(
+        app, repair=f"gg-arbiter set-pin --data {shlex.quote(str(app.config['DATA_DIR']))}",
+        shown_once="gg-arbiter: admin PIN for the web page (shown once)")
     app.extensions["arbiter"] = device
     keepalive = float(app.config["SSE_KEEPALIVE"])
     app.extensions["arbiter_streams"] = StreamHub(
@@ -90,3 +75,15 @@ def create_app(device: DeviceView, test_config: dict[str, Any] | None = None) ->
         app, private_prefixes=("/admin",), error_template="error.html", page_globals=page_globals
     )
     return app
+
+
+def _settings(device: DeviceView) -> dict[str, Any]:
+    """The table app's settings with their defaults (``test_config`` overrides them)."""
+    return {
+        "DATA_DIR": str(device.data_dir),
+        "ADMIN_PIN": device.admin_pin,
+        "SSE_KEEPALIVE": KEEPALIVE_SECONDS,
+        "STREAM_CAPACITY": STREAM_CAPACITY,
+        "STREAM_RETRY_SECONDS": 30,
+        **pin_access_config(cookie="gg_admin", idle_seconds=20 * 60),
+    }

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from arbiter.app.errors import HubCliError
-from arbiter.hub.broker_link import publish_once
 from arbiter.hub.ledger import Ledger, ResendAsk
+from arbiter.hub.outgoing import publish_once
 from arbiter.mqtt.address import BrokerAddress
 from arbiter.mqtt.errors import BrokerAddressError
 from arbiter.mqtt.tls import client_context

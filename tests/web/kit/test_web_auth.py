@@ -1,4 +1,5 @@
-"""web.kit.auth: the PIN file, CSRF tokens and the attempt limiter (no server needed)."""
+"""web.kit.auth, sessions and attempts: the PIN file, CSRF tokens and the attempt limiter
+(no server needed)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 
 from arbiter import logthrottle
 from tests.support.clock import FakeClock
-from web.kit import auth
+from web.kit import attempts, auth, sessions
 from web.kit.errors import AdminFileError
 
 
@@ -90,17 +91,17 @@ def test_check_pin_false_without_file(tmp_path: Path) -> None:
 
 def test_csrf_token_stable_per_session_and_checked() -> None:
     session: dict[str, object] = {}
-    token = auth.csrf_token(session)
-    assert auth.csrf_token(session) == token
-    assert auth.csrf_ok(session, token)
-    assert not auth.csrf_ok(session, token + "x")
-    assert not auth.csrf_ok(session, None)
-    assert not auth.csrf_ok({}, token)
-    assert auth.csrf_token({}) != token
+    token = sessions.csrf_token(session)
+    assert sessions.csrf_token(session) == token
+    assert sessions.csrf_ok(session, token)
+    assert not sessions.csrf_ok(session, token + "x")
+    assert not sessions.csrf_ok(session, None)
+    assert not sessions.csrf_ok({}, token)
+    assert sessions.csrf_token({}) != token
 
 
 def test_limiter_blocks_after_max_failures() -> None:
-    limiter = auth.AttemptLimiter(max_failures=3, window=60)
+    limiter = attempts.AttemptLimiter(max_failures=3, window=60)
     for _ in range(3):
         assert not limiter.blocked("a")
         limiter.fail("a")
@@ -111,7 +112,7 @@ def test_limiter_blocks_after_max_failures() -> None:
 
 def test_limiter_window_expires() -> None:
     clock = FakeClock()
-    limiter = auth.AttemptLimiter(max_failures=2, window=60, clock=clock)
+    limiter = attempts.AttemptLimiter(max_failures=2, window=60, clock=clock)
     limiter.fail("a")
     limiter.fail("a")
     assert limiter.blocked("a")
@@ -123,7 +124,7 @@ def test_limiter_window_expires() -> None:
 
 
 def test_limiter_reset_forgets_client() -> None:
-    limiter = auth.AttemptLimiter(max_failures=2, window=60)
+    limiter = attempts.AttemptLimiter(max_failures=2, window=60)
     limiter.fail("a")
     limiter.reset("a")
     limiter.fail("a")
@@ -131,7 +132,7 @@ def test_limiter_reset_forgets_client() -> None:
 
 
 def test_limiter_reserve_counts_checks_in_progress() -> None:
-    limiter = auth.AttemptLimiter(max_failures=3, window=60)
+    limiter = attempts.AttemptLimiter(max_failures=3, window=60)
     assert all(limiter.reserve("a") for _ in range(3))  # three checks running, none settled
     assert not limiter.reserve("a")
     assert limiter.blocked("a")
@@ -140,7 +141,7 @@ def test_limiter_reserve_counts_checks_in_progress() -> None:
 
 
 def test_limiter_settle_refunds_or_counts() -> None:
-    limiter = auth.AttemptLimiter(max_failures=2, window=60)
+    limiter = attempts.AttemptLimiter(max_failures=2, window=60)
     assert limiter.reserve("a") and limiter.reserve("a")
     limiter.settle("a", None)  # not checked (no turn): the attempt is given back
     assert limiter.reserve("a")
@@ -154,7 +155,7 @@ def test_limiter_settle_refunds_or_counts() -> None:
 
 
 def test_limiter_reserve_atomic_across_threads() -> None:
-    limiter = auth.AttemptLimiter(max_failures=5, window=60)
+    limiter = attempts.AttemptLimiter(max_failures=5, window=60)
     start = threading.Barrier(40)
     taken: list[bool] = []
 
@@ -198,7 +199,7 @@ class _CheckProbe:
 def test_pin_gate_bounds_concurrent_checks(monkeypatch: pytest.MonkeyPatch) -> None:
     probe = _CheckProbe()
     monkeypatch.setattr(auth, "check_pin", probe)
-    gate = auth.PinGate(limit=2, wait=30)
+    gate = attempts.PinGate(limit=2, wait=30)
     results: list[bool | None] = []
     threads = [
         threading.Thread(target=lambda: results.append(gate.check("x", "0000"))) for _ in range(8)
@@ -221,7 +222,7 @@ def test_pin_gate_none_when_no_turn_in_time(monkeypatch: pytest.MonkeyPatch) -> 
         return True
 
     monkeypatch.setattr(auth, "check_pin", slow_check)
-    gate = auth.PinGate(limit=1, wait=0.05)
+    gate = attempts.PinGate(limit=1, wait=0.05)
     holder = threading.Thread(target=gate.check, args=("x", "1234"))
     holder.start()
     try:
@@ -322,7 +323,7 @@ def test_pin_checks_on_many_threads_leave_memory_flat() -> None:
 
 def test_limiter_shared_bucket_caps_guesses_across_clients() -> None:
     clock = FakeClock()
-    limiter = auth.AttemptLimiter(
+    limiter = attempts.AttemptLimiter(
         max_failures=5, window=300, clock=clock, global_burst=4, global_interval=30
     )
     for client in ("a", "b", "c", "d"):  # four clients, one guess each: the burst
@@ -412,7 +413,7 @@ def test_three_guessers_cannot_lock_the_organiser_out(
 
 def test_limiter_gives_the_next_token_to_the_client_checked_longest_ago() -> None:
     clock = FakeClock()
-    limiter = auth.AttemptLimiter(max_failures=5, window=300, clock=clock, global_burst=1,
+    limiter = attempts.AttemptLimiter(max_failures=5, window=300, clock=clock, global_burst=1,
                                   global_interval=30)
     assert limiter.reserve("a")
     limiter.settle("a", False)
@@ -429,5 +430,5 @@ def test_limiter_gives_the_next_token_to_the_client_checked_longest_ago() -> Non
     clock.advance(30)
     assert limiter.reserve("a")  # checked longest ago of those waiting
     limiter.settle("a", False)
-    clock.advance(auth.ASKING_FORGET)  # b stopped asking long ago: it has lost its place
+    clock.advance(attempts.ASKING_FORGET)  # b stopped asking long ago: it has lost its place
     assert limiter.reserve("d") is True

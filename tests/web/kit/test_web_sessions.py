@@ -21,6 +21,7 @@ from tests.support.web import (
     running_device,
 )
 from web.kit import auth
+from web.kit.sessions import SessionRegistry
 
 COOKIE = "gg_admin"
 IDLE = 600.0
@@ -107,7 +108,7 @@ def test_session_ends_after_its_lifetime_even_in_use(device: Any, clock: FakeClo
 
 
 def test_session_registry_limit_drops_least_recent(clock: FakeClock) -> None:
-    registry = auth.SessionRegistry(idle=60, lifetime=600, limit=2, clock=clock)
+    registry = SessionRegistry(idle=60, lifetime=600, limit=2, clock=clock)
     first, second = registry.open(), registry.open()
     clock.advance(1)
     assert registry.touch(first)
