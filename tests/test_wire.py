@@ -15,9 +15,9 @@ import pytest
 
 from arbiter import wire
 from arbiter.device.sequence import DeviceState
-from arbiter.errors import PayloadTooLargeError, TopicMismatchError, WireFormatError
 from arbiter.rules.game import EndingKind
 from arbiter.rules.ranks import ARMY_SIZE
+from arbiter.wire.errors import PayloadTooLargeError, TopicMismatchError, WireFormatError
 from tests.support.contract import AT, assignment, challenge, game_over, new_game
 
 #: Past SQLite's INTEGER (signed 64 bits): what raised OverflowError in the ledger.

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arbiter import wire
-from arbiter.errors import WireFormatError
 from arbiter.fleet.errors import AssignmentMessageError
 from arbiter.rules.jsondata import JsonDict
 from arbiter.storage.durable import remove_durably, write_durably
+from arbiter.wire.errors import WireFormatError
 
 log = logging.getLogger(__name__)
 

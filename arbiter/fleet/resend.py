@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arbiter import wire
-from arbiter.errors import WireFormatError
 from arbiter.fleet.errors import ResendError
 from arbiter.storage.durable import write_durably
+from arbiter.wire.errors import WireFormatError
 
 log = logging.getLogger(__name__)
 

@@ -36,7 +36,6 @@ from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.reasoncodes import ReasonCode
 
 from arbiter import wire
-from arbiter.errors import WireFormatError
 from arbiter.hub.changes import Changes
 from arbiter.hub.errors import ContradictingEventError, IngestError
 from arbiter.hub.ledger import Ledger, ResendAsk
@@ -48,6 +47,7 @@ from arbiter.hub.outgoing import (
 from arbiter.hub.resend import resend_payload
 from arbiter.mqtt.tls import check_listener, listener_problem, secure
 from arbiter.threads import BackgroundThread, declare
+from arbiter.wire.errors import WireFormatError
 
 LEDGER_WRITER = declare("hub-ledger-writer", __name__,
                         "writes the table events the broker delivers into the ledger, in order")

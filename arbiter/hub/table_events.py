@@ -19,13 +19,13 @@ import secrets
 from collections.abc import Mapping, Sequence
 
 from arbiter import wire
-from arbiter.errors import WireFormatError
 from arbiter.hub.errors import ContradictingEventError
 from arbiter.hub.rows import GameRow, ResendAsk
 from arbiter.hub.scoring import derive, fold_challenge, stored_event
 from arbiter.hub.store import LedgerStore
 from arbiter.logthrottle import LogThrottle
 from arbiter.tournament.model import Result
+from arbiter.wire.errors import WireFormatError
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ import json
 import math
 import re
 
-from arbiter.errors import WireFormatError
+from arbiter.wire.errors import WireFormatError
 from arbiter.wire.messages import MAX_INT
 
 

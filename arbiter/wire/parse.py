@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal, cast, overload
 
-from arbiter.errors import PayloadTooLargeError, TopicMismatchError, WireFormatError
 from arbiter.rules.game import EndingKind
 from arbiter.rules.ranks import ARMY_SIZE
+from arbiter.wire.errors import PayloadTooLargeError, TopicMismatchError, WireFormatError
 from arbiter.wire.jsontext import loads
 from arbiter.wire.messages import (
     ENDINGS,

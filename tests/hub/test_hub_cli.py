@@ -16,8 +16,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from arbiter import wire
 from arbiter.app.cli import main
-from arbiter.errors import WireFormatError
 from arbiter.hub.ledger import Ledger
+from arbiter.wire.errors import WireFormatError
 from tests.support.contract import challenge, game_over, new_game
 from tests.support.mqtt import mosquitto
 from tests.support.spawn import gg_arbiter

@@ -15,8 +15,6 @@ from typing import Any
 import pytest
 
 from arbiter import wire
-from arbiter.errors import TopicMismatchError
-from arbiter.errors import WireFormatError as MalformedEventError
 from arbiter.hub.errors import (
     ArchiveError,
     ContradictingEventError,
@@ -29,6 +27,8 @@ from arbiter.hub.ledger import Ledger
 from arbiter.tournament.errors import DuplicatePlayerError, PairingError, UnknownPlayerError
 from arbiter.tournament.model import Pairing, Player, Result
 from arbiter.tournament.standings import TieBreak
+from arbiter.wire.errors import TopicMismatchError
+from arbiter.wire.errors import WireFormatError as MalformedEventError
 from tests.support.clock import FakeClock
 from tests.support.contract import assigned, assignment, challenge, game_over, new_game
 from web.hub import views

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from arbiter import wire
-from arbiter.errors import WireFormatError
 from arbiter.fleet.assignment import Assignment
 from arbiter.hub.ledger import Ledger
 from arbiter.tournament.model import Pairing, Player, Result
+from arbiter.wire.errors import WireFormatError
 from tests.support.contract import assigned, assignment, game_over, new_game
 
 PLAYERS = ("Ana", "Ben", "Cid", "Dee")

@@ -14,10 +14,10 @@ from paho.mqtt.enums import MQTTErrorCode
 
 from arbiter import logthrottle, wire
 from arbiter.app.cli import main
-from arbiter.errors import WireFormatError
 from arbiter.hub.broker_link import Ingest
 from arbiter.hub.errors import LoneSurrogateError
 from arbiter.hub.ledger import Ledger
+from arbiter.wire.errors import WireFormatError
 from tests.support.clock import FakeClock
 
 EVENT = "club"
