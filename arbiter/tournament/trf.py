@@ -102,24 +102,7 @@ def export_trf(
     if len(players) > MAX_PLAYERS:
         raise TrfError(f"{len(players)} players: TRF numbers at most {MAX_PLAYERS}")
     number = {p.name: i + 1 for i, p in enumerate(players)}
-    entries: dict[tuple[str, int], tuple[int, str, str, float]] = {}
-    # The byes the organiser gave for the next round, once it is not yet paired.
-    ahead = rounds + 1 <= total_rounds and not any(
-        g.pairing.round == rounds + 1 and _paired(g) for g in games
-    )
-    for g in games:
-        pg = g.pairing
-        if pg.round > rounds and not (ahead and pg.round == rounds + 1 and pg.is_bye):
-            continue
-        if pg.black is None:
-            entries[pg.white, pg.round] = (0, "-", g.bye.value, g.bye.points)
-            continue
-        sides = ((pg.white, pg.black, Colour.WHITE), (pg.black, pg.white, Colour.BLACK))
-        for me, opp, side in sides:
-            points = g.points(me)
-            assert points is not None
-            code = ("+" if points else "-") if g.forfeit else _PLAYED_CODE[points]
-            entries[me, pg.round] = (number[opp], side.value.lower(), code, points)
+    entries = _entries(games, number, rounds, total_rounds)
     score = {
         p.name: sum(entries.get((p.name, r), (0, "", "", 0.0))[3] for r in range(1, rounds + 1))
         for p in players
@@ -138,28 +121,70 @@ def export_trf(
         f"XXC {'white' if first is Colour.WHITE else 'black'}1",
     ]
     for p in players:
-        if not 0 <= p.rating <= 9999:
-            raise TrfError(f"{p.name!r}: rating {p.rating} does not fit TRF's four digits")
-        try:
-            check_name(p.name)
-        except PlayerNameError as exc:
-            raise TrfError(f"cannot be written to TRF: {exc}") from None
-        rating = f"{p.rating:>4}" if p.rating else "    "
         head = (
-            f"001 {number[p.name]:>4}      {p.name[:NAME_WIDTH]:<{NAME_WIDTH}} {rating}"
+            f"001 {number[p.name]:>4}      {_name_and_rating(p)}"
             f"{'':27} {score[p.name]:>4.1f} {rank[p.name]:>4}"
         )
-        blocks = []
-        for r in range(1, rounds + 1):
-            number_of, colour_of, code_of, _ = entries.get((p.name, r), (0, "-", "-", 0.0))
-            blocks.append(f"  {number_of:04d} {colour_of} {code_of}")
-        if (p.name, rounds + 1) in entries:
-            _, _, code_of, _ = entries[p.name, rounds + 1]
-            blocks.append(f"  0000 - {code_of}")
-        elif p.withdrawn and rounds < total_rounds:
-            blocks.append("  0000 - -")
-        lines.append(head + "".join(blocks))
+        lines.append(head + _blocks(p, entries, rounds, total_rounds))
     return "\n".join(lines) + "\n"
+
+
+#: One player's entry for one round: (opponent's start rank or 0, colour, code, points).
+_Entry = tuple[int, str, str, float]
+
+
+def _entries(
+    games: Sequence[Game], number: dict[str, int], rounds: int, total_rounds: int
+) -> dict[tuple[str, int], _Entry]:
+    """Each player's entry by (name, round): the ``rounds`` complete, then the byes the
+    organiser gave for the next round, once it is not yet paired."""
+    entries: dict[tuple[str, int], _Entry] = {}
+    ahead = rounds + 1 <= total_rounds and not any(
+        g.pairing.round == rounds + 1 and _paired(g) for g in games
+    )
+    for g in games:
+        pg = g.pairing
+        if pg.round > rounds and not (ahead and pg.round == rounds + 1 and pg.is_bye):
+            continue
+        if pg.black is None:
+            entries[pg.white, pg.round] = (0, "-", g.bye.value, g.bye.points)
+            continue
+        sides = ((pg.white, pg.black, Colour.WHITE), (pg.black, pg.white, Colour.BLACK))
+        for me, opp, side in sides:
+            points = g.points(me)
+            assert points is not None
+            code = ("+" if points else "-") if g.forfeit else _PLAYED_CODE[points]
+            entries[me, pg.round] = (number[opp], side.value.lower(), code, points)
+    return entries
+
+
+def _name_and_rating(p: Player) -> str:
+    """Columns 15-52 of a player line; TrfError when the name or rating cannot be written."""
+    if not 0 <= p.rating <= 9999:
+        raise TrfError(f"{p.name!r}: rating {p.rating} does not fit TRF's four digits")
+    try:
+        check_name(p.name)
+    except PlayerNameError as exc:
+        raise TrfError(f"cannot be written to TRF: {exc}") from None
+    rating = f"{p.rating:>4}" if p.rating else "    "
+    return f"{p.name[:NAME_WIDTH]:<{NAME_WIDTH}} {rating}"
+
+
+def _blocks(
+    p: Player, entries: dict[tuple[str, int], _Entry], rounds: int, total_rounds: int
+) -> str:
+    """A player line's round blocks, from column 92: each complete round, then a bye given
+    ahead or, for a withdrawn player, the round he will not be paired."""
+    blocks = []
+    for r in range(1, rounds + 1):
+        number_of, colour_of, code_of, _ = entries.get((p.name, r), (0, "-", "-", 0.0))
+        blocks.append(f"  {number_of:04d} {colour_of} {code_of}")
+    if (p.name, rounds + 1) in entries:
+        _, _, code_of, _ = entries[p.name, rounds + 1]
+        blocks.append(f"  0000 - {code_of}")
+    elif p.withdrawn and rounds < total_rounds:
+        blocks.append("  0000 - -")
+    return "".join(blocks)
 
 
 #: One round of one player line: (opponent's start rank or 0, colour, result code).
@@ -170,8 +195,56 @@ _RESULTS = "10=+-UFHZWDL "
 _BACK = {"1": "0", "0": "1", "=": "=", "W": "L", "L": "W", "D": "D", "+": "-", "-": "+-"}
 
 
+@dataclass(frozen=True)
+class _Read:
+    """A TRF text's lines as read: the header's fields and the player lines by start rank."""
+
+    name: str
+    total: int | None  # XXR; None: not given
+    initial: Colour | None  # XXC; None: not given
+    rows: dict[int, tuple[str, int, list[_Block]]]  # start rank: (name, rating, blocks)
+    line_of: dict[int, int]  # start rank: its line number
+
+
 def import_trf(text: str) -> TrfEvent:
     """The event in a TRF text; TrfError names the bad line."""
+    read = _read(text)
+    rows, line_of = read.rows, read.line_of
+    # The rounds paired: the last in which someone met an opponent or had the
+    # pairing-allocated bye; a round after it holds only the byes given ahead of it.
+    played = 0
+    for _, _, blocks in rows.values():
+        for r, (opp, _, code) in enumerate(blocks, start=1):
+            if opp or code in "U+":
+                played = max(played, r)
+    total = read.total
+    if total is not None and total < played:
+        raise TrfError(f"XXR {total}, but {played} rounds were paired")
+    players: list[Player] = []
+    for rank in sorted(rows):
+        pname, rating, blocks = rows[rank]
+        if len(blocks) > played + 1 and any(b != (0, " ", " ") for b in blocks[played + 1 :]):
+            raise TrfError(f"line {line_of[rank]}: results after round {played + 1}")
+        withdrawn = len(blocks) > played and blocks[played][2] == "-"
+        players.append(Player(pname, rating, withdrawn))
+    check_unique(players)
+    games: list[Game] = []
+    for r in range(1, played + 2):
+        games += _round_games(read, r, played)
+    ahead = any(g.pairing.round == played + 1 for g in games)
+    if total is None:
+        total = played + ahead
+    elif ahead and total < played + 1:
+        raise TrfError(f"XXR {total}, but byes are given for round {played + 1}")
+    event_initial = read.initial if read.initial is not None else Colour.WHITE
+    if any(g.pairing.black is not None for g in games):
+        event_initial = initial_colour(players, games)
+    return TrfEvent(read.name, tuple(players), tuple(games), total, event_initial)
+
+
+def _read(text: str) -> _Read:
+    """The header lines (012, XXR or 142, XXC) and the player lines (001) of ``text``;
+    other lines are left out."""
     name = ""
     total: int | None = None
     initial: Colour | None = None
@@ -210,72 +283,50 @@ def import_trf(text: str) -> TrfEvent:
         raise TrfError("no player line (001)")
     if sorted(rows) != list(range(1, len(rows) + 1)):
         raise TrfError("the start ranks are not 1 to the number of players")
-    names = {rank: row[0] for rank, row in rows.items()}
-    # The rounds paired: the last in which someone met an opponent or had the
-    # pairing-allocated bye; a round after it holds only the byes given ahead of it.
-    played = 0
-    for _, _, blocks in rows.values():
-        for r, (opp, _, code) in enumerate(blocks, start=1):
-            if opp or code in "U+":
-                played = max(played, r)
-    if total is not None and total < played:
-        raise TrfError(f"XXR {total}, but {played} rounds were paired")
-    players: list[Player] = []
+    return _Read(name, total, initial, rows, line_of)
+
+
+def _round_games(read: _Read, r: int, played: int) -> list[Game]:
+    """Round ``r``'s games from its blocks on every player line, each game checked from
+    both sides: the boards by White's start rank, then the byes."""
+    rows, line_of = read.rows, read.line_of
+    boards: list[tuple[int, Game]] = []
+    byes: list[Game] = []
     for rank in sorted(rows):
-        pname, rating, blocks = rows[rank]
-        if len(blocks) > played + 1 and any(b != (0, " ", " ") for b in blocks[played + 1 :]):
-            raise TrfError(f"line {line_of[rank]}: results after round {played + 1}")
-        withdrawn = len(blocks) > played and blocks[played][2] == "-"
-        players.append(Player(pname, rating, withdrawn))
-    check_unique(players)
-    games: list[Game] = []
-    for r in range(1, played + 2):
-        boards: list[tuple[int, Game]] = []
-        byes: list[Game] = []
-        for rank in sorted(rows):
-            blocks = rows[rank][2]
-            if r > len(blocks):
-                continue
-            opp, colour, code = blocks[r - 1]
-            if opp == 0:
-                bye = _bye(code, r > played)
-                if bye is not None:
-                    byes.append(Game(Pairing(r, 0, names[rank], None), bye=bye))
-                continue
-            if r > played:
-                raise TrfError(f"line {line_of[rank]}: a game in round {r}, after the pairings")
-            if opp not in rows:
-                raise TrfError(f"line {line_of[rank]}: round {r}: no player {opp}")
-            other = rows[opp][2]
-            back = other[r - 1] if r <= len(other) else None
-            if (
-                back is None
-                or back[0] != rank
-                or back[2] not in _BACK[code]
-                or (colour != "-" and back[1] == colour)
-            ):
-                raise TrfError(f"round {r}: players {rank} and {opp} disagree about their game")
-            if colour == "b" or (colour == "-" and rank > opp):
-                continue  # read from White's side (without colours: the higher seed's)
-            boards.append((rank, _game(r, names[rank], names[opp], code, back[2])))
-        numbered = [
-            Game(Pairing(r, b, g.pairing.white, g.pairing.black), g.result, g.forfeit)
-            for b, (_, g) in enumerate(sorted(boards, key=lambda t: t[0]), start=1)
-        ]
-        numbered += [
-            Game(Pairing(r, len(numbered) + i, g.pairing.white, None), bye=g.bye)
-            for i, g in enumerate(byes, start=1)
-        ]
-        games += numbered
-    ahead = any(g.pairing.round == played + 1 for g in games)
-    if total is None:
-        total = played + ahead
-    elif ahead and total < played + 1:
-        raise TrfError(f"XXR {total}, but byes are given for round {played + 1}")
-    event_initial = initial if initial is not None else Colour.WHITE
-    if any(g.pairing.black is not None for g in games):
-        event_initial = initial_colour(players, games)
-    return TrfEvent(name, tuple(players), tuple(games), total, event_initial)
+        blocks = rows[rank][2]
+        if r > len(blocks):
+            continue
+        opp, colour, code = blocks[r - 1]
+        if opp == 0:
+            bye = _bye(code, r > played)
+            if bye is not None:
+                byes.append(Game(Pairing(r, 0, rows[rank][0], None), bye=bye))
+            continue
+        if r > played:
+            raise TrfError(f"line {line_of[rank]}: a game in round {r}, after the pairings")
+        if opp not in rows:
+            raise TrfError(f"line {line_of[rank]}: round {r}: no player {opp}")
+        other = rows[opp][2]
+        back = other[r - 1] if r <= len(other) else None
+        if (
+            back is None
+            or back[0] != rank
+            or back[2] not in _BACK[code]
+            or (colour != "-" and back[1] == colour)
+        ):
+            raise TrfError(f"round {r}: players {rank} and {opp} disagree about their game")
+        if colour == "b" or (colour == "-" and rank > opp):
+            continue  # read from White's side (without colours: the higher seed's)
+        boards.append((rank, _game(r, rows[rank][0], rows[opp][0], code, back[2])))
+    numbered = [
+        Game(Pairing(r, b, g.pairing.white, g.pairing.black), g.result, g.forfeit)
+        for b, (_, g) in enumerate(sorted(boards, key=lambda t: t[0]), start=1)
+    ]
+    numbered += [
+        Game(Pairing(r, len(numbered) + i, g.pairing.white, None), bye=g.bye)
+        for i, g in enumerate(byes, start=1)
+    ]
+    return numbered
 
 
 def _lines(text: str) -> Iterator[str]:
