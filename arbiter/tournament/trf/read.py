@@ -1,30 +1,10 @@
-"""FIDE Tournament Report File (TRF-16) with the TRF(x) lines the pairing engines read.
-
-Written: ``012`` the event's name, ``XXR`` the number of rounds, ``XXC white1`` or
-``black1`` (the top seed's colour in the first round, as the games show it), then
-one ``001`` line per player in seed order (the start rank is the pairing number):
-start rank (columns 5-8), name (15-47), rating (49-52), points (81-84), rank
-(86-89), and from column 92 one 10-character block a round: the opponent's start
-rank (``0000`` without one), the colour (``w``, ``b``, ``-``) and the result
-(``1``, ``=``, ``0``; ``+``/``-`` a forfeit won/lost, the game not played; ``U``
-the pairing-allocated bye; ``F``, ``H``, ``Z`` a full-, half- or zero-point bye the
-organiser gave; ``-`` with ``0000`` a round the player was not paired, and after
-the last round a withdrawn player). Only rounds whose every game is settled are
-written, and after them the byes already given for the next round: the file is
-what an endorsed engine pairs the next round from.
-
-Read: the same, and as Swiss-Manager and bbpPairings write it: any line ending
-(CR, LF, CRLF), blank opponents, blank rounds (a late or absent player), ``W``,
-``D``, ``L`` (games played but not rated), no ``XXR`` (then the rounds played).
-Refused, naming the line: a start rank twice, more players than four digits
-number, an ``XXR`` below 1 or below the rounds played, a name that breaks the
-rule of names.py, two players who disagree about their game.
-"""
+"""Reading TRF: the header and player lines, then each round's blocks checked from
+both sides (see the package's docstring for what is read and what is refused)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from arbiter.tournament.errors import PlayerNameError, TrfError
@@ -39,153 +19,9 @@ from arbiter.tournament.model import (
     initial_colour,
 )
 from arbiter.tournament.names import check_name
-
-NAME_WIDTH = 33
-
-#: Start ranks have four digits (columns 5-8).
-MAX_PLAYERS = 9999
+from arbiter.tournament.trf.event import MAX_PLAYERS, TrfEvent
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
-
-
-@dataclass(frozen=True)
-class TrfEvent:
-    """What a TRF file holds: players in start-rank order, the games, the number of rounds.
-
-    ``games`` may end with the byes given for the round after the last one paired.
-    """
-
-    name: str
-    players: tuple[Player, ...]
-    games: tuple[Game, ...]
-    total_rounds: int
-    initial: Colour = Colour.WHITE
-
-
-def complete_rounds(games: Sequence[Game]) -> int:
-    """The number of leading rounds that were paired (a game or the pairing-allocated
-    bye) and in which every game is settled."""
-    by_round: dict[int, list[Game]] = {}
-    for g in games:
-        by_round.setdefault(g.pairing.round, []).append(g)
-    done = 0
-    while (
-        done + 1 in by_round
-        and all(g.complete for g in by_round[done + 1])
-        and any(_paired(g) for g in by_round[done + 1])
-    ):
-        done += 1
-    return done
-
-
-def _paired(g: Game) -> bool:
-    return not g.pairing.is_bye or g.bye is Bye.PAIRING
-
-
-_PLAYED_CODE = {1.0: "1", 0.5: "=", 0.0: "0"}
-
-
-def export_trf(
-    name: str, players: Sequence[Player], games: Sequence[Game], total_rounds: int,
-    initial: Colour | None = None,
-) -> str:
-    """The TRF text of an event; ``players`` in seed order (start rank 1 first).
-
-    ``initial``: the top seed's first colour when no game shows it (none played yet).
-    """
-    check_unique(players)
-    rounds = complete_rounds(games)
-    if total_rounds < rounds:
-        raise TrfError(f"{rounds} rounds played, more than the {total_rounds} announced")
-    if total_rounds < 1:
-        raise TrfError(f"the event has {total_rounds} rounds: at least 1 is needed")
-    if len(players) > MAX_PLAYERS:
-        raise TrfError(f"{len(players)} players: TRF numbers at most {MAX_PLAYERS}")
-    number = {p.name: i + 1 for i, p in enumerate(players)}
-    entries = _entries(games, number, rounds, total_rounds)
-    score = {
-        p.name: sum(entries.get((p.name, r), (0, "", "", 0.0))[3] for r in range(1, rounds + 1))
-        for p in players
-    }
-    rank = {
-        n: i + 1
-        for i, n in enumerate(sorted(score, key=lambda n: (-score[n], number[n])))
-    }
-    played = [g for g in games if g.pairing.round <= rounds]
-    first = initial_colour(players, played) if any(g.played or g.forfeit for g in played) else (
-        initial or Colour.WHITE
-    )
-    lines = [
-        f"012 {name}",
-        f"XXR {total_rounds}",
-        f"XXC {'white' if first is Colour.WHITE else 'black'}1",
-    ]
-    for p in players:
-        head = (
-            f"001 {number[p.name]:>4}      {_name_and_rating(p)}"
-            f"{'':27} {score[p.name]:>4.1f} {rank[p.name]:>4}"
-        )
-        lines.append(head + _blocks(p, entries, rounds, total_rounds))
-    return "\n".join(lines) + "\n"
-
-
-#: One player's entry for one round: (opponent's start rank or 0, colour, code, points).
-_Entry = tuple[int, str, str, float]
-
-
-def _entries(
-    games: Sequence[Game], number: dict[str, int], rounds: int, total_rounds: int
-) -> dict[tuple[str, int], _Entry]:
-    """Each player's entry by (name, round): the ``rounds`` complete, then the byes the
-    organiser gave for the next round, once it is not yet paired."""
-    entries: dict[tuple[str, int], _Entry] = {}
-    ahead = rounds + 1 <= total_rounds and not any(
-        g.pairing.round == rounds + 1 and _paired(g) for g in games
-    )
-    for g in games:
-        pg = g.pairing
-        if pg.round > rounds and not (ahead and pg.round == rounds + 1 and pg.is_bye):
-            continue
-        if pg.black is None:
-            entries[pg.white, pg.round] = (0, "-", g.bye.value, g.bye.points)
-            continue
-        sides = ((pg.white, pg.black, Colour.WHITE), (pg.black, pg.white, Colour.BLACK))
-        for me, opp, side in sides:
-            points = g.points(me)
-            assert points is not None
-            code = ("+" if points else "-") if g.forfeit else _PLAYED_CODE[points]
-            entries[me, pg.round] = (number[opp], side.value.lower(), code, points)
-    return entries
-
-
-def _name_and_rating(p: Player) -> str:
-    """Columns 15-52 of a player line; TrfError when the name or rating cannot be written."""
-    if not 0 <= p.rating <= 9999:
-        raise TrfError(f"{p.name!r}: rating {p.rating} does not fit TRF's four digits")
-    try:
-        check_name(p.name)
-    except PlayerNameError as exc:
-        raise TrfError(f"cannot be written to TRF: {exc}") from None
-    rating = f"{p.rating:>4}" if p.rating else "    "
-    return f"{p.name[:NAME_WIDTH]:<{NAME_WIDTH}} {rating}"
-
-
-def _blocks(
-    p: Player, entries: dict[tuple[str, int], _Entry], rounds: int, total_rounds: int
-) -> str:
-    """A player line's round blocks, from column 92: each complete round, then a bye given
-    ahead or, for a withdrawn player, the round he will not be paired."""
-    blocks = []
-    for r in range(1, rounds + 1):
-        number_of, colour_of, code_of, _ = entries.get((p.name, r), (0, "-", "-", 0.0))
-        blocks.append(f"  {number_of:04d} {colour_of} {code_of}")
-    if (p.name, rounds + 1) in entries:
-        _, _, code_of, _ = entries[p.name, rounds + 1]
-        blocks.append(f"  0000 - {code_of}")
-    elif p.withdrawn and rounds < total_rounds:
-        blocks.append("  0000 - -")
-    return "".join(blocks)
-
 
 #: One round of one player line: (opponent's start rank or 0, colour, result code).
 _Block = tuple[int, str, str]
