@@ -76,6 +76,15 @@ class Entrant:
 
 
 def read_entrants(players: Sequence[Player], games: Sequence[Game], played: int) -> list[Entrant]:
+    """Each player's state before round ``played + 1``, in seed order."""
+    table = _past_rounds(players, games, played)
+    return [_entrant(i, p.name, table[i]) for i, p in enumerate(players)]
+
+
+def _past_rounds(
+    players: Sequence[Player], games: Sequence[Game], played: int
+) -> list[list[PastRound]]:
+    """Each player's rounds 1 to ``played`` as the pairing counts them."""
     index = {p.name: i for i, p in enumerate(players)}
     table: list[list[PastRound]] = [
         [PastRound(None, None, 0, False) for _ in range(played)] for _ in players
@@ -93,8 +102,8 @@ def read_entrants(players: Sequence[Player], games: Sequence[Game], played: int)
         if game.forfeit:
             # Not a game: no opponent met, no colour; the points count (a float when won).
             for me, name in ((w, pg.white), (b, pg.black)):
-                table[me][pg.round - 1] = PastRound(None, None, int(2 * (game.points(name) or 0)),
-                                                 False)
+                points2 = int(2 * (game.points(name) or 0))
+                table[me][pg.round - 1] = PastRound(None, None, points2, False)
             continue
         sides = ((w, b, Colour.WHITE, pg.white), (b, w, Colour.BLACK, pg.black))
         for me, opp, colour, name in sides:
@@ -102,52 +111,51 @@ def read_entrants(players: Sequence[Player], games: Sequence[Game], played: int)
             table[me][pg.round - 1] = PastRound(
                 opp, colour, 0 if points is None else int(points * 2), False
             )
-    out: list[Entrant] = []
-    for i, p in enumerate(players):
-        rounds = table[i]
-        whites = blacks = run = 0
-        last: Colour | None = None
-        for r in rounds:
-            if r.colour is None:
-                continue
-            whites += r.colour is Colour.WHITE
-            blacks += r.colour is Colour.BLACK
-            run = run + 1 if r.colour is last else 1
-            last = r.colour
-        lower = Colour.BLACK if whites > blacks else Colour.WHITE
-        imbalance = abs(whites - blacks)
-        preference: Colour | None
-        if imbalance > 1:
-            preference = lower
-        elif run > 1:
-            assert last is not None
-            preference = last.other
-        elif imbalance > 0:
-            preference = lower
-        elif run:
-            assert last is not None
-            preference = last.other
-        else:
-            preference = None
-        repeated = last if run > 1 else None
-        absolute = imbalance > 1 or repeated is not None
-        # A player who had a point without playing (the bye, a forfeit win) cannot get the bye.
-        eligible = not any(r.bye or (r.opponent is None and r.points2 >= 2) for r in rounds)
-        out.append(
-            Entrant(
-                index=i,
-                name=p.name,
-                rounds=rounds,
-                score2=sum(r.points2 for r in rounds),
-                played=whites + blacks,
-                imbalance=imbalance,
-                preference=preference,
-                repeated=repeated,
-                strong=not absolute and imbalance > 0,
-                bye_eligible=eligible,
-            )
-        )
-    return out
+    return table
+
+
+def _entrant(index: int, name: str, rounds: list[PastRound]) -> Entrant:
+    """A player's state from his past rounds: the colours (A6) and whether he may have the bye."""
+    whites = blacks = run = 0
+    last: Colour | None = None
+    for r in rounds:
+        if r.colour is None:
+            continue
+        whites += r.colour is Colour.WHITE
+        blacks += r.colour is Colour.BLACK
+        run = run + 1 if r.colour is last else 1
+        last = r.colour
+    lower = Colour.BLACK if whites > blacks else Colour.WHITE
+    imbalance = abs(whites - blacks)
+    preference: Colour | None
+    if imbalance > 1:
+        preference = lower
+    elif run > 1:
+        assert last is not None
+        preference = last.other
+    elif imbalance > 0:
+        preference = lower
+    elif run:
+        assert last is not None
+        preference = last.other
+    else:
+        preference = None
+    repeated = last if run > 1 else None
+    absolute = imbalance > 1 or repeated is not None
+    # A player who had a point without playing (the bye, a forfeit win) cannot get the bye.
+    eligible = not any(r.bye or (r.opponent is None and r.points2 >= 2) for r in rounds)
+    return Entrant(
+        index=index,
+        name=name,
+        rounds=rounds,
+        score2=sum(r.points2 for r in rounds),
+        played=whites + blacks,
+        imbalance=imbalance,
+        preference=preference,
+        repeated=repeated,
+        strong=not absolute and imbalance > 0,
+        bye_eligible=eligible,
+    )
 
 
 def _neutral_colour(me: Entrant, other: Entrant) -> Colour | None:
