@@ -117,7 +117,7 @@ def compress_weights(weights: dict[Edge, int], exact: bool = False) -> dict[Edge
     """
     if not weights:
         return weights
-    touched: dict[int, set[int]] = {}
+    touched: dict[int, set[int]] = {}  # each weight: the players of its edges
     for (a, b), w in weights.items():
         ends = touched.get(w)
         if ends is None:
@@ -128,7 +128,22 @@ def compress_weights(weights: dict[Edge, int], exact: bool = False) -> dict[Edge
     union = 0
     for w in touched:
         union |= w
-    runs: list[tuple[int, int]] = []  # (lowest bit, width), lowest first
+    runs = _runs(union)
+    places = _places(runs, _bounds(runs, touched, weights, exact))
+    if all(p == low for p, (low, _) in zip(places, runs, strict=True)):
+        return weights
+    mapped: dict[int, int] = {}
+    for w in touched:
+        c = 0
+        for place, (low, width) in zip(places, runs, strict=True):
+            c |= ((w >> low) & ((1 << width) - 1)) << place
+        mapped[w] = c
+    return {key: mapped[w] for key, w in weights.items()}
+
+
+def _runs(union: int) -> list[tuple[int, int]]:
+    """The runs of bit positions set in ``union``: (lowest bit, width), lowest first."""
+    runs: list[tuple[int, int]] = []
     bit, top = (union & -union).bit_length() - 1, union.bit_length()
     while bit < top:
         end = bit
@@ -138,7 +153,15 @@ def compress_weights(weights: dict[Edge, int], exact: bool = False) -> dict[Edge
         bit = end
         while bit < top and not union >> bit & 1:
             bit += 1
-    # Each run's bound: its largest value times the edges a matching can give it.
+    return runs
+
+
+def _bounds(
+    runs: list[tuple[int, int]], touched: dict[int, set[int]], weights: dict[Edge, int],
+    exact: bool,
+) -> list[int]:
+    """Each run's bound on a matching's sum of its values: its largest value times the
+    edges a matching can give it, or (``exact``) the largest such sum itself."""
     bounds: list[int] = []
     for low, width in runs:
         mask = ((1 << width) - 1) << low
@@ -155,7 +178,12 @@ def compress_weights(weights: dict[Edge, int], exact: bool = False) -> dict[Edge
             bounds.append(sum(values[key if key in values else key[::-1]] for key in best))
         else:
             bounds.append(largest * (len(ends) // 2))
-    # New places, lowest run first; the lowest goes to bit 0.
+    return bounds
+
+
+def _places(runs: list[tuple[int, int]], bounds: list[int]) -> list[int]:
+    """Each run's new lowest bit, lowest run first (at bit 0): a gap shortened to what
+    the sums below it need, where that keeps them below the run both ways."""
     places: list[int] = [0]
     below_old = bounds[0] << runs[0][0]
     below_new = bounds[0]
@@ -170,15 +198,7 @@ def compress_weights(weights: dict[Edge, int], exact: bool = False) -> dict[Edge
         places.append(place)
         below_old += bounds[k] << old_place
         below_new += bounds[k] << place
-    if all(p == low for p, (low, _) in zip(places, runs, strict=True)):
-        return weights
-    mapped: dict[int, int] = {}
-    for w in touched:
-        c = 0
-        for place, (low, width) in zip(places, runs, strict=True):
-            c |= ((w >> low) & ((1 << width) - 1)) << place
-        mapped[w] = c
-    return {key: mapped[w] for key, w in weights.items()}
+    return places
 
 
 def max_weight_matching(weights: dict[Edge, int]) -> set[Edge]:
