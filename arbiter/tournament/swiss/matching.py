@@ -44,19 +44,57 @@ def first_choice(
     in that group (with one bit: the shortest head of them that holds it, by halving).
     None: no edge of his is in any (the caller then makes the one pure-Python matching).
     """
-    window = (1 << room) - 1
     best_first = sorted(addends.items(), key=lambda item: -item[1])
     rest = [e for (a, b), _ in best_first if (e := (a, b) if a < b else (b, a)) in small]
-    # One graph for every probe: only his edges' weights change from one to the next.
-    graph = rx.PyGraph()
-    graph.add_nodes_from(range(size))
-    keys = list(small)
-    index = dict(zip(keys, graph.add_edges_from([(a, b, small[a, b] << room) for a, b in keys]),
-                     strict=True))
+    if not rest:
+        return None
+    probe = _Probe(small, room, size)
+    if probe.window == 1:
+        return _by_halving(probe, rest)
+    while True:
+        step = -(-len(rest) // probe.window)  # ceil: at most ``window`` groups
+        groups = [rest[i : i + step] for i in range(0, len(rest), step)]
+        place, found = probe.pays(groups)
+        if place < 0:
+            return None
+        if step == 1:
+            return found
+        rest = groups[place]
 
-    def pays(groups: list[list[Edge]]) -> tuple[int, set[Edge]]:
+
+def _by_halving(probe: _Probe, rest: list[Edge]) -> set[Edge] | None:
+    """first_choice with one bit of room: the shortest head of ``rest`` that holds his edge."""
+    if probe.pays([rest])[0] < 0:
+        return None
+    low, high = 0, len(rest)  # rest[:high] holds his edge, rest[:low] does not
+    while high - low > 1:
+        middle = (low + high) // 2
+        if probe.pays([rest[:middle]])[0] < 0:
+            low = middle
+        else:
+            high = middle
+    return probe.pays([[rest[high - 1]]])[1]
+
+
+class _Probe:
+    """One native graph for every probe of first_choice: only his edges' weights change
+    from one to the next, in the ``room`` bits below the weights ``small``."""
+
+    def __init__(self, small: dict[Edge, int], room: int, size: int) -> None:
+        self.small, self.room = small, room
+        self.window = (1 << room) - 1
+        self.graph = rx.PyGraph()
+        self.graph.add_nodes_from(range(size))
+        keys = list(small)
+        edges = self.graph.add_edges_from([(a, b, small[a, b] << room) for a, b in keys])
+        self.index = dict(zip(keys, edges, strict=True))
+
+    def pays(self, groups: list[list[Edge]]) -> tuple[int, set[Edge]]:
         """The best group's place that a maximum-weight matching can draw an edge from
         (-1: none), and that matching."""
+        small, room, window, graph, index = (
+            self.small, self.room, self.window, self.graph, self.index
+        )
         addend: dict[Edge, int] = {}
         for g, edges in enumerate(groups):
             for edge in edges:
@@ -68,31 +106,6 @@ def first_choice(
             graph.update_edge_by_index(index[edge], small[edge] << room)
         paid = max((addend.get(e, 0) for e in found), default=0)
         return (window - paid if paid else -1), found
-
-    if not rest:
-        return None
-    if window == 1:
-        place, found = pays([rest])
-        if place < 0:
-            return None
-        low, high = 0, len(rest)  # rest[:high] holds his edge, rest[:low] does not
-        while high - low > 1:
-            middle = (low + high) // 2
-            place, better = pays([rest[:middle]])
-            if place < 0:
-                low = middle
-            else:
-                high, found = middle, better
-        return pays([[rest[high - 1]]])[1]
-    while True:
-        step = -(-len(rest) // window)  # ceil: at most ``window`` groups
-        groups = [rest[i : i + step] for i in range(0, len(rest), step)]
-        place, found = pays(groups)
-        if place < 0:
-            return None
-        if step == 1:
-            return found
-        rest = groups[place]
 
 
 #: The widest weight handed to rustworkx: its matching keeps weights and dual variables in
