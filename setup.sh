@@ -4,7 +4,7 @@
 #   bash setup.sh --dev    also the test tools and the browser the page tests drive
 #   sudo bash setup.sh --service [--reader KIND] [--venue table-N.toml]   (Raspberry Pi) the
 #        appliance: installs to /opt/gg-arbiter, runs at boot as user gg-arbiter
-#        (firmware/pi/appliance.sh; no .venv here); --venue: a tournament table, the file
+#        (scripts/appliance/appliance.sh; no .venv here); --venue: a tournament table, the file
 #        gg-arbiter broker-config wrote for it (its password file beside it)
 #   sudo bash setup.sh --uninstall [--purge]   removes it (--purge: data and config too)
 set -euo pipefail
@@ -92,8 +92,8 @@ command -v "$python" >/dev/null || die "python3 not found"
   || die "Python 3.11 or later is needed (found $("$python" --version 2>&1))"
 
 # The appliance install (and the Pi packages both installs need).
-# shellcheck source=firmware/pi/appliance.sh
-. firmware/pi/appliance.sh
+# shellcheck source=scripts/appliance/appliance.sh
+. scripts/appliance/appliance.sh
 
 if [ $service -eq 1 ] || [ $uninstall -eq 1 ]; then
   # The appliance has its own root-owned venv under /opt: run as root, so

@@ -190,7 +190,7 @@ def _kind_notes(config: Config, kind: str) -> list[str]:
     if kind == "rdm6300":
         return [
             "The readers use no GPIO: each RDM6300 goes to its own USB-serial adapter, "
-            "named by `firmware/pi/99-gg-arbiter.rules`:",
+            "named by `scripts/appliance/99-gg-arbiter.rules`:",
             "",
             "| Slot | Config key | Port | Wiring |",
             "|---|---|---|---|",
@@ -208,7 +208,7 @@ def _kind_notes(config: Config, kind: str) -> list[str]:
     return [
         f"The Pico uses no GPIO of the Pi: it plugs into a USB port and appears as "
         f"`{r.mcu_port}` (config key `reader.mcu_port`, named by "
-        "`firmware/pi/99-gg-arbiter.rules`). Its readers' wiring (two RC522 boards for "
+        "`scripts/appliance/99-gg-arbiter.rules`). Its readers' wiring (two RC522 boards for "
         "the `rc522` flagship, or two RDM6300s with their dividers) is drawn in "
         "[wiring.md](wiring.md).",
     ]

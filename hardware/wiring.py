@@ -297,7 +297,7 @@ def _md_kind(config: Config, kind: str, header: Mapping[int, str]) -> list[str]:
             "| ANT1, ANT2 | the antenna coil, flat under its slot |",
             "",
             f"Ports: ATTACKER adapter `{r.attacker_port}`, DEFENDER adapter "
-            f"`{r.defender_port}` (named by `firmware/pi/99-gg-arbiter.rules`).",
+            f"`{r.defender_port}` (named by `scripts/appliance/99-gg-arbiter.rules`).",
             "The divider suits every adapter (3.3 V or 5 V logic). On the Pi's own UART",
             "instead, the same divider goes into GPIO15 RXD (pin 10), port `/dev/serial0`.",
             "",

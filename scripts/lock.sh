@@ -2,7 +2,7 @@
 # Regenerate the lock files from pyproject.toml (needs the package index):
 #   requirements.lock      the runtime dependencies: setup.sh, setup.sh --dev
 #   requirements-pi.lock   the same and the Pi pin libraries (the pi extra): setup.sh
-#                          on a Raspberry Pi and the appliance install (firmware/pi/appliance.sh)
+#                          on a Raspberry Pi and the appliance install (scripts/appliance/appliance.sh)
 # Exact versions with every file's hash, at the versions the tests run with
 # (constraints-dev.txt), for every platform (markers keep the Pi libraries to ARM).
 # Run: bash scripts/lock.sh   (uv, pinned in the dev extra: bash setup.sh --dev)

@@ -86,7 +86,7 @@ def test_named_commands_and_setup_options_exist(text: str) -> None:
     assert unknown_commands(text) == []
     setup = (ROOT / "setup.sh").read_text(encoding="utf-8")
     kinds = re.search(r'GG_READER_KINDS="([^"]+)"',
-                      (ROOT / "firmware" / "pi" / "appliance.sh").read_text(encoding="utf-8"))
+                      (ROOT / "scripts" / "appliance" / "appliance.sh").read_text(encoding="utf-8"))
     assert kinds is not None
     for line in re.findall(r"setup\.sh ([^`\n]+)", text):
         for option in re.findall(r"--[a-z]+", line):

@@ -136,7 +136,7 @@ def test_the_test_tools_pins_and_the_locks_name_the_same_versions() -> None:
 
 def test_setup_and_the_appliance_install_from_the_locks() -> None:
     setup = (ROOT / "setup.sh").read_text()
-    appliance = (ROOT / "firmware" / "pi" / "appliance.sh").read_text()
+    appliance = (ROOT / "scripts" / "appliance" / "appliance.sh").read_text()
     assert 'install --require-hashes -r "$lock"' in setup
     assert "lock=requirements.lock" in setup and "lock=requirements-pi.lock" in setup
     assert '--require-hashes -r "$R$GG_PREFIX/src/requirements-pi.lock"' in appliance

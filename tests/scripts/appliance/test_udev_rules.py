@@ -1,4 +1,4 @@
-"""firmware/pi/99-gg-arbiter.rules, applied with udev's matching rules to fake device chains.
+"""scripts/appliance/99-gg-arbiter.rules, applied with udev's matching rules to fake device chains.
 
 udev (man 7 udev): KERNEL, SUBSYSTEM match the device itself; KERNELS, SUBSYSTEMS
 and ATTRS{...} match the device or one of its parents, and all of them the same
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-RULES = Path(__file__).resolve().parents[2] / "firmware" / "pi" / "99-gg-arbiter.rules"
+RULES = Path(__file__).resolve().parents[3] / "scripts" / "appliance" / "99-gg-arbiter.rules"
 KEY = re.compile(r'([A-Z_]+(?:\{[^}]+\})?)(==|!=|\+=|:=|=)"([^"]*)"')
 PARENT_KEYS = ("KERNELS", "SUBSYSTEMS", "DRIVERS")
 

@@ -1,4 +1,5 @@
-"""``setup.sh --service`` / ``--uninstall`` (firmware/pi/appliance.sh) in a disposable root."""
+"""``setup.sh --service`` and ``--uninstall`` (scripts/appliance/appliance.sh), in a
+disposable root."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ CONFIG = "/etc/gg-arbiter/config.toml"
 DATA = "/var/lib/gg-arbiter"
 VENV = "/opt/gg-arbiter/venv"
 WANTS = "/etc/systemd/system/multi-user.target.wants/gg-arbiter.service"
-RULES = Path(__file__).resolve().parents[2] / "firmware" / "pi" / "99-gg-arbiter.rules"
+RULES = Path(__file__).resolve().parents[3] / "scripts" / "appliance" / "99-gg-arbiter.rules"
 LGPIO_HINT = "python3-lgpio is not in this system's archives"
 
 
@@ -46,7 +47,7 @@ def test_install_per_reader_kind(tmp_path: Path, kind: str) -> None:
     # The project copied and installed into a root-owned venv of its own, with the Pi extras.
     assert (
         system.path("/opt/gg-arbiter/src/pyproject.toml").read_bytes()
-        == (Path(__file__).resolve().parents[2] / "pyproject.toml").read_bytes()
+        == (Path(__file__).resolve().parents[3] / "pyproject.toml").read_bytes()
     )
     assert result.called("python3", "-m", "venv", "--system-site-packages")
     # Its dependencies from the Pi lock, hash-checked, then the project adding nothing.

@@ -10,9 +10,9 @@ import pytest
 from arbiter.app.config import load_config
 from tests.support.systemd_unit import Unit, one, parse_unit
 
-FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
-UNIT = FIRMWARE / "pi" / "gg-arbiter.service"
-RULES = FIRMWARE / "pi" / "99-gg-arbiter.rules"
+APPLIANCE = Path(__file__).resolve().parents[3] / "scripts" / "appliance"
+UNIT = APPLIANCE / "gg-arbiter.service"
+RULES = APPLIANCE / "99-gg-arbiter.rules"
 
 @pytest.fixture(scope="module")
 def unit() -> Unit:

@@ -208,7 +208,7 @@ EOF
 }
 
 install_udev_rules() {
-  put_file firmware/pi/99-gg-arbiter.rules "$GG_RULES" 0644
+  put_file scripts/appliance/99-gg-arbiter.rules "$GG_RULES" 0644
   if udevadm control --reload 2>/dev/null; then
     # Devices already plugged in get their names and groups now, not at next plug-in.
     udevadm trigger --subsystem-match=tty || say "udevadm trigger failed: replug the readers"
@@ -246,7 +246,7 @@ install_unit() {
   local tmp
   tmp="$(mktemp)"
   sed -e "s|@VENV@|$GG_PREFIX/venv|g" -e "s|@USER@|$GG_USER|g" -e "s|@GROUPS@|$gg_groups|g" \
-    firmware/pi/gg-arbiter.service > "$tmp"
+    scripts/appliance/gg-arbiter.service > "$tmp"
   [ -n "$gg_groups" ] || sed -i '/^SupplementaryGroups=$/d' "$tmp"
   put_file "$tmp" "$GG_UNIT" 0644
   rm -f "$tmp"
