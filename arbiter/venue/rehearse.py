@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import random
 import secrets
 import shutil
@@ -112,6 +113,13 @@ def http(port: int, method: str, path: str, body: Any = None, pin: str | None = 
         raise RehearsalError(f"{method} {path}: {exc.code} {exc.read()[:300]!r}") from None
 
 
+def _listening(port: int) -> Callable[[], bool]:
+    def test() -> bool:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return True
+    return test
+
+
 def _answers(port: int, path: str) -> Callable[[], bool]:
     return lambda: bool(http(port, "GET", path))
 
@@ -183,7 +191,15 @@ class Rehearsal:
         self._run("broker-config", "--tables", str(plan.tables), "--event", plan.event,
                   "--out", str(venue), "--listen", "127.0.0.1", "--listen-port",
                   str(self.broker_port), "--host", "127.0.0.1")
+        if os.geteuid() == 0:
+            # Started as root, Mosquitto drops to the "mosquitto" user, which cannot reach
+            # a directory under a private one (a root's temporary directory): on loopback
+            # for a rehearsal it may stay root.
+            with (venue / "mosquitto.conf").open("a", encoding="utf-8") as conf:
+                conf.write("\n# venue rehearse, started as root: the files are root's\nuser root\n")
         self._spawn("broker", [mosquitto, "-c", str(venue / "mosquitto.conf")])
+        # The hub gives up on a broker it cannot reach at its start: the broker first.
+        self._ready("broker", _listening(self.broker_port), stopping)
         hub_data = self.work / "hub"
         self._run("hub", "--event", plan.event, "--data", str(hub_data), "set-pin", self.pin)
         self._spawn("hub", [*gg_arbiter(), "hub", "--event", plan.event, "--data",

@@ -1,0 +1,75 @@
+"""`gg-arbiter venue rehearse` (issue 26, item 8): a broker (broker-config's Mosquitto),
+the hub and simulated tables joined with `join` start on one machine, play their rounds
+until every result is on the hub, say where to look, and all end on one Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.support.spawn import Session, free_port
+from tests.support.tools import require_tool
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(entry.name))
+    return out
+
+
+def _get(port: int, path: str) -> dict:  # type: ignore[type-arg]
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=30) as r:
+        return json.loads(r.read())  # type: ignore[no-any-return]
+
+
+def test_rehearse_plays_a_venue_and_stops_everything_on_ctrl_c(tmp_path: Path) -> None:
+    require_tool("mosquitto")
+    port = free_port()
+    work = tmp_path / "rehearsal"
+    run = Session(["venue", "rehearse", "--tables", "3", "--players", "6", "--rounds", "2",
+                   "--port", str(port), "--dir", str(work), "--seed", "5"])
+    try:
+        at = run.expect(f"the hub: http://127.0.0.1:{port}/", timeout=240)
+        pin = run.lines[at].rsplit("PIN ", 1)[1].rstrip(")")
+        assert pin.isdigit() and len(pin) == 6
+        run.expect("all 2 rounds played", after=at, timeout=240)
+        children = _children(run.proc.pid)
+        names = [Path(f"/proc/{c}/cmdline").read_bytes().split(b"\0") for c in children]
+        assert sum(any(a.endswith(b"mosquitto") for a in n) for n in names) == 1
+        assert sum(b"--sim" in n for n in names) == 3 and sum(b"hub" in n for n in names) == 1
+        # Each table joined from broker-config's files: its config names the venue broker.
+        config = (work / "tables" / "2" / "config.toml").read_text()
+        assert 'table = "table-2"' in config or 'table = "2"' in config, config
+        # Every board of both rounds has its result, from the games played at the tables:
+        # 3 boards a round, one point each, so the standings hold 6 points in all.
+        rounds = _get(port, "/api/rounds")
+        assert [len(r["boards"]) for r in rounds] == [3, 3]
+        assert all(b["result"] and b["game"] for r in rounds for b in r["boards"])
+        rows = _get(port, "/api/standings")["rows"]
+        assert len(rows) == 6 and sum(r["score"] for r in rows) == 6.0
+        assert all(r["played"] == 2 for r in rows)
+        assert all(t["online"] is True for t in _get(port, "/api/venue")["tables"])
+        run.proc.send_signal(signal.SIGINT)
+        code, out = run.finish(timeout=60)
+        assert code == 0, out
+        assert "rehearsal stopped" in out
+        for child in children:  # every one ended (and was waited for: no zombie)
+            assert not os.path.exists(f"/proc/{child}"), (child, out)
+        assert (work / "logs" / "hub.log").exists()
+    finally:
+        run.kill()
