@@ -63,7 +63,8 @@ fault = "Fault:d=32,o=4,b=200:c"
 admin_pin = "{pin}"
 """
 #: Challenges that end no game (attacker, defender), after the opening spy-takes-general.
-MIDDLE = (("B:PVT", "W:SPY"), ("W:PVT", "B:PVT"), ("B:MAJ", "W:CPT"), ("W:2*G", "B:COL"))
+MIDDLE = (("B:PVT", "W:SPY"), ("W:PVT", "B:PVT"), ("B:MAJ", "W:CPT"), ("W:2*G", "B:COL"),
+          ("B:SPY", "W:4*G"))
 #: A result by the winner (None: a draw agreed).
 RESULTS = {"W": "1-0", "B": "0-1", None: "1/2-1/2"}
 
