@@ -138,6 +138,8 @@ class Rehearsal:
         self.pin = f"{secrets.randbelow(10**6):06d}"
         self.rng = random.Random(plan.seed)
         self._procs: list[tuple[str, subprocess.Popen[bytes], IO[bytes]]] = []
+        self._lock = threading.Lock()  # the processes' list, between start and stop
+        self._stopped = False
         self.table_ports: dict[str, int] = {}
         self.broker_port = 0
         self.player: BackgroundThread | None = None
@@ -156,16 +158,22 @@ class Rehearsal:
     def _spawn(self, name: str, argv: Sequence[str]) -> None:
         logs = self.work / "logs"
         logs.mkdir(parents=True, exist_ok=True)
-        out = (logs / f"{name}.log").open("ab")
-        # A process group of its own: the terminal's Ctrl-C reaches the rehearsal alone,
-        # which then stops each child in order.
-        proc = subprocess.Popen(list(argv), stdout=out, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True)
-        self._procs.append((name, proc, out))
+        with self._lock:  # a stop while the venue starts: nothing more is started
+            if self._stopped:
+                raise RehearsalError("stopped while starting")
+            out = (logs / f"{name}.log").open("ab")
+            # A session of its own: the terminal's Ctrl-C reaches the rehearsal alone,
+            # which then stops each child in order.
+            proc = subprocess.Popen(list(argv), stdout=out, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL, start_new_session=True)
+            self._procs.append((name, proc, out))
 
     def _ready(self, name: str, test: Callable[[], bool], stopping: threading.Event) -> None:
         deadline = time.monotonic() + READY_SECONDS
-        proc = next(p for n, p, _o in self._procs if n == name)
+        with self._lock:
+            proc = next((p for n, p, _o in self._procs if n == name), None)
+        if proc is None:  # stopped meanwhile
+            return
         while not stopping.is_set():
             if proc.poll() is not None:
                 raise RehearsalError(f"{name} ended with status {proc.returncode}: see "
@@ -234,11 +242,15 @@ class Rehearsal:
         """End every child: the tables, then the hub, then the broker (each SIGTERM, then
         SIGKILL after :data:`STOP_SECONDS`)."""
         if self.player is not None:
-            self.player.stop(STOP_SECONDS)
-        for _name, proc, _out in reversed(self._procs):
+            self.player.stopping.set()  # no new move; one in flight fails fast below
+        with self._lock:
+            self._stopped = True
+            procs = list(reversed(self._procs))
+            self._procs.clear()
+        for _name, proc, _out in procs:
             if proc.poll() is None:
                 proc.send_signal(signal.SIGTERM)
-        for name, proc, out in reversed(self._procs):
+        for name, proc, out in procs:
             try:
                 proc.wait(STOP_SECONDS)
             except subprocess.TimeoutExpired:
@@ -246,11 +258,8 @@ class Rehearsal:
                 proc.kill()
                 proc.wait()
             out.close()
-        self._procs.clear()
-
-    def alive(self) -> list[str]:
-        """The children still running."""
-        return [name for name, proc, _out in self._procs if proc.poll() is None]
+        if self.player is not None:
+            self.player.stop(STOP_SECONDS)
 
     # --- the play ----------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ import pytest
 
 from tests.support.spawn import Session, free_port
 from tests.support.tools import require_tool
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -71,5 +72,38 @@ def test_rehearse_plays_a_venue_and_stops_everything_on_ctrl_c(tmp_path: Path) -
         for child in children:  # every one ended (and was waited for: no zombie)
             assert not os.path.exists(f"/proc/{child}"), (child, out)
         assert (work / "logs" / "hub.log").exists()
+    finally:
+        run.kill()
+
+
+def _running_under(work: Path) -> list[str]:
+    """Command lines of the processes that name ``work`` (the rehearsal's children)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                line = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                continue
+            if str(work) in line:
+                found.append(line)
+    return found
+
+
+def test_ctrl_c_while_the_venue_starts_leaves_nothing_running(tmp_path: Path) -> None:
+    require_tool("mosquitto")
+    work = tmp_path / "rehearsal"
+    run = Session(["venue", "rehearse", "--tables", "4", "--rounds", "1",
+                   "--port", str(free_port()), "--dir", str(work)])
+    try:
+        # The broker and the hub are up, the tables on their way.
+        wait_until(lambda: (work / "logs" / "hub.log").exists(), timeout=120,
+                   what="the hub started")
+        assert _running_under(work)
+        run.proc.send_signal(signal.SIGINT)
+        code, out = run.finish(timeout=60)
+        assert code == 0, out
+        assert "rehearsal stopped" in out
+        assert _running_under(work) == []
     finally:
         run.kill()

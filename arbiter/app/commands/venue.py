@@ -42,8 +42,9 @@ def _rehearse(args: argparse.Namespace, requests: StopRequests) -> int:
         try:
             rehearsal.start(stopping)
         except RehearsalError as exc:
-            problem.append(str(exc))
-            requests.request()
+            if not stopping.is_set():  # not the stop asked for, while it started
+                problem.append(str(exc))
+                requests.request()
             return
         if stopping.is_set():
             return
