@@ -80,6 +80,12 @@ class Plan:
     hub_port: int = 8088
     seed: int | None = None
 
+    def __post_init__(self) -> None:
+        if self.tables < 1 or self.players < 2 or self.rounds < 1:
+            raise RehearsalError("a rehearsal needs a table, two players and a round")
+        if not 0 < self.hub_port < 65536:
+            raise RehearsalError(f"the hub's port {self.hub_port} is not one to open a page on")
+
 
 def free_port() -> int:
     """A TCP port of 127.0.0.1 that was free a moment ago."""
@@ -132,8 +138,6 @@ class Rehearsal:
     """
 
     def __init__(self, plan: Plan, work: Path, say: Callable[[str], None]) -> None:
-        if plan.tables < 1 or plan.players < 2 or plan.rounds < 1:
-            raise RehearsalError("a rehearsal needs a table, two players and a round")
         self.plan, self.work, self.say = plan, work, say
         self.pin = f"{secrets.randbelow(10**6):06d}"
         self.rng = random.Random(plan.seed)

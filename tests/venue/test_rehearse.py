@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from arbiter.app.cli import main
 from tests.support.spawn import Session, free_port
 from tests.support.tools import require_tool
 from tests.support.waiting import wait_until
@@ -107,3 +108,15 @@ def test_ctrl_c_while_the_venue_starts_leaves_nothing_running(tmp_path: Path) ->
         assert _running_under(work) == []
     finally:
         run.kill()
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--tables", "0"], "a rehearsal needs a table, two players and a round"),
+    (["--players", "1"], "a rehearsal needs a table, two players and a round"),
+    (["--port", "0"], "the hub's port 0 is not one to open a page on"),
+])
+def test_rehearse_refuses_what_cannot_be_rehearsed(
+    args: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["venue", "rehearse", *args]) == 2
+    assert capsys.readouterr().err.strip() == says

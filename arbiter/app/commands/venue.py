@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from arbiter.app.commands.common import Serving
+from arbiter.app.commands.common import Serving, port_number
 from arbiter.app.errors import CliError
 from arbiter.app.stopping import StopRequests
 from arbiter.threads import BackgroundThread, declare
@@ -28,14 +28,14 @@ def _rehearse(args: argparse.Namespace, requests: StopRequests) -> int:
     from arbiter.venue.rehearse import Plan, Rehearsal
 
     players = args.players if args.players is not None else 2 * args.tables
-    plan = Plan(tables=args.tables, players=players, rounds=args.rounds, event=args.event,
-                hub_port=args.port, seed=args.seed)
-    work = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="gg-rehearsal-"))
-    work.mkdir(parents=True, exist_ok=True)
     try:
-        rehearsal = Rehearsal(plan, work, _say)
+        plan = Plan(tables=args.tables, players=players, rounds=args.rounds,
+                    event=args.event, hub_port=args.port, seed=args.seed)
     except RehearsalError as exc:
         raise CliError(str(exc)) from None
+    work = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="gg-rehearsal-"))
+    work.mkdir(parents=True, exist_ok=True)
+    rehearsal = Rehearsal(plan, work, _say)
     problem: list[str] = []
 
     def start(stopping: threading.Event) -> None:
@@ -96,7 +96,7 @@ def register(sub: Any) -> None:
                           help="Swiss rounds to play (default 3)")
     rehearse.add_argument("--event", default="rehearsal", metavar="SLUG",
                           help="the event's name (default rehearsal)")
-    rehearse.add_argument("--port", type=int, default=8088, metavar="PORT",
+    rehearse.add_argument("--port", type=port_number, default=8088, metavar="PORT",
                           help="the hub's web port on 127.0.0.1 (default 8088)")
     rehearse.add_argument("--dir", metavar="DIR",
                           help="where the venue's files, data and logs go, kept afterwards"
