@@ -83,6 +83,9 @@ class Plan:
     def __post_init__(self) -> None:
         if self.tables < 1 or self.players < 2 or self.rounds < 1:
             raise RehearsalError("a rehearsal needs a table, two players and a round")
+        if self.players > 2 * self.tables:  # a board without a table would wait forever
+            raise RehearsalError(f"{self.players} players need {-(-self.players // 2)} tables,"
+                                 f" not {self.tables}")
         if not 0 < self.hub_port < 65536:
             raise RehearsalError(f"the hub's port {self.hub_port} is not one to open a page on")
 
@@ -176,8 +179,8 @@ class Rehearsal:
         deadline = time.monotonic() + READY_SECONDS
         with self._lock:
             proc = next((p for n, p, _o in self._procs if n == name), None)
-        if proc is None:  # stopped meanwhile
-            return
+        if proc is None:
+            raise RehearsalError(f"stopped while {name} started")
         while not stopping.is_set():
             if proc.poll() is not None:
                 raise RehearsalError(f"{name} ended with status {proc.returncode}: see "
@@ -190,6 +193,7 @@ class Rehearsal:
             if time.monotonic() > deadline:
                 raise RehearsalError(f"{name} not ready in {READY_SECONDS:g} s")
             stopping.wait(0.2)
+        raise RehearsalError(f"stopped while {name} started")
 
     def start(self, stopping: threading.Event) -> None:
         """Write the venue's files, start the broker, the hub and the tables (ready)."""
@@ -308,13 +312,17 @@ class Rehearsal:
                 return
 
             def results_in(n: int = number) -> bool:
-                return all(b["result"] for b in http(hub, "GET", "/api/rounds")[n - 1]["boards"])
+                return all(b["result"] for b in http(hub, "GET", "/api/rounds")[n - 1]["boards"]
+                           if not b["bye"])  # a bye has no game, and no result to wait for
 
             self._wait(results_in, stopping, f"round {number}'s results on the hub")
-            self.say(f"round {number} played: {len(games)} games, every result on the hub")
+            self.say(f"round {number} played: {len(games)} game{'s' * (len(games) != 1)},"
+                     " every result on the hub")
         self.played.set()
 
     def _wait(self, test: Callable[[], bool], stopping: threading.Event, what: str) -> None:
+        """Until ``test()``; :raises RehearsalError: timed out, or stopped (nothing
+        after the wait is done then, nor said)."""
         deadline = time.monotonic() + READY_SECONDS
         while not stopping.is_set():
             if test():
@@ -322,6 +330,7 @@ class Rehearsal:
             if time.monotonic() > deadline:
                 raise RehearsalError(f"timed out waiting for {what}")
             stopping.wait(0.1)
+        raise RehearsalError(f"stopped waiting for {what}")
 
 
 class _Board:

@@ -114,9 +114,31 @@ def test_ctrl_c_while_the_venue_starts_leaves_nothing_running(tmp_path: Path) ->
     (["--tables", "0"], "a rehearsal needs a table, two players and a round"),
     (["--players", "1"], "a rehearsal needs a table, two players and a round"),
     (["--port", "0"], "the hub's port 0 is not one to open a page on"),
+    (["--tables", "2", "--players", "5"], "5 players need 3 tables, not 2"),
 ])
 def test_rehearse_refuses_what_cannot_be_rehearsed(
     args: list[str], says: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["venue", "rehearse", *args]) == 2
     assert capsys.readouterr().err.strip() == says
+
+
+def test_rehearse_with_an_odd_player_plays_around_the_bye(tmp_path: Path) -> None:
+    require_tool("mosquitto")
+    port = free_port()
+    run = Session(["venue", "rehearse", "--tables", "2", "--players", "3", "--rounds", "2",
+                   "--port", str(port), "--dir", str(tmp_path / "r")])
+    try:
+        run.expect("all 2 rounds played", timeout=240)
+        rounds = _get(port, "/api/rounds")
+        byes = [b for r in rounds for b in r["boards"] if b["bye"]]
+        games = [b for r in rounds for b in r["boards"] if not b["bye"]]
+        assert len(byes) == 2 and len(games) == 2 and all(b["result"] for b in games)
+        run.proc.send_signal(signal.SIGTERM)  # as systemd or kill would stop it
+        code, out = run.finish(timeout=60)
+        assert code == 0, out
+        played = [ln for ln in out.splitlines() if ln.startswith("round ")]
+        assert played == ["round 1 played: 1 game, every result on the hub",
+                          "round 2 played: 1 game, every result on the hub"], out
+    finally:
+        run.kill()
