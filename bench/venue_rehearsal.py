@@ -1,6 +1,8 @@
 """A venue rehearsal with real processes: the tournament day in one command.
 
 Run: .venv/bin/python bench/venue_rehearsal.py [--tables 40] [--rounds 3] [--viewers 50]
+(an organiser's rehearsal, without the kills and the checks, is ``gg-arbiter venue
+rehearse``: arbiter/venue/rehearse.py, whose games these are)
 
 - a Mosquitto on ``gg-arbiter broker-config``'s locked-down config (one login per
   table and one for the hub, ACLs), on a free port of 127.0.0.1;
@@ -46,6 +48,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arbiter.hub.ledger import Ledger  # noqa: E402
+from arbiter.venue.rehearse import MIDDLE  # noqa: E402  (gg-arbiter venue rehearse's games)
 from tests.support.hub_secrecy import leaks as rank_leaks  # noqa: E402
 from tests.support.mqtt import Mosquitto, Subscriber  # noqa: E402
 from tests.support.proc import cpu_seconds  # noqa: E402
@@ -55,9 +58,6 @@ from tests.support.venue import BoardGame, Node, SimTable, held, hub_node, sim_t
 from tests.support.web import PIN  # noqa: E402
 
 EVENT = "rehearsal"
-#: Challenges after the opening one that end no game (each piece still on the board).
-MIDDLE = [("B:PVT", "W:SPY"), ("W:PVT", "B:PVT"), ("B:MAJ", "W:CPT"), ("W:2*G", "B:COL"),
-          ("B:SPY", "W:4*G")]
 PUBLIC = ["/", "/screen", "/rounds", "/standings", "/games", "/api/venue", "/api/rounds",
           "/api/standings", "/api/games", "/organiser/login"]
 

@@ -28,6 +28,7 @@ from arbiter.app.commands import (
     selftest,
     set_pin,
     tune,
+    venue,
 )
 from arbiter.app.commands.common import Parser, Serving
 from arbiter.app.stopping import StopRequests
@@ -36,7 +37,7 @@ from arbiter.threads import stop_all
 
 #: The commands, in the order ``gg-arbiter --help`` lists them.
 COMMANDS = (judge, record, run, tune, selftest, enroll, monitor, end, broker_config, join,
-            set_pin)
+            venue, set_pin)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -11,3 +11,7 @@ class BrokerConfigError(ArbiterError, ValueError):
 
 class JoinError(ArbiterError):
     """The venue file cannot be used, or the table's files cannot be written."""
+
+
+class RehearsalError(ArbiterError):
+    """A rehearsed venue cannot start, or a process or game of it failed."""

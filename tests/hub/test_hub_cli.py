@@ -57,7 +57,9 @@ def test_hub_cli_runs_an_event_from_the_command_line(
         "3,Ana,0.0,1,0,0,1,0,0.0,1.0,0.0",
         "3,Ben,0.0,1,0,0,1,0,0.0,1.0,0.0",
     ]
+    capsys.readouterr()
     assert hub(tmp_path, "silent") == 0  # every game of the round has its result
+    assert capsys.readouterr().out.startswith("no table is silent: every table of round 1 ")
     assert hub(tmp_path, "audit") == 0
     lines = capsys.readouterr().out.splitlines()
     assert [line.split("\t")[1:] for line in lines] == [
@@ -247,6 +249,13 @@ def test_hub_cli_huge_numbers_exit_2_in_one_line(
     for span in ("1e300", "inf", "nan"):
         assert hub(tmp_path, "silent", "--quiet", span) == 2
         assert "--quiet" in capsys.readouterr().err
+
+
+def test_hub_silent_says_so_before_any_round(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert hub(tmp_path, "silent") == 0
+    assert capsys.readouterr().out == "no table is silent: no round is paired yet\n"
 
 
 def test_hub_cli_gaps_lists_refused_messages_on_stderr(

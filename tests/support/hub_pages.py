@@ -36,8 +36,23 @@ def player_names(count: int) -> list[str]:
     return out
 
 
-def populate(ledger: Ledger, tables: int) -> None:
-    names = player_names(2 * tables)
+#: Names as long as a venue's screen must show whole (about 20 letters), for the screen's
+#: layout tests and screenshots.
+LONG_NAMES = ("Oscar del Rosario", "Hugo Ramos Villareal", "Maria Clara Dizon", "Jose Mari Chan",
+              "Concepcion Dimagiba", "Teodoro Agoncillo Jr", "Lualhati Bautista", "Amado Hernandez",
+              "Wilhelmina Orozco", "Bienvenido Lumbera")
+
+
+def long_names(count: int) -> list[str]:
+    """``count`` distinct names of 14 to 21 characters (a numeral where they repeat)."""
+    return [LONG_NAMES[i % len(LONG_NAMES)] + (f" {i // len(LONG_NAMES) + 1}"
+                                               if i >= len(LONG_NAMES) else "")
+            for i in range(count)]
+
+
+def populate(ledger: Ledger, tables: int, names: list[str] | None = None) -> None:
+    """The venue described above; ``names`` (2 x tables) instead of :func:`player_names`."""
+    names = player_names(2 * tables) if names is None else names
     ledger.admin.import_players_csv("name,rating\n" + "".join(
         f"{n},{2400 - 10 * i}\n" for i, n in enumerate(names)))
     ledger.admin.pair_round("swiss")
@@ -73,11 +88,11 @@ def populate(ledger: Ledger, tables: int) -> None:
 
 
 @contextmanager
-def served_venue(data: Path, tables: int) -> Iterator[Any]:
+def served_venue(data: Path, tables: int, names: list[str] | None = None) -> Iterator[Any]:
     """The hub's app over a ledger of :func:`populate` (``tables`` tables, silence looked
     for), served by waitress on a free port; yields the server."""
     with Ledger(data / "hub.sqlite", "club-night") as ledger:
-        populate(ledger, tables)
+        populate(ledger, tables, names)
         feed = VenueFeed(ledger, timedelta(minutes=10))
         feed.look_for_silence()
         app = create_hub_app(ledger, feed, data,

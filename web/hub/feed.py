@@ -50,7 +50,7 @@ HISTORY = 512
 #: which changes with every message and is shown nowhere live).
 STREAM_FIELDS = ("table", "online", "state", "game", "challenges", "lost", "round", "board",
                  "white", "black", "result", "over", "ending", "ending_text", "silent",
-                 "unscored")
+                 "unknown", "unscored")
 PREAMBLE = f": gg-arbiter hub stream\nretry: {RETRY_MILLISECONDS}\n\n".encode()
 
 

@@ -38,8 +38,11 @@ def venue() -> str:
 
 @bp.get("/screen")
 def screen() -> str:
-    """The venue for a big screen (1920 x 1080 read from 5 m): 50 tables a page."""
-    return render_template("hub_venue.html", venue=_venue(), screen=True)
+    """The venue for a big screen (1920 x 1080 read from 5 m): up to 50 tables a page,
+    in a grid sized to their number (:func:`views.screen_grid`)."""
+    shown = _venue()
+    return render_template("hub_venue.html", venue=shown, screen=True,
+                           grid=views.screen_grid(len(cast(list[object], shown["tables"]))))
 
 
 def _venue() -> dict[str, object]:

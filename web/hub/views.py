@@ -11,6 +11,7 @@ game's ``game_over`` event and the table's record of it.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from arbiter.hub.ledger import GameRow, Ledger, PairingRow
@@ -19,6 +20,9 @@ from web.kit.present import ending_text, reveal
 #: The state shown for a table whose board's game has not begun: no NEW GAME yet since
 #: the assignment (shown as "new game needed").
 NEW_GAME_NEEDED = "new_game_needed"
+#: Why every table's online state is unknown while the hub's own broker link is down
+#: (its last will, or its coming back, could not reach the hub).
+LINK_DOWN = "hub's broker link down"
 #: The parts of a table's status the venue shows (public, and without a rank; its values
 #: are the enumerated states of the wire format, so nothing a table writes there is shown).
 STATUS_FIELDS = ("state",)
@@ -70,11 +74,15 @@ def table_row(
     (with why, ``unscored``); the game of a round before, or the start-up game, is not
     shown under the new pairing: no result until this round's game has one. Its online
     state is unknown (None) while the hub's own broker link is down (``link_up``
-    False): a last will could not reach the hub.
+    False): a last will could not reach the hub; then ``unknown`` says why, and no table
+    is called silent (an "offline" or a quiet spell read meanwhile is the link's, not the
+    table's).
     """
     online, status, seen = ledger.tables.state(table)
+    silent_why = silent.get(table)
+    unknown_why = None
     if not link_up:
-        online = None
+        online, silent_why, unknown_why = None, None, LINK_DOWN
     state = status["state"] if status else None
     game = latest_game(ledger, table)
     why = None
@@ -107,7 +115,8 @@ def table_row(
         "over": ending is not None,
         "ending": ending,
         "ending_text": ending_text(ending),
-        "silent": silent.get(table),
+        "silent": silent_why,
+        "unknown": unknown_why,
         "unscored": why,
         "last_seen": seen,
         "software": status.get("software") if status else None,
@@ -130,6 +139,42 @@ def venue(
         "tables": [table_row(ledger, t, by_table.get(t), silent, not_scored, link_up=up)
                    for t in names],
     }
+
+
+#: The venue screen's tables a page (the rest on further pages, shown in turn).
+SCREEN_PER_PAGE = 50
+#: The screen's shape the grid is chosen for (16:9 less the title line), and a card's
+#: text in em of its font: about 9 em wide (a name of 18 letters on a line) and 8.2 em
+#: tall (number, two names, result, a warning). The fonts themselves follow the card's
+#: real size (container units in hub.css), so any screen is filled.
+SCREEN_SHAPE = (1920, 1040)
+CARD_EMS = (9.0, 8.2)
+
+
+@dataclass(frozen=True)
+class ScreenGrid:
+    """The venue screen's grid for a number of tables: columns x rows."""
+
+    columns: int
+    rows: int
+
+
+def screen_grid(tables: int) -> ScreenGrid:
+    """The grid that gives a page of ``tables`` cards the largest text on the screen.
+
+    A card's font is the smaller of its width and height over the text's (``CARD_EMS``);
+    the columns are those that make it largest (8 tables: 4 x 2, 50: 10 x 5).
+    """
+    count = max(1, min(tables, SCREEN_PER_PAGE))
+    width, height = SCREEN_SHAPE
+    best = ScreenGrid(1, count)
+    best_font = 0.0
+    for columns in range(1, count + 1):
+        rows = -(-count // columns)
+        font = min(width / columns / CARD_EMS[0], height / rows / CARD_EMS[1])
+        if font > best_font:
+            best, best_font = ScreenGrid(columns, rows), font
+    return best
 
 
 def table_key(name: str) -> tuple[int, str]:

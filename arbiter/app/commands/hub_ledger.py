@@ -219,8 +219,15 @@ def _gaps(args: argparse.Namespace) -> int:
 def _silent(args: argparse.Namespace) -> int:
     with open_ledger(args) as ledger:
         silent = ledger.tables.silent(timedelta(minutes=args.quiet))
+        rounds = ledger.admin.rounds()
     for table, why in silent:
         print(f"{table}\t{why}")
+    if not silent:  # a sentence, so that an empty answer is never mistaken for a failure
+        if not rounds:
+            print("no table is silent: no round is paired yet")
+        else:
+            print(f"no table is silent: every table of round {rounds[-1][0]} with a game"
+                  f" to finish was heard from in the last {args.quiet:g} minutes")
     return 1 if silent else 0
 
 

@@ -39,7 +39,7 @@
     setText(card, "lostB", String(row.lost.B));
     setText(card, "ending", row.over ? row.ending_text : "");
     setText(card, "score", row.result || "");
-    setText(card, "silent", row.silent ? "silent: " + row.silent : "");
+    setText(card, "silent", row.silent ? "silent: " + row.silent : (row.unknown ? "unknown: " + row.unknown : ""));
     setText(card, "unscored", row.unscored ? "not scored: " + row.unscored : "");
     card.classList.toggle("offline", row.online === false);
     card.classList.toggle("unknown", row.online !== true && row.online !== false);
@@ -241,12 +241,19 @@
     else if (msg.results) { reloadMain(); }
   }
 
-  // The venue screen: as many tables as fit (50 at 1920 x 1080), the rest on further
-  // pages shown in turn.
+  // The venue screen: up to 50 tables a page (views.SCREEN_PER_PAGE), the rest on
+  // further pages shown in turn; the grid's columns and rows come with the page (chosen
+  // for the number of tables) and reach the CSS as custom properties (the hub's CSP
+  // refuses inline style attributes, not styles set from its own script).
   var PER_PAGE = 50;
   var PAGE_SECONDS = 12;
   var shown = 0;
   function showPage() {
+    var grid = document.getElementById("tables");
+    if (grid && grid.dataset.cols) {
+      grid.style.setProperty("--cols", grid.dataset.cols);
+      grid.style.setProperty("--rows", grid.dataset.rows);
+    }
     var cards = document.querySelectorAll(".tcard");
     var pages = Math.max(1, Math.ceil(cards.length / PER_PAGE));
     if (shown >= pages) { shown = 0; }
