@@ -24,6 +24,7 @@ import pytest
 
 from arbiter.hub.ledger import Ledger
 from tests.support.hub_pages import long_names, populate, served_venue
+from tests.support.organiser import login
 from tests.support.web import PIN, live_server
 from web.hub import create_hub_app
 from web.hub.feed import VenueFeed
@@ -198,4 +199,24 @@ def test_a_hub_whose_broker_link_is_down_shows_tables_unknown_with_why(
                 assert badge["silent"] == "UNKNOWN: HUB'S BROKER LINK DOWN", (table, badge)
             assert "OFFLINE" not in page.locator("#tables").inner_text()
             page.close()
+        feed.stop()
+
+
+def test_the_organiser_page_says_unknown_not_offline_while_the_link_is_down(
+    tmp_path: Path,
+) -> None:
+    with Ledger(tmp_path / "hub.sqlite", "club-night") as ledger:
+        populate(ledger, 8)  # table 2 offline, table 8 never heard from
+        feed = VenueFeed(ledger, timedelta(minutes=10))
+        feed.look_for_silence()
+        feed.link_changed(True)
+        feed.link_changed(False)
+        app = create_hub_app(ledger, feed, tmp_path,
+                             test_config={"ADMIN_PIN": PIN, "TESTING": True})
+        client = app.test_client()
+        login(client)
+        html = client.get("/organiser").get_data(as_text=True)
+        assert "the hub's broker link is down" in html
+        assert "silent: offline" not in html and ">offline<" not in html
+        assert html.count(">unknown<") >= 8
         feed.stop()
