@@ -49,6 +49,19 @@ module housing() {
         translate([-col / 2, -col / 2, 0]) cube([col, col, asm_rim - fl + 0.01]);
         translate([0, 0, asm_rim - fl - 11]) bore(m25_pilot, 12);
     }
+    // fins at the posts' feet along their ribs, so the frame does not rack: along
+    // the side ribs at every post, along the end ribs at the left posts only (the
+    // Pico's leads and the Pi lie over the right ones)
+    for (c = asm_columns) {
+        sx = c[0] < W / 2 ? 1 : -1;
+        sy = c[1] < D / 2 ? 1 : -1;
+        translate([c[0], c[1], fl - 0.01]) {
+            if (sx == 1) translate([0, 0.8, 0]) rotate([90, 0, 0]) linear_extrude(1.6)
+                polygon([[0, 0], [col / 2 + 12, 0], [0, 14]]);
+            translate([-0.8, 0, 0]) rotate([90, 0, 90]) linear_extrude(1.6)
+                polygon([[0, 0], [sy * (col / 2 + 12), 0], [0, 14]]);
+        }
+    }
     for (p = asm_pi_holes) translate([p[0], p[1], fl - 0.01]) boss(6, asm_board_z - fl, m25_pilot);
     for (p = asm_zero_holes) translate([p[0], p[1], fl - 0.01]) boss(6, asm_short_h, m25_pilot);
     // the Pico H's pillars, an M2 pilot under each mounting hole
