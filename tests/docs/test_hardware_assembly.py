@@ -11,6 +11,7 @@ for its cable to turn) and expect the check to name them.
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import re
 import subprocess
 import sys
@@ -273,3 +274,51 @@ def test_a_solid_in_a_cables_bend_room_is_named(plug: str) -> None:
                                        plug_box.lo[0] - 4, room.hi[1], room.hi[2]))
     found = asm.problems(replace(layout, solids=(*layout.solids, block)))
     assert any("block" in p and bend in p for p in found), found
+
+
+# ------------------------------------------------------- the gauge picks the lid
+
+
+def test_the_slot_letters_grow_so_the_first_that_takes_a_base_is_its_lid() -> None:
+    parts = geo.load_parts()
+    sizes = asm.slot_sizes(parts)
+    letters = sorted(sizes)
+    for small, big in itertools.pairwise(letters):
+        assert sizes[small][0] < sizes[big][0] and sizes[small][1] < sizes[big][1]
+    # The plastic and wooden sets parts.toml names each have their letter, and the
+    # sticker fits the smallest base with room to spare.
+    bases = {(s["base_l"], s["base_w"]): s["letter"] for s in parts["slot_size"]}
+    for piece in (parts["piece"], parts["piece_wooden"]):
+        assert (piece["base_l"], piece["base_w"]) in bases
+    smallest = min(s["base_w"] for s in parts["slot_size"])
+    assert parts["sticker"]["d"] + 2 * parts["sticker"]["jig_play"] < smallest
+    # The lid's pad is sized for the largest slot: every letter's lid is the same part
+    # but for its recess.
+    f = asm.layout("pi4").figures
+    assert (f["slot_x"], f["slot_y"]) == (max(x for x, _ in sizes.values()),
+                                          max(y for _, y in sizes.values()))
+
+
+def _jig_meets(tmp_path: Path, letter: str, grow: float) -> bool:
+    """Whether the gauge's jig for ``letter`` meets a box the size of its lid slot (grown by
+    ``grow`` each side) standing inside its walls, above its roof."""
+    sx, sy = asm.slot_sizes(geo.load_parts())[letter]
+    text = (HARDWARE / "gauge.scad").read_text(encoding="utf-8")
+    wall = float(re.search(r"^jig_wall = ([\d.]+);", text, re.MULTILINE).group(1))  # type: ignore[union-attr]
+    roof = float(re.search(r"^jig_top = ([\d.]+);", text, re.MULTILINE).group(1))  # type: ignore[union-attr]
+    scad = tmp_path / f"jig{grow}.scad"
+    scad.write_text(f'GG_LIBRARY = true;\ninclude <{HARDWARE / "gauge.scad"}>\n'
+                    f'intersection() {{ jig([{sx}, {sy}], "{letter}");\n'
+                    f"    translate([{wall - grow}, {wall - grow}, {roof + 0.01}])"
+                    f" cube([{sx + 2 * grow}, {sy + 2 * grow}, 10]); }}\n", encoding="utf-8")
+    result = subprocess.run(["nice", "openscad", "-o", str(tmp_path / f"jig{grow}.stl"),
+                             str(scad)], capture_output=True, text=True, timeout=300, check=False)
+    return "Current top level object is empty." not in result.stderr
+
+
+@pytest.mark.parametrize("letter", ["A", "D"])
+def test_a_gauge_jig_is_as_large_inside_as_its_lid_slot(tmp_path: Path, letter: str) -> None:
+    require_tool("openscad")
+    # A base that fits the lid's slot fits the jig; one 0.1 mm larger each side does not.
+    assert not _jig_meets(tmp_path, letter, 0.0)
+    assert _jig_meets(tmp_path, letter, 0.1)
