@@ -161,6 +161,15 @@ def test_the_range_check_agrees_with_the_20_to_40_mm_read_range(text: str) -> No
     assert "2 cm above the slot's rim reads nothing" not in text
 
 
+def test_readme_and_build_index_state_the_guides_sum(text: str) -> None:
+    total = hands_on_sum(text)
+    for doc in (ROOT / "README.md", DOCS / "index.md"):
+        flat = " ".join(doc.read_text(encoding="utf-8").split())
+        assert f"{total} hands-on minutes" in flat, doc.name
+        assert "4 hands-on hours" not in flat, doc.name
+        assert "no soldering iron" in flat, doc.name
+
+
 def test_the_software_address_names_no_unverifiable_host(text: str) -> None:
     for url in re.findall(r"git clone (\S+)", text):
         assert url.startswith("<"), f"git clone names a host: {url}"
