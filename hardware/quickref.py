@@ -97,18 +97,20 @@ def reader_wires() -> list[Wire]:
 
 
 def pi_wires(config: Config) -> list[Wire]:
-    """Every lead from the Pi's header to the modules; any GND pin does for a module's ``-``."""
+    """Every lead from the Pi's header to the pre-wired parts; any GND pin takes a ``-`` lead."""
     h = harness.flagship_pi(config, generate.HEADER)
     pins = dict(zip(h.connectors["Pi"]["pins"], h.connectors["Pi"]["pinlabels"], strict=True))
     out = []
     for connection in h.connections:
         (a, a_pins), _, (b, _) = (next(iter(end.items())) for end in connection)
-        module = b.replace("STATUS", "status").replace("Piezo", "piezo")
+        part = b.replace("STATUS", "status").replace("Piezo", "piezo")
+        led = "LED" in b  # an LED's resistor is in its + lead; the rest have no polarity
         if a == "Pi":
             name = pins[a_pins[0]].split(": ", 1)[0]
-            out.append(Wire(f"{module} S", f"Pi pin {a_pins[0]} ({name})"))
+            out.append(Wire(f"{part} {'+ lead' if led else 'a lead'}",
+                            f"Pi pin {a_pins[0]} ({name})"))
         elif a == "Pi GND":
-            out.append(Wire(f"{module} -", "any GND pin"))
+            out.append(Wire(f"{part} {'- lead' if led else 'the other lead'}", "any GND pin"))
         else:
             out.append(Wire("Pico micro-USB", "Pi USB-A port (Zero 2 W: its OTG port)",
                             note="data cable"))
@@ -180,14 +182,15 @@ def page(config: Config, guide: str) -> str:
         "<p>Power off before plugging a lead. A Dupont plug seats when it slides about 6 mm "
         "down its pin and stops. <b>Y</b>: a line both boards share, through one Dupont Y "
         "(single plug on the Pico, one branch per board). Never 5 V (VBUS, VSYS) on an RC522. "
-        "Modules: <b>S</b> to the Pi's pin, <b>-</b> to any GND pin of the Pi ("
-        + ", ".join(str(p) for p in generate.GND_PINS) + "), <b>+</b> left free.</p>",
+        "An LED's <b>+</b> lead (red, its resistor inside) to the Pi's pin, its <b>-</b> lead "
+        "to any GND pin of the Pi (" + ", ".join(str(p) for p in generate.GND_PINS)
+        + "); the button and the piezo either way round.</p>",
         "<div class='cols'><div>",
         "<h2>Pico to the RC522 boards (step 11)</h2>",
         "<table><tr><th>RC522 pin</th><th>Pico pin</th><th></th><th></th></tr>",
         *rows, "</table></div><div>",
-        "<h2>Pi to the modules and the Pico (step 12)</h2>",
-        "<table><tr><th>Module pin</th><th>Pi pin</th><th></th><th></th></tr>",
+        "<h2>Pi to the LEDs, button, piezo and Pico (step 12)</h2>",
+        "<table><tr><th>Part's lead</th><th>Pi pin</th><th></th><th></th></tr>",
         *pi_rows, "</table></div></div>",
         f"<h2>Steps and checks (hands-on {total} min in all)</h2>",
         "<table><tr><th></th><th>Step</th><th>min</th><th>Check: go on only when it passes</th>"

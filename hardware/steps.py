@@ -80,9 +80,10 @@ class Step:
 STEPS: tuple[Step, ...] = (
     Step(8, "step08_boards", "the Pi and the Pico (orange) in the housing"),
     Step(9, "step09_readers", "the two RC522 boards (orange) under the lid's slots"),
-    Step(10, "step10_modules", "the LEDs, the NEW GAME button and the piezo (orange) in the lid"),
+    Step(10, "step10_lid_parts", "the LEDs, the NEW GAME button and the piezo (orange) in the lid"),
     Step(11, "step11_reader_leads", "the leads from the Pico to both RC522 boards (orange)"),
-    Step(12, "step12_pi_leads", "the leads from the Pi's header to the modules (orange)"),
+    Step(12, "step12_pi_leads", "the leads from the Pi's header to the LEDs, button and piezo "
+         "(orange)"),
     Step(13, "step13_lid", "the lid (orange) on the housing"),
     Step(14, "step14_sticker", "a sticker (orange) under a piece's base"),
 )

@@ -173,8 +173,8 @@ def test_parts_list_covers_every_variant_and_small_part(generate: ModuleType,
     assert readme.index("### Parts for `rc522`") < readme.index("### Parts for `keys-gpio`")
     flagship = [p for p in parts["part"] if "rc522" in p["qty"]]
     names = " ".join(p["name"] for p in flagship)
-    for needed in ("Pico H", "RC522", "NTAG213", "LED module red", "LED module yellow",
-                   "LED module green", "Piezo buzzer module", "Push button module",
+    for needed in ("Pico H", "RC522", "NTAG213", "LED red", "LED yellow", "LED green",
+                   "Piezo", "Push button",
                    "micro-USB", "Dupont jumper wires female-female", "Dupont Y", "countersunk",
                    "Bumper", "filament"):
         assert needed in names, needed
@@ -203,15 +203,15 @@ def test_the_flagship_needs_no_soldering_iron(parts: dict[str, Any]) -> None:
     # hookup wire; its Pico comes with its headers, its RC522s with their pins.
     flagship = [p for p in parts["part"] if "rc522" in p["qty"]]
     for p in flagship:
-        for iron_only in ("Pin header", "Heat-shrink", "Resistor", "Hookup wire", "5 mm LED "):
+        for iron_only in ("Pin header", "Heat-shrink", "Resistor", "Hookup wire"):
             assert not p["name"].startswith(iron_only), p["name"]
     pico = next(p for p in flagship if "Pico" in p["name"])
     assert "Pico H" in pico["number"]
     rc522 = next(p for p in flagship if p["name"].startswith("RC522"))
     assert "pins soldered" in rc522["number"]
-    for p in flagship:  # every module plugs in with Dupont leads
-        if "module" in p["name"].lower() and not p["name"].startswith("RC522"):
-            assert "Dupont header" in p["name"], p["name"]
+    for p in flagship:  # the LEDs, the button and the piezo plug in with their own leads
+        if p["name"].startswith(("5 mm LED", "Push button", "Piezo")):
+            assert "pre-wired" in p["name"] and "female Dupont" in p["name"], p["name"]
 
 
 def test_every_price_names_its_kind_of_shop_and_shipping_follows_them(
