@@ -24,9 +24,13 @@ solids = asm_solids_pi4;
 // While open, the lid and what hangs under it lie upside down behind the tray, as the
 // builder holds them (turned over about the x axis: the ATTACKER slot then on the right).
 is_open = step < lid_step;
+// At the LEDs' step the lid stands the right way up behind the tray (see-through, for the
+// piezo under it): the LEDs and the button show where they end up.
+upright = step == modules_step;
 open_at = [0, asm_depth + 12, 0];
 lid_cz = asm_rim + asm_block_h / 2;
-function flip(p) = is_open ? [p[0], asm_depth - p[1], 2 * lid_cz - p[2]] + open_at - [0, 0, asm_rim] : p;
+function flip(p) = !is_open ? p : upright ? p + open_at
+    : [p[0], asm_depth - p[1], 2 * lid_cz - p[2]] + open_at - [0, 0, asm_rim];
 
 function starts(s, p) = len(p) == 0 || (len(s) >= len(p) && [for (i = [0:len(p) - 1]) s[i]] == [for (i = [0:len(p) - 1]) p[i]]);
 function first_match(name, i = 0) = i >= len(rules) ? first_step : starts(name, rules[i][0]) ? rules[i][1] : first_match(name, i + 1);
@@ -43,7 +47,8 @@ module solid_shape(s) {
 function named(name, i = 0) = i >= len(solids) ? undef : solids[i][0] == name ? solids[i] : named(name, i + 1);
 function in_lid(s) = s[2][0][2] >= asm_rim + asm_cav_b - 20 && s[2][1][2] > asm_rim;
 module opened() {
-    if (is_open) translate(open_at - [0, 0, asm_rim]) translate([0, asm_depth / 2, lid_cz])
+    if (is_open && upright) translate(open_at) children();
+    else if (is_open) translate(open_at - [0, 0, asm_rim]) translate([0, asm_depth / 2, lid_cz])
         rotate([180, 0, 0]) translate([0, -asm_depth / 2, -lid_cz]) children();
     else children();
 }
@@ -82,8 +87,7 @@ module build_so_far() {
                 if (in_lid(s)) opened() solid_shape(s); else solid_shape(s);
     }
     if (step >= first_step + 1)
-        // see-through at the modules' step: the LEDs and the piezo sit inside the lid's bores
-        color(step == lid_step ? HIGHLIGHT : "lightblue", step == modules_step ? 0.4 : 1)
+                color(step == lid_step ? HIGHLIGHT : "lightblue", upright ? 0.5 : 1)
             opened() translate([0, 0, asm_rim]) rc522_block();
 }
 
