@@ -107,10 +107,11 @@ def pi_wires(config: Config) -> list[Wire]:
         led = "LED" in b  # an LED's resistor is in its + lead; the rest have no polarity
         if a == "Pi":
             name = pins[a_pins[0]].split(": ", 1)[0]
-            out.append(Wire(f"{part} {'+ lead' if led else 'a lead'}",
+            out.append(Wire(f"{part} {'+ lead' if led else ', one lead'}".replace(' ,', ','),
                             f"Pi pin {a_pins[0]} ({name})"))
         elif a == "Pi GND":
-            out.append(Wire(f"{part} {'- lead' if led else 'the other lead'}", "any GND pin"))
+            out.append(Wire(f"{part} {'- lead' if led else ', other lead'}".replace(' ,', ','),
+                            "any GND pin"))
         else:
             out.append(Wire("Pico micro-USB", "Pi USB-A port (Zero 2 W: its OTG port)",
                             note="data cable"))
