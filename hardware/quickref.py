@@ -105,13 +105,13 @@ def pi_wires(config: Config) -> list[Wire]:
         (a, a_pins), _, (b, _) = (next(iter(end.items())) for end in connection)
         part = b.replace("STATUS", "status").replace("Piezo", "piezo")
         led = "LED" in b  # an LED's resistor is in its + lead; the rest have no polarity
+        first, second = (f"{part} + lead", f"{part} - lead") if led else (
+            f"{part}, one lead", f"{part}, other lead")
         if a == "Pi":
             name = pins[a_pins[0]].split(": ", 1)[0]
-            out.append(Wire(f"{part} {'+ lead' if led else ', one lead'}".replace(' ,', ','),
-                            f"Pi pin {a_pins[0]} ({name})"))
+            out.append(Wire(first, f"Pi pin {a_pins[0]} ({name})"))
         elif a == "Pi GND":
-            out.append(Wire(f"{part} {'- lead' if led else ', other lead'}".replace(' ,', ','),
-                            "any GND pin"))
+            out.append(Wire(second, "any GND pin"))
         else:
             out.append(Wire("Pico micro-USB", "Pi USB-A port (Zero 2 W: its OTG port)",
                             note="data cable"))
