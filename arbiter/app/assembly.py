@@ -89,7 +89,8 @@ def build_readers(
         return readers, TagIdentifier(registry), registry, None
     from arbiter.hardware.readers.mcu import McuReader
 
-    return [McuReader(r.mcu_port, clock=clock)], TagIdentifier(registry), registry, None
+    return ([McuReader(r.mcu_port, clock=clock, rx_gain_db=r.rx_gain_db)], TagIdentifier(registry),
+            registry, None)
 
 
 def build_signals(
