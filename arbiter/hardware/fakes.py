@@ -8,7 +8,7 @@ tests drive the real reader code through them.
   serial port (a pyserial ``loop://`` port or a pty);
 - :class:`FakePico`: the slot microcontroller's firmware on the master side of a
   pty, answering ``?`` with the state of both slots and ``GAIN <dB>`` as the RC522
-  firmware does; stickers :meth:`FakePico.place`\ d at a height read as
+  firmware does; stickers put at a height with :meth:`FakePico.place` read as
   :class:`~arbiter.hardware.readrange.ReadRangeModel` says.
 
 The INT pin and ports are duck-typed: a gpiozero mock pin (``drive_low``,
