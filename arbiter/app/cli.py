@@ -338,7 +338,7 @@ def _cmd_enroll(args: argparse.Namespace) -> int:
         )
 
     running, lock = service_running(config, args)
-    if running:
+    if running and not args.sim:
         return enroll_through_service(config, args)
     try:
         return _enroll_here(config, args)
@@ -349,25 +349,9 @@ def _cmd_enroll(args: argparse.Namespace) -> int:
 
 def _enroll_here(config: Config, args: argparse.Namespace) -> int:
     """No arbiter runs: open the reader here (holding the data directory meanwhile)."""
-    from arbiter.app.assembly import build_readers
-    from arbiter.app.enroll_console import run_enrollment_console
-    from arbiter.device.enrollment import EnrollmentSession
-    from arbiter.rules.army import PhysicalPiece
+    from arbiter.app.enroll_console import run_enrollment_walk
 
-    try:
-        only = PhysicalPiece.parse(args.piece) if args.piece else None
-        readers, _identifier, registry, _slots = build_readers(config, None, sim=False)
-        assert registry is not None  # rdm6300 and mcu readers read tags
-        session = EnrollmentSession(registry, only=only)
-    except (ArbiterError, ValueError) as exc:
-        raise CliError(str(exc)) from None
-    reader = next(r for r in readers if session.slot in r.slots)
-    for other in readers:
-        if other is not reader:
-            other.close()
-    done, total = run_enrollment_console(session, reader)
-    print(f"enrolled {done} of {total} pieces; tags in {registry.path}")
-    return 0
+    return run_enrollment_walk(config, args.piece, sim=args.sim)
 
 
 def _stop_service_hint(config: Config, what: str) -> str:
@@ -664,6 +648,8 @@ def build_parser() -> argparse.ArgumentParser:
     common(enroll)
     enroll.add_argument("--piece", metavar="PIECE",
                         help="re-enroll one piece, e.g. W:PVT#3 or B:5*G")
+    enroll.add_argument("--sim", action="store_true",
+                        help="rehearse: simulated stickers, Enter seats the piece asked for")
     service_options(enroll)
     enroll.set_defaults(func=_cmd_enroll)
 

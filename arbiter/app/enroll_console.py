@@ -1,15 +1,31 @@
-"""``gg-arbiter enroll``: a guided enrollment in the terminal, straight from a slot reader."""
+"""``gg-arbiter enroll``: a guided enrollment in the terminal, straight from a slot reader.
+
+It names a piece; the admin puts it in the slot and takes it out when told. To go
+in their own order (no sorting of 42 pieces), the admin types the name of the
+piece in their hand (``B:SPY``, ``W:PVT``) and puts that one in. With the simulator
+(``gg-arbiter enroll --sim``) Enter puts the piece asked for, with its simulated
+sticker, in the slot and takes it out again, so the walk can be rehearsed.
+"""
 
 from __future__ import annotations
 
+import itertools
 import queue
 import threading
 from collections.abc import Callable
 
+from arbiter.app.config import Config
+from arbiter.app.errors import CliError
 from arbiter.device.enrollment import EnrollmentSession
+from arbiter.errors import ArbiterError
 from arbiter.hardware.readers.base import SlotReader, SlotReading, SlotState
+from arbiter.hardware.readers.sim import SimSlots
 
-_Event = tuple[str, object]
+_Event = tuple[int, int, str, object]  # (priority, order, kind, value)
+
+
+class EnrollReaderError(ArbiterError):
+    """The slot reader failed during enrollment: the walk stops (it resumes next time)."""
 
 
 def run_enrollment_console(
@@ -17,6 +33,8 @@ def run_enrollment_console(
     reader: SlotReader,
     input_fn: Callable[[], str] = input,
     print_fn: Callable[[str], object] = print,
+    *,
+    sim: SimSlots | None = None,
 ) -> tuple[int, int]:
     """Drive ``session`` from ``reader`` in a terminal; returns the final progress.
 
@@ -25,24 +43,34 @@ def run_enrollment_console(
     result, then waits for the slot to be empty before the next prompt.
     Typed commands, read by ``input_fn`` on a daemon thread (which may still
     be waiting for a line after this returns): ``s`` skips the piece, ``q``
-    quits, Enter repeats the prompt. Returns when done or on ``q``.
+    (or the end of input) quits, a piece's name (``B:SPY``) makes it the next
+    one, Enter repeats the prompt (with ``sim``: puts the piece asked for in the
+    slot). Returns when done or on ``q``.
+
+    :raises EnrollReaderError: the reader reports a fault (unplugged, not answering).
     """
-    events: queue.Queue[_Event] = queue.Queue()
+    # Readings before typed lines: a piece seated by a line (the simulator) counts
+    # before the lines typed after it, however fast they came (a script).
+    events: queue.PriorityQueue[_Event] = queue.PriorityQueue()
+    order = itertools.count()
 
     def on_reading(reading: SlotReading) -> None:
         if reading.slot is session.slot:
-            events.put(("reading", reading))
+            events.put((0, next(order), "reading", reading))
 
     def read_commands() -> None:
         while True:
             try:
                 line = input_fn()
             except (EOFError, OSError):
+                events.put((1, next(order), "command", "q"))
                 return
-            events.put(("command", line.strip().lower()))
+            events.put((1, next(order), "command", line.strip()))
 
     threading.Thread(target=read_commands, name="enroll input", daemon=True).start()
-    print_fn("Enrollment: s + Enter skips a piece, q + Enter quits.")
+    print_fn("Enrollment: s + Enter skips a piece, q + Enter quits; type a piece's name "
+             "(B:SPY) to enroll that one next"
+             + ("; Enter seats the piece asked for (simulator)." if sim else "."))
     reader.start(on_reading)
     try:
         need_empty = False
@@ -52,18 +80,29 @@ def run_enrollment_console(
                 enrolled, total = session.progress
                 print_fn(f"[{enrolled}/{total}] {session.prompt()}")
                 prompted = True
-            kind, value = events.get()
+            _, _, kind, value = events.get()
             if kind == "command":
-                if value in ("q", "quit"):
+                assert isinstance(value, str)
+                if value.lower() in ("q", "quit"):
                     break
-                if value in ("s", "skip"):
+                if value.lower() in ("s", "skip"):
                     print_fn(f"Skipped {session.skip()}")
+                elif ":" in value:
+                    try:
+                        session.choose(value)
+                    except ArbiterError as exc:
+                        print_fn(f"refused: {exc}")
+                elif not value and sim is not None and not need_empty:
+                    sim.seat(session.slot, str(session.current))
+                    continue
                 prompted = False
                 continue
             assert isinstance(value, SlotReading)
             if value.state is SlotState.FAULT:
-                print_fn(f"Reader fault: {value.detail or 'no detail'}")
-            elif value.state is SlotState.EMPTY:
+                raise EnrollReaderError(
+                    f"reader fault: {value.detail or 'no detail'}; enrollment stopped "
+                    "(fix the reader, then run gg-arbiter enroll again: it resumes)")
+            if value.state is SlotState.EMPTY:
                 if need_empty:
                     need_empty = False
                     prompted = False
@@ -74,8 +113,42 @@ def run_enrollment_console(
                     print_fn("Take the piece out of the slot")
                 need_empty = True
                 prompted = False
+                if sim is not None:
+                    sim.clear(session.slot)  # the simulated hand takes it out again
         enrolled, total = session.progress
         print_fn(f"Enrollment finished: {enrolled} of {total} pieces have a tag")
         return session.progress
     finally:
         reader.close()
+
+
+def run_enrollment_walk(config: Config, piece: str | None, *, sim: bool = False) -> int:
+    """``gg-arbiter enroll`` with no arbiter running: the reader opened here (or the
+    simulator's slots); returns the exit status.
+
+    :raises CliError: for every failure (not an RFID reader, a bad piece, a reader
+        that cannot be opened or fails during the walk), so the command exits non-zero.
+    """
+    from arbiter.app.assembly import build_readers
+    from arbiter.rules.army import PhysicalPiece
+
+    try:
+        only = PhysicalPiece.parse(piece) if piece else None
+        readers, _identifier, registry, slots = build_readers(config, None, sim=sim)
+        if registry is None:
+            raise CliError(f"enrollment is for RFID readers; reader.kind is "
+                           f"{config.reader.kind!r} (set it to rdm6300 or mcu)")
+        session = EnrollmentSession(registry, only=only)
+    except (ArbiterError, ValueError) as exc:
+        raise CliError(str(exc)) from None
+    reader = next(r for r in readers if session.slot in r.slots)
+    for other in readers:
+        if other is not reader:
+            other.close()
+    try:
+        done, total = run_enrollment_console(session, reader, sim=slots)
+    except EnrollReaderError as exc:
+        raise CliError(str(exc)) from None
+    print(f"enrolled {done} of {total} pieces; tags in {registry.path}"
+          + (" (simulated stickers)" if sim else ""))
+    return 0
