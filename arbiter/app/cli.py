@@ -291,6 +291,8 @@ def _cmd_tune(args: argparse.Namespace) -> int:
 
 def _cmd_selftest(args: argparse.Namespace) -> int:
     config = _load_config(args)
+    if args.range:
+        return _range_check(config, args)
     sim = _choose_sim(args, config)
     from arbiter.device.arbiter import DeviceError
 
@@ -327,6 +329,21 @@ def _cmd_selftest(args: argparse.Namespace) -> int:
         return 1 if faults else 0
     finally:
         arbiter.close()
+
+
+def _range_check(config: Config, args: argparse.Namespace) -> int:
+    from arbiter.app.range_console import run_range_check
+
+    lock: DataDirLock | None = None
+    if not args.sim:  # the check opens the Pico itself: the arbiter must not hold it
+        running, lock = service_running(config, args)
+        if running:
+            raise CliError(_stop_service_hint(config, "the range check"))
+    try:
+        return run_range_check(config, sim=args.sim, gain_db=args.gain)
+    finally:
+        if lock is not None:
+            lock.release()
 
 
 def _cmd_enroll(args: argparse.Namespace) -> int:
@@ -641,6 +658,11 @@ def build_parser() -> argparse.ArgumentParser:
     selftest.add_argument("--tune", action="append", metavar="NAME",
                           help="play only this tune (repeatable)")
     selftest.add_argument("--settle", type=float, default=1.5, help=argparse.SUPPRESS)
+    selftest.add_argument("--range", action="store_true",
+                          help="RC522 read range: where a sticker reads in each slot, "
+                               "cross-reads, the gain to use (reader.kind mcu)")
+    selftest.add_argument("--gain", type=int, metavar="DB",
+                          help="with --range: try this receiver gain (18, 23, 33, 38, 43, 48)")
     service_options(selftest)
     selftest.set_defaults(func=_cmd_selftest)
 
