@@ -57,8 +57,16 @@ class SlotWatch:
             return frozenset(self._seen)
 
     def wait_for(self, done: Callable[[], bool], timeout: float) -> bool:
+        """Wait until ``done()``: woken by each reading, and every 50 ms for what is no
+        reading (the board's GAIN confirmation)."""
+        deadline = time.monotonic() + timeout
         with self._changed:
-            return self._changed.wait_for(done, timeout)
+            while not done():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._changed.wait(min(left, 0.05))
+            return True
 
     def faults(self) -> list[str]:
         with self._changed:
@@ -74,9 +82,13 @@ def run_range_check(
     model: ReadRangeModel | None = None,
     input_fn: Callable[[str], str] = input,
     print_fn: Callable[[str], object] = print,
+    hold_seconds: float = HOLD_SECONDS,
+    answer_seconds: float = ANSWER_SECONDS,
 ) -> int:
     """The check on the configured Pico (or the simulated one); returns the exit status.
 
+    :param hold_seconds: how long a hand-held sticker is read at each height.
+    :param answer_seconds: how long to wait for the board's GAIN confirmation.
     :param gain_db: try this gain instead of ``reader.rx_gain_db`` (not saved).
     :param model: the simulator's read range (tests pass slots close together).
     :raises CliError: not the mcu reader kind, a gain the RC522 has not, or a board
@@ -106,7 +118,8 @@ def run_range_check(
     watch = SlotWatch()
     reader.start(watch)
     try:
-        return _check(reader, watch, gain, pico, input_fn, print_fn)
+        return _check(reader, watch, gain, pico, input_fn, print_fn, hold_seconds,
+                      answer_seconds)
     finally:
         reader.close()
         if pico is not None:
@@ -114,11 +127,12 @@ def run_range_check(
 
 
 def _check(reader: McuReader, watch: SlotWatch, gain: int, pico: object,
-           input_fn: Callable[[str], str], print_fn: Callable[[str], object]) -> int:
+           input_fn: Callable[[str], str], print_fn: Callable[[str], object],
+           hold: float, answer: float) -> int:
     from arbiter.hardware.fakes import FakePico
 
     simulated = isinstance(pico, FakePico)
-    confirmed = watch.wait_for(lambda: reader.rx_gain_confirmed == gain, ANSWER_SECONDS)
+    confirmed = watch.wait_for(lambda: reader.rx_gain_confirmed == gain, answer)
     if watch.faults():
         raise CliError(f"the slot microcontroller fails: {'; '.join(watch.faults())}")
     print_fn(f"range check: RC522 receiver gain {gain} dB"
@@ -142,7 +156,7 @@ def _check(reader: McuReader, watch: SlotWatch, gain: int, pico: object,
         pico.stickers.clear()
         pico.place("A", None)
     if not simulated:
-        time.sleep(HOLD_SECONDS)  # the board reports a tag gone 300 ms after it left
+        time.sleep(hold)  # the board reports a tag gone 300 ms after it left
     busy = [r.name for r, got in watch.now.items() if got.state is SlotState.PRESENT]
     if busy:
         print_fn(f"the {' and '.join(busy)} slot reads a tag with both slots empty: take "
@@ -159,16 +173,16 @@ def _check(reader: McuReader, watch: SlotWatch, gain: int, pico: object,
             pico.place(letter, SIM_STICKER, float(height))
             expected = {Role.ATTACKER: pico.state["A"], Role.DEFENDER: pico.state["D"]}
             if not watch.wait_for(lambda: all(watch.now[r].token == t
-                                              for r, t in expected.items()), ANSWER_SECONDS):
+                                              for r, t in expected.items()), answer):
                 raise CliError("the simulated board's lines never reached the reader")
             watch.reset()
         else:
             input_fn(f"  {where}, then Enter: ")
             # A hand-held sticker, in real time: what still shows from where it was a
             # moment ago is gone after the firmware's 300 ms; then a flicker counts.
-            time.sleep(HOLD_SECONDS / 2)
+            time.sleep(hold / 2)
             watch.reset()
-            time.sleep(HOLD_SECONDS / 2)
+            time.sleep(hold / 2)
         read = watch.read_by()
         seen = ", ".join(f"{r.name} {'reads' if r in read else '-'}" for r in Role)
         print_fn(f"  {where} (simulated): {seen}" if simulated else f"    {seen}")
