@@ -41,7 +41,8 @@ def check_tag(tag: str, lengths: frozenset[int], kind: str) -> str:
     """
     text = tag.strip().upper()
     if len(text) not in lengths or not all(c in "0123456789ABCDEF" for c in text):
-        sizes = ", ".join(str(n) for n in sorted(lengths))
+        ordered = [str(n) for n in sorted(lengths)]
+        sizes = ordered[0] if len(ordered) == 1 else f"{', '.join(ordered[:-1])} or {ordered[-1]}"
         raise SimTagError(f"a {kind} tag id is {sizes} hex digits, not {tag!r}")
     return text
 
