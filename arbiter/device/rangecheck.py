@@ -97,9 +97,11 @@ def judge(steps: Iterable[RangeStep], gain_db: int) -> RangeReport:
                  for s in slots)
     too_far = any(s.first_read_mm == HEIGHTS_MM[0] for s in slots)
     too_close = any(s.first_read_mm is None or s.first_read_mm <= CLOSE_MM for s in slots)
-    key = f"reader.rx_gain_db = {{}} in the config (try it first: gg-arbiter selftest --range --gain {{}})"
+    key = ("reader.rx_gain_db = {} in the config (try it first: "
+           "gg-arbiter selftest --range --gain {})")
     if crossed or too_far:
-        why = "a slot reads the other's sticker" if crossed else "a sticker reads far above its slot"
+        why = ("a slot reads the other's sticker" if crossed
+               else "a sticker reads far above its slot")
         if lower is None:
             advice = (f"gain: already the lowest ({gain_db} dB) and {why}: move the boards "
                       "further apart or put a grounded foil between them")

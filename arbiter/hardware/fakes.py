@@ -24,8 +24,8 @@ import threading
 from typing import Protocol
 
 from arbiter.hardware.readers.mcu import RX_GAINS_DB, encode_line
-from arbiter.hardware.readrange import RESET_GAIN_DB, ReadRangeModel
 from arbiter.hardware.readers.rdm6300 import encode_frame
+from arbiter.hardware.readrange import RESET_GAIN_DB, ReadRangeModel
 from arbiter.threads import BackgroundThread
 
 # Datasheet (IOCON.BANK = 0) register addresses of the MCP23017.

@@ -34,9 +34,9 @@ def pp(text: str) -> PhysicalPiece:
     return PhysicalPiece.parse(text)
 
 
-def _config(tmp_path: Path, kind: str = "mcu", **reader: object) -> Config:
+def _config(tmp_path: Path, kind: str = "mcu") -> Config:
     config = load_config(write_config(tmp_path), data_dir=tmp_path / "data")
-    return replace(config, reader=replace(config.reader, kind=kind, **reader))
+    return replace(config, reader=replace(config.reader, kind=kind))
 
 
 # -- the simulated stickers ---------------------------------------------------------

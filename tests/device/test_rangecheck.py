@@ -28,7 +28,12 @@ def reads_below(own: int, cross: int | None = None) -> Sample:
 
 def test_every_slot_is_tried_at_every_height_top_first() -> None:
     asked: list[tuple[Role, int]] = []
-    run_steps(lambda over, h: asked.append((over, h)) or frozenset())
+
+    def sample(over: Role, height: int) -> frozenset[Role]:
+        asked.append((over, height))
+        return frozenset()
+
+    run_steps(sample)
     assert asked == [(A, h) for h in HEIGHTS_MM] + [(D, h) for h in HEIGHTS_MM]
     assert list(HEIGHTS_MM) == sorted(HEIGHTS_MM, reverse=True) and HEIGHTS_MM[-1] == 0
 

@@ -210,16 +210,17 @@ def test_firmware_answers_each_state_request(firmware: types.ModuleType) -> None
     for incoming, answers in (("?", 1), ("?\n?", 2), ("\r\nx", 0)):
         out = Out()
         firmware.Firmware([firmware.UartSlot("A", FakeUart())], out).step(0, incoming)
-        assert [line.split("*")[0] for line in out.lines] == ["HELLO gg-slots 1", "A EMPTY"] * answers
+        bodies = [line.split("*")[0] for line in out.lines]
+        assert bodies == ["HELLO gg-slots 1", "A EMPTY"] * answers
 
 
 def test_firmware_gain_line_split_across_reads_is_one_command(
         firmware: types.ModuleType) -> None:
-    class Board:
-        codes: list[int] = []
+    codes: list[int] = []
 
+    class Board:
         def set_rx_gain(self, code: int) -> None:
-            self.codes.append(code)
+            codes.append(code)
 
         def read_uid(self) -> None:
             return None
@@ -230,7 +231,7 @@ def test_firmware_gain_line_split_across_reads_is_one_command(
     for chunk in ("GAI", "N 3", "8\n", "GAIN 34\n", "x" * 40 + "\n"):
         fw.step(0, chunk)
     # RFCfgReg RxGain: 38 dB is code 101 (MFRC522 datasheet, table "RFCfgReg")
-    assert Board.codes == [0b101]
+    assert codes == [0b101]
     assert [decode_line(line.rstrip("\n").encode()) for line in out.lines] == [
         GainMessage(38), ErrorMessage("GAIN 34: not one of 18 23 33 38 43 48")]
 

@@ -348,7 +348,7 @@ def test_mcu_reader_sets_the_configured_gain_and_the_board_confirms(
 def test_mcu_reader_resends_the_gain_to_a_restarted_board(
     mcus: list[FakePico], make_reader: MakeReader
 ) -> None:
-    reader, _ = make_reader(rx_gain_db=23, poll_interval=0.1)
+    make_reader(rx_gain_db=23, poll_interval=0.1)
     wait_until(lambda: mcus[0].gain_db == 23)
     mcus[0].gain_db = 33  # the Pico reset: back to RX_GAIN_DB
     wait_until(lambda: mcus[0].gain_db == 23)

@@ -12,8 +12,8 @@ line is ``BODY*HH`` with ``HH`` the CRC-8 of ``BODY``: ``HELLO gg-slots 1``,
 ``A TAG 62E3086CED`` (RDM6300; an RC522 sends 8, 14 or 20 hex digits),
 ``A EMPTY``, ``D TAG ...``, ``D EMPTY``, ``ERR text``, ``GAIN 33``.
 The Pi sends ``?`` to ask for the full state, and ``GAIN <dB>`` (RC522 receiver
-gain, ``rx_gain_db``) before each request, so a restarted board gets it again. Garbled lines are counted and
-ignored; they never produce a reading.
+gain, ``rx_gain_db``) before each request, so a restarted board gets it again.
+Garbled lines are counted and ignored; they never produce a reading.
 
 The reader asks for the state on connect and every ``poll_interval``
 seconds; with no valid line within ``answer_timeout`` of a request both slots
