@@ -236,9 +236,15 @@ class EnrollmentMode:
         return PhysicalPiece.parse(only) if only else None
 
     def begin(self, only: PhysicalPiece | None) -> None:
-        """Enter the mode: a fresh session (one already on is dropped)."""
-        self._session = EnrollmentSession(self._needs_registry(), only=only)
+        """Enter the mode: a fresh session (one already on is dropped). With every
+        piece enrolled already the mode does not begin: ``last`` says so."""
+        session = EnrollmentSession(self._needs_registry(), only=only)
         self._last = ""
+        if session.done:
+            self._session = None
+            self._last = session.prompt()
+            return
+        self._session = session
 
     def end(self) -> None:
         self._session = None
