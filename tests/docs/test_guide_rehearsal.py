@@ -18,8 +18,9 @@ The conventions it is read by (they hold for any rewrite of the guide):
   in each piece it names; ``selftest --range`` holds a sticker where it says; ``record``
   follows the first game (White's Spy against Black's Five-star General). ``selftest``
   runs with both slots empty: two pieces seated after enrollment are a challenge, the
-  game has begun, and the running arbiter refuses a self-test during a game. A subcommand with no hands here
-  fails the test, except :data:`NOT_REHEARSED` (with the reason).
+  game has begun, and the running arbiter refuses a self-test during a game. A
+  subcommand with no hands here fails the test, except :data:`NOT_REHEARSED` (with
+  the reason).
 
 The simulated appliance: the flagship's config (``reader.kind = "mcu"``) in a temporary
 directory, given by ``GG_ARBITER_CONFIG`` as ``/etc/gg-arbiter/config.toml`` is on the
