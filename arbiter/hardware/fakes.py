@@ -215,6 +215,9 @@ class FakePico:
         self.requests = 0
         self._line = b""
         self._write_lock = threading.Lock()
+        # A change and a full state are each written whole: a state read before a
+        # change and written after it would undo the change on the reader's side.
+        self._state_lock = threading.RLock()
         self._thread = BackgroundThread(self._serve, "fake pico")
         self._thread.start()
 
@@ -284,17 +287,19 @@ class FakePico:
 
     def set(self, letter: str, tag: str | None) -> None:
         """Slot ``letter`` ("A" or "D") now holds ``tag`` (None: empty); report it."""
-        self.state[letter] = tag.upper() if tag else None
-        self.line(self._body(letter))
+        with self._state_lock:  # never between a full state's reading and its writing
+            self.state[letter] = tag.upper() if tag else None
+            self.line(self._body(letter))
 
     def _body(self, letter: str) -> str:
         tag = self.state[letter]
         return f"{letter} EMPTY" if tag is None else f"{letter} TAG {tag}"
 
     def send_state(self) -> None:
-        self.line("HELLO gg-slots 1")
-        self.line(self._body("A"))
-        self.line(self._body("D"))
+        with self._state_lock:
+            self.line("HELLO gg-slots 1")
+            self.line(self._body("A"))
+            self.line(self._body("D"))
 
     def unplug(self) -> None:
         """Close both ends, as a pulled cable does; safe to call twice."""

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arbiter.hardware.readers.mcu import (
+    RX_GAINS_DB,
     ErrorMessage,
     GainMessage,
     HelloMessage,
@@ -234,6 +235,15 @@ def test_firmware_gain_line_split_across_reads_is_one_command(
     assert codes == [0b101]
     assert [decode_line(line.rstrip("\n").encode()) for line in out.lines] == [
         GainMessage(38), ErrorMessage("GAIN 34: not one of 18 23 33 38 43 48")]
+
+
+def test_firmware_and_pi_know_the_same_rc522_gains(firmware: types.ModuleType) -> None:
+    # MFRC522 datasheet, RFCfgReg RxGain: 000 18 dB, 001 23, 100 33, 101 38, 110 43, 111 48
+    # (010 and 011 repeat 18 and 23 dB); the Pi's list must be exactly these.
+    codes = sys.modules["mfrc522"].RX_GAIN_CODE
+    assert codes == {18: 0b000, 23: 0b001, 33: 0b100, 38: 0b101, 43: 0b110, 48: 0b111}
+    assert tuple(sorted(codes)) == RX_GAINS_DB
+    assert firmware.RX_GAIN_DB == 33  # the chip's reset value until the Pi sets one
 
 
 def test_firmware_main_does_not_run_on_import(firmware: types.ModuleType) -> None:
