@@ -380,9 +380,10 @@ class Hands:
         while True:
             found = term.next(r"(Empty both slots|hold the sticker (\d+) mm above the "
                               r"(ATTACKER|DEFENDER) slot's floor), then Enter: ")
-            if found is None:
-                return
             pico.stickers.clear()
+            if found is None:  # done: the sticker goes back on its piece
+                pico.place("A", None)
+                return
             if found.group(2):
                 pico.place(found.group(3)[0], "04A1B2C3D48E80", float(found.group(2)))
             else:
