@@ -47,9 +47,10 @@ def build_readers(
         slots = SimSlots()
         return [slots], TextIdentifier(), None, slots
     if sim:  # an RFID kind: pieces carry simulated stickers, enrolled as on the board
+        from arbiter.hardware.readers.sim import SIM_TAGS
         from arbiter.storage.registry import TagRegistry
 
-        registry = TagRegistry.in_directory(config.data_dir)
+        registry = TagRegistry(config.data_dir / SIM_TAGS)  # never the real stickers' file
         slots = SimSlots(registry, tag_lengths(r.kind), r.kind)
         return [slots], TagIdentifier(registry), registry, slots
     window = r.debounce_ms / 1000

@@ -18,7 +18,7 @@ from arbiter.app.sim_console import SimConsole
 from arbiter.device.enrollment import EnrollmentSession
 from arbiter.device.errors import DeviceError
 from arbiter.hardware.readers.base import SlotReading, SlotState
-from arbiter.hardware.readers.sim import SimSlots, SimTagError, sticker_uid
+from arbiter.hardware.readers.sim import SIM_TAGS, SimSlots, SimTagError, sticker_uid
 from arbiter.rules.army import PhysicalPiece, all_physical_pieces
 from arbiter.rules.verdict import Role
 from arbiter.storage.registry import TagRegistry
@@ -104,7 +104,7 @@ def test_sim_slots_by_name_take_no_tags() -> None:
 
 
 def test_run_sim_mcu_enrolls_on_the_console_then_judges(tmp_path: Path) -> None:
-    registry = TagRegistry.in_directory(tmp_path / "data")
+    registry = TagRegistry(tmp_path / "data" / SIM_TAGS)  # the simulator's stickers
     for piece in all_physical_pieces()[:-1]:  # all but the last (B:FLG), quickly
         registry.enroll(sticker_uid(piece), piece)
     arbiter = build_arbiter(_config(tmp_path), sim=True)
@@ -188,8 +188,10 @@ def test_enroll_sim_rehearses_all_42_stickers(
     assert code == 0
     assert "Enrollment finished: 42 of 42 pieces have a tag" in out
     assert "enrolled 42 of 42 pieces" in out
-    registry = TagRegistry.in_directory(tmp_path / "data")
+    registry = TagRegistry(tmp_path / "data" / SIM_TAGS)
     assert all(registry.tag_of(p) == sticker_uid(p) for p in all_physical_pieces())
+    # the real stickers' registry never holds a simulated one
+    assert len(TagRegistry.in_directory(tmp_path / "data")) == 0
 
 
 def test_enroll_sim_in_the_builders_own_order(

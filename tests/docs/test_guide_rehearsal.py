@@ -30,7 +30,9 @@ Pi, with the admin PIN in ``GG_ARBITER_PIN``. The serial port is the one substit
 ``arbiter/hardware/readrange.py``), which the commands that open the Pico (``monitor``,
 ``selftest --range``, ``enroll`` while the service is stopped) read through the real
 reader code. The service (``gg-arbiter run``, no GPIO here: the simulator) seats
-pieces as simulated stickers with the same UIDs, through its simulator API.
+pieces as simulated stickers with the same UIDs, through its simulator API (and
+enrolls them in its own ``sim-tags.json``: the monitor then names them "tag not
+enrolled", as it would a sticker enrolled nowhere).
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ from pathlib import Path
 import pytest
 
 from arbiter.hardware.fakes import FakePico
-from arbiter.hardware.readers.sim import sticker_uid
+from arbiter.hardware.readers.sim import SIM_TAGS, sticker_uid
 from arbiter.rules.army import PhysicalPiece
 from arbiter.storage.registry import TagRegistry
 from tests.support.rig import FAST_TAPS
@@ -294,7 +296,10 @@ class Appliance:
                         sticker_uid(PhysicalPiece.parse(piece)))
 
     def all_enrolled(self) -> bool:
-        return not TagRegistry.in_directory(self.data).pieces_missing()
+        # enrolled by the service (the simulator here: its stickers are kept apart) or,
+        # with the service stopped, from the Pico
+        return any(not TagRegistry(self.data / name).pieces_missing()
+                   for name in (SIM_TAGS, "tags.json"))
 
     def close(self) -> None:
         self.stop()

@@ -10,6 +10,9 @@ the flagship's ``mcu``) every one of the 42 physical pieces carries a simulated
 sticker with a fixed NTAG213-like UID (7 bytes, 14 hex digits, NXP's ``04``
 first), and a seated piece reads as its sticker's UID, enrolled or not, as on
 the real board: so enrollment and games can be rehearsed as they will be played.
+The simulated stickers are enrolled in their own file (:data:`SIM_TAGS`) beside the
+real ``tags.json``: a rehearsal on the Pi itself never enrolls a sticker that does
+not exist.
 """
 
 from __future__ import annotations
@@ -23,6 +26,9 @@ from arbiter.rules.army import PhysicalPiece
 from arbiter.rules.pieces import Piece, PieceError
 from arbiter.rules.verdict import Role
 from arbiter.storage.registry import TagRegistry
+
+#: The simulated stickers' registry, in the data directory beside the real tags.json.
+SIM_TAGS = "sim-tags.json"
 
 
 class SimTagError(ArbiterError, ValueError):
