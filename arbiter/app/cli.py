@@ -293,6 +293,8 @@ def _cmd_selftest(args: argparse.Namespace) -> int:
     config = _load_config(args)
     if args.range:
         return _range_check(config, args)
+    if args.gain is not None:
+        raise CliError("--gain is for the range check: gg-arbiter selftest --range --gain DB")
     sim = _choose_sim(args, config)
     from arbiter.device.arbiter import DeviceError
 

@@ -19,6 +19,7 @@ from arbiter.app.config import Config
 from arbiter.app.errors import CliError
 from arbiter.device.rangecheck import judge, run_steps
 from arbiter.errors import ArbiterError
+from arbiter.hardware.fakes import FakePico
 from arbiter.hardware.readers.base import SlotReading, SlotState
 from arbiter.hardware.readers.mcu import McuReader
 from arbiter.hardware.readrange import ReadRangeModel
@@ -98,12 +99,10 @@ def run_range_check(
         raise CliError("the range check is for the RC522 flagship: reader.kind = \"mcu\", "
                        f"not {config.reader.kind!r}")
     gain = gain_db if gain_db is not None else config.reader.rx_gain_db
-    pico = None
+    pico: FakePico | None = None
     try:
         if sim:
             import serial
-
-            from arbiter.hardware.fakes import FakePico
 
             pico = FakePico(model=model)
             path = pico.path
@@ -126,13 +125,12 @@ def run_range_check(
             pico.unplug()
 
 
-def _check(reader: McuReader, watch: SlotWatch, gain: int, pico: object,
+def _check(reader: McuReader, watch: SlotWatch, gain: int, pico: FakePico | None,
            input_fn: Callable[[str], str], print_fn: Callable[[str], object],
            hold: float, answer: float) -> int:
-    from arbiter.hardware.fakes import FakePico
-
-    simulated = isinstance(pico, FakePico)
-    confirmed = watch.wait_for(lambda: reader.rx_gain_confirmed == gain, answer)
+    simulated = pico is not None
+    watch.wait_for(lambda: reader.rx_gain_confirmed == gain or bool(watch.faults()), answer)
+    confirmed = reader.rx_gain_confirmed == gain
     if watch.faults():
         raise CliError(f"the slot microcontroller fails: {'; '.join(watch.faults())}")
     print_fn(f"range check: RC522 receiver gain {gain} dB"
@@ -151,11 +149,10 @@ def _check(reader: McuReader, watch: SlotWatch, gain: int, pico: object,
             input_fn(f"{text}, then Enter: ")
 
     ask("Empty both slots")
-    if simulated:
-        assert isinstance(pico, FakePico)
+    if pico is not None:
         pico.stickers.clear()
         pico.place("A", None)
-    if not simulated:
+    else:
         time.sleep(hold)  # the board reports a tag gone 300 ms after it left
     busy = [r.name for r, got in watch.now.items() if got.state is SlotState.PRESENT]
     if busy:
@@ -166,8 +163,7 @@ def _check(reader: McuReader, watch: SlotWatch, gain: int, pico: object,
 
     def sample(over: Role, height: int) -> frozenset[Role]:
         where = f"hold the sticker {height} mm above the {over.name} slot's floor"
-        if simulated:
-            assert isinstance(pico, FakePico)
+        if pico is not None:
             letter = "A" if over is Role.ATTACKER else "D"
             pico.stickers.clear()
             pico.place(letter, SIM_STICKER, float(height))

@@ -106,6 +106,7 @@ def test_range_check_fails_when_the_pico_keeps_the_old_firmware(tmp_path: Path) 
     [
         (["--gain", "30"], "18, 23, 33, 38, 43, 48"),
         (["--kind-keys"], "the range check is for the RC522 flagship"),
+        (["--no-range", "--gain", "38"], "--gain is for the range check"),
     ],
 )
 def test_selftest_range_errors_exit_non_zero(
@@ -115,8 +116,9 @@ def test_selftest_range_errors_exit_non_zero(
     config = tmp_path / "config.toml"
     kind = "keys-gpio" if "--kind-keys" in argv else "mcu"
     config.write_text(f'[reader]\nkind = "{kind}"\n', encoding="utf-8")
-    args = [a for a in argv if a != "--kind-keys"]
-    code = main(["selftest", "--range", "--sim", "--config", str(config),
+    args = [a for a in argv if a not in ("--kind-keys", "--no-range")]
+    what = [] if "--no-range" in argv else ["--range"]
+    code = main(["selftest", *what, "--sim", "--config", str(config),
                  "--data", str(tmp_path / "data"), *args])
     assert code == 2 and message in capsys.readouterr().err
 
@@ -132,3 +134,13 @@ def test_selftest_range_sim_command_passes(
     out = capsys.readouterr().out
     assert code == 0 and out.rstrip().endswith("PASS")
     assert "gain: keep 33 dB (reader.rx_gain_db = 33)" in out
+
+
+def test_range_check_of_a_pico_that_is_not_there_exits_non_zero(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(f'[reader]\nkind = "mcu"\nmcu_port = "{tmp_path}/no-pico"\n',
+                      encoding="utf-8")
+    code = main(["selftest", "--range", "--config", str(config), "--data", str(tmp_path / "d")])
+    assert code == 2 and "cannot be opened" in capsys.readouterr().err
