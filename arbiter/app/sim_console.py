@@ -8,7 +8,8 @@ Commands, one per line (``help`` lists them)::
     tag attacker 04A1B2C3D48E80
                         hold a bare sticker of that UID (RFID kinds; also: tag d UID)
     enroll              enrollment: pieces seated in the ATTACKER slot get their tags
-                        (enroll W:PVT#3 redoes one; enroll skip; enroll stop)
+                        (enroll W:PVT#3 redoes one; enroll next B:SPY: that one
+                        next, in your own order; enroll skip; enroll stop)
     new                 NEW GAME
     end draw            declare an ending: end flag_home W | end resignation B | end draw
                         (the side named is the winner)
@@ -230,6 +231,8 @@ class SimConsole:
             self.arbiter.stop_enrollment()
         elif word == "skip":
             self.arbiter.skip_enrollment()
+        elif word == "next" and len(args) == 2:
+            self.arbiter.choose_enrollment(args[1])
         else:
             self.arbiter.start_enrollment(args[0] if args else None)
         self.show_enrollment()

@@ -263,6 +263,17 @@ class EnrollmentMode:
         if session.done:
             self._session = None
 
+    def choose(self, text: str) -> None:
+        """Order-free: the piece named (``B:SPY``) is the one to enroll next.
+
+        :raises DeviceError: enrollment is off, or the piece has its tag already.
+        :raises PieceError: not a piece.
+        """
+        session = self._session
+        if session is None:
+            raise DeviceError("enrollment is not on")
+        self._last = f"next: {session.choose(text)}"
+
     def _needs_registry(self) -> TagRegistry:
         if self._registry is None:
             raise DeviceError("enrollment needs an RFID reader (reader.kind rdm6300 or mcu)")

@@ -115,6 +115,8 @@ def test_run_sim_mcu_enrolls_on_the_console_then_judges(tmp_path: Path) -> None:
         assert arbiter.can_enroll
         console.command("enroll")
         assert "[enroll] [41/42] Put B:FLG in the ATTACKER slot" in lines
+        console.command("enroll next W:SPY")  # every Spy has its tag: refused, still B:FLG
+        assert any(line.startswith("[refused] W:SPY already has a tag") for line in lines)
         console.command("attacker B:FLG")
         wait_until(lambda: not arbiter.enrollment_status()["active"], what="enrollment over")
         console.show_enrollment()

@@ -40,3 +40,29 @@ def test_enrollment_on_the_page_with_the_simulator_panel(tmp_path: Path) -> None
         assert uid not in public and "5*G" not in public  # no tag, no rank in public
     finally:
         device.close()
+
+
+def test_the_page_enrolls_in_the_admins_own_order(tmp_path: Path) -> None:
+    config_path = tmp_path / "flagship.toml"
+    config_path.write_text(FAST_CONFIG + '[reader]\nkind = "mcu"\n', encoding="utf-8")
+    device = build_arbiter(load_config(config_path), data_dir=tmp_path / "data", sim=True)
+    device.start()
+    try:
+        client = build_app(device).test_client()
+        off = client.post("/api/admin/enrollment/next", json={"piece": "B:SPY"}, headers=ADMIN)
+        assert off.status_code == 409
+        client.post("/api/admin/enrollment", json={}, headers=ADMIN)
+        bad = client.post("/api/admin/enrollment/next", json={"piece": "B:KING"}, headers=ADMIN)
+        assert bad.status_code == 400
+        chosen = client.post("/api/admin/enrollment/next", json={"piece": "b:spy"},
+                             headers=ADMIN)
+        assert chosen.status_code == 200
+        assert chosen.get_json()["prompt"].startswith("Put B:SPY#1 in the ATTACKER slot")
+        client.put("/api/sim/slots/attacker", json={"piece": "B:SPY"})
+        wait_until(lambda: client.get("/api/admin/enrollment", headers=ADMIN).get_json()[
+            "last"].startswith("B:SPY#1 enrolled"), what="B:SPY#1 enrolled")
+        again = client.post("/api/admin/enrollment/next", json={"piece": "B:SPY#1"},
+                            headers=ADMIN)
+        assert again.status_code == 409 and "already has a tag" in again.get_json()["error"]
+    finally:
+        device.close()
