@@ -174,7 +174,8 @@ def selftest_through_service(config: Config, args: argparse.Namespace) -> int:
 def enroll_through_service(config: Config, args: argparse.Namespace) -> int:
     """The arbiter runs and holds the readers: it enrolls; this shows its prompts.
 
-    Typed commands as in the terminal walk: s + Enter skips a piece, q + Enter stops.
+    Typed commands as in the terminal walk: s + Enter skips a piece, q + Enter stops,
+    a piece's name (``B:SPY``) is the one enrolled next.
     """
     import queue
     import threading
@@ -182,7 +183,8 @@ def enroll_through_service(config: Config, args: argparse.Namespace) -> int:
     api = service_api(config, args)
     status = api.call("POST", "/api/admin/enrollment", {"only": args.piece})
     print(f"Enrolling through the running arbiter at {api.base}: "
-          "s + Enter skips a piece, q + Enter stops.")
+          "s + Enter skips a piece, q + Enter stops; type a piece's name (B:SPY) to enroll "
+          "that one next.")
     typed: queue.Queue[str] = queue.Queue()
 
     def read_commands() -> None:
@@ -211,6 +213,13 @@ def enroll_through_service(config: Config, args: argparse.Namespace) -> int:
                 break
             if command in ("s", "skip"):
                 status = api.call("POST", "/api/admin/enrollment/skip")
+                continue
+            if ":" in command:
+                try:
+                    status = api.call("POST", "/api/admin/enrollment/next",
+                                      {"piece": command.upper()})
+                except CliError as exc:  # no such piece, or it has its tag: say so, go on
+                    print(exc)
                 continue
             status = api.call("GET", "/api/admin/enrollment")
     except KeyboardInterrupt:
