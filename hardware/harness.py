@@ -57,7 +57,7 @@ INK = {"BK": "#ffffff", "BN": "#ffffff", "BU": "#ffffff", "VT": "#ffffff", "RD":
 RC522_PINS = ("SDA", "SCK", "MOSI", "MISO", "IRQ", "GND", "RST", "3.3V")
 #: RDM6300 header P1, physical order (pin 3 unused).
 RDM6300_PINS = ("TX", "RX", "n.c.", "GND", "+5V")
-PICO_GND_A, PICO_GND_D = 23, 28  # each RC522 its own GND pin: no splice
+PICO_GND_A, PICO_GND_D = 23, 18  # each RC522 its own GND pin, beside its bus: no splice
 PICO_3V3 = 36
 
 LED_PINS = ["330 Ω → anode (long leg)", "cathode (short leg)"]
@@ -73,18 +73,18 @@ class HarnessError(ValueError):
 
 @dataclass(frozen=True)
 class Rc522Pins:
-    """The Pico GP numbers the firmware drives the two RC522 boards on."""
+    """The Pico GP numbers the firmware drives one RC522 board on (its own SPI bus)."""
 
+    spi: int
     sck: int
     mosi: int
     miso: int
+    cs: int
     rst: int
-    cs_a: int
-    cs_d: int
 
 
-def rc522_pins(source: str | None = None) -> Rc522Pins:
-    """The RC522 pin constants of ``firmware/pico/main.py``."""
+def rc522_pins(source: str | None = None) -> dict[str, Rc522Pins]:
+    """The RC522 pin constant of ``firmware/pico/main.py``: slot letter -> its pins."""
     tree = ast.parse(source if source is not None else FIRMWARE.read_text(encoding="utf-8"))
     found: dict[str, Any] = {}
     for node in tree.body:
@@ -96,10 +96,7 @@ def rc522_pins(source: str | None = None) -> Rc522Pins:
             except ValueError:
                 continue
     try:
-        cs = found["RC522_CS"]
-        return Rc522Pins(int(found["RC522_SCK"]), int(found["RC522_MOSI"]),
-                         int(found["RC522_MISO"]), int(found["RC522_RST"]),
-                         int(cs["A"]), int(cs["D"]))
+        return {slot: Rc522Pins(*(int(n) for n in found["RC522_BUS"][slot])) for slot in "AD"}
     except (KeyError, TypeError) as exc:
         raise HarnessError(f"firmware: RC522 pin constants not found ({exc})") from None
 
@@ -233,32 +230,34 @@ def _leds_buzzer_button(h: Harness, config: Config, kind: str,
 
 
 def flagship_readers() -> Harness:
-    """Pico to the two RC522 boards (the SPI bus, shared lines as Y splices)."""
-    p = rc522_pins()
+    """Pico to the two RC522 boards: each on its own SPI bus, only 3.3 V through a Y."""
+    buses = rc522_pins()
     h = Harness("rc522: the Pico and its two RC522 boards")
-    shared = {"SCK": (p.sck, "YE"), "MOSI": (p.mosi, "BU"), "MISO": (p.miso, "GN"),
-              "RST": (p.rst, "WH")}
-    own = {"A": (p.cs_a, "OG", PICO_GND_A), "D": (p.cs_d, "VT", PICO_GND_D)}
-    pins = {pico_pin(gp) for gp, _ in shared.values()} | {PICO_3V3, PICO_GND_A, PICO_GND_D}
-    pins |= {pico_pin(cs) for cs, _, _ in own.values()}
-    roles = {pico_pin(gp): f"{name} (both)" for name, (gp, _) in shared.items()}
-    roles |= {pico_pin(cs): f"SDA {'ATTACKER' if s == 'A' else 'DEFENDER'}"
-              for s, (cs, _, _) in own.items()}
-    roles |= {PICO_3V3: "3.3V (both)", PICO_GND_A: "ATTACKER board", PICO_GND_D: "DEFENDER board"}
-    ordered = sorted(pins)
-    h.connector("Pico", "Raspberry Pi Pico", ordered,
+    colours = {"SDA": "OG", "SCK": "YE", "MOSI": "BU", "MISO": "GN", "RST": "WH"}
+    own = {"A": (buses["A"], PICO_GND_A), "D": (buses["D"], PICO_GND_D)}
+    roles: dict[int, str] = {PICO_3V3: "3.3V (both, a Dupont Y)"}
+    for slot, (p, gnd) in own.items():
+        who = "ATTACKER" if slot == "A" else "DEFENDER"
+        for name, gp in (("SDA", p.cs), ("SCK", p.sck), ("MOSI", p.mosi), ("MISO", p.miso),
+                         ("RST", p.rst)):
+            roles[pico_pin(gp)] = f"{name} {who} (SPI{p.spi})" if name != "RST" else f"RST {who}"
+        roles[gnd] = f"{who} board"
+    ordered = sorted(roles)
+    h.connector("Pico", "Raspberry Pi Pico H (header soldered)", ordered,
                 [f"{wiring.PICO_HEADER[n]}: {roles[n]}" for n in ordered],
                 subtype="pin numbers")
-    for slot, (cs, colour, gnd) in own.items():
+    for slot, (p, gnd) in own.items():
         board = f"RC522 {'ATTACKER' if slot == 'A' else 'DEFENDER'}"
         h.connector(board, "RC522 board", list(range(1, 9)), list(RC522_PINS),
                     subtype="header, left to right")
-        wires = [(pico_pin(cs), colour, 1), (gnd, "BK", RC522_PINS.index("GND") + 1),
+        wires = [(gnd, "BK", RC522_PINS.index("GND") + 1),
                  (PICO_3V3, "RD", RC522_PINS.index("3.3V") + 1)]
-        wires += [(pico_pin(gp), c, RC522_PINS.index(name) + 1)
-                  for name, (gp, c) in shared.items()]
+        wires += [(pico_pin(gp), colours[name], RC522_PINS.index(name) + 1)
+                  for name, gp in (("SDA", p.cs), ("SCK", p.sck), ("MOSI", p.mosi),
+                                   ("MISO", p.miso), ("RST", p.rst))]
         h.bundle("Pico", board, wires,
-                 note="(both): Y splice, one plug on the Pico")
+                 note="3.3V (red): one Dupont Y on pin 36 feeds both boards; "
+                      "every other lead is this board's own")
     return h
 
 
