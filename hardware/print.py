@@ -423,7 +423,8 @@ def fitting_md() -> list[str]:
         "from the side a key shows a plain bar.", "",
         f"**Two readers, one tag each.** Read range assumed {rc['read_range']:g} mm for a "
         f"{tag['d']:g} mm sticker (an assumption: common RC522 boards read one at 20-40 mm; a "
-        f"{st['d']:g} mm sticker reads nearer; check yours with `gg-arbiter monitor`). The antenna "
+        f"{st['d']:g} mm sticker reads nearer; check yours with `gg-arbiter selftest --range`, "
+        "which also names any cross-read and the gain to use). The antenna "
         f"centres are {g.value('rc_pitch'):g} mm apart: a {tag['d']:g} mm sticker at the worst "
         f"place in one slot ({tag['placement_tol']:g} mm off centre) stays {row.worst:g} mm from "
         f"the other antenna loop's edge, {row.margin:g} mm more than the read range (at least "

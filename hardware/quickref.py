@@ -97,7 +97,8 @@ def reader_wires() -> list[Wire]:
 
 
 def pi_wires(config: Config) -> list[Wire]:
-    """Every lead from the Pi's header to the pre-wired parts; any GND pin takes a ``-`` lead."""
+    """Every lead from the Pi's header to the pre-wired parts, each ``-`` lead on its own
+    GND pin (as the harness plans them)."""
     h = harness.flagship_pi(config, generate.HEADER)
     pins = dict(zip(h.connectors["Pi"]["pins"], h.connectors["Pi"]["pinlabels"], strict=True))
     out = []
@@ -111,7 +112,7 @@ def pi_wires(config: Config) -> list[Wire]:
             name = pins[a_pins[0]].split(": ", 1)[0]
             out.append(Wire(first, f"Pi pin {a_pins[0]} ({name})"))
         elif a == "Pi GND":
-            out.append(Wire(second, "any GND pin"))
+            out.append(Wire(second, f"Pi pin {a_pins[0]} (GND)"))
         else:
             out.append(Wire("Pico micro-USB", "Pi USB-A port (Zero 2 W: its OTG port)",
                             note="data cable"))
@@ -184,8 +185,7 @@ def page(config: Config, guide: str) -> str:
         "down its pin and stops. <b>Y</b>: a line both boards share, through one Dupont Y "
         "(single plug on the Pico, one branch per board). Never 5 V (VBUS, VSYS) on an RC522. "
         "An LED's <b>+</b> lead (red, its resistor inside) to the Pi's pin, its <b>-</b> lead "
-        "to any GND pin of the Pi (" + ", ".join(str(p) for p in generate.GND_PINS)
-        + "); the button and the piezo either way round.</p>",
+        "to its own GND pin as the table says; the button and the piezo either way round.</p>",
         "<div class='cols'><div>",
         "<h2>Pico to the RC522 boards (step 11)</h2>",
         "<table><tr><th>RC522 pin</th><th>Pico pin</th><th></th><th></th></tr>",

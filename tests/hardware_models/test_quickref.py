@@ -58,6 +58,9 @@ def test_every_lead_and_step_and_piece_is_on_the_page() -> None:
     labels = h.connectors["Pico"]["pinlabels"]
     assert len(shared) == 2 * sum("(both)" in label for label in labels)
     assert {w.a.split()[0] for w in wires} == {"ATTACKER", "DEFENDER"}
+    pi = qr.harness.flagship_pi(qr.load_config(), qr.generate.HEADER)
+    for pin in pi.connectors["Pi GND"]["pins"]:  # each - lead's own GND pin, named
+        assert page.count(f"Pi pin {pin} (GND)") == 1, pin
     for step in qr.checklist(qr.GUIDE.read_text(encoding="utf-8")):
         assert f"{step.number}. " in page and step.check, step.number
     names = [str(p) for p in all_physical_pieces()]

@@ -155,7 +155,29 @@ def test_every_wire_has_a_colour_and_a_bundle_never_repeats_one(stem: str) -> No
         assert len(signal) == len(set(signal)), (stem, name, colours)
 
 
-@pytest.mark.parametrize("stem", ["rc522-pi", "keys-gpio", "rdm6300-pi", "mcu-pi"])
+def test_the_flagships_prewired_parts_each_return_on_their_own_gnd_pin(
+        generate: ModuleType) -> None:
+    """Bought pre-wired (the resistor inside the + lead), each LED's, the button's and
+    the piezo's - lead ends in its own plug: one GND pin each, no joined cathodes, no
+    330 ohm resistor to put in."""
+    doc = _doc("rc522-pi")
+    parts = [n for n in doc["connectors"] if n.endswith(" LED")] + ["Piezo", "NEW GAME"]
+    wires = _wires(doc)
+    grounds = []
+    for part in parts:
+        into = {b_pin: (a, a_pin) for a, a_pin, _, b, b_pin in wires if b == part}
+        assert into[1][0] == "Pi" and generate.HEADER[into[1][1]].startswith("GPIO"), part
+        assert into[2][0] == "Pi GND" and into[2][1] in PI_GND, part
+        grounds.append(into[2][1])
+        if part.endswith(" LED"):
+            plus, minus = doc["connectors"][part]["pinlabels"]
+            assert "+" in plus and "resistor inside" in plus and "-" in minus
+    assert len(set(grounds)) == len(parts) == 5, grounds
+    text = (OUT / "rc522-pi.yml").read_text(encoding="utf-8")
+    assert "330" not in text and "joined" not in text
+
+
+@pytest.mark.parametrize("stem", ["keys-gpio", "rdm6300-pi", "mcu-pi"])
 def test_leds_show_polarity_and_their_resistor_on_the_anode(generate: ModuleType,
                                                            stem: str) -> None:
     doc = _doc(stem)
