@@ -28,7 +28,7 @@ is_open = step < lid_step;
 // piezo under it): the LEDs and the button show where they end up.
 upright = step == modules_step;
 open_at = [0, asm_depth + 12, 0];
-lid_cz = asm_rim + asm_block_h / 2;
+lid_cz = (asm_rim + asm_lid_top) / 2;  // the plate's middle: turned over about it
 function flip(p) = !is_open ? p : upright ? p + open_at
     : [p[0], asm_depth - p[1], 2 * lid_cz - p[2]] + open_at - [0, 0, asm_rim];
 
@@ -45,7 +45,10 @@ module solid_shape(s) {
 }
 
 function named(name, i = 0) = i >= len(solids) ? undef : solids[i][0] == name ? solids[i] : named(name, i + 1);
-function in_lid(s) = s[2][0][2] >= asm_rim + asm_cav_b - 20 && s[2][1][2] > asm_rim;
+// What hangs under the lid (and is turned over with it): the boards, LEDs, button, piezo.
+lid_parts = ["ATTACKER RC522", "DEFENDER RC522", "ATTACKER LED", "DEFENDER LED", "status LED",
+             "NEW GAME", "piezo"];
+function in_lid(s) = len([for (p = lid_parts) if (starts(s[0], p)) 1]) > 0;
 module opened() {
     if (is_open && upright) translate(open_at) children();
     else if (is_open) translate(open_at - [0, 0, asm_rim]) translate([0, asm_depth / 2, lid_cz])
@@ -59,8 +62,11 @@ function end_of(s, end) = let(p = [(s[2][0][0] + s[2][1][0]) / 2, (s[2][0][1] + 
 // The leads as bundles, header to header (which wire goes to which pin: the wiring
 // pictures): [from, to, step].
 leads = [
-    ["Pico front header + Dupont", "ATTACKER RC522 header + Dupont", 11],
-    ["Pico back header + Dupont", "DEFENDER RC522 header + Dupont", 11],
+    // USB to the left, seen from above: pins 1-20 at the front (the DEFENDER bus), 21-40 at
+    // the back (the ATTACKER bus, and 3V3(OUT) whose Dupont Y also feeds the DEFENDER board).
+    ["Pico front pins + Dupont", "DEFENDER RC522 header + Dupont", 11],
+    ["Pico back pins + Dupont", "ATTACKER RC522 header + Dupont", 11],
+    ["Pico back pins + Dupont", "DEFENDER RC522 header + Dupont", 11],
     ["Pi GPIO header + Dupont", "ATTACKER LED", 12],
     ["Pi GPIO header + Dupont", "status LED", 12],
     ["Pi GPIO header + Dupont", "DEFENDER LED", 12],
@@ -88,12 +94,12 @@ module build_so_far() {
     }
     if (step >= first_step + 1)
                 color(step == lid_step ? HIGHLIGHT : "lightblue", upright ? 0.5 : 1)
-            opened() translate([0, 0, asm_rim]) rc522_block();
+            opened() rc522_block();
 }
 
 // A piece held upside down, its base up, and the sticker just above the base's middle.
 module sticker_on_piece() {
-    sticker_d = min(tag_d, piece_w - 2);
+    sticker_d = asm_sticker_d;  // the flagship's NTAG213 sticker (parts.toml [sticker])
     color("burlywood") cube([piece_l, piece_w, piece_h]);
     color(HIGHLIGHT) translate([piece_l / 2, piece_w / 2, piece_h + 5]) cylinder(d = sticker_d, h = 0.6, $fn = 64);
 }

@@ -44,14 +44,15 @@ CAMERA = "73,95,30,40,0,15,560"
 #: (name prefix, step): the first rule whose prefix a solid's name starts with says the
 #: guide step that puts it in. Headers with their Dupont plugs are the lead steps.
 RULES: tuple[tuple[str, int], ...] = (
-    ("Pico front header", 11), ("Pico back header", 11),
+    ("Pico front pins", 11), ("Pico back pins", 11),  # with their Dupont plugs
+    ("ATTACKER RC522 header joints", 9), ("DEFENDER RC522 header joints", 9),
     ("ATTACKER RC522 header", 11), ("DEFENDER RC522 header", 11),
     ("Pi GPIO header", 12), ("Zero GPIO header", 12),
     ("USB-C power plug", 12), ("Zero micro-USB power plug", 12),
     ("ATTACKER RC522", 9), ("DEFENDER RC522", 9),
     ("ATTACKER LED", 10), ("DEFENDER LED", 10), ("status LED", 10), ("NEW GAME", 10),
     ("piezo", 10),
-    ("Pico", 8), ("Pi", 8), ("Zero", 8), ("USB-A plug", 8),
+    ("Pico", 8), ("Pi", 8), ("Zero", 8), ("USB-A", 8),  # the Pico cable's plug and its bend
 )
 
 
