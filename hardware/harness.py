@@ -255,7 +255,7 @@ def flagship_readers() -> Harness:
     h = Harness("rc522: the Pico and its two RC522 boards")
     colours = {"SDA": "OG", "SCK": "YE", "MOSI": "BU", "MISO": "GN", "RST": "WH"}
     own = {"A": (buses["A"], PICO_GND_A), "D": (buses["D"], PICO_GND_D)}
-    roles: dict[int, str] = {PICO_3V3: "3.3V (both, a Dupont Y)"}
+    roles: dict[int, str] = {PICO_3V3: "3.3V (both): one Dupont Y"}
     for slot, (p, gnd) in own.items():
         who = "ATTACKER" if slot == "A" else "DEFENDER"
         for name, gp in (("SDA", p.cs), ("SCK", p.sck), ("MOSI", p.mosi), ("MISO", p.miso),
