@@ -49,6 +49,7 @@ RECORD = DOCS / "quickref.json"
 STEP = re.compile(r"^### (\d+)\. (.+)$", re.M)
 HANDS_ON = re.compile(r"^\*Hands-on: (\d+) min\.", re.M)
 _MARKUP = re.compile(r"[`*]|\[([^\]]+)\]\([^)]+\)")
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
 
 
 class QuickRefError(RuntimeError):
@@ -76,8 +77,14 @@ class StepLine:
 
 
 def _plain(text: str) -> str:
-    """Markdown inline marks dropped (links keep their text), whitespace folded."""
-    return " ".join(_MARKUP.sub(lambda m: m.group(1) or "", text).split())
+    """Markdown inline marks and HTML comments (the rehearsal's expect markers) dropped
+    (links keep their text), whitespace folded."""
+    text = _COMMENT.sub(" ", text)
+    # code spans keep every character (the Pico's answers end in *checksum)
+    parts = text.split("`")
+    plain = "".join(part if i % 2 else _MARKUP.sub(lambda m: m.group(1) or "", part)
+                    for i, part in enumerate(parts))
+    return " ".join(plain.split())
 
 
 def reader_wires() -> list[Wire]:
