@@ -79,8 +79,23 @@ def test_every_bought_part_of_the_model_is_put_in_at_some_step() -> None:
     assert steps.unplaced() == []
     # a part the rules do not know is named, not drawn silently at the first step
     assert steps.step_of("Mystery board") is None
-    assert steps.step_of("Pico front header + Dupont") == 11  # the first matching rule wins
+    # the first matching rule wins: plugs go on at the lead steps, joints come with the board
+    assert steps.step_of("Pico front pins + Dupont") == 11
+    assert steps.step_of("ATTACKER RC522 header + Dupont") == 11
+    assert steps.step_of("ATTACKER RC522 header joints") == 9
     assert steps.step_of("Pico board") == 8
+
+
+def test_every_lead_the_pictures_draw_joins_two_solids_of_the_model() -> None:
+    """build_steps.scad draws nothing for a lead whose end it cannot find: a renamed
+    solid would drop the lead from its step's picture without a warning."""
+    text = (steps.HERE / steps.SCAD).read_text(encoding="utf-8")
+    leads = re.findall(r'\["([^"]+)", "([^"]+)", (\d+)\]', text.split("leads = [", 1)[1])
+    assert leads
+    names = {s.name for pi in steps.assembly.PIS for s in steps.assembly.layout(pi).solids}
+    for a, b, step in leads:
+        assert a in names and b in names, (a, b)
+        assert int(step) in {s.number for s in steps.STEPS}
 
 
 def test_record_names_current_sources() -> None:
