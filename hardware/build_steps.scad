@@ -11,6 +11,7 @@
 GG_LIBRARY = true;
 include <housing.scad>
 include <rc522_block.scad>
+include <gauge.scad>  // its jigs (GG_LIBRARY: the gauge itself is not drawn)
 
 step = 8;
 lid_step = 13;
@@ -19,6 +20,7 @@ modules_step = 10;
 first_step = 8;
 rules = [["", 8]];
 HIGHLIGHT = "darkorange";
+jig_letter = "B";    // the plastic set the models draw (parts.toml [piece])
 
 solids = asm_solids_pi4;
 // While open, the lid and what hangs under it lie upside down behind the tray, as the
@@ -97,11 +99,18 @@ module build_so_far() {
             opened() rc522_block();
 }
 
-// A piece held upside down, its base up, and the sticker just above the base's middle.
+// A piece held upside down, its base up, the gauge's jig of its letter over the base
+// (turned over: its roof on top), and the sticker going in through the jig's hole.
 module sticker_on_piece() {
     sticker_d = asm_sticker_d;  // the flagship's NTAG213 sticker (parts.toml [sticker])
+    size = [for (s = asm_slots) if (s[0] == jig_letter) [s[1], s[2]]][0];
     color("burlywood") cube([piece_l, piece_w, piece_h]);
-    color(HIGHLIGHT) translate([piece_l / 2, piece_w / 2, piece_h + 5]) cylinder(d = sticker_d, h = 0.6, $fn = 64);
+    color("lightblue", 0.8)
+        translate([(piece_l - size[0]) / 2 - jig_wall, (piece_w - size[1]) / 2 - jig_wall,
+                   piece_h + jig_h - (jig_h - jig_top)])
+            mirror([0, 0, 1]) jig(size, jig_letter);
+    color(HIGHLIGHT) translate([piece_l / 2, piece_w / 2, piece_h + jig_h + 3])
+        cylinder(d = sticker_d, h = 0.6, $fn = 64);
 }
 
 if (step == sticker_step) sticker_on_piece(); else build_so_far();

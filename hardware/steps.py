@@ -86,7 +86,8 @@ STEPS: tuple[Step, ...] = (
     Step(12, "step12_pi_leads", "the leads from the Pi's header to the LEDs, button and piezo "
          "(orange)"),
     Step(13, "step13_lid", "the lid (orange) on the housing"),
-    Step(14, "step14_sticker", "a sticker (orange) under a piece's base"),
+    Step(14, "step14_sticker",
+         "a sticker (orange) going through the jig's hole onto a piece's base"),
 )
 
 
