@@ -145,36 +145,91 @@ def problems(assembly: Assembly) -> list[str]:
 # ------------------------------------------------------------------- layout
 
 
+def slot_sizes(parts: dict[str, Any]) -> dict[str, tuple[float, float]]:
+    """The flagship's slot sizes by gauge letter: (along, front to back), a base plus play."""
+    play = parts["slots"]["play"]
+    return {s["letter"]: (round(s["base_l"] + 2 * play, 3), round(s["base_w"] + 2 * play, 3))
+            for s in parts["slot_size"]}
+
+
+def passes(bore_d: float, lead_w: float, allowance: float = 0.3) -> bool:
+    """True when a lead's square plug of side ``lead_w`` goes through a round bore of
+    ``bore_d`` (its diagonal, plus the printing allowance, inside the bore)."""
+    return lead_w * 2 ** 0.5 + allowance <= bore_d
+
+
 def _figures(parts: dict[str, Any], g: geo.Geometry) -> dict[str, Any]:
-    """The housing and block outline shared by every Pi model."""
-    en, rc = parts["enclosure"], parts["rc522_board"]
-    v = g.value
-    wall_b = v("wall")
-    front = 20.0                      # LEDs in front of the slots, clear of the boards
-    slot_x, slot_y = v("rfid_slot_x"), v("rfid_slot_y")
-    slot_yc = front + slot_y / 2
-    pocket = (rc["w"] + 2 * rc["tol"], rc["l"] + 2 * rc["tol"], rc["t"] + 0.4)
+    """The frame and lid outline shared by every Pi model."""
+    en, rc, sl = parts["enclosure"], parts["rc522_board"], parts["slots"]
+    sizes = slot_sizes(parts)
+    slot_x = max(x for x, _ in sizes.values())
+    slot_y = max(y for _, y in sizes.values())
+    front = 20.0                      # LEDs in front of the slots
+    led_y = front / 2
+    # The board's antenna end stays behind the LEDs' leads; the antenna centre
+    # is the slot's centre.
+    slot_yc = max(front + slot_y / 2, led_y + 3.1 + rc["tol"] + rc["antenna_centre"])
+    pocket = (rc["w_max"] + 2 * rc["tol"], rc["l_max"] + 2 * rc["tol"])
     pocket_y0 = slot_yc - rc["antenna_centre"] - rc["tol"]
-    width = v("rc_pitch") + pocket[0] + 2 * (wall_b + 3)
-    depth = pocket_y0 + pocket[1] + 2 + wall_b
-    # The tray must also hold a Pi, its USB plugs and the Pico (see layout()).
+    band = en["wall"]
+    width = g.value("rc_pitch") + pocket[0] + 2 * (band + 3)
+    depth = pocket_y0 + pocket[1] + 2 + band
+    # The frame must also hold a Pi, its USB plugs and the Pico (see layout()).
     pi_l, pi_w = en["pi4_size"]
-    tray_in_w = en["usba_plug"][2] + en["pi_port_overhang"] + pi_l + 7.0 + 10  # columns
-    tray_in_d = 2 + parts["base"]["pico_size"][1] + 5 + pi_w + 1
-    width = max(width, tray_in_w + 2 * en["wall"])
-    depth = max(depth, tray_in_d + 2 * en["wall"])
-    rim = en["floor"] + en["inner_h"]
-    cav_b = 14.0                      # block's own wiring space (the tray's continues below)
-    block_h = cav_b + pocket[2] + v("rfid_floor_t") + 6.0
+    in_w = en["usba_plug"][2] + en["pi_port_overhang"] + pi_l + 7.0 + 10  # posts
+    in_d = 2 + parts["base"]["pico_size"][1] + 5 + pi_w + 1
+    width = max(width, in_w + 2 * band)
+    depth = max(depth, in_d + 2 * band)
+    fl = en["floor"]
+    top_z = fl + en["standoff_h"] + en["pcb_t"]          # the Pi's top face
+    pad = sl["floor"] + sl["depth"]                       # lid thickness under a slot
+    # The lid's top, as low as the two tallest stacks allow: the Pi's GPIO leads
+    # (header, Dupont housings, bend room) under the DEFENDER board's chip side,
+    # and the NEW GAME button's body over the Pi's USB/Ethernet jacks.
+    gpio_top = top_z + en["pi_header_h"] + en["dupont_h"] + en["lead_bend"]
+    lid_top = _up1(max(gpio_top + rc["chip_side_h"] + rc["t"] + rc["standoff_h"] + pad,
+                       top_z + en["pi_port_block_h"] + en["button_body"][1] + en["lid_t"] + 0.5))
     return {
-        "width": round(width, 2), "depth": round(depth, 2), "rim": rim, "wall": en["wall"],
-        "floor": en["floor"], "wall_b": wall_b, "front": front, "slot_x": slot_x,
-        "slot_y": slot_y, "slot_yc": slot_yc, "slot_depth": 6.0, "pocket": pocket,
-        "pocket_y0": pocket_y0, "cav_b": cav_b, "block_h": block_h,
-        "slot_xc": tuple(round(width / 2 + s * v("rc_pitch") / 2, 2) for s in (-1, 1)),
-        "mid_x": round(width / 2, 2), "button_y": 47.5, "buzzer_y": depth - wall_b - 9,
-        "outline": box(0, 0, 0, width, depth, rim + block_h),
+        "width": round(width, 2), "depth": round(depth, 2),
+        "rim": round(lid_top - en["lid_t"], 2),
+        "wall": band, "floor": fl, "rib_w": en["rib_w"], "lid_t": en["lid_t"],
+        "lid_top": lid_top, "front": front,
+        "slot_x": slot_x, "slot_y": slot_y, "slot_yc": slot_yc, "slot_depth": sl["depth"],
+        "slot_floor": sl["floor"], "slot_wall": sl["wall"], "pad": pad,
+        "slots": [[k, x, y] for k, (x, y) in sorted(sizes.items())],
+        "pocket": pocket, "pocket_y0": pocket_y0, "rail_h": 2.0,
+        "slot_xc": tuple(round(width / 2 + s * g.value("rc_pitch") / 2, 2) for s in (-1, 1)),
+        "mid_x": round(width / 2, 2), "led_y": led_y, "button_y": 47.5,
+        "buzzer_y": round(depth - band - 9, 2),
+        "outline": box(0, 0, 0, width, depth, lid_top),
+        "sticker_d": parts["sticker"]["d"], "jig_play": parts["sticker"]["jig_play"],
+        "rc_hole_d": rc["hole_d"], "rc_holes_wide": rc["holes_wide"],
+        "rc_holes_narrow": rc["holes_narrow"], "rc_holes_pitch": rc["holes_pitch"],
+        "rc_holes_wide_from_end": rc["holes_wide_from_end"], "rc_tol": rc["tol"],
+        "rc_standoff_d": rc["standoff_d"],
     }
+
+
+def _up1(x: float) -> float:
+    """``x`` rounded up to a tenth of a millimetre."""
+    return round(-(-round(x * 10, 6) // 1) / 10, 1)
+
+
+def rc522_holes(rc: dict[str, Any]) -> list[tuple[float, float]]:
+    """The RC522's mounting holes: (across from the board's centre line, from its antenna end)."""
+    wide_y = rc["l"] - rc["holes_wide_from_end"]
+    narrow_y = wide_y - rc["holes_pitch"]
+    return [(s * rc["holes_wide"] / 2, wide_y) for s in (-1, 1)] + [
+        (s * rc["holes_narrow"] / 2, narrow_y) for s in (-1, 1)]
+
+
+def pico_mount(en: dict[str, Any], kx0: float, ky0: float, kx1: float, ky1: float,
+               fl: float, board_z: float) -> list[Box]:
+    """The Pico H's two pillars: under each end, between the header rows (and their Dupont
+    housings), reaching the mounting holes."""
+    row_out = en["pico_pin_from_edge"] + en["dupont_w"] / 2 + 0.4
+    return [box(x0, ky0 + row_out, fl, x1, ky1 - row_out, board_z)
+            for x0, x1 in ((kx0, kx0 + 4.0), (kx1 - 4.0, kx1))]
 
 
 def layout(pi: str = "pi4", parts_path: Path = geo.PARTS) -> Assembly:
@@ -187,20 +242,21 @@ def layout(pi: str = "pi4", parts_path: Path = geo.PARTS) -> Assembly:
     f = _figures(parts, g)
     W, D, e, fl, rim = f["width"], f["depth"], f["wall"], f["floor"], f["rim"]
     so_h, so_d, pcb = en["standoff_h"], en["standoff_d"], en["pcb_t"]
-    board_z = fl + so_h                       # underside of every board
+    board_z = fl + so_h                       # underside of the Pi
     top_z = board_z + pcb
+    bend, cable_bend = en["lead_bend"], en["cable_bend"]
     solids: list[Solid] = []
 
     def add(name: str, b: Box, kind: Kind = Kind.PART, group: str = "", colour: str = "silver",
             openings: tuple[Box, ...] = (), round: bool = False) -> None:
         solids.append(Solid(name, b, kind, openings, group, colour, round))
 
-    col = 7.0                                 # tray corner columns (block screws)
+    col = en["post"]                          # the frame's corner posts (lid screws)
     # --- the Pi 3B+/4/5 footprint, turned half round: USB/Ethernet end at the
-    # left, port side (power USB-C, micro-HDMI) against the back wall.
+    # left, port side (power USB-C, micro-HDMI) at the back edge.
     pi_l, pi_w = en["pi4_size"]
     hx, hy = en["pi4_holes"]
-    px1 = W - e - col - 1.5                   # SD-card end (right), clear of the column
+    px1 = W - e - col - 1.5                   # SD-card end (right), clear of the post
     py1 = D - e - 1                                                       # port side (back)
 
     def pi_xy(bx: float, by: float) -> tuple[float, float]:
@@ -224,8 +280,10 @@ def layout(pi: str = "pi4", parts_path: Path = geo.PARTS) -> Assembly:
     if pi == "pi4":
         x0, y0 = pi_xy(pi_l, pi_w)
         add("Pi board", box(x0, y0, board_z, px1, py1, top_z), colour="green")
-        # Nothing is mounted within 3 mm of a mounting hole: the standoffs pass there.
-        add("Pi underside parts", box(x0, y0, board_z - 1.5, px1, py1, board_z), colour="green",
+        # Pin tails, joints and parts under the board; nothing within 3 mm of a
+        # mounting hole: the standoffs pass there.
+        add("Pi underside joints and parts", box(x0, y0, board_z - en["pi_joints_h"], px1, py1,
+                                                 board_z), colour="green",
             openings=tuple(box(x - 3.1, y - 3.1, board_z - 1.6, x + 3.1, y + 3.1, board_z + 0.1)
                            for x, y in pi_holes))
         ux0, uy0 = pi_xy(pi_l + en["pi_port_overhang"], 54)
@@ -233,13 +291,20 @@ def layout(pi: str = "pi4", parts_path: Path = geo.PARTS) -> Assembly:
         add("Pi USB/Ethernet jacks", box(ux0, uy0, top_z, ux1, uy1, top_z + en["pi_port_block_h"]),
             colour="silver")
         pl = en["usba_plug"]
-        add("USB-A plug (Pico cable) in the Pi", box(ux0 - pl[2], uy0, top_z, ux0, uy1,
+        # The Pico cable goes into the USB 2.0 pair nearer the middle (board y 27).
+        _, pyc = pi_xy(0, 27.0)
+        add("USB-A plug (Pico cable) in the Pi", box(ux0 - pl[2], pyc - pl[0] / 2, top_z,
+                                                     ux0, pyc + pl[0] / 2,
                                                      top_z + en["pi_port_block_h"] + 1),
             Kind.PLUG_IN, colour="dimgray")
+        add("USB-A cable bend room", box(ux0 - pl[2] - cable_bend, pyc - pl[0] / 2, top_z,
+                                         ux0 - pl[2], pyc + pl[0] / 2,
+                                         top_z + en["pi_port_block_h"] + 1),
+            Kind.PLUG_IN, colour="gray")
         gx0, gy0 = pi_xy(58.0, 52.5 - 2.6)
         gx1, gy1 = pi_xy(7.2, 52.5 + 2.6)
         add("Pi GPIO header + Dupont", box(gx0, gy0, top_z, gx1, gy1,
-                                           top_z + en["pi_header_h"] + en["dupont_h"]),
+                                           top_z + en["pi_header_h"] + en["dupont_h"] + bend),
             colour="darkslategray")
         cx, _ = pi_xy(en["pi_usbc_x"], 0)
         add("Pi USB-C receptacle", box(cx - 4.5, py1 - 7.4, top_z, cx + 4.5, py1 + 0.5,
@@ -248,107 +313,130 @@ def layout(pi: str = "pi4", parts_path: Path = geo.PARTS) -> Assembly:
         add("USB-C power plug", box(cx - pc[0] / 2, py1 + 0.5, top_z + 1.65 - pc[1] / 2,
                                     cx + pc[0] / 2, py1 + 0.5 + pc[2], top_z + 1.65 + pc[1] / 2),
             Kind.PLUG_OUT, colour="dimgray")
-        power_x = [cx]
     else:
         x0, y0 = pi_xy(zl, zw)
         add("Zero board", box(x0, y0, board_z, px1, py1, top_z), colour="green")
-        add("Zero spacers (2 mm)", box(min(h[0] for h in zero_only) - 2.5,
-                                       min(h[1] for h in zero_only) - 2.5, fl + short_h,
-                                       max(h[0] for h in zero_only) + 2.5,
-                                       max(h[1] for h in zero_only) + 2.5, board_z),
-            group="tray", colour="tan")
+        add("Zero underside joints and parts", box(x0, y0, board_z - en["pi_joints_h"], px1, py1,
+                                                   board_z), colour="green",
+            openings=tuple(box(x - 3.1, y - 3.1, board_z - 1.6, x + 3.1, y + 3.1, board_z + 0.1)
+                           for x, y in zero_holes))
+        for i, (x, y) in enumerate(zero_only):
+            add(f"Zero spacer {i + 1} (2 mm)", box(x - 3, y - 3, fl + short_h, x + 3, y + 3,
+                                                   board_z), group="tray", colour="tan")
         gx0, gy0 = pi_xy(58.0, 26.5 - 2.6)
         gx1, gy1 = pi_xy(7.2, 26.5 + 2.6)
         add("Zero GPIO header + Dupont", box(gx0, gy0, top_z, gx1, gy1,
-                                             top_z + en["pi_header_h"] + en["dupont_h"]),
+                                             top_z + en["pi_header_h"] + en["dupont_h"] + bend),
             colour="darkslategray")
         pm = en["microusb_plug"]
-        power_x = []
         for what, bx in (("power", en["zero_pwr_x"]), ("data (Pico cable)", en["zero_usb_x"])):
             cx, _ = pi_xy(bx, 0)
-            power_x.append(cx)
             add(f"Zero micro-USB {what} plug",
                 box(cx - pm[0] / 2, py1 + 0.5, top_z + 1.4 - pm[1] / 2, cx + pm[0] / 2,
                     py1 + 0.5 + pm[2], top_z + 1.4 + pm[1] / 2),
                 Kind.PLUG_OUT, colour="dimgray")
 
-    # --- the Pico at the front right, parts up, micro-USB end to the left.
+    # --- the Pico H at the front right, parts up, its factory header's pins
+    # down with Dupont housings on them; micro-USB end to the left. It stands
+    # on two pillars between the header rows, an M2 x 6 screw in each hole.
     pico_l, pico_w = base["pico_size"]
-    kx1, ky0 = W - e - col - 2, e + 2          # clear of the corner column
+    pz = fl + en["pico_spacer_h"] + en["dupont_h"] + bend   # its underside
+    ptop = pz + pcb
+    kx1, ky0 = W - e - col - 2, e + 2          # clear of the corner post
     kx0, ky1 = kx1 - pico_l, ky0 + pico_w
-    pico_holes = [(kx0 + 2 + i * base["pico_holes"][0], ky0 + 4.8 + j * base["pico_holes"][1])
+    he, hd = en["pico_hole_from_end"], en["pico_hole_from_edge"]
+    pico_holes = [(kx0 + he + i * base["pico_holes"][0], ky0 + hd + j * base["pico_holes"][1])
                   for i in (0, 1) for j in (0, 1)]
+    for i, b in enumerate(pico_mount(en, kx0, ky0, kx1, ky1, fl, pz)):
+        add(f"Pico pillar {i + 1}", b, group="tray", colour="tan")
+    add("Pico board", box(kx0, ky0, pz, kx1, ky1, ptop), colour="green")
+    pe, pw, jd = en["pico_pin_from_edge"], en["pico_spacer_w"], en["pico_joint_d"]
+    for side, yy in (("front", ky0 + pe), ("back", ky1 - pe)):
+        add(f"Pico {side} header spacer", box(kx0 + 0.1, yy - pw / 2, pz - en["pico_spacer_h"],
+                                              kx1 - 0.1, yy + pw / 2, pz), colour="darkslategray")
+        add(f"Pico {side} pins + Dupont", box(kx0 + 0.1, yy - en["dupont_w"] / 2,
+                                              pz - en["pico_spacer_h"] - en["dupont_h"] - bend,
+                                              kx1 - 0.1, yy + en["dupont_w"] / 2,
+                                              pz - en["pico_spacer_h"]), colour="darkslategray")
+        add(f"Pico {side} solder joints", box(kx0 + en["pico_pin_from_end"] - jd / 2, yy - jd / 2,
+                                              ptop, kx1 - en["pico_pin_from_end"] + jd / 2,
+                                              yy + jd / 2, ptop + en["pico_joint_h"]),
+            colour="silver")
+    hh = en["m2_head_d"] / 2
     for i, (x, y) in enumerate(pico_holes):
-        add(f"Pico standoff {i + 1}", box(x - so_d / 2, y - so_d / 2, fl, x + so_d / 2,
-                                          y + so_d / 2, board_z), group="tray", colour="tan")
-    add("Pico board", box(kx0, ky0, board_z, kx1, ky1, top_z), colour="green")
-    for side, yy in (("front", ky0 + 1.61), ("back", ky1 - 1.61)):
-        add(f"Pico {side} header + Dupont",
-            box(kx0 + 0.5, yy - 1.3, top_z, kx1 - 0.5, yy + 1.3, top_z + 2.5 + en["dupont_h"]),
-            colour="darkslategray")
+        add(f"Pico screw head {i + 1}", box(x - hh, y - hh, ptop, x + hh, y + hh, ptop + 1.6),
+            colour="silver", round=True)
     pm = en["microusb_plug"]
     kyc = (ky0 + ky1) / 2
-    add("Pico micro-USB plug", box(kx0 - en["pico_usb_overhang"] - pm[2], kyc - pm[0] / 2, top_z,
-                                   kx0 - en["pico_usb_overhang"], kyc + pm[0] / 2, top_z + pm[1]),
-        Kind.PLUG_IN, colour="dimgray")
+    px = kx0 - en["pico_usb_overhang"]
+    add("Pico micro-USB plug", box(px - pm[2], kyc - pm[0] / 2, ptop, px, kyc + pm[0] / 2,
+                                   ptop + pm[1]), Kind.PLUG_IN, colour="dimgray")
+    add("Pico cable bend room", box(px - pm[2] - cable_bend, kyc - pm[0] / 2, ptop,
+                                    px - pm[2], kyc + pm[0] / 2, ptop + pm[1]),
+        Kind.PLUG_IN, colour="gray")
 
-    # --- the tray: floor, four walls with their openings, corner columns.
-    add("tray floor", box(0, 0, 0, W, D, fl), group="tray", colour="tan")
-    port_h = (top_z - 4, top_z + 9)
-    back_open = tuple(box(x - 8, D - e - 0.1, port_h[0], x + 8, D + 0.1, port_h[1])
-                      for x in power_x) if pi == "pi4" else tuple(
-        box(x - 7, D - e - 0.1, port_h[0], x + 7, D + 0.1, port_h[1]) for x in power_x)
-    figures_open = {"back_open": [(o.lo[0], o.hi[0], o.lo[2], o.hi[2]) for o in back_open]}
-    add("tray front wall", box(0, 0, fl, W, e, rim), group="tray", colour="tan")
-    add("tray back wall", box(0, D - e, fl, W, D, rim), group="tray", colour="tan",
-        openings=back_open)
-    add("tray left wall", box(0, e, fl, e, D - e, rim), group="tray", colour="tan")
-    add("tray right wall", box(W - e, e, fl, W, D - e, rim), group="tray", colour="tan")
+    # --- the frame: a ribbed floor (drawn as a slab here) and four corner posts.
+    add("frame floor", box(0, 0, 0, W, D, fl), group="tray", colour="tan")
     columns = [(e + col / 2, e + col / 2), (W - e - col / 2, e + col / 2),
                (e + col / 2, D - e - col / 2), (W - e - col / 2, D - e - col / 2)]
     for i, (x, y) in enumerate(columns):
-        add(f"tray corner column {i + 1}", box(x - col / 2, y - col / 2, fl, x + col / 2,
-                                                y + col / 2, rim), group="tray", colour="tan")
+        add(f"frame post {i + 1}", box(x - col / 2, y - col / 2, fl, x + col / 2,
+                                       y + col / 2, rim), group="tray", colour="tan")
 
-    # --- the RC522 block on the rim: walls, a slab with pockets, and in them
-    # the boards, their headers, the LEDs, the button and the piezo.
-    wb, cav, bh = f["wall_b"], f["cav_b"], f["block_h"]
-    slab_z = rim + cav
+    # --- the lid on the posts: a plate, a pad under each slot, the boards on
+    # standoffs under it, their headers, the LEDs, the button and the piezo.
+    lid_top, pad = f["lid_top"], f["pad"]
+    pad_z = lid_top - pad
+    board_top = pad_z - rc["standoff_h"]      # the board's flat back
     pkt = f["pocket"]
-    board_top = slab_z + pkt[2]               # the flat back against the pocket ceiling
     openings: list[Box] = []
     for s, xc in enumerate(f["slot_xc"]):
         side = ("ATTACKER", "DEFENDER")[s]
-        pk = box(xc - pkt[0] / 2, f["pocket_y0"], slab_z - 0.1, xc + pkt[0] / 2,
-                 f["pocket_y0"] + pkt[1], slab_z + pkt[2])
-        openings.append(pk)
-        openings.append(box(xc - f["slot_x"] / 2, f["front"], rim + bh - f["slot_depth"],
-                            xc + f["slot_x"] / 2, f["front"] + f["slot_y"], rim + bh + 0.1))
-        by0 = f["pocket_y0"] + rc["tol"]
+        sw = f["slot_wall"]
+        add(f"{side} slot pad", box(xc - f["slot_x"] / 2 - sw, f["slot_yc"] - f["slot_y"] / 2 - sw,
+                                    pad_z, xc + f["slot_x"] / 2 + sw,
+                                    f["slot_yc"] + f["slot_y"] / 2 + sw, rim),
+            group="block", colour="lightblue")
+        openings.append(box(xc - f["slot_x"] / 2, f["slot_yc"] - f["slot_y"] / 2,
+                            lid_top - f["slot_depth"], xc + f["slot_x"] / 2,
+                            f["slot_yc"] + f["slot_y"] / 2, lid_top + 0.1))
+        by0 = f["slot_yc"] - rc["antenna_centre"]        # the board's antenna end
+        hr = rc["hole_d"] / 2
         add(f"{side} RC522 board", box(xc - rc["w"] / 2, by0, board_top - rc["t"],
-                                       xc + rc["w"] / 2, by0 + rc["l"], board_top), colour="blue")
+                                       xc + rc["w"] / 2, by0 + rc["l"], board_top), colour="blue",
+            openings=tuple(box(xc + hx_ - hr, by0 + hy_ - hr, board_top - rc["t"] - 0.1,
+                               xc + hx_ + hr, by0 + hy_ + hr, board_top + 0.1)
+                           for hx_, hy_ in rc522_holes(rc)))
         add(f"{side} RC522 chip-side parts", box(xc - rc["w"] / 2 + 3, by0 + 20,
                                                  board_top - rc["t"] - rc["chip_side_h"],
                                                  xc + rc["w"] / 2 - 3, by0 + rc["l"] - 6,
                                                  board_top - rc["t"]), colour="blue")
         hy = by0 + rc["l"] - rc["header_from_end"]
         add(f"{side} RC522 header + Dupont", box(xc - rc["header_len"] / 2, hy - 1.3,
-                                                 board_top - rc["t"] - rc["header_drop"],
+                                                 board_top - rc["t"] - rc["header_drop"] - bend,
                                                  xc + rc["header_len"] / 2, hy + 1.3,
                                                  board_top - rc["t"]), colour="darkslategray")
-        led = box(xc - 2.9, f["front"] / 2 - 2.9, rim + bh - 1.0, xc + 2.9, f["front"] / 2 + 2.9,
-                  rim + bh + 7.6)
-        add(f"{side} LED", led, colour="red" if s == 0 else "yellow", round=True)
-        openings.append(box(xc - 3.1, f["front"] / 2 - 3.1, rim + cav - 0.1, xc + 3.1,
-                            f["front"] / 2 + 3.1, rim + bh + 0.1))
+        add(f"{side} RC522 header joints", box(xc - rc["header_len"] / 2, hy - 1.0, board_top,
+                                               xc + rc["header_len"] / 2, hy + 1.0,
+                                               board_top + rc["solder_relief"]), colour="silver")
+        # The pocket's two side rails locate the board (largest board plus tol each side).
+        for r, x in enumerate((xc - pkt[0] / 2 - 1.2, xc + pkt[0] / 2)):
+            add(f"{side} pocket rail {r + 1}", box(x, by0 + 24, board_top - f["rail_h"], x + 1.2,
+                                                   by0 + rc["l"] - 10, rim),
+                group="block", colour="lightblue")
+        for i, (hx_, hy_) in enumerate(rc522_holes(rc)):
+            x, y = xc + hx_, by0 + hy_
+            sd = rc["standoff_d"]
+            top = pad_z if _within(x, y, f, xc) else rim
+            add(f"{side} RC522 standoff {i + 1}", box(x - sd / 2, y - sd / 2, board_top,
+                                                     x + sd / 2, y + sd / 2, top),
+                group="block", colour="lightblue", round=True)
+        for name, x, colour in ((f"{side} LED", xc, "red" if s == 0 else "yellow"),):
+            _led(add, openings, name, x, f, colour, parts["led"])
+    _led(add, openings, "status LED", f["mid_x"], f, "green", parts["led"])
     mx = f["mid_x"]
-    add("status LED", box(mx - 2.9, f["front"] / 2 - 2.9, rim + bh - 1.0, mx + 2.9,
-                          f["front"] / 2 + 2.9, rim + bh + 7.6), colour="green", round=True)
-    openings.append(box(mx - 3.1, f["front"] / 2 - 3.1, rim + cav - 0.1, mx + 3.1,
-                        f["front"] / 2 + 3.1, rim + bh + 0.1))
     bt = en["button_body"]
-    btn_r = g.value("btn_cavity") / 2
-    by, top, panel = f["button_y"], rim + bh, g.value("btn_panel")
+    by, top, panel = f["button_y"], lid_top, f["lid_t"]
     thread = parts["button"]["hole_d"] / 2
     add("NEW GAME button cap", box(mx - bt[0] / 2, by - bt[0] / 2, top, mx + bt[0] / 2,
                                    by + bt[0] / 2, top + 4), colour="red", round=True)
@@ -359,24 +447,50 @@ def layout(pi: str = "pi4", parts_path: Path = geo.PARTS) -> Assembly:
         colour="silver", round=True)
     hole = g.value("btn_hole") / 2
     openings.append(box(mx - hole, by - hole, top - panel - 0.1, mx + hole, by + hole, top + 0.1))
-    openings.append(box(mx - btn_r, by - btn_r, rim + cav - 0.1, mx + btn_r, by + btn_r,
-                        top - panel + 0.01))
     bz = g.value("bz_d")
-    add("piezo", box(mx - 6.1, f["buzzer_y"] - 6.1, slab_z, mx + 6.1, f["buzzer_y"] + 6.1,
-                     slab_z + parts["buzzer"]["h"]), colour="darkslategray", round=True)
-    openings.append(box(mx - bz / 2, f["buzzer_y"] - bz / 2, slab_z - 0.1, mx + bz / 2,
-                        f["buzzer_y"] + bz / 2, slab_z + g.value("bz_h")))
-    add("block slab", box(0, 0, slab_z, W, D, rim + bh), group="block", colour="lightblue",
+    add("piezo", box(mx - 6.1, f["buzzer_y"] - 6.1, rim - parts["buzzer"]["h"],
+                     mx + 6.1, f["buzzer_y"] + 6.1, rim), colour="darkslategray", round=True)
+    add("piezo ring", box(mx - bz / 2 - 1.2, f["buzzer_y"] - bz / 2 - 1.2, rim - g.value("bz_h"),
+                          mx + bz / 2 + 1.2, f["buzzer_y"] + bz / 2 + 1.2, rim),
+        group="block", colour="lightblue",
+        openings=(box(mx - bz / 2, f["buzzer_y"] - bz / 2, rim - g.value("bz_h") - 0.1,
+                      mx + bz / 2, f["buzzer_y"] + bz / 2, rim + 0.1),))
+    add("lid plate", box(0, 0, rim, W, D, lid_top), group="block", colour="lightblue",
         openings=tuple(openings))
-    for name, b in (("front", box(0, 0, rim, W, wb, slab_z)),
-                    ("back", box(0, D - wb, rim, W, D, slab_z)),
-                    ("left", box(0, wb, rim, wb, D - wb, slab_z)),
-                    ("right", box(W - wb, wb, rim, W, D - wb, slab_z))):
-        add(f"block {name} wall", b, group="block", colour="lightblue")
-    f = dict(f, **figures_open, pi_holes=pi_holes, zero_holes=zero_only, pico_holes=pico_holes,
-             columns=columns, board_z=board_z, short_h=short_h, col=col,
+    f = dict(f, pi_holes=pi_holes, zero_holes=zero_only, pico_holes=pico_holes,
+             columns=columns, board_z=board_z, short_h=short_h, col=col, pico_z=pz,
+             rc_board_top=board_top, pad_z=pad_z,
+             rc_standoffs=[[round(xc + hx_, 3), round(f["slot_yc"] - rc["antenna_centre"] + hy_, 3),
+                            int(_within(xc + hx_, f["slot_yc"] - rc["antenna_centre"] + hy_, f,
+                                        xc))]
+                           for xc in f["slot_xc"] for hx_, hy_ in rc522_holes(rc)],
+             pico_pillars=[[list(b.lo), list(b.hi)] for b in pico_mount(en, kx0, ky0, kx1, ky1,
+                                                                        fl, pz)],
              pico_box=(kx0, ky0, kx1, ky1), pi_box=(px1 - pi_l, py1 - pi_w, px1, py1))
     return Assembly(pi, tuple(solids), f)
+
+
+def _within(x: float, y: float, f: dict[str, Any], xc: float) -> bool:
+    """True when (x, y) lies under the slot pad centred at ``xc``."""
+    sw: float = f["slot_wall"]
+    half_x: float = f["slot_x"] / 2 + sw
+    half_y: float = f["slot_y"] / 2 + sw
+    return abs(x - xc) <= half_x and abs(y - f["slot_yc"]) <= half_y
+
+
+def _led(add: Any, openings: list[Box], name: str, x: float, f: dict[str, Any], colour: str,
+         led: dict[str, Any]) -> None:
+    """A pre-wired 5 mm LED pushed in from above: dome over the lid, leads and their Dupont
+    housings hanging under it (with bend room), and the bore through the lid."""
+    y, top = f["led_y"], f["lid_top"]
+    add(name, box(x - 2.9, y - 2.9, top - 1.0, x + 2.9, y + 2.9, top + 7.6), colour=colour,
+        round=True)
+    # Its legs and resistor in their sleeve are rigid; past them the leads bend anywhere
+    # (their Dupont ends went through the bore first: passes()).
+    lead = led["sleeve_l"]
+    add(f"{name} legs + sleeve", box(x - 2.0, y - 2.0, f["rim"] - lead, x + 2.0, y + 2.0,
+                                      top - 1.0), colour="darkslategray", round=True)
+    openings.append(box(x - 3.1, y - 3.1, f["rim"] - 0.1, x + 3.1, y + 3.1, top + 0.1))
 
 
 # ------------------------------------------------------------------- OpenSCAD
@@ -387,6 +501,8 @@ def _v(value: Any) -> str:
         return f"[{_v(list(value.lo))}, {_v(list(value.hi))}]"
     if isinstance(value, list | tuple):
         return "[" + ", ".join(_v(x) for x in value) + "]"
+    if isinstance(value, str):
+        return f'"{value}"'
     if isinstance(value, float):
         return f"{round(value, 3):g}"
     return str(value)
@@ -396,15 +512,16 @@ def scad(parts_path: Path = geo.PARTS) -> str:
     """``gg_assembly.scad``: the layout figures and every solid, per Pi model."""
     pi4, zero = layout("pi4", parts_path), layout("zero2w", parts_path)
     f = pi4.figures
-    names = ("width", "depth", "rim", "wall", "floor", "wall_b", "front", "slot_x", "slot_y",
-             "slot_yc", "slot_depth", "pocket", "pocket_y0", "cav_b", "block_h", "slot_xc",
-             "mid_x", "button_y", "buzzer_y", "pi_holes", "zero_holes", "pico_holes", "columns",
-             "board_z", "short_h", "col", "pico_box", "pi_box")
-    lines = [f"// {NOTE}", "// The flagship's layout (mm, housing frame: x right, y front to back,",
-             "// z up from the tray's underside). assembly.py checks it for collisions.", ""]
+    names = ("width", "depth", "rim", "wall", "floor", "rib_w", "lid_t", "lid_top", "front",
+             "slot_x", "slot_y", "slot_yc", "slot_depth", "slot_floor", "slot_wall", "pad", "slots",
+             "pocket", "pocket_y0", "rail_h", "slot_xc", "mid_x", "led_y", "button_y", "buzzer_y",
+             "pi_holes", "zero_holes", "pico_holes", "columns", "board_z", "short_h", "col",
+             "pico_z", "rc_board_top", "pad_z", "rc_standoffs", "pico_pillars", "pico_box",
+             "pi_box", "sticker_d", "jig_play", "rc_hole_d", "rc_holes_wide", "rc_holes_narrow",
+             "rc_holes_pitch", "rc_holes_wide_from_end", "rc_tol", "rc_standoff_d")
+    lines = [f"// {NOTE}", "// The flagship's layout (mm, frame: x right, y front to back,",
+             "// z up from the floor's underside). assembly.py checks it for collisions.", ""]
     lines += [f"asm_{n} = {_v(f[n])};" for n in names]
-    lines.append(f"asm_back_open_pi4 = {_v(f['back_open'])};")
-    lines.append(f"asm_back_open_zero = {_v(zero.figures['back_open'])};")
     for a in (pi4, zero):
         rows = [f'    ["{s.name}", "{s.colour}", {_v(s.box)}, {int(s.kind is not Kind.PART)}, '
                 f"{int(s.round)}, {_v(list(s.openings))}],"

@@ -1,6 +1,7 @@
-// Salpakan Arbiter: the flagship assembled (or exploded): the housing, the
-// boards, plugs, headers and standoffs placed by hardware/assembly.py (the
-// same boxes its collision check tests), and the RC522 block on top.
+// Salpakan Arbiter: the flagship assembled (or exploded): the frame, the
+// boards, plugs (with their cables' bend room), headers, pin tails and solder
+// joints placed by hardware/assembly.py (the same boxes its collision check
+// tests), and the lid with the RC522 boards on top.
 //   pi = "pi4" (Pi 3B+/4/5) or "zero2w";  explode = 0 (assembled) or a lift in mm.
 
 GG_LIBRARY = true;
@@ -28,8 +29,9 @@ module asm_solid(s, inset = 0) {
 if (is_undef(GG_CHECK)) {
     color("tan") housing();
     for (s = solids) {
-        lift = s[2][0][2] >= asm_rim + asm_cav_b - 20 && s[2][1][2] > asm_rim ? explode * 2 : explode * 0.5;
+        // what hangs from the lid rises with it
+        lift = s[2][1][2] >= asm_rc_board_top - rc_t - 0.01 ? explode * 2 : explode * 0.5;
         color(s[3] == 1 ? "dimgray" : s[1]) translate([0, 0, lift]) asm_solid(s);
     }
-    color("lightblue", 0.85) translate([0, 0, asm_rim + explode * 2]) rc522_block();
+    color("lightblue", 0.85) translate([0, 0, explode * 2]) rc522_block();
 }

@@ -127,7 +127,9 @@ def _wire_to(role: str, config: Config) -> str:
         return (f"{slot.upper()} slot microswitch {number}: COM to this pin, NO to GND "
                 "(internal pull-up, no resistor)")
     if role.endswith(" LED"):
-        return "330 Ω resistor, then the LED's long leg (anode); short leg (cathode) to GND"
+        return ("330 Ω resistor, then the LED's long leg (anode); short leg (cathode) to GND "
+                "(the flagship's pre-wired LED: its + lead here, the resistor inside it; its "
+                "- lead to its own GND pin)")
     if role == "buzzer":
         if s.buzzer_kind == "active":
             return "active buzzer + to this pin, - to GND"

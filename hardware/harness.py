@@ -5,7 +5,8 @@ Called by ``hardware/generate.py``. For every variant it writes, into
 
 - ``<variant>.yml``: a WireViz harness (connectors with their pins in physical
   order, one colour per wire, the LEDs with their polarity and the resistor on
-  the anode leg, the divider resistors), rendered by WireViz and Graphviz's
+  the anode leg, or in the + lead of the flagship's pre-wired LEDs, the divider
+  resistors), rendered by WireViz and Graphviz's
   ``dot`` to ``<variant>.svg`` and ``<variant>.png``; the flagship has two
   (``rc522-readers`` and ``rc522-pi``);
 - ``<variant>-header.gv``: the Pi's 2 x 20 header as seen from above (pin 1 at
@@ -57,10 +58,12 @@ INK = {"BK": "#ffffff", "BN": "#ffffff", "BU": "#ffffff", "VT": "#ffffff", "RD":
 RC522_PINS = ("SDA", "SCK", "MOSI", "MISO", "IRQ", "GND", "RST", "3.3V")
 #: RDM6300 header P1, physical order (pin 3 unused).
 RDM6300_PINS = ("TX", "RX", "n.c.", "GND", "+5V")
-PICO_GND_A, PICO_GND_D = 23, 28  # each RC522 its own GND pin: no splice
+PICO_GND_A, PICO_GND_D = 23, 18  # each RC522 its own GND pin, beside its bus: no splice
 PICO_3V3 = 36
 
 LED_PINS = ["330 Ω → anode (long leg)", "cathode (short leg)"]
+#: The flagship's LEDs are bought pre-wired: the resistor sits inside the + lead.
+PREWIRED_LED_PINS = ["+ lead (resistor inside)", "- lead"]
 LED_COLOURS = {"attacker LED": "red", "defender LED": "yellow", "status LED": "green"}
 
 
@@ -73,18 +76,18 @@ class HarnessError(ValueError):
 
 @dataclass(frozen=True)
 class Rc522Pins:
-    """The Pico GP numbers the firmware drives the two RC522 boards on."""
+    """The Pico GP numbers the firmware drives one RC522 board on (its own SPI bus)."""
 
+    spi: int
     sck: int
     mosi: int
     miso: int
+    cs: int
     rst: int
-    cs_a: int
-    cs_d: int
 
 
-def rc522_pins(source: str | None = None) -> Rc522Pins:
-    """The RC522 pin constants of ``firmware/pico/main.py``."""
+def rc522_pins(source: str | None = None) -> dict[str, Rc522Pins]:
+    """The RC522 pin constant of ``firmware/pico/main.py``: slot letter -> its pins."""
     tree = ast.parse(source if source is not None else FIRMWARE.read_text(encoding="utf-8"))
     found: dict[str, Any] = {}
     for node in tree.body:
@@ -96,10 +99,7 @@ def rc522_pins(source: str | None = None) -> Rc522Pins:
             except ValueError:
                 continue
     try:
-        cs = found["RC522_CS"]
-        return Rc522Pins(int(found["RC522_SCK"]), int(found["RC522_MOSI"]),
-                         int(found["RC522_MISO"]), int(found["RC522_RST"]),
-                         int(cs["A"]), int(cs["D"]))
+        return {slot: Rc522Pins(*(int(n) for n in found["RC522_BUS"][slot])) for slot in "AD"}
     except (KeyError, TypeError) as exc:
         raise HarnessError(f"firmware: RC522 pin constants not found ({exc})") from None
 
@@ -198,74 +198,95 @@ def _pi_connector(h: Harness, name: str, pins: Sequence[int], header: Mapping[in
 
 
 def _leds_buzzer_button(h: Harness, config: Config, kind: str,
-                        header: Mapping[int, str]) -> None:
-    """The Pi side every variant shares: 3 LEDs, the piezo, NEW GAME; their returns."""
+                        header: Mapping[int, str], prewired: bool = False) -> None:
+    """The Pi side every variant shares: 3 LEDs, the piezo, NEW GAME; their returns.
+
+    ``prewired``: the flagship's parts, bought with their leads on (an LED's resistor
+    inside its + lead). Each part's - lead ends in its own plug, so each takes its own
+    GND pin (the Pi has eight); soldered variants join the LED cathodes on one.
+    """
     runs = [r for r in wiring.pi_runs(config, kind, header) if r.part != "switch"]
-    plan = wiring.pi_ground_plan(config, kind, header)
+    if prewired:
+        own = wiring.ground_plan({r.label: [r.pin] for r in runs}, header)
+        ground = {r.label: own[r.label] for r in runs}
+        returns = {own[r.label]: f"{r.label} - lead" for r in runs}
+    else:
+        plan = wiring.pi_ground_plan(config, kind, header)
+        ground = {r.label: plan[r.ground] for r in runs}
+        returns = {plan[r.ground]: f"{r.ground} return" for r in runs}
     roles = {r.pin: r.label for r in runs}
-    gnd_pins = {plan[r.ground] for r in runs}
     _pi_connector(h, "Pi", [r.pin for r in runs], header, "Raspberry Pi 40-pin header", roles)
-    groups = {plan[r.ground]: r.ground for r in runs}
-    _pi_connector(h, "Pi GND", sorted(gnd_pins), header, "the same header: GND pins",
-                  {p: f"{g} return" for p, g in groups.items()})
+    _pi_connector(h, "Pi GND", sorted(returns), header, "the same header: GND pins", returns)
     colours = iter(c for c in RIBBON if c not in ("BK", "RD"))
     led_runs = [r for r in runs if r.part == "led"]
     for r in led_runs:
         name = f"{r.label.split()[0].upper()} LED"
-        h.connector(name, f"5 mm LED, {LED_COLOURS[r.label]}", [1, 2], LED_PINS,
-                    subtype="330 Ω on its long leg")
+        if prewired:
+            h.connector(name, f"5 mm LED, {LED_COLOURS[r.label]}, pre-wired", [1, 2],
+                        PREWIRED_LED_PINS, subtype="female Dupont plugs")
+        else:
+            h.connector(name, f"5 mm LED, {LED_COLOURS[r.label]}", [1, 2], LED_PINS,
+                        subtype="330 Ω on its long leg")
         h.wire("Pi", r.pin, next(colours), name, 1)
         # ground wires come from the left too: the diagram stays three columns wide
-        h.wire("Pi GND", plan[r.ground], "BK", name, 2,
-               note="the 3 cathode wires joined: one plug" if r is led_runs[0] else "")
+        joined = not prewired and r is led_runs[0]
+        h.wire("Pi GND", ground[r.label], "BK", name, 2,
+               note="the 3 cathode wires joined: one plug" if joined else "")
+    leads = ["lead 1 (no polarity)", "lead 2"] if prewired else ["leg 1 (no polarity)", "leg 2"]
     for r in runs:
         if r.part == "buzzer":
-            h.connector("Piezo", "piezo 12 mm", [1, 2], ["leg 1 (no polarity)", "leg 2"])
+            h.connector("Piezo", "piezo 12 mm" + (", pre-wired" if prewired else ""), [1, 2],
+                        leads)
             h.wire("Pi", r.pin, next(colours), "Piezo", 1)
-            h.wire("Pi GND", plan[r.ground], "BK", "Piezo", 2)
+            h.wire("Pi GND", ground[r.label], "BK", "Piezo", 2)
         if r.part == "button":
-            h.connector("NEW GAME", "push button, NO", [1, 2], ["contact", "contact"])
+            h.connector("NEW GAME", "push button, NO" + (", pre-wired" if prewired else ""),
+                        [1, 2], ["contact", "contact"])
             h.wire("Pi", r.pin, next(colours), "NEW GAME", 1)
-            h.wire("Pi GND", plan[r.ground], "BK", "NEW GAME", 2)
+            h.wire("Pi GND", ground[r.label], "BK", "NEW GAME", 2)
 
 
 # ------------------------------------------------------------------- variants
 
 
 def flagship_readers() -> Harness:
-    """Pico to the two RC522 boards (the SPI bus, shared lines as Y splices)."""
-    p = rc522_pins()
+    """Pico to the two RC522 boards: each on its own SPI bus, only 3.3 V through a Y."""
+    buses = rc522_pins()
     h = Harness("rc522: the Pico and its two RC522 boards")
-    shared = {"SCK": (p.sck, "YE"), "MOSI": (p.mosi, "BU"), "MISO": (p.miso, "GN"),
-              "RST": (p.rst, "WH")}
-    own = {"A": (p.cs_a, "OG", PICO_GND_A), "D": (p.cs_d, "VT", PICO_GND_D)}
-    pins = {pico_pin(gp) for gp, _ in shared.values()} | {PICO_3V3, PICO_GND_A, PICO_GND_D}
-    pins |= {pico_pin(cs) for cs, _, _ in own.values()}
-    roles = {pico_pin(gp): f"{name} (both)" for name, (gp, _) in shared.items()}
-    roles |= {pico_pin(cs): f"SDA {'ATTACKER' if s == 'A' else 'DEFENDER'}"
-              for s, (cs, _, _) in own.items()}
-    roles |= {PICO_3V3: "3.3V (both)", PICO_GND_A: "ATTACKER board", PICO_GND_D: "DEFENDER board"}
-    ordered = sorted(pins)
-    h.connector("Pico", "Raspberry Pi Pico", ordered,
+    colours = {"SDA": "OG", "SCK": "YE", "MOSI": "BU", "MISO": "GN", "RST": "WH"}
+    own = {"A": (buses["A"], PICO_GND_A), "D": (buses["D"], PICO_GND_D)}
+    roles: dict[int, str] = {PICO_3V3: "3.3V (both): one Dupont Y"}
+    for slot, (p, gnd) in own.items():
+        who = "ATTACKER" if slot == "A" else "DEFENDER"
+        for name, gp in (("SDA", p.cs), ("SCK", p.sck), ("MOSI", p.mosi), ("MISO", p.miso),
+                         ("RST", p.rst)):
+            roles[pico_pin(gp)] = f"{name} {who} (SPI{p.spi})" if name != "RST" else f"RST {who}"
+        roles[gnd] = f"{who} board"
+    ordered = sorted(roles)
+    h.connector("Pico", "Raspberry Pi Pico H (header soldered)", ordered,
                 [f"{wiring.PICO_HEADER[n]}: {roles[n]}" for n in ordered],
                 subtype="pin numbers")
-    for slot, (cs, colour, gnd) in own.items():
+    for slot, (p, gnd) in own.items():
         board = f"RC522 {'ATTACKER' if slot == 'A' else 'DEFENDER'}"
         h.connector(board, "RC522 board", list(range(1, 9)), list(RC522_PINS),
                     subtype="header, left to right")
-        wires = [(pico_pin(cs), colour, 1), (gnd, "BK", RC522_PINS.index("GND") + 1),
+        wires = [(gnd, "BK", RC522_PINS.index("GND") + 1),
                  (PICO_3V3, "RD", RC522_PINS.index("3.3V") + 1)]
-        wires += [(pico_pin(gp), c, RC522_PINS.index(name) + 1)
-                  for name, (gp, c) in shared.items()]
+        wires += [(pico_pin(gp), colours[name], RC522_PINS.index(name) + 1)
+                  for name, gp in (("SDA", p.cs), ("SCK", p.sck), ("MOSI", p.mosi),
+                                   ("MISO", p.miso), ("RST", p.rst))]
         h.bundle("Pico", board, wires,
-                 note="(both): Y splice, one plug on the Pico")
+                 note="3.3V (red): one Dupont Y on pin 36 feeds both boards; "
+                      "every other lead is this board's own")
     return h
 
 
-def flagship_pi(config: Config, header: Mapping[int, str]) -> Harness:
-    """The Pi's side of the flagship: LEDs, piezo, button, and the Pico's USB cable."""
+def flagship_pi(config: Config, header: Mapping[int, str], prewired: bool = True) -> Harness:
+    """The Pi's side of the flagship: LEDs, piezo, button (bought pre-wired unless
+    ``prewired`` is false: the RDM6300 ``mcu`` variant solders them), and the Pico's
+    USB cable."""
     h = Harness("rc522: the Pi's LEDs, piezo, NEW GAME button and the Pico's cable")
-    _leds_buzzer_button(h, config, "mcu", header)
+    _leds_buzzer_button(h, config, "mcu", header, prewired=prewired)
     h.connector("Pi USB", "Pi: any USB-A port", [1], [f"appears as {config.reader.mcu_port}"],
                 subtype="Zero 2 W: its OTG port")
     h.connector("Pico USB", "Pico", [1], ["micro-USB"])
@@ -400,7 +421,7 @@ def mcu(config: Config, header: Mapping[int, str]) -> Harness:
 
 
 def mcu_pi(config: Config, header: Mapping[int, str]) -> Harness:
-    h = flagship_pi(config, header)
+    h = flagship_pi(config, header, prewired=False)
     h.title = "mcu: the Pi's LEDs, piezo, NEW GAME button and the Pico's cable"
     return h
 

@@ -69,17 +69,20 @@ MODELS: tuple[Model, ...] = (
           "perfboard and Pico standoffs"),
     Model("base_plate_rfid", "base_plate.scad", "base plate of the RFID variants",
           defines=('variant="rfid"',)),
-    Model("rc522_block", "rc522_block.scad", "RC522 slot block (flagship), the housing's lid"),
-    Model("rc522_block_under", "rc522_block.scad", "RC522 slot block from below: board "
-          "pockets, header grooves, button and piezo pockets", camera="0,0,0,235,0,25,420"),
-    Model("housing", "housing.scad", "housing tray: Pi and Zero 2 W standoffs, Pico standoffs, "
-          "port windows, vents, corner columns"),
+    Model("rc522_block", "rc522_block.scad", "the flagship's lid: the slot plate (slot B), "
+          "LED seats, NEW GAME button, sound holes"),
+    Model("rc522_block_under", "rc522_block.scad", "the lid from below: slot pads, RC522 pegs, "
+          "standoffs and rails, piezo ring", camera="0,0,0,235,0,25,420"),
+    Model("housing", "housing.scad", "the frame: ribbed floor, Pi and Zero 2 W standoffs, "
+          "Pico H pillars, corner posts"),
+    Model("gauge", "gauge.scad", "the fit gauge, printed first: sticker jigs A to D (the first "
+          "that takes a base names the lid), RC522 frame with pegs", docs=True),
     Model("tag_shoe", "tag_shoe.scad", "one tag shoe: the piece's recess on top",
           camera="0,0,0,55,0,25,140"),
-    Model("assembly", "assembly.scad", "the flagship assembled: Pi 4, Pico, RC522 boards, plugs",
+    Model("assembly", "assembly.scad", "the flagship assembled: Pi 4, Pico H, RC522 boards, plugs",
           docs=True),
-    Model("assembly_exploded", "assembly.scad", "the flagship exploded: housing, Pi, Pico, "
-          "plugs (grey), RC522 boards, LEDs, button and piezo, the block on top",
+    Model("assembly_exploded", "assembly.scad", "the flagship exploded: frame, Pi, Pico H, "
+          "plugs and cable bend room (grey), RC522 boards, LEDs, button and piezo, the lid on top",
           camera="73,45,60,60,0,30,420", defines=("explode=30",), docs=True),
     Model("assembly_zero", "assembly.scad", "the flagship with a Pi Zero 2 W, exploded",
           camera="73,45,60,60,0,30,420", defines=('pi="zero2w"', "explode=30"), docs=True),

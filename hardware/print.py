@@ -123,14 +123,26 @@ _KEYS = {"keys-gpio": 1, "keys-mcp23017": 1}
 _RFID = {"rdm6300": 1, "mcu": 1}
 FLIP_BLOCK = "translate([0, block_d, block_h]) rotate([180, 0, 0])"
 
+_PARTS_TOML = geo.load_parts()
+#: The flagship lid's slot letters (parts.toml [[slot_size]]); the totals count the default.
+LETTERS = tuple(s["letter"] for s in _PARTS_TOML["slot_size"])
+DEFAULT_LETTER = _PARTS_TOML["slots"]["default"]
+LID_PLACE = "translate([0, asm_depth, asm_lid_top]) rotate([180, 0, 0])"
+
 PARTS: tuple[Part, ...] = (
-    Part("rc522_block", "rc522_block.scad", "rc522_block()", "RC522 slot block, the housing's lid",
-         {"rc522": 1}, "translate([0, asm_depth, asm_block_h]) rotate([180, 0, 0])"),
-    Part("housing", "housing.scad", "housing()", "housing tray: Pi, Pico, cables", {"rc522": 1}),
+    Part("gauge", "gauge.scad", "gauge()",
+         "fit gauge, printed first: sticker jigs A-D, RC522 frame", {"rc522": 1}),
+    *(Part(f"rc522_block_{letter}", "rc522_block.scad", f'rc522_block("{letter}")',
+           f"the lid: RC522 slot plate, slot {letter} (the gauge's letter)"
+           + (", the one the total counts" if letter == DEFAULT_LETTER else ""),
+           {"rc522": 1} if letter == DEFAULT_LETTER else {}, LID_PLACE)
+      for letter in LETTERS),
+    Part("housing", "housing.scad", "housing()", "frame: ribbed floor, Pi and Pico mounts, posts",
+         {"rc522": 1}),
     Part("zero_spacers", "housing.scad", "zero_spacers()",
          "two 2 mm spacers (only with a Pi Zero 2 W)", {"rc522": 1}),
     Part("tag_shoes", "tag_shoe.scad", "", "14 tag shoes, plastic set (print 3 plates: 42)",
-         {"rc522": 3, "rdm6300": 3, "mcu": 3}, defines=("count = 14",)),
+         {"rdm6300": 3, "mcu": 3}, defines=("count = 14",)),
     Part("tag_shoes_wooden", "tag_shoe.scad", "", "14 tag shoes, wooden set (instead of the above)",
          {}, defines=("count = 14", 'set = "wooden"')),
     Part("slot_block", "slot_block.scad", "slot_block()", "slot block (keys)", _KEYS, FLIP_BLOCK),
@@ -355,8 +367,11 @@ def index_md(data: dict[str, Any]) -> str:
         files = ", ".join(f"`{n}`" + (f" x{v['files'][n]}" if v["files"][n] > 1 else "")
                           for n in order if n in v["files"])
         lines.append(f"| `{variant}` | {files} | {v['print_time']} | {v['filament_g']:g} g |")
-    lines += ["", "`zero_spacers` only with a Pi Zero 2 W; `tag_shoes_wooden` instead of "
-              "`tag_shoes` for a wooden set (the rc522 total counts the Zero spacers).", "",
+    others = ", ".join(f"`rc522_block_{x}`" for x in LETTERS if x != DEFAULT_LETTER)
+    lines += ["", "`rc522`: print `gauge` first; it picks the lid, `rc522_block_<letter>` "
+              f"(the total counts `rc522_block_{DEFAULT_LETTER}`; {others} take as long within "
+              "minutes: see the table). `zero_spacers` only with a Pi Zero 2 W (the rc522 total "
+              "counts them). `tag_shoes_wooden` instead of `tag_shoes` for a wooden set.", "",
               "## Parts", "", "| File | Part | Size (mm) | Time | Filament | On the bed |",
               "|---|---|---|--:|--:|---|"]
     for part in PARTS:
@@ -381,44 +396,64 @@ def fitting_md() -> list[str]:
     f = assembly.layout("pi4").figures
     pc, wd, tag, rc = parts["piece"], parts["piece_wooden"], parts["tag"], parts["rc522_board"]
     row = {r.name: r for r in g.stack}["RC522 antenna far from the other sticker"]
+    st, sl, en = parts["sticker"], parts["slots"], parts["enclosure"]
+    sizes = assembly.slot_sizes(parts)
+    letters = "; ".join(f"{s['letter']}: {s['base_l']:g} x {s['base_w']:g} mm ({s['sets']})"
+                        for s in parts["slot_size"])
     lines = [
         "## Fitting it together", "",
-        f"**Pieces.** Every slot is made for the {pc['set']}: base {pc['base_l']:g} x "
+        f"**Pieces (flagship).** No shoes: a {st['d']:g} mm NTAG213 sticker goes straight on the "
+        "centre of each piece's base, and the piece stands in a slot "
+        f"{sl['depth']:g} mm deep sized for its base ({sl['play']:g} mm play each side), so the "
+        "sticker lands over the antenna whichever way round the piece goes in. The lid comes in "
+        f"{len(sizes)} slot sizes, one file each, for bases of at most {letters} (assumptions "
+        "covering common sets). The fit gauge, printed first, picks the letter: its "
+        "sticker jigs are as large inside as the slots; the first (smallest) that takes a base "
+        "flat names the lid to print, and that jig's hole then centres each sticker on a base. "
+        "Its RC522 frame is the lid's pocket with pegs at the board's holes: a board that drops "
+        "inside with its holes over the pegs fits.", "",
+        f"**Pieces (other RFID variants, keys).** A {pc['set']}: base {pc['base_l']:g} x "
         f"{pc['base_w']:g} mm, {pc['height']:g} mm tall (an assumption: measure yours and set "
         f"`[piece]` in parts.toml). A {wd['set']} ({wd['base_l']:g} x {wd['base_w']:g} mm, "
-        f"{wd['height']:g} mm) takes `tag_shoes_wooden`. RFID variants: glue each piece into a "
+        f"{wd['height']:g} mm) takes `tag_shoes_wooden`. RDM6300 variants: glue each piece into a "
         f"tag shoe ({g.value('shoe_l'):g} x {g.value('shoe_w'):g} x {g.value('shoe_h'):g} mm) and "
-        f"stick a {tag['d']:g} mm NTAG213 sticker in the round recess under it: in the slot "
-        "(the shoe plus play) the sticker lies centred over the antenna loop, whichever way "
-        "round the piece goes in. Keys variants: glue the same piece on its key's top face "
-        f"({g.key.length:g} x {g.key.thick:g} mm; the piece stands above the block, so its base "
-        "may overhang the key). The key's skirt hides its notches: from the side a key shows "
-        "a plain bar.", "",
-        f"**Two readers, one tag each.** Read range assumed {rc['read_range']:g} mm (an "
-        "assumption: common RC522 boards read a 25 mm NTAG213 at 20-40 mm; check yours with "
-        f"`gg-arbiter monitor`). The antenna centres are {g.value('rc_pitch'):g} mm apart: a "
-        "sticker at the worst place in one slot (shoe against the slot's inner wall, stuck "
-        f"{tag['placement_tol']:g} mm off centre) stays {row.worst:g} mm from the other antenna "
-        f"loop's edge, {row.margin:g} mm more than the read range (at least "
+        f"stick a {tag['d']:g} mm tag in the round recess under it. Keys variants: glue the same "
+        f"piece on its key's top face ({g.key.length:g} x {g.key.thick:g} mm; the piece stands "
+        "above the block, so its base may overhang the key). The key's skirt hides its notches: "
+        "from the side a key shows a plain bar.", "",
+        f"**Two readers, one tag each.** Read range assumed {rc['read_range']:g} mm for a "
+        f"{tag['d']:g} mm sticker (an assumption: common RC522 boards read one at 20-40 mm; a "
+        f"{st['d']:g} mm sticker reads nearer; check yours with `gg-arbiter selftest --range`, "
+        "which also names any cross-read and the gain to use). The antenna "
+        f"centres are {g.value('rc_pitch'):g} mm apart: a {tag['d']:g} mm sticker at the worst "
+        f"place in one slot ({tag['placement_tol']:g} mm off centre) stays {row.worst:g} mm from "
+        f"the other antenna loop's edge, {row.margin:g} mm more than the read range (at least "
         f"{rc['cross_read_margin']:g} mm required; stack row in "
         "[keycodes.md](../../docs/build/keycodes.md)). "
         "The Pi also refuses one tag seen in both slots.", "",
-        "**Boards (flagship).** A Raspberry Pi 3B+/4/5 lies parts up with its port side "
-        "(USB-C power) against the housing's back wall, the power plug through its window, "
-        "the USB/Ethernet end to the left over an empty bay for the Pico cable's USB-A plug "
-        f"({parts['enclosure']['usba_plug'][2]:g} mm kept clear). A Zero 2 W lies on the same "
-        "back standoffs and the two short front ones with a printed 2 mm spacer each, power "
-        "and data micro-USB through the back wall's windows (the Pico cable leaves by the data "
-        "window and comes back in over the notch beside it). The Pico (a plain Pico with its "
-        "header soldered pins up, not a Pico H: its downward pins need about 8 mm under the board, "
-        f"the standoffs give {parts['enclosure']['standoff_h']:g}) lies parts up at the front "
-        "right, micro-USB end to the left. Each RC522 board goes into its pocket from below, "
-        "antenna end to the front under its slot, header at the back, flat back up against "
-        "the slot floor; solder its header with the plastic on the chip side, pins down. "
-        f"The slot block closes the housing ({f['width']:g} x {f['depth']:g} x "
-        f"{f['rim'] + f['block_h']:g} mm in all). "
-        "`hardware/assembly.py` checks that no two of these (plugs, headers with Dupont "
-        "housings, standoffs included) meet and that every outside plug leaves the housing.",
+        "**Boards (flagship).** The housing is an open frame: a ribbed floor with four corner "
+        "posts and the lid, a plate with the slots, screwed on top; no walls, so every plug and "
+        "lead bends in the open. A Raspberry Pi 3B+/4/5 lies parts up with its port side "
+        "(USB-C power) at the back edge, the USB/Ethernet end to the left; the Pico cable's "
+        "USB-A plug goes into the USB 2.0 pair nearer the middle "
+        f"({en['usba_plug'][2]:g} mm plug plus {en['cable_bend']:g} mm for the cable to turn "
+        "kept clear). A Zero 2 W lies on the same back standoffs and the two short front ones "
+        "with a printed 2 mm spacer each. The Pico is a Pico H or WH (header soldered at the "
+        "factory, pins down): it stands at the front right on two pillars between its header "
+        "rows, clear of the pins, the Dupont housings on them and their bend room; an M2 x 6 "
+        f"pan head in each hole clears the corner pins' solder joints ({en['m2_head_d']:g} mm "
+        "head; the pins sit 3.25 mm from the holes). Each RC522 board (bought with its header "
+        "soldered) hangs under its slot, flat back up, antenna end to the front: its two "
+        "antenna-end holes over printed pegs, two M2.5 x 6 pan heads through the header-end "
+        f"holes into standoffs; its back stays {rc['standoff_h']:g} mm under the slot's pad, "
+        "clear of the header's joints; side rails locate it (pocket "
+        f"{rc['w_max'] + 2 * rc['tol']:g} mm across: a {rc['w_max']:g} mm board with "
+        f"{rc['tol']:g} mm each side). The LEDs come pre-wired with Dupont ends; each Dupont "
+        f"housing ({en['dupont_w']:g} mm square) passes the {g.value('led_bore'):g} mm LED bore "
+        f"on its own. Everything stands {f['width']:g} x {f['depth']:g} x {f['lid_top']:g} mm. "
+        "`hardware/assembly.py` checks that no two of these (plugs and cables with their bend "
+        "room, headers with Dupont housings, pin tails and solder joints under and over every "
+        "board, standoffs, pillars, pegs included) meet and that every outside plug leaves.",
         "", "**Screws** (holes drawn for exactly these):", "",
         "| Where | Screw | Standard | " + " | ".join(f"`{v}`" for v in VARIANTS) + " |",
         "|---|---|---|" + "--:|" * len(VARIANTS)]

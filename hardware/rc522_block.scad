@@ -1,28 +1,26 @@
-// Salpakan Arbiter: the flagship's slot block: two slots, ATTACKER left and
-// DEFENDER right seen from the front (the LED side), each over an RC522
-// (MFRC522) board read by the Pico. It is the lid of the housing
-// (housing.scad): it stands on the tray's rim, four M2.5 x 12 countersunk
-// screws (DIN 7991) from the top into the tray's corner columns.
+// Salpakan Arbiter: the flagship's lid: a plate with the two slots, ATTACKER
+// left and DEFENDER right seen from the front (the LED side), each over an
+// RC522 (MFRC522) board read by the Pico. It stands on the frame's corner
+// posts (housing.scad), four M2.5 x 12 countersunk screws (DIN 7991) from the
+// top into their pilots.
 //
-// Under each slot a pocket takes an RC522 board from below, its flat back up
-// against the slot floor, its antenna end to the front (under the slot), its
-// header at the back; solder the 8-pin header with its plastic on the chip
-// side so the pins point down, into the housing (a groove over the header
-// row clears the solder joints). Fix each board with two dots of hot glue at
-// its back corners. The antenna centres are rc_pitch apart, derived in
+// A slot is a recess the piece's base stands in, sized for one gauge letter
+// (slot = "A" .. "D": print the lid of the letter the fit gauge, gauge.scad,
+// gave your pieces); its sticker (a small NTAG213 stuck on the base's centre)
+// then lies over the board's antenna whichever way round the piece goes in.
+// Under each slot a pad carries the board: flat back up, antenna end to the
+// front, header at the back (bought soldered, pins down). Its two antenna-end
+// holes go over two printed pegs, its two header-end holes take M2.5 x 6
+// pan-head screws into standoffs; side rails locate it (pocket: the largest
+// board plus clearance). The standoffs hold its flat back clear of the header's
+// solder joints. The antenna centres are rc_pitch apart, derived in
 // hardware/geometry.py so that a sticker anywhere in one slot stays the
-// assumed read range plus a margin away from the other antenna loop (stack
-// row "RC522 antenna far from the other sticker").
+// assumed read range plus a margin away from the other antenna loop.
 //
-// A slot takes a piece glued into its tag shoe (tag_shoe.scad), sticker
-// underneath, which lands over the antenna. In front: the ATTACKER,
-// status and DEFENDER LEDs (push them in from above, flange flush); in the
+// In front: the ATTACKER, status and DEFENDER LEDs (pre-wired, pushed in from
+// above, their Dupont ends first, one at a time, through the bore); in the
 // middle the NEW GAME button (12 mm, nut underneath), behind it the piezo
-// (glue it in from below) under four sound holes.
-//
-// Its underside is open over the housing: that is the cable pass. The
-// RC522 headers and the LED, button and piezo wires hang straight down to
-// the Pico and the Pi's header; nothing runs round the outside.
+// (pressed into its ring from below) under four sound holes.
 //
 // Print upside down (top face on the bed), no supports.
 
@@ -30,55 +28,70 @@ include <gg_params.scad>
 include <gg_assembly.scad>
 use <gg_lib.scad>
 
+slot = "B";
+
 W = asm_width;
 D = asm_depth;
-H = asm_block_h;
-wb = asm_wall_b;
-cav = asm_cav_b;
-screw_seat = 5;   // plastic under a screw head, over the tray's rim
+rim = asm_rim;
+top = asm_lid_top;
+screw_seat = 0.8;   // plastic under a countersunk head
 
-module rc522_block() {
+function slot_size(letter) = [for (s = asm_slots) if (s[0] == letter) [s[1], s[2]]][0];
+
+module rc522_block(letter = slot) {
+    sz = slot_size(letter);
+    sw = asm_slot_wall;
     difference() {
         union() {
-            difference() {
-                cube([W, D, H]);
-                translate([wb, wb, -1]) cube([W - 2 * wb, D - 2 * wb, cav + 1]);
+            translate([0, 0, rim]) cube([W, D, asm_lid_t]);
+            for (xc = asm_slot_xc) {
+                // the slot's pad, and the pocket's side rails
+                translate([xc - asm_slot_x / 2 - sw, asm_slot_yc - asm_slot_y / 2 - sw, asm_pad_z])
+                    cube([asm_slot_x + 2 * sw, asm_slot_y + 2 * sw, rim - asm_pad_z + 0.01]);
+                by0 = asm_slot_yc - rc_ant_l / 2 - (rc_ant_c - rc_ant_l / 2);
+                for (x = [xc - asm_pocket[0] / 2 - 1.2, xc + asm_pocket[0] / 2])
+                    translate([x, by0 + 24, asm_rc_board_top - asm_rail_h])
+                        cube([1.2, rc_l - 34, rim - asm_rc_board_top + asm_rail_h + 0.01]);
             }
-            for (c = asm_columns)
-                translate([c[0] - asm_col / 2, c[1] - asm_col / 2, 0]) cube([asm_col, asm_col, cav + 0.01]);
+            // standoffs (header end) and pegs (antenna end) for the boards' holes
+            for (s = asm_rc_standoffs) translate([s[0], s[1], 0]) {
+                z1 = s[2] == 1 ? asm_pad_z : rim;
+                translate([0, 0, asm_rc_board_top]) cylinder(d = asm_rc_standoff_d, h = z1 - asm_rc_board_top + 0.01, $fn = 32);
+                if (s[2] == 1)
+                    translate([0, 0, asm_rc_board_top - rc_t - 0.6]) cylinder(d = asm_rc_hole_d - 0.4, h = rc_t + 0.61, $fn = 24);
+            }
+            // the piezo's ring
+            translate([asm_mid_x, asm_buzzer_y, rim - bz_h]) difference() {
+                cylinder(d = bz_d + 2.4, h = bz_h + 0.01, $fn = 48);
+                translate([0, 0, -1]) bore(bz_d, bz_h + 1);
+            }
         }
-        // corner screws: countersunk seat screw_seat above the rim, counterbore over it
+        // the M2.5 pilots in the header-end standoffs
+        for (s = asm_rc_standoffs) if (s[2] == 0)
+            translate([s[0], s[1], asm_rc_board_top - 1]) bore(m25_pilot, 7);
+        // corner screws: countersunk into the plate
         for (c = asm_columns) translate([c[0], c[1], 0]) {
-            translate([0, 0, -1]) bore(csk_clear, H + 2);
-            translate([0, 0, screw_seat])
+            translate([0, 0, rim - 1]) bore(csk_clear, asm_lid_t + 2);
+            translate([0, 0, rim + screw_seat])
                 cylinder(d1 = csk_clear, d2 = csk_head_d, h = (csk_head_d - csk_clear) / 2 + 0.01, $fn = 32);
-            translate([0, 0, screw_seat + (csk_head_d - csk_clear) / 2]) bore(csk_head_d, H);
+            translate([0, 0, rim + screw_seat + (csk_head_d - csk_clear) / 2]) bore(csk_head_d, 2);
         }
         for (s = [0, 1]) {
             xc = asm_slot_xc[s];
-            // the piece's slot
-            translate([xc - asm_slot_x / 2, asm_front, H - asm_slot_depth]) cube([asm_slot_x, asm_slot_y, asm_slot_depth + 1]);
-            // the board's pocket, from below, and the groove over its header's solder joints
-            translate([xc - asm_pocket[0] / 2, asm_pocket_y0, cav - 1]) cube([asm_pocket[0], asm_pocket[1], asm_pocket[2] + 1]);
-            translate([xc - rc_hdr_len / 2 - 1.5, asm_pocket_y0 + rc_tol + rc_l - rc_hdr_from_end - 2.5, cav - 1])
-                cube([rc_hdr_len + 3, 5, asm_pocket[2] + rc_relief + 1]);
+            // the piece's slot, and its letter behind it
+            translate([xc - sz[0] / 2, asm_slot_yc - sz[1] / 2, top - asm_slot_depth]) cube([sz[0], sz[1], asm_slot_depth + 1]);
+            translate([xc, asm_slot_yc + asm_slot_y / 2 + sw + 3, 0]) label(letter, top, 3);
             // its LED and label (labels point inwards)
-            translate([xc, asm_front / 2, 0]) led_seat(H);
-            translate([xc + (s == 0 ? 5 : -5), asm_front / 2, 0])
-                label(s == 0 ? "ATTACKER" : "DEFENDER", H, 3, s == 0 ? "left" : "right");
+            translate([xc, asm_led_y, 0]) led_seat(top);
+            translate([xc + (s == 0 ? 5 : -5), asm_led_y, 0])
+                label(s == 0 ? "ATTACKER" : "DEFENDER", top, 3, s == 0 ? "left" : "right");
         }
-        translate([asm_mid_x, asm_front / 2, 0]) led_seat(H);
-        // NEW GAME button: a hole through a thin panel, room for the nut below
-        translate([asm_mid_x, asm_button_y, 0]) {
-            translate([0, 0, H - btn_panel - 1]) bore(btn_hole, btn_panel + 2);
-            translate([0, 0, cav - 1]) bore(btn_cavity, H - btn_panel - cav + 1);
-        }
-        translate([asm_mid_x, asm_button_y + btn_hole / 2 + 3, 0]) label("NEW GAME", H, 2.5);
-        // piezo pocket and sound holes
-        translate([asm_mid_x, asm_buzzer_y, 0]) {
-            translate([0, 0, cav - 1]) bore(bz_d, H - 1.5 - cav + 1);
-            for (a = [45 : 90 : 315]) rotate(a) translate([3, 0, H - 2]) bore(2, 3);
-        }
+        translate([asm_mid_x, asm_led_y, 0]) led_seat(top);
+        translate([asm_mid_x, asm_button_y, rim - 1]) bore(btn_hole, asm_lid_t + 2);
+        translate([asm_mid_x, asm_button_y + btn_hole / 2 + 3, 0]) label("NEW GAME", top, 2.5);
+        for (a = [45 : 90 : 315]) rotate(a) translate([asm_mid_x, asm_buzzer_y, 0]);
+        translate([asm_mid_x, asm_buzzer_y, 0])
+            for (a = [45 : 90 : 315]) rotate(a) translate([3, 0, rim - 1]) bore(2, asm_lid_t + 2);
     }
 }
 

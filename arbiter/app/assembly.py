@@ -43,9 +43,16 @@ def build_readers(
         pass a fake clock.
     """
     r = config.reader
-    if sim or r.kind == "sim":
+    if r.kind == "sim" or (sim and r.kind.startswith("keys")):
         slots = SimSlots()
         return [slots], TextIdentifier(), None, slots
+    if sim:  # an RFID kind: pieces carry simulated stickers, enrolled as on the board
+        from arbiter.drivers.readers.sim import SIM_TAGS
+        from arbiter.storage.registry import TagRegistry
+
+        registry = TagRegistry(config.data_dir / SIM_TAGS)  # never the real stickers' file
+        slots = SimSlots(registry, tag_lengths(r.kind), r.kind)
+        return [slots], TagIdentifier(registry), registry, slots
     window = r.debounce_ms / 1000
     invalid_after = r.invalid_after_ms / 1000
     if r.kind == "keys-gpio":
@@ -89,7 +96,20 @@ def build_readers(
         return readers, TagIdentifier(registry), registry, None
     from arbiter.drivers.readers.mcu import McuReader
 
-    return [McuReader(r.mcu_port, clock=clock)], TagIdentifier(registry), registry, None
+    return ([McuReader(r.mcu_port, clock=clock, rx_gain_db=r.rx_gain_db)], TagIdentifier(registry),
+            registry, None)
+
+
+def tag_lengths(kind: str) -> frozenset[int]:
+    """How many hex digits a tag id of reader ``kind`` has: an RDM6300's 10, or the
+    microcontroller's (an RC522's 8, 14 or 20, or an RDM6300's 10 through the Pico)."""
+    if kind == "rdm6300":
+        from arbiter.drivers.readers.rdm6300 import TAG_DIGITS
+
+        return frozenset((TAG_DIGITS,))
+    from arbiter.drivers.readers.mcu import TAG_LENGTHS
+
+    return TAG_LENGTHS
 
 
 def build_signals(

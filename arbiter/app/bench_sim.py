@@ -12,7 +12,12 @@ answers on a fake I2C bus and pulls its INT pin low on a change
     release attacker 3      open it again
     code defender 1011000   set every switch of a slot (1 = closed)
     seat attacker W:COL     keys: that piece's code; RFID: its enrolled tag
-    tag attacker 62E3086CED hold a tag over the slot's reader (RFID)
+    tag attacker 04A1B2C3D48E80
+                            put a tag in the slot: mcu takes an RC522's 8, 14
+                            (NTAG213 stickers) or 20 hex digits, or 10;
+                            rdm6300 takes 10
+    height attacker 25      mcu: lift that slot's tag 25 mm above the slot floor
+                            (it reads as the simulator's read-range model says)
     bad attacker            one frame or line with a wrong checksum (RFID)
     clear attacker          take everything out (clear = both slots)
     quit
@@ -26,6 +31,7 @@ from typing import Any
 
 import serial
 
+from arbiter.app.assembly import tag_lengths
 from arbiter.app.config import Config
 from arbiter.app.errors import BenchCommandError
 from arbiter.drivers.fakes import FakeMcp23017, FakePico, FakeRdm6300
@@ -33,6 +39,12 @@ from arbiter.drivers.pins import mock_pin_factory
 from arbiter.drivers.readers.base import SlotReader
 from arbiter.drivers.readers.errors import ReaderError
 from arbiter.errors import ArbiterError
+from arbiter.drivers.fakes import FakeMcp23017, FakePico, FakeRdm6300
+from arbiter.drivers.pins import mock_pin_factory
+from arbiter.drivers.readers.base import SlotReader
+from arbiter.drivers.readers.errors import ReaderError
+from arbiter.drivers.readers.sim import check_tag
+from arbiter.drivers.readers.errors import SimTagError
 from arbiter.rules.keycode import DEFAULT_KEYCODE
 from arbiter.rules.pieces import Piece
 from arbiter.rules.verdict import Role
@@ -99,7 +111,8 @@ class BenchSim:
             self._pico = FakePico()
             name = self._pico.path  # the reader opens it by name, as a real port
             self.readers = [McuReader(
-                serial_factory=lambda: serial.Serial(name, 115200, timeout=0.05))]
+                serial_factory=lambda: serial.Serial(name, 115200, timeout=0.05),
+                rx_gain_db=r.rx_gain_db)]
             self._closers.append(self._pico.unplug)
         else:
             raise ReaderError(f"reader.kind {self.kind!r} has no hardware to simulate")
@@ -133,6 +146,8 @@ class BenchSim:
             self.seat(role, rest[0])
         elif verb == "tag" and len(rest) == 1:
             self.tag(role, rest[0])
+        elif verb == "height" and len(rest) == 1:
+            self.height(role, rest[0])
         elif verb == "bad" and not rest:
             self.bad(role)
         elif verb == "clear" and not rest:
@@ -174,16 +189,32 @@ class BenchSim:
         self.tag(role, tag)
 
     def tag(self, role: Role, tag: str) -> None:
-        """Hold a tag (10 hex digits) over a slot's reader."""
+        """Put a tag in a slot, seated: as many hex digits as the reader kind sends."""
         self._need_rfid()
-        if len(tag) != 10 or not all(c in "0123456789abcdefABCDEF" for c in tag):
-            raise BenchCommandError(f"a tag id is 10 hex digits: {tag!r}")
+        try:
+            tag = check_tag(tag, tag_lengths(self.kind), self.kind)
+        except SimTagError as exc:
+            raise BenchCommandError(str(exc)) from None
         with self._lock:
-            self._tags[role] = tag.upper()
+            self._tags[role] = tag
         if self.kind == "mcu":
-            self._pico.set(_letter(role), tag)
+            self._pico.place(_letter(role), tag, 0.0)
         else:
             self._rdm[role].hold(tag)
+
+    def height(self, role: Role, text: str) -> None:
+        """Lift the tag in a slot to ``text`` mm above the slot floor (mcu)."""
+        if self.kind != "mcu":
+            raise BenchCommandError("height is for the mcu reader (its RC522 read range)")
+        try:
+            mm = float(text)
+        except ValueError:
+            mm = -1.0
+        if not 0 <= mm <= 200:
+            raise BenchCommandError(f"a height is 0 to 200 mm above the slot floor: {text!r}")
+        if _letter(role) not in self._pico.stickers:
+            raise BenchCommandError(f"no tag in the {role.value} slot: tag {role.value} ID first")
+        self._pico.lift(_letter(role), mm)
 
     def bad(self, role: Role) -> None:
         """Send one frame (RDM6300) or line (mcu) with a wrong checksum."""
@@ -201,7 +232,7 @@ class BenchSim:
         if self.kind.startswith("keys"):
             self._apply(role)
         elif self.kind == "mcu":
-            self._pico.set(_letter(role), None)
+            self._pico.place(_letter(role), None)
         else:
             self._rdm[role].hold(None)
 

@@ -45,6 +45,7 @@ class ReaderConfig:
     defender_port: str
     removal_timeout_ms: int
     mcu_port: str
+    rx_gain_db: int
 
 
 @dataclass(frozen=True)
@@ -201,6 +202,8 @@ def load_config(path: str | Path | None = None, *, data_dir: str | Path | None =
         defender_port=r.text("defender_port"),
         removal_timeout_ms=r.integer("removal_timeout_ms", 60, 5000),
         mcu_port=r.text("mcu_port"),
+        # One of the RC522's six gains: McuReader checks (config loads no hardware module).
+        rx_gain_db=r.integer("rx_gain_db", 18, 48),
     )
     if len(reader.attacker_pins) != len(reader.defender_pins):
         raise ConfigError(

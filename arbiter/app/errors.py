@@ -23,3 +23,7 @@ class BenchCommandError(ArbiterError, ValueError):
 
 class ConfigError(ArbiterError, ValueError):
     """A config file that cannot be used; the message names the file and key."""
+
+
+class EnrollReaderError(ArbiterError):
+    """The slot reader failed during enrollment: the walk stops (it resumes next time)."""

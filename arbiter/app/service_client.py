@@ -180,8 +180,9 @@ def enroll_through_service(config: Config, args: argparse.Namespace,
                            requests: StopRequests | None = None) -> int:
     """The arbiter runs and holds the readers: it enrolls; this shows its prompts.
 
-    Typed commands as in the terminal walk: s + Enter skips a piece, q + Enter stops;
-    a stop request (``requests``: Ctrl-C, SIGTERM) stops as q does.
+    Typed commands as in the terminal walk: s + Enter skips a piece, q + Enter stops,
+    a piece's name (``B:SPY``) is the one enrolled next; a stop request (``requests``:
+    Ctrl-C, SIGTERM) stops as q does.
     """
     import queue
     import threading
@@ -189,7 +190,8 @@ def enroll_through_service(config: Config, args: argparse.Namespace,
     api = service_api(config, args)
     status = api.call("POST", "/api/admin/enrollment", {"only": args.piece})
     print(f"Enrolling through the running arbiter at {api.base}: "
-          "s + Enter skips a piece, q + Enter stops.")
+          "s + Enter skips a piece, q + Enter stops; type a piece's name (B:SPY) to enroll "
+          "that one next.")
     typed: queue.Queue[str] = queue.Queue()
 
     def read_commands(stopping: threading.Event) -> None:
@@ -221,6 +223,13 @@ def enroll_through_service(config: Config, args: argparse.Namespace,
                 break
             if command in ("s", "skip"):
                 status = api.call("POST", "/api/admin/enrollment/skip")
+                continue
+            if ":" in command:
+                try:
+                    status = api.call("POST", "/api/admin/enrollment/next",
+                                      {"piece": command.upper()})
+                except CliError as exc:  # no such piece, or it has its tag: say so, go on
+                    print(exc)
                 continue
             status = api.call("GET", "/api/admin/enrollment")
     except KeyboardInterrupt:

@@ -5,6 +5,11 @@ Commands, one per line (``help`` lists them)::
     attacker W:5*G      seat a piece (also: a W:5*G)
     defender B:SPY      (also: d B:SPY)
     clear attacker      take a piece out (clear defender; clear = both)
+    tag attacker 04A1B2C3D48E80
+                        hold a bare sticker of that UID (RFID kinds; also: tag d UID)
+    enroll              enrollment: pieces seated in the ATTACKER slot get their tags
+                        (enroll W:PVT#3 redoes one; enroll next B:SPY: that one
+                        next, in your own order; enroll skip; enroll stop)
     new                 NEW GAME
     end draw            declare an ending: end flag_home W | end resignation B | end draw
                         (the side named is the winner)
@@ -14,6 +19,11 @@ Commands, one per line (``help`` lists them)::
 It prints what the device would show: ``[leds]``, ``[tune]``, ``[state]``
 and ``[verdict]`` lines, in the order the device showed them. It never prints
 a rank it was not given.
+
+With an RFID reader kind (``reader.kind = "mcu"``, the flagship) each piece carries a
+simulated sticker (:mod:`arbiter.drivers.readers.sim`): ``attacker W:5*G`` seats it,
+enrolled or not, so ``gg-arbiter enroll`` and the status page's enrollment can be
+rehearsed.
 
 Typed at a terminal, each command goes in at once (a piece may be moved while
 the battle phrase plays, as at the table). A script (``run --script FILE``, or
@@ -36,6 +46,7 @@ from typing import TextIO
 from arbiter.app.stopping import lines_until
 from arbiter.device.arbiter import Arbiter, DeviceError
 from arbiter.drivers.readers.sim import SimSlots
+from arbiter.drivers.readers.errors import SimTagError
 from arbiter.queues import put_dropping_oldest
 from arbiter.rules.errors import EndingError, PieceError
 from arbiter.rules.game import EndingKind
@@ -112,6 +123,7 @@ class SimConsole:
         self._printer = printer
         self._shown = threading.Condition()
         self._shown_seq = 0  # the newest status shown
+        self._last_enroll: tuple[object, ...] | None = None
 
     def print(self, line: str) -> None:
         """Print one whole line (threads never run two lines together)."""
@@ -131,9 +143,27 @@ class SimConsole:
             self._last_tune = playing.get("started")
             self.print(f"[tune] {playing['name']}")
 
+    def show_enrollment(self) -> None:
+        """``[enroll]`` lines when the enrollment's prompt or last result changed (this
+        console is the admin's: prompts name pieces)."""
+        now = self.arbiter.enrollment_status()
+        key = (now["active"], now["prompt"], now["last"])
+        if key == self._last_enroll:
+            return
+        before = self._last_enroll
+        self._last_enroll = key
+        if now["last"] and (before is None or before[2] != now["last"]):
+            self.print(f"[enroll] {now['last']}")
+        if now["active"]:
+            done, total = now["progress"]
+            self.print(f"[enroll] [{done}/{total}] {now['prompt']}")
+        elif before is not None and before[0]:
+            self.print("[enroll] enrollment ended: the arbiter judges again")
+
     def show_status(self, status: JsonDict) -> None:
         try:
             self._show_status(status)
+            self.show_enrollment()
         finally:
             with self._shown:
                 self._shown_seq = max(self._shown_seq, int(status.get("seq", 0)))
@@ -178,10 +208,17 @@ class SimConsole:
                     self.print(f"usage: {verb} SIDE:RANK, e.g. {verb} W:5*G")
                 else:
                     sim.seat(_ROLES[verb], args[0])
+            elif verb == "tag":
+                if len(args) != 2:
+                    self.print("usage: tag attacker|defender UID, e.g. tag a 04A1B2C3D48E80")
+                else:
+                    sim.hold(_ROLES[args[0].lower()], args[1])
             elif verb in ("clear", "remove", "c"):
                 roles = [_ROLES[a.lower()] for a in args] if args else list(Role)
                 for role in roles:
                     sim.clear(role)
+            elif verb == "enroll":
+                self._enroll(args)
             elif verb in ("new", "newgame"):
                 self.print(f"[game] new game {self.arbiter.new_game()}")
             elif verb == "end":
@@ -190,7 +227,7 @@ class SimConsole:
                 self.print(json.dumps(self.arbiter.status()))
             else:
                 self.print(f"unknown command {verb!r}: type help")
-        except (PieceError, EndingError, DeviceError) as exc:
+        except (PieceError, EndingError, DeviceError, SimTagError) as exc:
             self.print(f"[refused] {exc}")
         except KeyError as exc:
             self.print(f"[refused] unknown slot {exc.args[0]!r}: attacker or defender")
@@ -198,6 +235,18 @@ class SimConsole:
             log.exception("simulator command %r failed", verb)
             self.print(f"[error] {verb}: {exc}")
         return True
+
+    def _enroll(self, args: list[str]) -> None:
+        word = args[0].lower() if args else ""
+        if word == "stop":
+            self.arbiter.stop_enrollment()
+        elif word == "skip":
+            self.arbiter.skip_enrollment()
+        elif word == "next" and len(args) == 2:
+            self.arbiter.choose_enrollment(args[1])
+        else:
+            self.arbiter.start_enrollment(args[0] if args else None)
+        self.show_enrollment()
 
     def _end(self, args: list[str]) -> None:
         if not args or args[0].lower() not in _ENDINGS:

@@ -243,6 +243,15 @@ class Arbiter:
         self._call(self._enrollment.skip)
         return self.enrollment_status()
 
+    def choose_enrollment(self, piece: str) -> JsonDict:
+        """Enroll the piece named (``B:SPY``, ``W:PVT#3``) next: the admin's own order.
+
+        :raises DeviceError: enrollment is off, or the piece has its tag already.
+        :raises PieceError: not a piece.
+        """
+        self._call(lambda: self._enrollment.choose(piece))
+        return self.enrollment_status()
+
     def enrollment_status(self) -> JsonDict:
         """Admin only: prompts name pieces."""
         return self._enrollment.status()

@@ -23,6 +23,7 @@ from arbiter.device.errors import DeviceError
 from arbiter.drivers.readers.base import SlotReading, SlotState
 from arbiter.rules.army import PhysicalPiece, all_physical_pieces
 from arbiter.rules.jsondata import JsonDict
+from arbiter.rules.pieces import Piece
 from arbiter.rules.verdict import Role
 from arbiter.storage.errors import InvalidTagError, TagAlreadyEnrolledError
 from arbiter.storage.registry import TagRegistry, normalize_tag
@@ -153,6 +154,30 @@ class EnrollmentSession:
         self._advance()
         return result
 
+    def choose(self, text: str) -> PhysicalPiece:
+        """Order-free enrollment: the piece the admin holds, named by them, comes next.
+
+        ``W:PVT`` is the first Private without a tag; ``W:PVT#3`` that one.
+
+        :raises PieceError: not a piece.
+        :raises DeviceError: the piece already has a tag (``--piece`` redoes one), or
+            this session re-enrolls another piece.
+        """
+        if self._only is not None:
+            raise DeviceError(f"this session re-enrolls {self._only} only")
+        if "#" in text:
+            wanted = [PhysicalPiece.parse(text)]
+        else:
+            piece = Piece.parse(text)
+            wanted = [PhysicalPiece(piece, n) for n in range(1, piece.rank.count + 1)]
+        free = [p for p in wanted if self._registry.tag_of(p) is None]
+        if not free:
+            which = wanted[0] if len(wanted) == 1 else wanted[0].piece
+            raise DeviceError(f"{which} already has a tag (gg-arbiter enroll --piece "
+                              f"{wanted[0]} gives one a new tag)")
+        self._queue = [free[0]] + [p for p in self._queue if p != free[0]]
+        return free[0]
+
     def skip(self) -> PhysicalPiece | None:
         """Leave the current piece without a tag (for this session); returns it."""
         piece = self.current
@@ -207,9 +232,15 @@ class EnrollmentMode:
         return PhysicalPiece.parse(only) if only else None
 
     def begin(self, only: PhysicalPiece | None) -> None:
-        """Enter the mode: a fresh session (one already on is dropped)."""
-        self._session = EnrollmentSession(self._needs_registry(), only=only)
+        """Enter the mode: a fresh session (one already on is dropped). With every
+        piece enrolled already the mode does not begin: ``last`` says so."""
+        session = EnrollmentSession(self._needs_registry(), only=only)
         self._last = ""
+        if session.done:
+            self._session = None
+            self._last = session.prompt()
+            return
+        self._session = session
 
     def end(self) -> None:
         self._session = None
@@ -227,6 +258,17 @@ class EnrollmentMode:
             self._last = f"skipped {piece}"
         if session.done:
             self._session = None
+
+    def choose(self, text: str) -> None:
+        """Order-free: the piece named (``B:SPY``) is the one to enroll next.
+
+        :raises DeviceError: enrollment is off, or the piece has its tag already.
+        :raises PieceError: not a piece.
+        """
+        session = self._session
+        if session is None:
+            raise DeviceError("enrollment is not on")
+        self._last = f"next: {session.choose(text)}"
 
     def _needs_registry(self) -> TagRegistry:
         if self._registry is None:

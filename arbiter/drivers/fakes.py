@@ -7,7 +7,9 @@ tests drive the real reader code through them.
 - :class:`FakeRdm6300`: an RDM6300 writing the held tag's frame every 50 ms to a
   serial port (a pyserial ``loop://`` port or a pty);
 - :class:`FakePico`: the slot microcontroller's firmware on the master side of a
-  pty, answering ``?`` with the state of both slots.
+  pty, answering ``?`` with the state of both slots and ``GAIN <dB>`` as the RC522
+  firmware does; stickers put at a height with :meth:`FakePico.place` read as
+  :class:`~arbiter.drivers.readrange.ReadRangeModel` says.
 
 The INT pin and ports are duck-typed: a gpiozero mock pin (``drive_low``,
 ``drive_high``) and anything with ``write(bytes)``.
@@ -21,8 +23,9 @@ import select
 import threading
 from typing import Protocol
 
-from arbiter.drivers.readers.mcu import encode_line
+from arbiter.drivers.readers.mcu import RX_GAINS_DB, encode_line
 from arbiter.drivers.readers.rdm6300 import encode_frame
+from arbiter.drivers.readrange import RESET_GAIN_DB, ReadRangeModel
 from arbiter.threads import BackgroundThread, declare
 
 FAKE_READER = declare("fake reader", __name__,
@@ -197,16 +200,29 @@ class FakePico:
 
     ``path`` is the port a reader opens; ``answering=False`` plays a board that
     stays silent; ``requests`` counts the ``?`` seen. :meth:`unplug` closes the pty
-    as a pulled USB cable does.
+    as a pulled USB cable does. With ``rc522`` (the flagship) it takes ``GAIN <dB>``
+    as the firmware does (``gain_db``, answered ``GAIN <dB>``), and stickers put with
+    :meth:`place` read in a slot as ``model`` says at that gain (two in one slot's
+    reach collide: no reading, as on an RC522).
     """
 
-    def __init__(self, answering: bool = True) -> None:
+    def __init__(self, answering: bool = True, *, rc522: bool = True,
+                 model: ReadRangeModel | None = None) -> None:
         self.master, self.slave = os.openpty()
         self.path = os.ttyname(self.slave)
         self.answering = answering
+        self.rc522 = rc522
+        self.model = model or ReadRangeModel()
+        self.gain_db = RESET_GAIN_DB
         self.state: dict[str, str | None] = {"A": None, "D": None}
+        #: Stickers held over a slot: letter -> (tag, height above the slot floor, mm).
+        self.stickers: dict[str, tuple[str, float]] = {}
         self.requests = 0
+        self._line = b""
         self._write_lock = threading.Lock()
+        # A change and a full state are each written whole: a state read before a
+        # change and written after it would undo the change on the reader's side.
+        self._state_lock = threading.RLock()
         self._thread = BackgroundThread(self._serve, FAKE_PICO)
         self._thread.start()
 
@@ -219,10 +235,51 @@ class FakePico:
                 data = os.read(self.master, 256)
             except OSError:
                 return
-            for _ in range(data.count(b"?")):
-                self.requests += 1
-                if self.answering:
-                    self.send_state()
+            for byte in data:
+                if byte == ord("?"):
+                    self.requests += 1
+                    if self.answering:
+                        self.send_state()
+                elif byte == ord("\n"):
+                    self._command(self._line.decode("ascii", "replace"))
+                    self._line = b""
+                elif len(self._line) < 16:
+                    self._line += bytes((byte,))
+
+    def _command(self, line: str) -> None:
+        words = line.split()
+        if not (self.rc522 and self.answering and words and words[0] == "GAIN"):
+            return
+        db = int(words[1]) if len(words) == 2 and words[1].isdigit() else -1
+        if db not in RX_GAINS_DB:
+            gains = " ".join(map(str, RX_GAINS_DB))
+            self.line(f"ERR GAIN {' '.join(words[1:])}: not one of {gains}")
+            return
+        self.gain_db = db
+        self.line(f"GAIN {db}")
+        self._read_stickers()
+
+    def place(self, letter: str, tag: str | None, height_mm: float = 0.0) -> None:
+        """Hold sticker ``tag`` ``height_mm`` above slot ``letter``'s floor (0: a seated
+        piece; None: take it away); each slot reports what it now reads."""
+        if tag is None:
+            self.stickers.pop(letter, None)
+        else:
+            self.stickers[letter] = (tag.upper(), height_mm)
+        self._read_stickers()
+
+    def lift(self, letter: str, height_mm: float) -> None:
+        """Move the sticker over slot ``letter`` to ``height_mm`` above its floor."""
+        tag, _ = self.stickers[letter]
+        self.place(letter, tag, height_mm)
+
+    def _read_stickers(self) -> None:
+        for slot in ("A", "D"):
+            heard = {tag for over, (tag, height) in self.stickers.items()
+                     if self.model.reads(self.gain_db, height, other_slot=over != slot)}
+            tag = heard.pop() if len(heard) == 1 else None  # two tags collide: no reading
+            if tag != self.state[slot]:
+                self.set(slot, tag)
 
     def raw(self, data: bytes) -> None:
         """Write bytes as they are (a garbled line, half a line)."""
@@ -235,17 +292,19 @@ class FakePico:
 
     def set(self, letter: str, tag: str | None) -> None:
         """Slot ``letter`` ("A" or "D") now holds ``tag`` (None: empty); report it."""
-        self.state[letter] = tag.upper() if tag else None
-        self.line(self._body(letter))
+        with self._state_lock:  # never between a full state's reading and its writing
+            self.state[letter] = tag.upper() if tag else None
+            self.line(self._body(letter))
 
     def _body(self, letter: str) -> str:
         tag = self.state[letter]
         return f"{letter} EMPTY" if tag is None else f"{letter} TAG {tag}"
 
     def send_state(self) -> None:
-        self.line("HELLO gg-slots 1")
-        self.line(self._body("A"))
-        self.line(self._body("D"))
+        with self._state_lock:
+            self.line("HELLO gg-slots 1")
+            self.line(self._body("A"))
+            self.line(self._body("D"))
 
     def unplug(self) -> None:
         """Close both ends, as a pulled cable does; safe to call twice."""

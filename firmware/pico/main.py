@@ -3,7 +3,7 @@ slots to the arbiter over USB serial (protocol: firmware/PROTOCOL.md).
 
 READER below chooses the readers; the line protocol is the same either way:
   "rdm6300": two RDM6300 125 kHz modules (EM4100 tags) on UART0 / UART1
-  "rc522":   two RC522 (MFRC522) 13.56 MHz boards (NTAG / MIFARE tags) on SPI0
+  "rc522":   two RC522 (MFRC522) 13.56 MHz boards (NTAG / MIFARE tags), on SPI0 and SPI1
 Wiring: the tables in README.md beside this file, tested against the pin constants
 below (the one place pins are set). RDM6300 TX is 5 V logic and RP2040 pins are not
 5 V tolerant: keep the dividers. The RC522 is a 3.3 V part: power it from 3V3, never 5 V.
@@ -25,13 +25,16 @@ READER = "rc522"  # or "rdm6300"
 # Pins, as GP numbers: the only place they are set (README.md's tables are tested
 # against these).
 RDM6300_UART = {"A": (0, 0, 1), "D": (1, 4, 5)}  # slot: (UART id, TX pin, RX pin)
-RC522_SPI = 0
-RC522_SCK = 18
-RC522_MOSI = 19
-RC522_MISO = 16
-RC522_CS = {"A": 17, "D": 20}  # the boards' SDA pin
-RC522_RST = 21
+# RC522: each board on its own SPI bus, so no wire is shared (no splice, no solder):
+# slot: (SPI id, SCK, MOSI, MISO, SDA = chip select, RST). Only 3.3 V is shared
+# (a Dupont Y or a mini breadboard); each board has its own GND pin.
+RC522_BUS = {"A": (0, 18, 19, 16, 17, 20), "D": (1, 10, 11, 12, 13, 14)}
 RC522_BAUDRATE = 1_000_000
+
+# RC522 receiver gain (RFCfgReg RxGain) in dB at start-up: 18, 23, 33 (the chip's
+# reset value), 38, 43 or 48. The Pi sets it over the link (`GAIN 38`, its
+# reader.rx_gain_db), so a builder tunes the read range without reflashing.
+RX_GAIN_DB = 33
 
 PROTOCOL = "gg-slots"
 VERSION = 1
@@ -39,6 +42,7 @@ REMOVAL_MS = 300  # no valid frame (RDM6300) or answer (RC522) for this long: th
 RC522_POLL_MS = 50  # how often each RC522 looks for a tag
 LOOP_SLEEP_MS = 5
 MAX_INPUT = 64  # bytes read from the Pi per loop
+MAX_COMMAND = 16  # a longer line from the Pi is no command: dropped
 STX = 0x02
 ETX = 0x03
 
@@ -224,25 +228,20 @@ def make_slots(reader):
             for letter, (uart, tx, rx) in sorted(RDM6300_UART.items())
         ]
     if reader == "rc522":
-        spi = SPI(
-            RC522_SPI,
-            baudrate=RC522_BAUDRATE,
-            polarity=0,
-            phase=0,
-            sck=Pin(RC522_SCK),
-            mosi=Pin(RC522_MOSI),
-            miso=Pin(RC522_MISO),
-        )
-        rst = Pin(RC522_RST, Pin.OUT, value=0)  # hard reset of both boards
-        readers = {letter: mfrc522.MFRC522(spi, Pin(cs)) for letter, cs in RC522_CS.items()}
-        rst.value(1)
-        time.sleep_ms(50)  # let the oscillators start after the reset; ample
         slots = []
-        for letter in sorted(readers):
-            readers[letter].init()
-            slot = Rc522Slot(letter, readers[letter])
-            if not readers[letter].present():
+        for letter, (bus, sck, mosi, miso, cs, rst) in sorted(RC522_BUS.items()):
+            spi = SPI(bus, baudrate=RC522_BAUDRATE, polarity=0, phase=0,
+                      sck=Pin(sck), mosi=Pin(mosi), miso=Pin(miso))
+            reset = Pin(rst, Pin.OUT, value=0)  # hard reset of the board
+            reader_ = mfrc522.MFRC522(spi, Pin(cs))
+            reset.value(1)
+            time.sleep_ms(50)  # let the oscillator start after the reset; ample
+            reader_.init()
+            slot = Rc522Slot(letter, reader_)
+            if not reader_.present():
                 slot.fault = "RC522 %s not answering on SPI: check its wiring" % letter
+            else:
+                reader_.set_rx_gain(mfrc522.RX_GAIN_CODE[RX_GAIN_DB])
             slots.append(slot)
         return slots
     raise ValueError("READER must be 'rdm6300' or 'rc522', not %r" % (reader,))
@@ -259,9 +258,23 @@ def state_lines(slots):
     return lines
 
 
-def commands(text):
-    """How many state requests ('?') a chunk of input holds; other bytes are ignored."""
-    return text.count("?")
+def gain_answer(slots, text):
+    """Carry out `GAIN <dB>` on the RC522 slots; the line to send back, or None.
+
+    Answers `GAIN <dB>` once set on every board that answers, an ERR line for a gain
+    the chip has not; an RDM6300 has no gain: nothing is sent.
+    """
+    words = text.split()
+    boards = [slot for slot in slots if isinstance(slot, Rc522Slot) and not slot.fault]
+    if not [slot for slot in slots if isinstance(slot, Rc522Slot)]:
+        return None
+    db = int(words[1]) if len(words) == 2 and words[1].isdigit() else -1
+    if db not in mfrc522.RX_GAIN_CODE:
+        gains = " ".join(str(g) for g in sorted(mfrc522.RX_GAIN_CODE))
+        return encode("ERR " + printable("GAIN %s: not one of %s" % (" ".join(words[1:]), gains)))
+    for slot in boards:
+        slot.reader.set_rx_gain(mfrc522.RX_GAIN_CODE[db])
+    return encode("GAIN %d" % db)
 
 
 class Firmware:
@@ -270,19 +283,30 @@ class Firmware:
     def __init__(self, slots, out):
         self.slots = slots
         self.out = out
+        self.line = ""  # a command line from the Pi, until its newline
 
     def start(self):
         for line in state_lines(self.slots):
             self.out.write(line)
 
     def step(self, now_ms, incoming=""):
-        """Update every slot, report changes, answer `?` in `incoming`; True if any tag."""
+        """Update every slot, report changes, answer `?` and `GAIN n` lines in `incoming`;
+        True if any tag."""
         for slot in self.slots:
             if slot.update(now_ms):
                 self.out.write(encode(slot.body()))
-        if commands(incoming):
-            for line in state_lines(self.slots):
-                self.out.write(line)
+        for char in incoming:
+            if char == "?":  # answered at once, newline or not (protocol version 1)
+                for line in state_lines(self.slots):
+                    self.out.write(line)
+            elif char == "\n":
+                if self.line.startswith("GAIN"):
+                    answer = gain_answer(self.slots, self.line)
+                    if answer:
+                        self.out.write(answer)
+                self.line = ""
+            elif len(self.line) < MAX_COMMAND:
+                self.line += char
         return any(slot.tag is not None for slot in self.slots)
 
 

@@ -31,6 +31,7 @@ _T_MODE = const(0x2A)
 _T_PRESCALER = const(0x2B)
 _T_RELOAD_H = const(0x2C)
 _T_RELOAD_L = const(0x2D)
+RF_CFG = const(0x26)  # RFCfgReg: bits 6..4 RxGain (reset 0x48: 33 dB)
 VERSION_REG = const(0x37)
 
 # Commands.
@@ -83,6 +84,11 @@ class CheckError(CardError):
 
 class ChipError(CardError):
     """The MFRC522 reported a protocol, parity or buffer error, or never finished."""
+
+
+# RxGain code -> receiver gain in dB (MFRC522 datasheet, RFCfgReg): codes 2 and 3
+# repeat 18 and 23 dB, so only the six distinct gains are offered.
+RX_GAIN_CODE = {18: 0, 23: 1, 33: 4, 38: 5, 43: 6, 48: 7}
 
 
 def crc_a(data):
@@ -150,6 +156,14 @@ class MFRC522:
         self._write(_TX_ASK, 0x40)  # 100 % ASK modulation, as type A requires
         self._write(_MODE, 0x3D)  # CRC preset 0x6363
         self._set_bits(_TX_CONTROL, 0x03)  # antenna drivers TX1 and TX2 on
+
+    def set_rx_gain(self, code):
+        """RxGain (RFCfgReg bits 6..4) to `code`, 0..7 (see RX_GAIN_DB); other bits kept."""
+        self._write(RF_CFG, (self._read(RF_CFG) & 0x8F) | ((code & 0x07) << 4))
+
+    def rx_gain(self):
+        """The RxGain code now set, 0..7."""
+        return (self._read(RF_CFG) >> 4) & 0x07
 
     def version(self):
         """VersionReg: 0x91 or 0x92 for a genuine MFRC522, other values for clones."""

@@ -151,6 +151,19 @@ def test_enroll_beside_the_arbiter_enrolls_through_it(
 
 
 @pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
+def test_enroll_beside_the_arbiter_in_the_admins_own_order(
+    rfid_service: tuple[Service, FakeRdm6300],
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    service, _field = rfid_service
+    code, out, err = _cli(monkeypatch, capsys, "enroll", "--pin", PIN, *service.options,
+                          stdin="b:spy\nW:KING\nq\n")
+    assert code == 0, err
+    assert "[0/42] Put B:SPY#1 in the ATTACKER slot" in out
+    assert "the running arbiter refused: unknown rank" in out
+    assert "Enrollment ended; the arbiter judges again." in out
+
+
 def test_enroll_beside_the_arbiter_skip_and_quit(
     rfid_service: tuple[Service, FakeRdm6300],
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],

@@ -73,3 +73,14 @@ def test_enrollment_mode_reenrolling_one_piece_ends_by_itself(tmp_path: Path) ->
     mode.step(_tag("1F00644BB6"))
     assert registry.lookup_physical("1F00644BB6") == PhysicalPiece.parse("W:PVT#3")
     assert not mode.active  # done: the device judges again
+
+
+def test_enrollment_mode_with_every_piece_enrolled_does_not_begin(tmp_path: Path) -> None:
+    # Else `gg-arbiter enroll` beside the arbiter would wait for a tag nobody needs.
+    registry = TagRegistry.in_directory(tmp_path)
+    for n, piece in enumerate(all_physical_pieces()):
+        registry.enroll(f"04{n:012X}", piece)
+    mode = EnrollmentMode(registry, Beeps())
+    mode.begin(None)
+    assert not mode.active
+    assert mode.status()["last"] == "Done: 42 of 42 pieces have a tag"

@@ -18,6 +18,7 @@ from arbiter.drivers.readers.errors import McuLineError, ReaderError
 from arbiter.drivers.readers.mcu import (
     TAG_LENGTHS,
     ErrorMessage,
+    GainMessage,
     HelloMessage,
     McuReader,
     SlotMessage,
@@ -52,6 +53,7 @@ def test_crc8_check_value() -> None:
         ("D EMPTY", SlotMessage(D, None)),
         ("HELLO gg-slots 1", HelloMessage("gg-slots", 1)),
         ("ERR uart overrun", ErrorMessage("uart overrun")),
+        ("GAIN 38", GainMessage(38)),
     ],
 )
 def test_decode_line_reads_each_form(body: str, message: object) -> None:
@@ -330,6 +332,40 @@ def test_mcu_reader_silent_board_is_fault_until_it_answers(
     rec.wait_for(A, SlotState.PRESENT, TAG, after=i)
     rec.wait_for(D, SlotState.EMPTY, after=i)
     assert mcus[0].requests > asked
+
+
+def test_mcu_reader_sets_the_configured_gain_and_the_board_confirms(
+    mcus: list[FakePico], make_reader: MakeReader
+) -> None:
+    reader, _ = make_reader(rx_gain_db=43)
+    wait_until(lambda: reader.rx_gain_confirmed == 43)
+    assert mcus[0].gain_db == 43
+    reader.set_rx_gain(18)  # a new gain goes out at once, not at the next poll
+    wait_until(lambda: reader.rx_gain_confirmed == 18)
+    assert mcus[0].gain_db == 18
+
+
+def test_mcu_reader_resends_the_gain_to_a_restarted_board(
+    mcus: list[FakePico], make_reader: MakeReader
+) -> None:
+    make_reader(rx_gain_db=23, poll_interval=0.1)
+    wait_until(lambda: mcus[0].gain_db == 23)
+    mcus[0].gain_db = 33  # the Pico reset: back to RX_GAIN_DB
+    wait_until(lambda: mcus[0].gain_db == 23)
+
+
+def test_mcu_reader_without_a_gain_sends_none(
+    mcus: list[FakePico], make_reader: MakeReader
+) -> None:
+    reader, _ = make_reader(poll_interval=0.1)
+    wait_until(lambda: mcus[0].requests >= 2)
+    assert reader.rx_gain_confirmed is None and mcus[0].gain_db == 33
+
+
+@pytest.mark.parametrize("db", [0, 17, 30, 34, 49])
+def test_mcu_reader_refuses_a_gain_the_rc522_has_not(db: int) -> None:
+    with pytest.raises(ReaderError, match="18, 23, 33, 38, 43, 48"):
+        McuReader("/dev/null", rx_gain_db=db)
 
 
 def test_mcu_reader_polls_the_board(mcus: list[FakePico], make_reader: MakeReader) -> None:

@@ -15,7 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arbiter.drivers.readers.mcu import (
+    RX_GAINS_DB,
     ErrorMessage,
+    GainMessage,
     HelloMessage,
     SlotMessage,
     crc8,
@@ -197,10 +199,51 @@ def test_firmware_slot_ignores_bad_frames(firmware: types.ModuleType) -> None:
     assert slot.tag is None
 
 
-def test_firmware_commands_count_state_requests(firmware: types.ModuleType) -> None:
-    assert firmware.commands("?") == 1
-    assert firmware.commands("?\n?") == 2
-    assert firmware.commands("\r\nx") == 0
+class Out:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def write(self, text: str) -> None:
+        self.lines.append(text)
+
+
+def test_firmware_answers_each_state_request(firmware: types.ModuleType) -> None:
+    for incoming, answers in (("?", 1), ("?\n?", 2), ("\r\nx", 0)):
+        out = Out()
+        firmware.Firmware([firmware.UartSlot("A", FakeUart())], out).step(0, incoming)
+        bodies = [line.split("*")[0] for line in out.lines]
+        assert bodies == ["HELLO gg-slots 1", "A EMPTY"] * answers
+
+
+def test_firmware_gain_line_split_across_reads_is_one_command(
+        firmware: types.ModuleType) -> None:
+    codes: list[int] = []
+
+    class Board:
+        def set_rx_gain(self, code: int) -> None:
+            codes.append(code)
+
+        def read_uid(self) -> None:
+            return None
+
+    slot = firmware.Rc522Slot("A", Board())
+    out = Out()
+    fw = firmware.Firmware([slot], out)
+    for chunk in ("GAI", "N 3", "8\n", "GAIN 34\n", "x" * 40 + "\n"):
+        fw.step(0, chunk)
+    # RFCfgReg RxGain: 38 dB is code 101 (MFRC522 datasheet, table "RFCfgReg")
+    assert codes == [0b101]
+    assert [decode_line(line.rstrip("\n").encode()) for line in out.lines] == [
+        GainMessage(38), ErrorMessage("GAIN 34: not one of 18 23 33 38 43 48")]
+
+
+def test_firmware_and_pi_know_the_same_rc522_gains(firmware: types.ModuleType) -> None:
+    # MFRC522 datasheet, RFCfgReg RxGain: 000 18 dB, 001 23, 100 33, 101 38, 110 43, 111 48
+    # (010 and 011 repeat 18 and 23 dB); the Pi's list must be exactly these.
+    codes = sys.modules["mfrc522"].RX_GAIN_CODE
+    assert codes == {18: 0b000, 23: 0b001, 33: 0b100, 38: 0b101, 43: 0b110, 48: 0b111}
+    assert tuple(sorted(codes)) == RX_GAINS_DB
+    assert firmware.RX_GAIN_DB == 33  # the chip's reset value until the Pi sets one
 
 
 def test_firmware_main_does_not_run_on_import(firmware: types.ModuleType) -> None:
@@ -212,7 +255,8 @@ def test_firmware_main_does_not_run_on_import(firmware: types.ModuleType) -> Non
 
 README = MAIN.parent / "README.md"
 #: Raspberry Pi Pico: GP number -> physical pin (Pico datasheet pinout).
-PICO_PIN = {0: 1, 1: 2, 4: 6, 5: 7, 16: 21, 17: 22, 18: 24, 19: 25, 20: 26, 21: 27}
+PICO_PIN = {0: 1, 1: 2, 4: 6, 5: 7, 10: 14, 11: 15, 12: 16, 13: 17, 14: 19, 15: 20,
+            16: 21, 17: 22, 18: 24, 19: 25, 20: 26, 21: 27}
 
 
 def _table(first_header: str) -> dict[str, list[str]]:
@@ -239,17 +283,9 @@ def _gp(cell: str) -> int:
 
 def test_readme_rc522_table_matches_the_pins(firmware: types.ModuleType) -> None:
     rows = _table("RC522 pin")
-    assert [_gp(cell) for cell in rows["SDA (SS)"]] == [
-        firmware.RC522_CS["A"],
-        firmware.RC522_CS["D"],
-    ]
-    for name, pin in [
-        ("SCK", firmware.RC522_SCK),
-        ("MOSI", firmware.RC522_MOSI),
-        ("MISO", firmware.RC522_MISO),
-        ("RST", firmware.RC522_RST),
-    ]:
-        assert [_gp(cell) for cell in rows[name]] == [pin, pin], name
+    buses = [firmware.RC522_BUS["A"], firmware.RC522_BUS["D"]]
+    for name, index in [("SCK", 1), ("MOSI", 2), ("MISO", 3), ("SDA (SS)", 4), ("RST", 5)]:
+        assert [_gp(cell) for cell in rows[name]] == [bus[index] for bus in buses], name
     assert all("3V3" in cell and "pin 36" in cell for cell in rows["3.3V"])
     assert "3.3 V only" in README.read_text()
 
@@ -262,19 +298,18 @@ def test_readme_rdm6300_table_matches_the_pins(firmware: types.ModuleType) -> No
         assert f"UART{uart} RX" in cell
 
 
-def test_rc522_pins_are_spi0_pins(firmware: types.ModuleType) -> None:
-    # RP2040 SPI0: SCK on GP2/6/18/22, TX (MOSI) on GP3/7/19/23, RX (MISO) on GP0/4/16/20.
-    assert firmware.RC522_SPI == 0
-    assert firmware.RC522_SCK in (2, 6, 18, 22)
-    assert firmware.RC522_MOSI in (3, 7, 19, 23)
-    assert firmware.RC522_MISO in (0, 4, 16, 20)
-    used = [
-        firmware.RC522_SCK,
-        firmware.RC522_MOSI,
-        firmware.RC522_MISO,
-        firmware.RC522_RST,
-        *firmware.RC522_CS.values(),
-    ]
+def test_each_rc522_has_its_own_spi_bus_and_pins(firmware: types.ModuleType) -> None:
+    # RP2040 datasheet, GPIO functions: SPI0 SCK GP2/6/18/22, TX (MOSI) GP3/7/19/23,
+    # RX (MISO) GP0/4/16/20; SPI1 SCK GP10/14, TX GP11/15, RX GP8/12.
+    sck = {0: (2, 6, 18, 22), 1: (10, 14)}
+    mosi = {0: (3, 7, 19, 23), 1: (11, 15)}
+    miso = {0: (0, 4, 16, 20), 1: (8, 12)}
+    buses = firmware.RC522_BUS
+    assert sorted(bus[0] for bus in buses.values()) == [0, 1]  # no shared wire: no splice
+    used = []
+    for spi, clock, out, in_, cs, rst in buses.values():
+        assert clock in sck[spi] and out in mosi[spi] and in_ in miso[spi]
+        used += [clock, out, in_, cs, rst]
     assert len(set(used)) == len(used)
 
 

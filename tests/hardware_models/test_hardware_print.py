@@ -83,8 +83,8 @@ def test_a_changed_part_is_named_stale(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_every_variant_prints_its_slot_block_and_the_totals_add_up() -> None:
     data = json.loads(pr.MANIFEST.read_text(encoding="utf-8"))
-    blocks = {"rc522": "rc522_block", "keys-gpio": "slot_block", "keys-mcp23017": "slot_block",
-              "rdm6300": "rfid_block", "mcu": "rfid_block"}
+    blocks = {"rc522": f"rc522_block_{pr.DEFAULT_LETTER}", "keys-gpio": "slot_block",
+              "keys-mcp23017": "slot_block", "rdm6300": "rfid_block", "mcu": "rfid_block"}
     assert set(data["variants"]) == set(blocks)
     for variant, block in blocks.items():
         v = data["variants"][variant]
@@ -93,11 +93,33 @@ def test_every_variant_prints_its_slot_block_and_the_totals_add_up() -> None:
                                         for n, c in v["files"].items())
         assert v["filament_g"] == pytest.approx(sum(data["parts"][n]["filament_g"] * c
                                                     for n, c in v["files"].items()), abs=0.05)
-    # 42 pieces: the RFID variants print 42 tag shoes, the keys variants 42 keys.
+    # 42 pieces: the RDM6300 variants print 42 tag shoes, the keys variants 42 keys; the
+    # flagship none (its stickers go on the bases).
     per_plate = {p.name: p for p in pr.PARTS}
-    for variant in ("rc522", "rdm6300", "mcu"):
+    for variant in ("rdm6300", "mcu"):
         assert data["variants"][variant]["files"]["tag_shoes"] * 14 == 42
         assert "count = 14" in per_plate["tag_shoes"].defines
+    assert not any(n.startswith("tag_shoes") for n in data["variants"]["rc522"]["files"])
+
+
+def test_the_flagship_prints_in_one_night_after_a_short_gauge() -> None:
+    # Issue 25: every printed part of the flagship, all copies, in at most 8 hours with
+    # slicer.ini as it is; the fit gauge, printed first, at most 20 minutes.
+    data = json.loads(pr.MANIFEST.read_text(encoding="utf-8"))
+    rc522 = data["variants"]["rc522"]
+    assert rc522["print_time_s"] <= 8 * 3600, rc522["print_time"]
+    assert rc522["files"]["gauge"] == 1
+    assert data["parts"]["gauge"]["print_time_s"] <= 20 * 60
+    # Whichever letter the gauge names, its lid keeps the night within 8 hours.
+    counted = data["parts"][f"rc522_block_{pr.DEFAULT_LETTER}"]["print_time_s"]
+    for letter in pr.LETTERS:
+        lid = data["parts"][f"rc522_block_{letter}"]["print_time_s"]
+        assert rc522["print_time_s"] - counted + lid <= 8 * 3600, letter
+    # The profile is the yardstick: its Prusa MINI QUALITY speeds, not a faster one.
+    ini = pr.SLICER_INI.read_text(encoding="utf-8")
+    for line in ("layer_height = 0.2", "perimeters = 3", "fill_density = 15%",
+                 "perimeter_speed = 45", "external_perimeter_speed = 25", "infill_speed = 80"):
+        assert line in ini.splitlines(), line
 
 
 def test_the_3mf_holds_the_stl_mesh() -> None:

@@ -29,8 +29,8 @@ FIRMWARE = ROOT / "firmware" / "pico" / "main.py"
 #: RC522 board header, left to right (HARDWARE-NOTES: the common board).
 RC522 = ["SDA", "SCK", "MOSI", "MISO", "IRQ", "GND", "RST", "3.3V"]
 #: Raspberry Pi Pico datasheet pinout: GP number -> pin; and its GND pins.
-PICO_GP_PIN = {0: 1, 1: 2, 2: 4, 3: 5, 4: 6, 5: 7, 16: 21, 17: 22, 18: 24, 19: 25, 20: 26,
-               21: 27}
+PICO_GP_PIN = {0: 1, 1: 2, 2: 4, 3: 5, 4: 6, 5: 7, 10: 14, 11: 15, 12: 16, 13: 17, 14: 19,
+               15: 20, 16: 21, 17: 22, 18: 24, 19: 25, 20: 26, 21: 27}
 PICO_GND = {3, 8, 13, 18, 23, 28, 38}
 PICO_3V3_OUT, PICO_VSYS, PICO_VBUS = 36, 39, 40
 #: Raspberry Pi 40-pin header GND pins.
@@ -72,13 +72,16 @@ def _wires(doc: dict[str, Any]) -> list[tuple[str, int, str, str, int]]:
     return out
 
 
-def _firmware_pins() -> dict[str, Any]:
+def _firmware_pins() -> dict[str, dict[str, int]]:
+    """Slot letter -> signal -> GP, read from main.py's RC522_BUS line by a regex."""
     text = FIRMWARE.read_text(encoding="utf-8")
-    found = dict(re.findall(r"^(RC522_\w+) = (.+?)(?:\s+#.*)?$", text, re.M))
-    cs = re.findall(r'"([AD])": (\d+)', found["RC522_CS"])
-    return {"SCK": int(found["RC522_SCK"]), "MOSI": int(found["RC522_MOSI"]),
-            "MISO": int(found["RC522_MISO"]), "RST": int(found["RC522_RST"]),
-            "SDA A": int(dict(cs)["A"]), "SDA D": int(dict(cs)["D"])}
+    line = re.search(r"^RC522_BUS = (.+?)(?:\s+#.*)?$", text, re.M)
+    assert line is not None
+    out = {}
+    for slot, numbers in re.findall(r'"([AD])": \(([\d, ]+)\)', line.group(1)):
+        _, sck, mosi, miso, sda, rst = (int(n) for n in numbers.split(","))
+        out[slot] = {"SCK": sck, "MOSI": mosi, "MISO": miso, "SDA": sda, "RST": rst}
+    return out
 
 
 # ------------------------------------------------------------------ staleness
@@ -123,13 +126,16 @@ def test_flagship_boards_are_wired_as_the_firmware_drives_them() -> None:
     for a, a_pin, _, b, b_pin in _wires(doc):
         assert a == "Pico" and b in boards
         got[(b, RC522[b_pin - 1])] = a_pin
-    for board, sda in (("RC522 ATTACKER", "SDA A"), ("RC522 DEFENDER", "SDA D")):
-        assert got[(board, "SDA")] == PICO_GP_PIN[pins[sda]]
-        for signal in ("SCK", "MOSI", "MISO", "RST"):
-            assert got[(board, signal)] == PICO_GP_PIN[pins[signal]], (board, signal)
+    for board, slot in (("RC522 ATTACKER", "A"), ("RC522 DEFENDER", "D")):
+        for signal in ("SDA", "SCK", "MOSI", "MISO", "RST"):
+            assert got[(board, signal)] == PICO_GP_PIN[pins[slot][signal]], (board, signal)
         assert got[(board, "3.3V")] == PICO_3V3_OUT  # never VBUS or VSYS (5 V)
         assert got[(board, "GND")] in PICO_GND
         assert (board, "IRQ") not in got
+    # no splice: the boards share only 3.3V (a bought Dupont Y), never a signal or GND
+    shared = {pin for (board, signal), pin in got.items() if board == "RC522 ATTACKER"} & {
+        pin for (board, signal), pin in got.items() if board == "RC522 DEFENDER"}
+    assert shared == {PICO_3V3_OUT}
     # the Pico's rows list its pin numbers in physical order, named as on the board
     pico = doc["connectors"]["Pico"]
     assert pico["pins"] == sorted(pico["pins"])
@@ -149,7 +155,29 @@ def test_every_wire_has_a_colour_and_a_bundle_never_repeats_one(stem: str) -> No
         assert len(signal) == len(set(signal)), (stem, name, colours)
 
 
-@pytest.mark.parametrize("stem", ["rc522-pi", "keys-gpio", "rdm6300-pi", "mcu-pi"])
+def test_the_flagships_prewired_parts_each_return_on_their_own_gnd_pin(
+        generate: ModuleType) -> None:
+    """Bought pre-wired (the resistor inside the + lead), each LED's, the button's and
+    the piezo's - lead ends in its own plug: one GND pin each, no joined cathodes, no
+    330 ohm resistor to put in."""
+    doc = _doc("rc522-pi")
+    parts = [n for n in doc["connectors"] if n.endswith(" LED")] + ["Piezo", "NEW GAME"]
+    wires = _wires(doc)
+    grounds = []
+    for part in parts:
+        into = {b_pin: (a, a_pin) for a, a_pin, _, b, b_pin in wires if b == part}
+        assert into[1][0] == "Pi" and generate.HEADER[into[1][1]].startswith("GPIO"), part
+        assert into[2][0] == "Pi GND" and into[2][1] in PI_GND, part
+        grounds.append(into[2][1])
+        if part.endswith(" LED"):
+            plus, minus = doc["connectors"][part]["pinlabels"]
+            assert "+" in plus and "resistor inside" in plus and "-" in minus
+    assert len(set(grounds)) == len(parts) == 5, grounds
+    text = (OUT / "rc522-pi.yml").read_text(encoding="utf-8")
+    assert "330" not in text and "joined" not in text
+
+
+@pytest.mark.parametrize("stem", ["keys-gpio", "rdm6300-pi", "mcu-pi"])
 def test_leds_show_polarity_and_their_resistor_on_the_anode(generate: ModuleType,
                                                            stem: str) -> None:
     doc = _doc(stem)

@@ -188,6 +188,27 @@ def api_enrollment_skip() -> Response | tuple[Response, int]:
         return _device_failed(exc)
 
 
+@bp.post("/api/admin/enrollment/next")
+def api_enrollment_next() -> Response | tuple[Response, int]:
+    """Order-free enrollment: ``{"piece": "B:SPY"}`` is the piece to enroll next."""
+    require_admin_api()
+    body = json_object('{"piece": "B:SPY"}')
+    piece = body.get("piece")
+    if not (isinstance(piece, str) and 0 < len(piece.strip()) <= 16):
+        abort(400, description='piece must be a piece such as "B:SPY" or "W:PVT#3"')
+    device = get_device()
+    if not device.can_enroll:
+        return _no_rfid()
+    if not device.enrollment_status().get("active"):
+        return jsonify({"error": "enrollment is not on"}), 409
+    try:
+        return jsonify(device.choose_enrollment(piece.strip()))
+    except PieceError as exc:
+        abort(400, description=str(exc))
+    except DeviceError as exc:
+        return jsonify({"error": str(exc)}), 409
+
+
 @bp.post("/api/admin/selftest")
 def api_selftest() -> Response | tuple[Response, int]:
     """Run the self-test: ``{"tunes": ["ready"]}`` plays only those (all when absent).
@@ -300,6 +321,16 @@ def enroll_start() -> ResponseReturnValue:
     only = request.form.get("only", "").strip() or None
     try:
         get_device().start_enrollment(only)
+    except (PieceError, DeviceError) as exc:
+        flash(str(exc), "error")
+    return redirect(url_for("admin.dashboard"))
+
+
+@bp.post("/admin/enroll/next")
+@admin_page
+def enroll_next() -> ResponseReturnValue:
+    try:
+        get_device().choose_enrollment(request.form.get("piece", "").strip())
     except (PieceError, DeviceError) as exc:
         flash(str(exc), "error")
     return redirect(url_for("admin.dashboard"))

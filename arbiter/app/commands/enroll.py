@@ -16,7 +16,6 @@ from arbiter.app.config import Config
 from arbiter.app.errors import CliError
 from arbiter.app.service_client import enroll_through_service, service_running
 from arbiter.app.stopping import StopRequests
-from arbiter.errors import ArbiterError
 
 
 def _cmd_enroll(args: argparse.Namespace, requests: StopRequests) -> int:
@@ -28,7 +27,7 @@ def _cmd_enroll(args: argparse.Namespace, requests: StopRequests) -> int:
         )
 
     running, lock = service_running(config, args)
-    if running:
+    if running and not args.sim:
         return enroll_through_service(config, args, requests)
     try:
         return _enroll_here(config, args, requests)
@@ -38,26 +37,11 @@ def _cmd_enroll(args: argparse.Namespace, requests: StopRequests) -> int:
 
 
 def _enroll_here(config: Config, args: argparse.Namespace, requests: StopRequests) -> int:
-    """No arbiter runs: open the reader here (holding the data directory meanwhile)."""
-    from arbiter.app.assembly import build_readers
-    from arbiter.app.enroll_console import run_enrollment_console
-    from arbiter.device.enrollment import EnrollmentSession
-    from arbiter.rules.army import PhysicalPiece
+    """No arbiter runs (or ``--sim``): open the reader here, or the simulator's slots
+    (holding the data directory meanwhile)."""
+    from arbiter.app.enroll_console import run_enrollment_walk
 
-    try:
-        only = PhysicalPiece.parse(args.piece) if args.piece else None
-        readers, _identifier, registry, _slots = build_readers(config, None, sim=False)
-        assert registry is not None  # rdm6300 and mcu readers read tags
-        session = EnrollmentSession(registry, only=only)
-    except (ArbiterError, ValueError) as exc:
-        raise CliError(str(exc)) from None
-    reader = next(r for r in readers if session.slot in r.slots)
-    for other in readers:
-        if other is not reader:
-            other.close()
-    done, total = run_enrollment_console(session, reader, requests=requests)
-    print(f"enrolled {done} of {total} pieces; tags in {registry.path}")
-    return 0
+    return run_enrollment_walk(config, args.piece, sim=args.sim, requests=requests)
 
 
 def register(sub: Any) -> None:
@@ -66,5 +50,7 @@ def register(sub: Any) -> None:
     add_config_options(enroll)
     enroll.add_argument("--piece", metavar="PIECE",
                         help="re-enroll one piece, e.g. W:PVT#3 or B:5*G")
+    enroll.add_argument("--sim", action="store_true",
+                        help="rehearse: simulated stickers, Enter seats the piece asked for")
     add_service_options(enroll)
     enroll.set_defaults(func=Serving(_cmd_enroll))

@@ -15,12 +15,18 @@ from arbiter.app.commands.common import (
     command_config,
     stop_service_hint,
 )
+from arbiter.app.config import Config
 from arbiter.app.errors import CliError, DataInUseError
 from arbiter.app.service_client import selftest_through_service, service_running
+from arbiter.storage.datalock import DataDirLock
 
 
 def _cmd_selftest(args: argparse.Namespace) -> int:
     config = command_config(args)
+    if args.range:
+        return _range_check(config, args)
+    if args.gain is not None:
+        raise CliError("--gain is for the range check: gg-arbiter selftest --range --gain DB")
     sim = choose_sim(args, config)
     from arbiter.device.arbiter import DeviceError
 
@@ -59,6 +65,21 @@ def _cmd_selftest(args: argparse.Namespace) -> int:
         arbiter.close()
 
 
+def _range_check(config: Config, args: argparse.Namespace) -> int:
+    from arbiter.app.range_console import run_range_check
+
+    lock: DataDirLock | None = None
+    if not args.sim:  # the check opens the Pico itself: the arbiter must not hold it
+        running, lock = service_running(config, args)
+        if running:
+            raise CliError(stop_service_hint(config, "the range check"))
+    try:
+        return run_range_check(config, sim=args.sim, gain_db=args.gain)
+    finally:
+        if lock is not None:
+            lock.release()
+
+
 def register(sub: Any) -> None:
     """Add ``selftest`` to the ``gg-arbiter`` subparsers ``sub``."""
     selftest = sub.add_parser("selftest", help="light each LED, play each tune, read each slot")
@@ -67,5 +88,10 @@ def register(sub: Any) -> None:
     selftest.add_argument("--tune", action="append", metavar="NAME",
                           help="play only this tune (repeatable)")
     selftest.add_argument("--settle", type=float, default=1.5, help=argparse.SUPPRESS)
+    selftest.add_argument("--range", action="store_true",
+                          help="RC522 read range: where a sticker reads in each slot, "
+                               "cross-reads, the gain to use (reader.kind mcu)")
+    selftest.add_argument("--gain", type=int, metavar="DB",
+                          help="with --range: try this receiver gain (18, 23, 33, 38, 43, 48)")
     add_service_options(selftest)
     selftest.set_defaults(func=_cmd_selftest)

@@ -11,3 +11,7 @@ class ReaderError(ArbiterError):
 
 class McuLineError(ArbiterError, ValueError):
     """A line from the microcontroller is not a valid protocol line."""
+
+
+class SimTagError(ArbiterError, ValueError):
+    """A tag id the simulated reader kind never sends (wrong length, not hex)."""

@@ -10,9 +10,10 @@ shifting on the Pi side: it is all USB. The module wiring is in
 The line protocol is specified in ``firmware/PROTOCOL.md``; in short, each
 line is ``BODY*HH`` with ``HH`` the CRC-8 of ``BODY``: ``HELLO gg-slots 1``,
 ``A TAG 62E3086CED`` (RDM6300; an RC522 sends 8, 14 or 20 hex digits),
-``A EMPTY``, ``D TAG ...``, ``D EMPTY``, ``ERR text``.
-The Pi sends ``?`` to ask for the full state. Garbled lines are counted and
-ignored; they never produce a reading.
+``A EMPTY``, ``D TAG ...``, ``D EMPTY``, ``ERR text``, ``GAIN 33``.
+The Pi sends ``?`` to ask for the full state, and ``GAIN <dB>`` (RC522 receiver
+gain, ``rx_gain_db``) before each request, so a restarted board gets it again.
+Garbled lines are counted and ignored; they never produce a reading.
 
 The reader asks for the state on connect and every ``poll_interval``
 seconds; with no valid line within ``answer_timeout`` of a request both slots
@@ -45,6 +46,8 @@ MAX_LINE = 80
 TAG_LENGTHS = frozenset((8, 10, 14, 20))
 #: What the Pi sends to ask for the full state.
 STATE_REQUEST = b"?\n"
+#: The RC522 receiver gains (RFCfgReg RxGain) in dB; 33 is the chip's reset value.
+RX_GAINS_DB = (18, 23, 33, 38, 43, 48)
 
 _SLOT_LETTERS: dict[str, Role] = {"A": Role.ATTACKER, "D": Role.DEFENDER}
 _HEX = frozenset("0123456789ABCDEF")
@@ -74,7 +77,14 @@ class ErrorMessage:
     text: str
 
 
-McuMessage = SlotMessage | HelloMessage | ErrorMessage
+@dataclass(frozen=True)
+class GainMessage:
+    """``GAIN <dB>``: the RC522 boards' receiver gain is now set to this."""
+
+    db: int
+
+
+McuMessage = SlotMessage | HelloMessage | ErrorMessage | GainMessage
 
 
 def crc8(data: bytes) -> int:
@@ -117,6 +127,8 @@ def decode_line(line: bytes) -> McuMessage:
             return SlotMessage(slot, words[2])
     elif words[0] == "HELLO" and len(words) == 3 and words[2].isdigit():
         return HelloMessage(words[1], int(words[2]))
+    elif words[0] == "GAIN" and len(words) == 2 and words[1].isdigit():
+        return GainMessage(int(words[1]))
     elif words[0] == "ERR" and len(words) >= 2 and text.isprintable():
         return ErrorMessage(text[4:])
     raise McuLineError(f"unknown line: {text!r}")
@@ -124,6 +136,17 @@ def decode_line(line: bytes) -> McuMessage:
 
 def _is_tag(word: str) -> bool:
     return len(word) in TAG_LENGTHS and set(word) <= _HEX
+
+
+def check_rx_gain(db: int) -> int:
+    """``db`` if it is an RC522 receiver gain.
+
+    :raises ReaderError: for any other value.
+    """
+    if db not in RX_GAINS_DB:
+        raise ReaderError(f"RC522 receiver gain {db} dB: it is one of "
+                          f"{', '.join(map(str, RX_GAINS_DB))} dB")
+    return db
 
 
 class McuReader(SerialSlotReader):
@@ -137,7 +160,10 @@ class McuReader(SerialSlotReader):
     :param poll_interval: seconds between state requests while all is well.
     :param answer_timeout: seconds to wait for an answer before reporting FAULT.
     :param clock: the monotonic clock polls and answer timeouts are measured on.
-    :raises ReaderError: with neither ``port`` nor ``serial_factory``.
+    :param rx_gain_db: the RC522 receiver gain to set (sent before each state request);
+        None leaves the firmware's own.
+    :raises ReaderError: with neither ``port`` nor ``serial_factory``, or a gain the
+        RC522 has not.
     """
 
     def __init__(
@@ -150,6 +176,7 @@ class McuReader(SerialSlotReader):
         poll_interval: float = 5.0,
         answer_timeout: float = 2.0,
         clock: Clock = time.monotonic,
+        rx_gain_db: int | None = None,
     ) -> None:
         if poll_interval <= 0 or answer_timeout <= 0:
             raise ReaderError("microcontroller: poll_interval and answer_timeout must be positive")
@@ -175,6 +202,23 @@ class McuReader(SerialSlotReader):
         self.error_lines = 0
         self.last_error = ""
         self._raw: RawCallback | None = None
+        self._rx_gain = None if rx_gain_db is None else check_rx_gain(rx_gain_db)
+        self._gain_due = False
+        #: The gain the firmware last confirmed (``GAIN`` line), None before that.
+        self.rx_gain_confirmed: int | None = None
+
+    @property
+    def rx_gain_db(self) -> int | None:
+        return self._rx_gain
+
+    def set_rx_gain(self, db: int) -> None:
+        """Set the RC522 boards' receiver gain now (sent on the reader's next tick).
+
+        :raises ReaderError: a gain the RC522 has not.
+        """
+        self._rx_gain = check_rx_gain(db)
+        self.rx_gain_confirmed = None
+        self._gain_due = True
 
     def watch_raw(self, callback: RawCallback | None) -> None:
         """Show every line from the microcontroller: valid ones and garbled ones."""
@@ -193,12 +237,17 @@ class McuReader(SerialSlotReader):
 
     def _ask(self, now: float) -> None:
         assert self._port is not None
-        self._port.write(STATE_REQUEST)
+        self._gain_due = False
+        gain = b"" if self._rx_gain is None else f"GAIN {self._rx_gain}\n".encode()
+        self._port.write(gain + STATE_REQUEST)
         self._last_ask = now
         if self._asked_at is None:
             self._asked_at = now
 
     def _on_tick(self, now: float) -> None:
+        if self._gain_due and self._port is not None:
+            self._ask(now)
+            return
         if self._asked_at is None:
             if now - self._last_ask >= self._poll_interval:
                 self._ask(now)
@@ -251,6 +300,8 @@ class McuReader(SerialSlotReader):
             self._ask(now)
         if isinstance(message, HelloMessage):
             self._hello(message)
+        elif isinstance(message, GainMessage):
+            self.rx_gain_confirmed = message.db
         elif isinstance(message, ErrorMessage):
             self.error_lines += 1
             self.last_error = message.text

@@ -41,7 +41,9 @@ log = logging.getLogger(__name__)
 STX = 0x02
 ETX = 0x03
 _HEX_DIGITS = frozenset(b"0123456789ABCDEFabcdef")
-_PAYLOAD_LENGTH = 12  # 10 data digits + 2 checksum digits
+#: Hex digits of a tag id: the EM4100 version byte and 4 id bytes.
+TAG_DIGITS = 10
+_PAYLOAD_LENGTH = TAG_DIGITS + 2  # and 2 checksum digits
 
 
 

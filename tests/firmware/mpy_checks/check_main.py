@@ -34,9 +34,9 @@ def rc522_board():
     machine.SPI.devices.clear()
     machine.Pin.pins.clear()
     chips = {}
-    for letter, cs in main.RC522_CS.items():
-        chips[letter] = FakeMfrc522(cs)
-        machine.SPI.attach(cs, chips[letter])
+    for letter, bus in main.RC522_BUS.items():
+        chips[letter] = FakeMfrc522(bus[4])
+        machine.SPI.attach(bus[4], chips[letter])
     slots = main.make_slots("rc522")
     return chips, slots
 
@@ -44,11 +44,32 @@ def rc522_board():
 def check_rc522_slots_use_the_documented_pins():
     chips, slots = rc522_board()
     assert [slot.letter for slot in slots] == ["A", "D"]
-    bus = machine.SPI.buses[main.RC522_SPI]
-    assert [pin.id for pin in bus.pins] == [main.RC522_SCK, main.RC522_MOSI, main.RC522_MISO]
-    assert machine.Pin.pins[main.RC522_RST].value() == 1  # out of reset
+    for spi, sck, mosi, miso, cs, rst in main.RC522_BUS.values():
+        bus = machine.SPI.buses[spi]
+        assert [pin.id for pin in bus.pins] == [sck, mosi, miso]
+        assert machine.Pin.pins[rst].value() == 1  # out of reset
+    assert sorted(machine.SPI.buses) == [0, 1]  # a bus each: no shared wire
     for chip in chips.values():
         assert chip.regs[0x14] & 0x03 == 0x03  # each chip initialised
+        assert chip.regs[0x26] == 0x48  # RX_GAIN_DB 33: RxGain 100, the other bits kept
+
+
+def check_rc522_gain_set_from_the_pi():
+    chips, slots = rc522_board()
+    wire = Wire()
+    fw = main.Firmware(slots, wire)
+    fw.step(0, "GAIN 4")
+    assert wire.bodies() == []  # not before its newline
+    fw.step(5, "8\n")
+    assert wire.bodies() == ["GAIN 48"]
+    for chip in chips.values():  # RFCfgReg bits 6..4 = 111 (48 dB), bit 3 as it was
+        assert chip.regs[0x26] == 0x78
+    fw.step(10, "GAIN 18\n?\n")
+    assert wire.bodies() == ["GAIN 18", "HELLO gg-slots 1", "A EMPTY", "D EMPTY"]
+    assert [chip.regs[0x26] for chip in chips.values()] == [0x08, 0x08]
+    fw.step(15, "GAIN 30\n")
+    assert wire.bodies() == ["ERR GAIN 30: not one of 18 23 33 38 43 48"]
+    assert [chip.regs[0x26] for chip in chips.values()] == [0x08, 0x08]
 
 
 def check_rc522_firmware_reports_ntag_then_empty():
@@ -116,10 +137,11 @@ def check_rc522_one_bad_read_does_not_empty_the_slot():
 def check_rc522_missing_board_is_reported():
     machine.SPI.devices.clear()
     machine.Pin.pins.clear()
-    machine.SPI.attach(main.RC522_CS["A"], FakeMfrc522(main.RC522_CS["A"]))
+    cs_a, cs_d = main.RC522_BUS["A"][4], main.RC522_BUS["D"][4]
+    machine.SPI.attach(cs_a, FakeMfrc522(cs_a))
     # nothing on the DEFENDER chip select: MISO floats high
-    absent = FakeMfrc522(main.RC522_CS["D"], version=0xFF)
-    machine.SPI.attach(main.RC522_CS["D"], absent)
+    absent = FakeMfrc522(cs_d, version=0xFF)
+    machine.SPI.attach(cs_d, absent)
     wire = Wire()
     fw = main.Firmware(main.make_slots("rc522"), wire)
     fw.start()
@@ -132,6 +154,14 @@ def check_rc522_missing_board_is_reported():
     for now in range(0, 200, 5):
         fw.step(now)
     assert absent.frames == []  # not polled
+
+
+def check_rdm6300_firmware_ignores_gain():
+    machine.UART.uarts.clear()
+    wire = Wire()
+    fw = main.Firmware(main.make_slots("rdm6300"), wire)
+    fw.step(0, "GAIN 38\n")
+    assert wire.bodies() == []
 
 
 def check_rdm6300_firmware_reports_tag():

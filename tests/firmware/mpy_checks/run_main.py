@@ -12,7 +12,8 @@ from fake_mfrc522 import Card, FakeMfrc522
 
 reader = sys.argv[1]
 if reader == "rc522":
-    for letter, cs in main.RC522_CS.items():
+    for letter, bus in main.RC522_BUS.items():
+        cs = bus[4]
         chip = FakeMfrc522(cs)
         machine.SPI.attach(cs, chip)
         if letter == "D":

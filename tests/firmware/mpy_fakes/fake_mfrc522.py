@@ -142,6 +142,7 @@ class FakeMfrc522:
     def soft_reset(self):
         self.regs = bytearray(0x40)
         self.regs[VERSION] = self.version
+        self.regs[0x26] = 0x48  # RFCfgReg's reset value: RxGain 100, 33 dB
         self.fifo = bytearray()
         self.resets += 1
 

@@ -158,6 +158,9 @@ class FakeDevice:
     def skip_enrollment(self) -> dict[str, Any]:
         raise AssertionError("not asked in these tests")
 
+    def choose_enrollment(self, piece: str) -> dict[str, Any]:
+        raise AssertionError("not asked in these tests")
+
     def reader_faults(self) -> list[str]:
         return []
 

@@ -1,0 +1,193 @@
+"""Render the build guide's step pictures, like a kit manual, into ``docs/build/img/steps/``.
+
+    .venv/bin/python hardware/steps.py          render every step picture
+    .venv/bin/python hardware/steps.py --check  exit 1 if a picture is stale or warns
+
+Each :data:`STEPS` entry is one physical step of ``docs/build/guide.md``:
+``build_steps.scad`` draws the flagship as far as the guide has built it, the
+parts that step adds in the highlight colour. Which step puts in each of
+``assembly.py``'s solids is :data:`RULES` (first matching name prefix), passed
+to OpenSCAD with ``-D``; :func:`unplaced` names any solid no rule places.
+Preview renders (OpenCSG, ``models.render``'s options) at a phone's size;
+``steps.json`` beside the pictures records each one's sources hash, so a
+changed model with a forgotten re-render is named without openscad.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:  # run as a script
+    sys.path.insert(0, str(HERE))
+
+import assembly  # noqa: E402
+import models  # noqa: E402
+
+SCAD = "build_steps.scad"
+OUT = HERE.parent / "docs" / "build" / "img" / "steps"
+MANIFEST = OUT / "steps.json"
+#: A phone's screen width at 2x, 4:3.
+SIZE = "720,540"
+#: Seen from the front, a little from the left and above: every slot, board and plug in view.
+CAMERA = "73,95,30,40,0,15,560"
+
+#: (name prefix, step): the first rule whose prefix a solid's name starts with says the
+#: guide step that puts it in. Headers with their Dupont plugs are the lead steps.
+RULES: tuple[tuple[str, int], ...] = (
+    ("Pico front pins", 11), ("Pico back pins", 11),  # with their Dupont plugs
+    ("ATTACKER RC522 header joints", 9), ("DEFENDER RC522 header joints", 9),
+    ("ATTACKER RC522 header", 11), ("DEFENDER RC522 header", 11),
+    ("Pi GPIO header", 12), ("Zero GPIO header", 12),
+    ("USB-C power plug", 12), ("Zero micro-USB power plug", 12),
+    ("ATTACKER RC522", 9), ("DEFENDER RC522", 9),
+    ("ATTACKER LED", 10), ("DEFENDER LED", 10), ("status LED", 10), ("NEW GAME", 10),
+    ("piezo", 10),
+    ("Pico", 8), ("Pi", 8), ("Zero", 8), ("USB-A", 8),  # the Pico cable's plug and its bend
+)
+
+
+class StepPictureError(RuntimeError):
+    """A step picture cannot be rendered or is out of date."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One guide step's picture: ``number`` is the step in guide.md, ``name`` the file's stem."""
+
+    number: int
+    name: str
+    caption: str
+
+    @property
+    def png(self) -> Path:
+        return OUT / f"{self.name}.png"
+
+    @property
+    def defines(self) -> tuple[str, ...]:
+        rules = ", ".join(f'["{prefix}", {n}]' for prefix, n in RULES)
+        return (f"step={self.number}", f"rules=[{rules}]")
+
+
+STEPS: tuple[Step, ...] = (
+    Step(8, "step08_boards", "the Pi and the Pico (orange) in the housing"),
+    Step(9, "step09_readers", "the two RC522 boards (orange) under the lid's slots"),
+    Step(10, "step10_lid_parts", "the LEDs, the NEW GAME button and the piezo (orange) in the lid"),
+    Step(11, "step11_reader_leads", "the leads from the Pico to both RC522 boards (orange)"),
+    Step(12, "step12_pi_leads", "the leads from the Pi's header to the LEDs, button and piezo "
+         "(orange)"),
+    Step(13, "step13_lid", "the lid (orange) on the housing"),
+    Step(14, "step14_sticker",
+         "a sticker (orange) going through the jig's hole onto a piece's base"),
+)
+
+
+def step_of(name: str) -> int | None:
+    """The guide step that puts in the solid called ``name`` (None: no rule places it)."""
+    return next((n for prefix, n in RULES if name.startswith(prefix)), None)
+
+
+def unplaced() -> list[str]:
+    """Every bought part of the assembly (both Pis) no rule places: each needs a rule.
+
+    Printed solids (a ``group``: the tray's and the lid's walls) are drawn as the
+    housing and the lid, not as solids.
+    """
+    return sorted({s.name for pi in assembly.PIS for s in assembly.layout(pi).solids
+                   if not s.group and step_of(s.name) is None})
+
+
+def source_hash(step: Step) -> str:
+    """SHA-256 over the picture's sources (the .scad files) and its render options."""
+    h = hashlib.sha256(f"{CAMERA}|{step.defines}|{SIZE}".encode())
+    for path in models.sources(HERE / SCAD):
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def render(step: Step, out: Path) -> list[str]:
+    """Render ``step`` to ``out`` (an OpenCSG preview, models.py's options); returns warnings."""
+    if shutil.which("openscad") is None or shutil.which("xvfb-run") is None:
+        raise StepPictureError("openscad and xvfb-run are needed: bash setup.sh --dev")
+    cmd = ["xvfb-run", "-a", "openscad", "-o", str(out), f"--imgsize={SIZE}",
+           "--autocenter", "--viewall", "--colorscheme=Tomorrow", f"--camera={CAMERA}"]
+    for define in step.defines:
+        cmd += ["-D", define]
+    cmd.append(str(HERE / SCAD))
+    result = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+    if result.returncode != 0 or not out.exists():
+        raise StepPictureError(f"openscad failed on {SCAD}: {result.stderr.strip()[-2000:]}")
+    return [line for line in result.stderr.splitlines()
+            if line.startswith(("WARNING", "ERROR", "DEPRECATED"))]
+
+
+def file_hash(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def manifest() -> dict[str, dict[str, str]]:
+    """The committed record (empty if missing)."""
+    try:
+        data: dict[str, dict[str, str]] = json.loads(MANIFEST.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    return data
+
+
+def check(steps: Sequence[Step] = STEPS) -> list[str]:
+    """Problems (empty: every picture is current and renders without warnings)."""
+    problems = [f"no rule in steps.RULES places {name!r}" for name in unplaced()]
+    recorded = manifest()
+    with tempfile.TemporaryDirectory() as tmp:
+        for step in steps:
+            if recorded.get(step.name, {}).get("sources") != source_hash(step):
+                problems.append(f"{step.name}: sources changed since it was rendered")
+            out = Path(tmp) / f"{step.name}.png"
+            problems += [f"{step.name}: {w}" for w in render(step, out)]
+            if not step.png.exists() or file_hash(out) != file_hash(step.png):
+                problems.append(f"{step.name}: {step.png.name} differs from a fresh render")
+    return problems
+
+
+def write(steps: Sequence[Step] = STEPS) -> list[str]:
+    """Render every picture and the record; returns the warnings and unplaced solids."""
+    OUT.mkdir(parents=True, exist_ok=True)
+    problems = [f"no rule in steps.RULES places {name!r}" for name in unplaced()]
+    data = {}
+    for step in steps:
+        problems += [f"{step.name}: {w}" for w in render(step, step.png)]
+        data[step.name] = {"step": str(step.number), "sources": source_hash(step),
+                           "png": file_hash(step.png)}
+    MANIFEST.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return problems
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true",
+                        help="render to a temporary directory; exit 1 if stale or warning")
+    args = parser.parse_args(argv)
+    try:
+        problems = check() if args.check else write()
+    except StepPictureError as exc:
+        print(f"steps.py: {exc}", file=sys.stderr)
+        return 2
+    for line in problems:
+        print(line)
+    if not problems:
+        print("all step pictures are up to date" if args.check
+              else f"rendered {len(STEPS)} step pictures")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
