@@ -14,9 +14,6 @@ TESTS = ROOT / "tests"
 
 #: Test folders named otherwise than what they test, and why.
 ALIASES = {
-    # The top-level hardware/ (models, parts, wiring pictures); tests/drivers tests
-    # arbiter/drivers, the drivers.
-    "hardware_models": "hardware",
     # Accessibility of both apps' pages (axe-core, with its own package.json).
     "a11y": "web",
 }

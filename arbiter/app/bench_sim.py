@@ -37,14 +37,9 @@ from arbiter.app.errors import BenchCommandError
 from arbiter.drivers.fakes import FakeMcp23017, FakePico, FakeRdm6300
 from arbiter.drivers.pins import mock_pin_factory
 from arbiter.drivers.readers.base import SlotReader
-from arbiter.drivers.readers.errors import ReaderError
-from arbiter.errors import ArbiterError
-from arbiter.drivers.fakes import FakeMcp23017, FakePico, FakeRdm6300
-from arbiter.drivers.pins import mock_pin_factory
-from arbiter.drivers.readers.base import SlotReader
-from arbiter.drivers.readers.errors import ReaderError
+from arbiter.drivers.readers.errors import ReaderError, SimTagError
 from arbiter.drivers.readers.sim import check_tag
-from arbiter.drivers.readers.errors import SimTagError
+from arbiter.errors import ArbiterError
 from arbiter.rules.keycode import DEFAULT_KEYCODE
 from arbiter.rules.pieces import Piece
 from arbiter.rules.verdict import Role

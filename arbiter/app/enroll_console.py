@@ -16,14 +16,13 @@ import threading
 from collections.abc import Callable
 
 from arbiter.app.config import Config
-from arbiter.app.errors import CliError
+from arbiter.app.errors import CliError, EnrollReaderError
 from arbiter.app.stopping import StopRequests, lines_until
 from arbiter.device.enrollment import EnrollmentSession
-from arbiter.errors import ArbiterError
 from arbiter.drivers.readers.base import SlotReader, SlotReading, SlotState
 from arbiter.drivers.readers.sim import SimSlots
+from arbiter.errors import ArbiterError
 from arbiter.threads import BackgroundThread, declare
-from arbiter.app.errors import EnrollReaderError
 
 INPUT = declare("enroll input", __name__,
                 "reads the typed commands of the terminal's enrollment walk "

@@ -18,11 +18,11 @@ from collections.abc import Callable
 from arbiter.app.config import Config
 from arbiter.app.errors import CliError
 from arbiter.device.rangecheck import judge, run_steps
-from arbiter.errors import ArbiterError
 from arbiter.drivers.fakes import FakePico
 from arbiter.drivers.readers.base import SlotReading, SlotState
 from arbiter.drivers.readers.mcu import McuReader
 from arbiter.drivers.readrange import ReadRangeModel
+from arbiter.errors import ArbiterError
 from arbiter.rules.verdict import Role
 
 #: Seconds a held sticker is read for: the firmware polls every 50 ms and reports a

@@ -45,8 +45,8 @@ from typing import TextIO
 
 from arbiter.app.stopping import lines_until
 from arbiter.device.arbiter import Arbiter, DeviceError
-from arbiter.drivers.readers.sim import SimSlots
 from arbiter.drivers.readers.errors import SimTagError
+from arbiter.drivers.readers.sim import SimSlots
 from arbiter.queues import put_dropping_oldest
 from arbiter.rules.errors import EndingError, PieceError
 from arbiter.rules.game import EndingKind

@@ -12,15 +12,15 @@ import pytest
 
 from arbiter.app.assembly import build_arbiter
 from arbiter.app.bench_sim import BenchSim
-from arbiter.app.errors import BenchCommandError
 from arbiter.app.cli import main
 from arbiter.app.config import Config, load_config
+from arbiter.app.errors import BenchCommandError
 from arbiter.app.sim_console import SimConsole
 from arbiter.device.enrollment import EnrollmentSession
 from arbiter.device.errors import DeviceError
 from arbiter.drivers.readers.base import SlotReading, SlotState
-from arbiter.drivers.readers.sim import SIM_TAGS, SimSlots, sticker_uid
 from arbiter.drivers.readers.errors import SimTagError
+from arbiter.drivers.readers.sim import SIM_TAGS, SimSlots, sticker_uid
 from arbiter.rules.army import PhysicalPiece, all_physical_pieces
 from arbiter.rules.verdict import Role
 from arbiter.storage.registry import TagRegistry

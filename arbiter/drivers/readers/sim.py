@@ -20,14 +20,13 @@ from __future__ import annotations
 import hashlib
 import threading
 
-from arbiter.errors import ArbiterError
 from arbiter.drivers.readers.base import ReadingCallback, SlotReading, SlotState
+from arbiter.drivers.readers.errors import SimTagError
 from arbiter.rules.army import PhysicalPiece
-from arbiter.rules.pieces import Piece
 from arbiter.rules.errors import PieceError
+from arbiter.rules.pieces import Piece
 from arbiter.rules.verdict import Role
 from arbiter.storage.registry import TagRegistry
-from arbiter.drivers.readers.errors import SimTagError
 
 #: The simulated stickers' registry, in the data directory beside the real tags.json.
 SIM_TAGS = "sim-tags.json"
