@@ -174,21 +174,48 @@ def load_config(path: str | Path | None = None, *, data_dir: str | Path | None =
 
     :raises ConfigError: naming the file and the key.
     """
-    defaults = tomllib.loads(default_text())
     name = str(path) if path else "default config"
-    raw = defaults
-    if path is not None:
-        try:
-            user = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ConfigError(f"{path}: no such config file") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{path}: cannot read: {exc}") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-        raw = _merge(defaults, user, "", name)
+    raw = _read(path, name)
+    # Section by section, in the file's order, so the first bad key is the one named.
+    reader = _reader(_Checker(raw["reader"], "reader", name))
+    signals = _signals(_Checker(raw["signals"], "signals", name))
+    button = _button(_Checker(raw["button"], "button", name))
+    web = _web(_Checker(raw["web"], "web", name))
+    tunes = _tunes(raw["tunes"], name)
+    tournament = _tournament(_Checker(raw["tournament"], "tournament", name))
+    configured_dir = _Checker(raw, "", name).text("data_dir")
+    chosen = Path(data_dir) if data_dir else Path(configured_dir) if configured_dir else None
+    config = Config(
+        data_dir=chosen or default_data_dir(),
+        reader=reader,
+        signals=signals,
+        button=button,
+        web=web,
+        tunes=tunes,
+        source=Path(path) if path else None,
+        tournament=tournament,
+    )
+    _check_clashes(config, name)
+    return config
 
-    r = _Checker(raw["reader"], "reader", name)
+
+def _read(path: str | Path | None, name: str) -> dict[str, Any]:
+    """The shipped defaults with the file at ``path`` (if any) merged over them."""
+    defaults = tomllib.loads(default_text())
+    if path is None:
+        return defaults
+    try:
+        user = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such config file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    return _merge(defaults, user, "", name)
+
+
+def _reader(r: _Checker) -> ReaderConfig:
     reader = ReaderConfig(
         kind=r.text("kind", READER_KINDS),
         attacker_pins=r.pins("attacker_pins"),
@@ -207,10 +234,13 @@ def load_config(path: str | Path | None = None, *, data_dir: str | Path | None =
     )
     if len(reader.attacker_pins) != len(reader.defender_pins):
         raise ConfigError(
-            f"{name}: 'reader.attacker_pins' and 'reader.defender_pins' differ in length"
+            f"{r.name}: 'reader.attacker_pins' and 'reader.defender_pins' differ in length"
         )
-    s = _Checker(raw["signals"], "signals", name)
-    signals = SignalsConfig(
+    return reader
+
+
+def _signals(s: _Checker) -> SignalsConfig:
+    return SignalsConfig(
         attacker_led=s.pin("attacker_led"),
         defender_led=s.pin("defender_led"),
         status_led=s.pin("status_led"),
@@ -218,16 +248,20 @@ def load_config(path: str | Path | None = None, *, data_dir: str | Path | None =
         buzzer_kind=s.text("buzzer_kind", BUZZER_KINDS),
         battle_phrase=s.flag("battle_phrase"),
     )
-    b = _Checker(raw["button"], "button", name)
-    button = ButtonConfig(b.pin("new_game_pin"), b.number("hold_seconds", 0.5, 10.0))
-    w = _Checker(raw["web"], "web", name)
+
+
+def _button(b: _Checker) -> ButtonConfig:
+    return ButtonConfig(b.pin("new_game_pin"), b.number("hold_seconds", 0.5, 10.0))
+
+
+def _web(w: _Checker) -> WebConfig:
     pin = w.text("admin_pin")
     if pin:
         try:
             check_pin_format(pin, "'web.admin_pin'")
         except PinFormatError as exc:
-            raise ConfigError(f"{name}: {exc}") from None
-    web = WebConfig(
+            raise ConfigError(f"{w.name}: {exc}") from None
+    return WebConfig(
         host=w.text("host"),
         port=w.integer("port", 1, 65535),
         admin_pin=pin or None,
@@ -235,8 +269,10 @@ def load_config(path: str | Path | None = None, *, data_dir: str | Path | None =
         request_timeout=w.number("request_timeout", 1.0, 300.0),
     )
 
+
+def _tunes(table: dict[str, Any], name: str) -> dict[str, str]:
     tunes: dict[str, str] = {}
-    for key, text in raw["tunes"].items():
+    for key, text in table.items():
         if not isinstance(text, str):
             raise ConfigError(f"{name}: 'tunes.{key}' must be an RTTTL string")
         tunes[key] = text
@@ -247,32 +283,18 @@ def load_config(path: str | Path | None = None, *, data_dir: str | Path | None =
     missing = [t for t in REQUIRED_TUNES if t not in tunes]
     if missing:  # only possible if the shipped file lost one
         raise ConfigError(f"{name}: 'tunes' lacks {', '.join(missing)}")
+    return tunes
 
-    t = _Checker(raw["tournament"], "tournament", name)
+
+def _tournament(t: _Checker) -> TournamentSettings:
     try:
-        tournament = TournamentSettings.build(
+        return TournamentSettings.build(
             t.text("broker"), t.text("event"), t.text("table"),
             password_file=t.text("password_file"), ca_file=t.text("ca_file"),
             keepalive=t.integer("keepalive", 5, 3600),
         )
     except SettingsError as exc:
-        raise ConfigError(f"{name}: 'tournament': {exc}") from None
-
-    top = _Checker(raw, "", name)
-    configured_dir = top.text("data_dir")
-    chosen = Path(data_dir) if data_dir else Path(configured_dir) if configured_dir else None
-    config = Config(
-        data_dir=chosen or default_data_dir(),
-        reader=reader,
-        signals=signals,
-        button=button,
-        web=web,
-        tunes=tunes,
-        source=Path(path) if path else None,
-        tournament=tournament,
-    )
-    _check_clashes(config, name)
-    return config
+        raise ConfigError(f"{t.name}: 'tournament': {exc}") from None
 
 
 def _check_clashes(config: Config, name: str) -> None:
