@@ -96,7 +96,8 @@ def test_ingest_feeds_the_ledger_and_scores_the_game(
         assert ledger.admin.pairings(1)[0].result is Result.BLACK_WIN
         online, status, _ = ledger.tables.state("T1")
         assert online is True and status == {"format": 1, "table": "T1", "state": "idle"}
-        assert ("T1", wire.Topic.EVENTS) in changes
+        # Followers are told after the commit and its acknowledgements: a moment later.
+        wait_until(lambda: ("T1", wire.Topic.EVENTS) in changes)
     finally:
         hub.stop()
 
