@@ -10,21 +10,21 @@ import argparse
 import itertools
 import random
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-from arbiter.rules.contenders import Contenders
-from arbiter.rules.errors import ChallengeRefusedError
-from arbiter.rules.pieces import Piece
-from arbiter.rules.ranks import Rank, Side
-from arbiter.rules.verdict import resolve
-from arbiter.storage.journal import GameStore
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # bench.timing
 
-
-def percentile(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+from arbiter.rules.contenders import Contenders  # noqa: E402
+from arbiter.rules.errors import ChallengeRefusedError  # noqa: E402
+from arbiter.rules.pieces import Piece  # noqa: E402
+from arbiter.rules.ranks import Rank, Side  # noqa: E402
+from arbiter.rules.verdict import resolve  # noqa: E402
+from arbiter.storage.journal import GameStore  # noqa: E402
+from bench.timing import percentile  # noqa: E402
 
 
 def bench_resolve(rounds: int) -> list[float]:

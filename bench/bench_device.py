@@ -27,7 +27,8 @@ sys.path.insert(0, str(ROOT))  # bench.sim_play
 
 from arbiter.app.assembly import build_arbiter  # noqa: E402
 from arbiter.app.config import load_config  # noqa: E402
-from bench.sim_play import SimPlayer, percentile  # noqa: E402
+from bench.sim_play import SimPlayer  # noqa: E402
+from bench.timing import percentile  # noqa: E402
 from tests.support.proc import cpu_seconds, memory_mb  # noqa: E402
 
 

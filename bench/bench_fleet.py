@@ -29,7 +29,8 @@ from arbiter.app.assembly import build_arbiter  # noqa: E402
 from arbiter.app.config import Config, load_config  # noqa: E402
 from arbiter.app.service import start_link  # noqa: E402
 from arbiter.fleet.settings import TournamentSettings  # noqa: E402
-from bench.sim_play import SimPlayer, percentile  # noqa: E402
+from bench.sim_play import SimPlayer  # noqa: E402
+from bench.timing import percentile  # noqa: E402
 from tests.support.mqtt import Mosquitto, Proxy, Subscriber  # noqa: E402
 
 

@@ -10,20 +10,20 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from arbiter.hub.ledger import Ledger
-from arbiter.tournament.model import Game, Player, Result
-from arbiter.tournament.standings import standings
-from arbiter.tournament.swiss import swiss_round
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # bench.timing
 
-
-def percentile(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+from arbiter.hub.ledger import Ledger  # noqa: E402
+from arbiter.tournament.model import Game, Player, Result  # noqa: E402
+from arbiter.tournament.standings import standings  # noqa: E402
+from arbiter.tournament.swiss import swiss_round  # noqa: E402
+from bench.timing import percentile  # noqa: E402
 
 
 def _event(table: str, seq: int) -> dict[str, Any]:

@@ -11,26 +11,21 @@ game over: the write the live feed waits for), and prints p50/p99 in millisecond
 from __future__ import annotations
 
 import argparse
-import re
+import sys
 import tempfile
 import time
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from arbiter import wire
-from arbiter.hub.ledger import Ledger
-from arbiter.tournament.model import Player
-from web.hub import create_hub_app
-from web.hub.feed import VenueFeed
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # bench.timing
 
-PIN = "246813"
+from arbiter import wire  # noqa: E402
+from arbiter.hub.ledger import Ledger  # noqa: E402
+from arbiter.tournament.model import Player  # noqa: E402
+from bench.timing import organiser_client, percentile, time_gets  # noqa: E402
+
 AT = 1795464000.0
-
-
-def percentile(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def carried(ledger: Ledger, table: str) -> wire.AssignmentBody:
@@ -72,20 +67,9 @@ def main() -> None:
             build(ledger, args.games, args.tables)
             print(f"table 1: {args.games} games, {args.tables} tables"
                   f" (built in {time.perf_counter() - started:.1f} s)")
-            app = create_hub_app(ledger, VenueFeed(ledger, timedelta(minutes=10)), data,
-                                 test_config={"ADMIN_PIN": PIN, "TESTING": True})
-            client = app.test_client()
-            login = client.get("/organiser/login").get_data(as_text=True)
-            token = re.search(r'name="csrf" value="([^"]+)"', login)
-            assert token is not None
-            client.post("/organiser/login", data={"pin": PIN, "csrf": token.group(1)})
+            client = organiser_client(ledger, data)
             for path in ("/api/venue", "/", "/organiser"):
-                times = []
-                for _ in range(args.fetches):
-                    t0 = time.perf_counter()
-                    response = client.get(path)
-                    times.append((time.perf_counter() - t0) * 1000)
-                    assert response.status_code == 200, response.status_code
+                times, _ = time_gets(client, path, args.fetches)
                 print(f"GET {path}: p50 {percentile(times, 0.5):.1f} ms,"
                       f" p99 {percentile(times, 0.99):.1f} ms")
             last = str(args.tables)

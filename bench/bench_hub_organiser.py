@@ -12,23 +12,17 @@ from __future__ import annotations
 
 import argparse
 import random
-import re
+import sys
 import tempfile
 import time
-from datetime import timedelta
 from pathlib import Path
 
-from arbiter.hub.ledger import Ledger
-from arbiter.tournament.model import Player, Result
-from web.hub import create_hub_app
-from web.hub.feed import VenueFeed
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # bench.timing
 
-PIN = "246813"
-
-
-def percentile(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+from arbiter.hub.ledger import Ledger  # noqa: E402
+from arbiter.tournament.model import Player, Result  # noqa: E402
+from bench.timing import organiser_client, percentile, time_gets  # noqa: E402
 
 
 def build(ledger: Ledger, players: int, rounds: int, rng: random.Random) -> None:
@@ -57,24 +51,11 @@ def main() -> None:
             print(f"event: {args.players} players, {args.rounds} rounds, "
                   f"{len(ledger.tables.names())} tables"
                   f" (built in {time.perf_counter() - started:.1f} s)")
-            app = create_hub_app(ledger, VenueFeed(ledger, timedelta(minutes=10)), data,
-                                 test_config={"ADMIN_PIN": PIN, "TESTING": True})
-            client = app.test_client()
-            login = client.get("/organiser/login").get_data(as_text=True)
-            token = re.search(r'name="csrf" value="([^"]+)"', login)
-            assert token is not None
-            client.post("/organiser/login", data={"pin": PIN, "csrf": token.group(1)})
+            client = organiser_client(ledger, data)
             for path in ("/organiser/live", "/organiser"):
-                times, size = [], 0
-                for _ in range(args.fetches):
-                    t0 = time.perf_counter()
-                    response = client.get(path)
-                    times.append((time.perf_counter() - t0) * 1000)
-                    assert response.status_code == 200, response.status_code
-                    size = len(response.get_data())
+                times, size = time_gets(client, path, args.fetches)
                 print(f"GET {path}: p50 {percentile(times, 0.5):.0f} ms, "
                       f"p99 {percentile(times, 0.99):.0f} ms, {size / 1024:.0f} KB")
-
 
 if __name__ == "__main__":
     main()

@@ -30,6 +30,7 @@ import contextlib
 
 from arbiter.app.assembly import build_arbiter
 from arbiter.app.config import load_config
+from bench.timing import percentile
 from web.kit.serve import make_server
 from web.table import create_app
 
@@ -40,11 +41,6 @@ battle_phrase = false
 ready = "Ready:d=32,o=5,b=200:c"
 error = "Error:d=32,o=4,b=200:c"
 """
-
-
-def percentile(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 class Stream:

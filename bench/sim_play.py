@@ -20,12 +20,6 @@ from arbiter.rules.ranks import Rank, Side
 from arbiter.rules.verdict import Role
 
 
-def percentile(samples: list[float], q: float) -> float:
-    """The ``q`` quantile of ``samples`` (nearest rank); NaN when there is none."""
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
-
-
 class SimPlayer:
     """Plays random challenges on ``arbiter`` (built with ``sim=True``), seeded by ``seed``.
 

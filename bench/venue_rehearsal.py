@@ -49,6 +49,7 @@ sys.path.insert(0, str(ROOT))
 
 from arbiter.hub.ledger import Ledger  # noqa: E402
 from arbiter.venue.rehearse import MIDDLE  # noqa: E402  (gg-arbiter venue rehearse's games)
+from bench.timing import percentile  # noqa: E402
 from tests.support.hub_secrecy import leaks as rank_leaks  # noqa: E402
 from tests.support.mqtt import Mosquitto, Subscriber  # noqa: E402
 from tests.support.proc import cpu_seconds  # noqa: E402
@@ -60,11 +61,6 @@ from tests.support.web import PIN  # noqa: E402
 EVENT = "rehearsal"
 PUBLIC = ["/", "/screen", "/rounds", "/standings", "/games", "/api/venue", "/api/rounds",
           "/api/standings", "/api/games", "/organiser/login"]
-
-
-def percentile(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
 def poll(test: Callable[[], Any], timeout: float, what: str, step: float = 0.1) -> Any:
