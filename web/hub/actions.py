@@ -97,7 +97,7 @@ def import_trf_event(body: dict[str, Any]) -> str:
     if not isinstance(text, str) or not text.strip():
         raise OrganiserInputError("paste the TRF file or choose it ('trf': its text)")
     event = import_trf(text)
-    ledger().admin.import_event(event.players, event.games, event.total_rounds)
+    ledger().unplayed.import_event(event.players, event.games, event.total_rounds)
     return (f"{len(event.players)} player(s) and {len(ledger().admin.rounds())} round(s) of"
             f" {event.total_rounds} imported")
 

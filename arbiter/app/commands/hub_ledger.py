@@ -99,7 +99,7 @@ def _import_trf(args: argparse.Namespace) -> int:
         raise HubCliError(f"cannot read {args.file}: {exc}") from None
     event = import_trf(text)
     with open_ledger(args) as ledger:
-        ledger.admin.import_event(event.players, event.games, event.total_rounds)
+        ledger.unplayed.import_event(event.players, event.games, event.total_rounds)
         rounds = len(ledger.admin.rounds())
     print(f"{len(event.players)} player(s), {rounds} round(s) of {event.total_rounds} imported")
     return 0
