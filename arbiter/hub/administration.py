@@ -323,8 +323,11 @@ class Administration:
             )
 
     def standings(self) -> list[Standing]:
-        """Standings over every pairing so far, with the tie-breaks in force."""
-        return standings(self.seeded(), self.games_for_pairing(), self.tiebreaks())
+        """Standings over every pairing so far, with the tie-breaks in force (a bye given
+        for a round not yet paired counts from that round's pairing on)."""
+        paired = len(self.rounds())
+        games = [g for g in self.games_for_pairing() if g.pairing.round <= paired]
+        return standings(self.seeded(), games, self.tiebreaks())
 
 
 def assignment_payload(
