@@ -204,6 +204,9 @@ class Administration:
         missing = sorted(active - set(names))
         if missing:
             raise PairingError(f"round {number}: {', '.join(missing)} not paired")
+        given = sorted(set(names) & away)
+        if given:
+            raise PairingError(f"round {number}: {', '.join(given)} has a bye given for it")
         extra = sorted(set(names) - active)
         if extra:
             raise UnknownPlayerError(f"round {number}: {', '.join(extra)} is not an active player")
