@@ -111,19 +111,18 @@ def hub_round(engine: str, out: Path, name: str) -> None:
     """The hub's files of one event (see the module's docstring)."""
     text = (out / f"{name}.trf").read_bytes().decode("utf-8")
     plan = hub_plan(text)
-    with tempfile.TemporaryDirectory() as tmp:
-        with Ledger(Path(tmp, "event.sqlite"), "golden") as ledger:
-            pre = hub_before_pairing(ledger, text, plan)
-            (out / f"{name}.hub-pre.trf").write_text(pre, encoding="utf-8")
-            subprocess.run(
-                [engine, "--dutch", str(out / f"{name}.hub-pre.trf"), "-p",
-                 str(out / f"{name}.hub-next.txt")], check=True)
-            pairings = ledger.admin.pair_round("swiss")
-            results = [[p.board, RESULT_CYCLE[p.board % len(RESULT_CYCLE)]]
-                       for p in pairings if p.black is not None]
-            for board, code in results:
-                apply_result(ledger, plan["rounds"], board, code)
-            (out / f"{name}.hub-post.trf").write_text(trf(ledger), encoding="utf-8")
+    with tempfile.TemporaryDirectory() as tmp, Ledger(Path(tmp, "e.sqlite"), "golden") as ledger:
+        pre = hub_before_pairing(ledger, text, plan)
+        (out / f"{name}.hub-pre.trf").write_text(pre, encoding="utf-8")
+        subprocess.run(
+            [engine, "--dutch", str(out / f"{name}.hub-pre.trf"), "-p",
+             str(out / f"{name}.hub-next.txt")], check=True)
+        pairings = ledger.admin.pair_round("swiss")
+        results = [[p.board, RESULT_CYCLE[p.board % len(RESULT_CYCLE)]]
+                   for p in pairings if p.black is not None]
+        for board, code in results:
+            apply_result(ledger, plan["rounds"], board, code)
+        (out / f"{name}.hub-post.trf").write_text(trf(ledger), encoding="utf-8")
     plan["results"] = results
     (out / f"{name}.hub.json").write_text(json.dumps(plan) + "\n", encoding="utf-8")
     check = subprocess.run(
