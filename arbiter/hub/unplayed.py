@@ -32,6 +32,21 @@ if TYPE_CHECKING:  # the administration reads given_byes from here
 _FORFEIT_TEXT = {Result.WHITE_WIN: "+/-", Result.BLACK_WIN: "-/+", None: "-/-"}
 
 
+#: Who came to a forfeited board, by the word the command line, the forms and the API
+#: use (None: neither came).
+FORFEIT_SIDES: dict[str, Colour | None] = {"white": Colour.WHITE, "black": Colour.BLACK,
+                                           "none": None}
+#: A bye the organiser gives, by its points as the command line, the forms and the API
+#: write them.
+BYE_POINTS = {"0.5": Bye.HALF, "0": Bye.ZERO, "1": Bye.FULL}
+
+
+def forfeit_label(result: Result | None) -> str:
+    """A forfeited board's result as the pages show it."""
+    return {Result.WHITE_WIN: "1-0 forfeit", Result.BLACK_WIN: "0-1 forfeit"}.get(
+        result, "0-0 forfeit (neither came)")
+
+
 def forfeit_text(result: Result | None) -> str:
     """A forfeit as the audit trail and the pages write it: White's code, then Black's
     (TRF's ``+`` won by forfeit, ``-`` lost by it)."""

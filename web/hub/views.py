@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arbiter.hub.ledger import GameRow, Ledger, PairingRow
+from arbiter.hub.unplayed import forfeit_label
 from web.kit.present import ending_text, reveal
 
 #: The state shown for a table whose board's game has not begun: no NEW GAME yet since
@@ -38,6 +39,8 @@ def latest_game(ledger: Ledger, table: str) -> GameRow | None:
 
 
 def _result(row: PairingRow | None) -> str | None:
+    if row is not None and row.forfeit:
+        return forfeit_label(row.result)
     return None if row is None or row.result is None else row.result.value
 
 

@@ -16,11 +16,12 @@ from arbiter.app.commands.hub_common import RESULTS, open_ledger, publish_once_t
 from arbiter.app.errors import HubCliError
 from arbiter.errors import PinFormatError
 from arbiter.hub.exports import KINDS, export, trf
+from arbiter.hub.unplayed import BYE_POINTS, FORFEIT_SIDES
 from arbiter.pinrule import RULE as PIN_RULE
 from arbiter.pinrule import legacy_pin_note
 from arbiter.storage.paths import default_data_dir
 from arbiter.tournament.errors import NoLegalPairingError
-from arbiter.tournament.model import Bye, Colour, Pairing
+from arbiter.tournament.model import Pairing
 from arbiter.tournament.standings import TieBreak
 from arbiter.tournament.trf import import_trf
 from web.hub.views import suggested_tables
@@ -150,12 +151,6 @@ def _result(args: argparse.Namespace) -> int:
     with open_ledger(args) as ledger:
         ledger.admin.correct_result(args.round, args.board, RESULTS[args.result], args.who)
     return 0
-
-
-#: ``hub forfeit``'s SIDE: who came to the board (and wins by forfeit); none: neither.
-FORFEIT_SIDES = {"white": Colour.WHITE, "black": Colour.BLACK, "none": None}
-#: ``hub bye``'s --points: the bye's kind.
-BYE_POINTS = {"0.5": Bye.HALF, "0": Bye.ZERO, "1": Bye.FULL}
 
 
 def _forfeit(args: argparse.Namespace) -> int:
