@@ -118,8 +118,9 @@ def hub_round(engine: str, out: Path, name: str) -> None:
             [engine, "--dutch", str(out / f"{name}.hub-pre.trf"), "-p",
              str(out / f"{name}.hub-next.txt")], check=True)
         pairings = ledger.admin.pair_round("swiss")
-        results = [[p.board, RESULT_CYCLE[p.board % len(RESULT_CYCLE)]]
-                   for p in pairings if p.black is not None]
+        results: list[tuple[int, str]] = [
+            (p.board, RESULT_CYCLE[p.board % len(RESULT_CYCLE)])
+            for p in pairings if p.black is not None]
         for board, code in results:
             apply_result(ledger, plan["rounds"], board, code)
         (out / f"{name}.hub-post.trf").write_text(trf(ledger), encoding="utf-8")

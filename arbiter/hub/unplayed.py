@@ -43,8 +43,11 @@ BYE_POINTS = {"0.5": Bye.HALF, "0": Bye.ZERO, "1": Bye.FULL}
 
 def forfeit_label(result: Result | None) -> str:
     """A forfeited board's result as the pages show it."""
-    return {Result.WHITE_WIN: "1-0 forfeit", Result.BLACK_WIN: "0-1 forfeit"}.get(
-        result, "0-0 forfeit (neither came)")
+    if result is Result.WHITE_WIN:
+        return "1-0 forfeit"
+    if result is Result.BLACK_WIN:
+        return "0-1 forfeit"
+    return "0-0 forfeit (neither came)"
 
 
 def forfeit_text(result: Result | None) -> str:
