@@ -211,7 +211,8 @@ def suggested_tables(ledger: Ledger, round_number: int) -> dict[int, str | None]
 
 
 def rounds(ledger: Ledger) -> list[dict[str, Any]]:
-    """Every round with its pairings, results and the game played for each."""
+    """Every round with its pairings, results and the game played for each, and the byes
+    the organiser gave for it."""
     played: dict[tuple[int, int], GameRow] = {}
     for g in ledger.events.games(scored_only=True):
         if g.scored and g.round is not None and g.board is not None:
@@ -219,6 +220,10 @@ def rounds(ledger: Ledger) -> list[dict[str, Any]]:
             key = (g.round, g.board)
             if key not in played or _game_key(g) > _game_key(played[key]):
                 played[key] = g
+    given: dict[int, list[dict[str, Any]]] = {}
+    for g in ledger.unplayed.byes():  # the byes the organiser gave: not at any board
+        given.setdefault(g.pairing.round, []).append(
+            {"name": g.pairing.white, "kind": g.bye.value, "points": g.bye.points})
     out = []
     for number, system in ledger.admin.rounds():
         boards = []
@@ -231,7 +236,8 @@ def rounds(ledger: Ledger) -> list[dict[str, Any]]:
                 "game": None if game is None else {"table": game.table, "game": game.game,
                                                   "over": game.ending is not None},
             })
-        out.append({"round": number, "system": system, "boards": boards})
+        out.append({"round": number, "system": system, "boards": boards,
+                    "byes": given.get(number, [])})
     return out
 
 

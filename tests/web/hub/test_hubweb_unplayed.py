@@ -7,6 +7,7 @@ import html as html_text
 
 import pytest
 
+from arbiter.hub.errors import UnplayedRoundError
 from arbiter.tournament.model import Bye, Pairing, Player, Result
 from tests.support.organiser import login as _login
 from tests.support.web import PIN
@@ -49,10 +50,18 @@ def test_forfeit_and_bye_forms_need_the_session_and_its_csrf(hub: Hub) -> None:
     assert "Round 2: C (H, 0.5 points, not paired)" in text
     assert [(c.who, c.what, c.after) for c in hub.ledger.admin.audit()] == [
         ("Chief", "forfeit", "-/+"), ("Chief", "bye", "H")]
+    # Once round 2 is paired, the round lists it.
+    hub.ledger.admin.correct_result(1, 2, Result.DRAW, "org")
+    hub.ledger.admin.pair_round("swiss")
+    text = html_text.unescape(client.get("/organiser").get_data(as_text=True))
+    assert "Byes given: C (H, 0.5)" in text and "Round 2: C (H" not in text
+    with pytest.raises(UnplayedRoundError, match="paired already"):
+        hub.ledger.unplayed.cancel_bye("C", 2, "org")
+    client.post("/organiser/bye", data={"name": "E", "round": "3", "csrf": token})
     # Taken back from its button.
-    client.post("/organiser/bye", data={"name": "C", "round": "2", "cancel": "1",
+    client.post("/organiser/bye", data={"name": "E", "round": "3", "cancel": "1",
                                         "csrf": token})
-    assert hub.ledger.unplayed.byes() == []
+    assert [g.pairing.white for g in hub.ledger.unplayed.byes()] == ["C"]
 
 
 def test_the_api_records_forfeits_and_byes_and_refuses_in_words(hub: Hub) -> None:
