@@ -201,3 +201,39 @@ def test_an_event_begun_elsewhere_imports_with_its_forfeits_and_byes(tmp_path: P
         assert {s.name: s.score for s in led.admin.standings()} == file_scores
         with pytest.raises(PairingError, match="already holds"):
             led.unplayed.import_event(event.players, event.games, event.total_rounds)
+
+
+def test_late_entries_and_absent_rounds_import_and_pair(tmp_path: Path) -> None:
+    # Hand-written TRF (LF endings, no XXR): Ana, Ben, Cid, Dee play round 1; Eve enters
+    # in round 2 (round 1 blank); Dee is absent in round 2 ("0000 - -") and back in
+    # round 3, not yet paired. Round 2: Ana-Eve 1-0, Ben-Cid ½.
+    def line(rank: int, name: str, blocks: str) -> str:
+        rating = 2000 - 100 * rank
+        return f"001 {rank:>4}      {name:<33} {rating:>4}{'':27}  0.0 {rank:>4}" + blocks
+
+    text = "\n".join([
+        "012 Late",
+        line(1, "Ana", "  0004 w 1  0005 w 1"),
+        line(2, "Ben", "  0003 b =  0003 w ="),
+        line(3, "Cid", "  0002 w =  0002 b ="),
+        line(4, "Dee", "  0001 b 0  0000 - -"),
+        line(5, "Eve", "            0001 b 0"),
+    ]) + "\n"
+    event = import_trf(text)
+    assert event.total_rounds == 2 and not any(p.withdrawn for p in event.players)
+    with Ledger(tmp_path / "late.sqlite", "late") as led:
+        led.unplayed.import_event(event.players, event.games, event.total_rounds)
+        assert [(r.pairing.round, r.pairing.white, r.pairing.black) for r in
+                led.admin.pairings()] == [(1, "Ana", "Dee"), (1, "Cid", "Ben"),
+                                          (2, "Ana", "Eve"), (2, "Ben", "Cid")]
+        score = {s.name: s.score for s in led.admin.standings()}
+        assert score == {"Ana": 2, "Ben": 1, "Cid": 1, "Dee": 0, "Eve": 0}
+        # The export says the same: Eve's round 1 and Dee's round 2 as not paired.
+        blocks = {ln[14:47].strip(): ln[91:] for ln in trf(led).splitlines()
+                  if ln.startswith("001")}
+        assert blocks["Eve"] == "0000 - -  0001 b 0"
+        assert blocks["Dee"] == "0001 b 0  0000 - -"
+        led.admin.set_total_rounds(3, "org")
+        third = led.admin.pair_round("swiss")
+        assert sorted(n for p in third for n in (p.white, p.black) if n) == [
+            "Ana", "Ben", "Cid", "Dee", "Eve"]
