@@ -113,10 +113,13 @@ class Administration:
         return players
 
     def withdraw(self, name: str, who: str) -> None:
-        """Take a player out of future pairings (audited); games played still count."""
+        """Take a player out of future pairings (audited); games played still count, byes
+        given for rounds not yet paired go (a withdrawn player scores nothing more)."""
         with self.store.write() as db:
             if db.execute("UPDATE players SET withdrawn=1 WHERE name=?", (name,)).rowcount != 1:
                 raise UnknownPlayerError(f"no player named {name!r}")
+            db.execute("DELETE FROM byes WHERE player=? AND round >"
+                       " (SELECT COALESCE(MAX(number), 0) FROM rounds)", (name,))
             self._audit(db, who, "withdraw", name, "active", "withdrawn")
 
     def players(self) -> list[Player]:
