@@ -221,9 +221,9 @@ def rounds(ledger: Ledger) -> list[dict[str, Any]]:
             if key not in played or _game_key(g) > _game_key(played[key]):
                 played[key] = g
     given: dict[int, list[dict[str, Any]]] = {}
-    for g in ledger.unplayed.byes():  # the byes the organiser gave: not at any board
-        given.setdefault(g.pairing.round, []).append(
-            {"name": g.pairing.white, "kind": g.bye.value, "points": g.bye.points})
+    for bye in ledger.unplayed.byes():  # the byes the organiser gave: not at any board
+        given.setdefault(bye.pairing.round, []).append(
+            {"name": bye.pairing.white, "kind": bye.bye.value, "points": bye.bye.points})
     out = []
     for number, system in ledger.admin.rounds():
         boards = []
