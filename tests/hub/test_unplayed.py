@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -238,3 +239,12 @@ def test_late_entries_and_absent_rounds_import_and_pair(tmp_path: Path) -> None:
         third = led.admin.pair_round("swiss")
         assert sorted(n for p in third for n in (p.white, p.black) if n) == [
             "Ana", "Ben", "Cid", "Dee", "Eve"]
+
+
+def test_a_forfeited_board_is_no_silent_table(ledger: Ledger) -> None:
+    ledger.admin.assign_table(1, 1, "T1", "org")
+    ledger.tables.set_online("T1", False)
+    assert [t for t, _why in ledger.tables.silent(timedelta(minutes=5))] == ["T1"]
+    # Nobody came: the board needs nothing more from its table.
+    ledger.unplayed.forfeit(1, 1, None, "org")
+    assert ledger.tables.silent(timedelta(minutes=5)) == []
