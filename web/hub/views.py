@@ -233,6 +233,7 @@ def rounds(ledger: Ledger) -> list[dict[str, Any]]:
             boards.append({
                 "board": p.board, "table": row.table, "white": p.white, "black": p.black,
                 "bye": p.is_bye, "result": _result(row), "corrected": row.corrected,
+                "forfeit": row.forfeit,
                 "game": None if game is None else {"table": game.table, "game": game.game,
                                                   "over": game.ending is not None},
             })
