@@ -30,8 +30,6 @@ if TYPE_CHECKING:  # the administration reads given_byes from here
 
 #: The audit trail's words for a forfeit, by the result kept (None: neither came).
 _FORFEIT_TEXT = {Result.WHITE_WIN: "+/-", Result.BLACK_WIN: "-/+", None: "-/-"}
-
-
 #: Who came to a forfeited board, by the word the command line, the forms and the API
 #: use (None: neither came).
 FORFEIT_SIDES: dict[str, Colour | None] = {"white": Colour.WHITE, "black": Colour.BLACK,
@@ -51,8 +49,8 @@ def forfeit_label(result: Result | None) -> str:
 
 
 def forfeit_text(result: Result | None) -> str:
-    """A forfeit as the audit trail and the pages write it: White's code, then Black's
-    (TRF's ``+`` won by forfeit, ``-`` lost by it)."""
+    """A forfeit as the audit trail writes it: White's code, then Black's (TRF's ``+``
+    won by forfeit, ``-`` lost by it)."""
     return _FORFEIT_TEXT.get(result, "-/-")
 
 
