@@ -1,8 +1,10 @@
 """The ledger's unplayed rounds (issue 26): forfeits both ways and double, byes the
 organiser gives for a coming round, events imported with them, and a ledger written
-before them (tests/hub/data/ledger-before-forfeits.sqlite, made by the code of commit
-42cb993 with /tmp/make_old_ledger.py's steps: five players, round 1 played at T1 and T2
-with a correction, round 2 paired, one board at T1) opening and working on."""
+before them opening and working on: tests/hub/data/ledger-before-forfeits.sqlite, made by
+the code of commit 42cb993 (event "club"): Ana 2000, Ben 1900, Cid 1800, Dee 1700, Eve
+1600, 4 rounds announced; round 1 Swiss-paired, its boards at T1 and T2 (the tables'
+games: White won, Black won; the second corrected to a draw), Eve's bye; round 2
+Swiss-paired, board 1 at T1."""
 
 from __future__ import annotations
 
