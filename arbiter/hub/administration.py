@@ -7,6 +7,7 @@ import json
 import secrets
 import sqlite3
 from collections.abc import Collection, Sequence
+from typing import cast
 
 from arbiter import wire
 from arbiter.hub.errors import (
@@ -17,8 +18,9 @@ from arbiter.hub.errors import (
 from arbiter.hub.rows import Correction, PairingRow
 from arbiter.hub.scoring import score
 from arbiter.hub.store import LedgerStore
+from arbiter.hub.unplayed import forfeit_text, given_byes
 from arbiter.tournament.errors import PairingError, UnknownPlayerError
-from arbiter.tournament.model import Bye, Game, Pairing, Player, Result, check_unique
+from arbiter.tournament.model import Game, Pairing, Player, Result, check_unique
 from arbiter.tournament.players_csv import read_players_csv
 from arbiter.tournament.roundrobin import berger_round
 from arbiter.tournament.standings import DEFAULT_TIEBREAKS, Standing, TieBreak, standings
@@ -41,11 +43,7 @@ class Administration:
         self, db: sqlite3.Connection, who: str, what: str, target: str,
         before: str | None, after: str | None,
     ) -> None:
-        db.execute(
-            "INSERT INTO corrections (at, who, what, target, before, after)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            (self.store.now(), who, what, target, before, after),
-        )
+        self.store.audit(db, who, what, target, before, after)
 
     def audit(self) -> list[Correction]:
         """Every correction, oldest first."""
@@ -115,10 +113,13 @@ class Administration:
         return players
 
     def withdraw(self, name: str, who: str) -> None:
-        """Take a player out of future pairings (audited); games played still count."""
+        """Take a player out of future pairings (audited); games played still count, byes
+        given for rounds not yet paired go (a withdrawn player scores nothing more)."""
         with self.store.write() as db:
             if db.execute("UPDATE players SET withdrawn=1 WHERE name=?", (name,)).rowcount != 1:
                 raise UnknownPlayerError(f"no player named {name!r}")
+            db.execute("DELETE FROM byes WHERE player=? AND round >"
+                       " (SELECT COALESCE(MAX(number), 0) FROM rounds)", (name,))
             self._audit(db, who, "withdraw", name, "active", "withdrawn")
 
     def players(self) -> list[Player]:
@@ -140,7 +141,7 @@ class Administration:
         """Pair the next round by ``system`` ("swiss" or "round-robin") and store it."""
         number = len(self.rounds()) + 1
         if system == "swiss":
-            unfinished = [r for r in self.pairings() if r.result is None and not r.pairing.is_bye]
+            unfinished = [r for r in self.pairings() if not r.game.complete]
             if unfinished:
                 first = unfinished[0].pairing
                 raise PairingError(
@@ -151,6 +152,9 @@ class Administration:
                 self.seeded(), self.games_for_pairing(), number, self.total_rounds()
             )
         elif system == "round-robin":
+            if any(g.pairing.round == number for g in given_byes(self.store)):
+                raise PairingError(f"round {number} has byes requested: a round-robin pairs"
+                                   " everyone (record the absent player's game as a forfeit)")
             raw = self.store.meta("round_robin_order")
             order = [p.name for p in self.seeded()] if raw is None else json.loads(raw)
             # Paired first: a refused first round (too few players yet) fixes no order.
@@ -198,10 +202,14 @@ class Administration:
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
             raise PairingError(f"round {number}: {', '.join(twice)} paired twice")
-        active = {p.name for p in self.players() if not p.withdrawn}
+        away = {g.pairing.white for g in given_byes(self.store) if g.pairing.round == number}
+        active = {p.name for p in self.players() if not p.withdrawn and p.name not in away}
         missing = sorted(active - set(names))
         if missing:
             raise PairingError(f"round {number}: {', '.join(missing)} not paired")
+        given = sorted(set(names) & away)
+        if given:
+            raise PairingError(f"round {number}: {', '.join(given)} has a bye given for it")
         extra = sorted(set(names) - active)
         if extra:
             raise UnknownPlayerError(f"round {number}: {', '.join(extra)} is not an active player")
@@ -216,51 +224,13 @@ class Administration:
             self._audit(db, who, "pair-manual", f"round {number}", None, summary)
         return pairings
 
-    def import_event(self, players: Sequence[Player], games: Sequence[Game],
-                     total_rounds: int) -> None:
-        """Load an event read from a TRF file into this ledger, which must be empty: the
-        players in start-rank order, each round with its results, the number of rounds."""
-        if self.store.read("SELECT 1 FROM players UNION SELECT 1 FROM rounds LIMIT 1"):
-            raise PairingError("the ledger already holds players or rounds: import into a new one")
-        # The ledger keeps a result a game, not a forfeit or the kind of a bye: refused, not
-        # stored as what it was not (a forfeit as a game played, a half-point bye as a point).
-        kept_out = [g.pairing for g in games if g.forfeit or g.bye is not Bye.PAIRING]
-        if kept_out:
-            first = kept_out[0]
-            raise PairingError(
-                f"round {first.round}: {first.white} has a forfeit or a bye the hub cannot keep"
-                " yet (forfeits, F/H/Z byes): pair this event with its original software"
-            )
-        with self.store.batch():
-            self._import_event(players, games, total_rounds)
-
-    def _import_event(
-        self, players: Sequence[Player], games: Sequence[Game], total_rounds: int
-    ) -> None:
-        self.add_players([Player(p.name, p.rating) for p in players])
-        with self.store.write() as db:
-            for p in players:
-                if p.withdrawn:
-                    db.execute("UPDATE players SET withdrawn=1 WHERE name=?", (p.name,))
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('total_rounds', ?)",
-                       (str(total_rounds),))
-        for number in sorted({g.pairing.round for g in games}):
-            this = [g for g in games if g.pairing.round == number]
-            self.add_round([g.pairing for g in this], "swiss")
-            with self.store.write() as db:
-                db.executemany(
-                    "UPDATE pairings SET result=? WHERE round=? AND board=?",
-                    [(g.result.value, number, g.pairing.board) for g in this
-                     if g.result is not None],
-                )
-
     def pairings(
         self, round_number: int | None = None, *, tables: Collection[str] | None = None
     ) -> list[PairingRow]:
         """The pairings of one round, or of every round, by round and board; with
         ``tables``, only those assigned to one of them."""
-        sql = ("SELECT round, board, white, black, result, table_name, corrected, pairing_id"
-               " FROM pairings")
+        sql = ("SELECT round, board, white, black, result, table_name, corrected, pairing_id,"
+               " forfeit FROM pairings")
         args: tuple[object, ...] = ()
         if round_number is not None and not _fits(round_number):
             return []  # no round has such a number (and SQLite could not hold it)
@@ -278,28 +248,25 @@ class Administration:
         rows = self.store.read(sql + " ORDER BY round, board", args)
         if wanted is not None and len(wanted) > _MAX_NAMES:
             rows = [r for r in rows if r[5] in wanted]
-        return [
-            PairingRow(Pairing(r, b, w, k), None if res is None else Result(res), t, bool(c), i)
-            for r, b, w, k, res, t, c, i in rows
-        ]
+        return [_row(row) for row in rows]
 
     def games_for_pairing(self) -> list[Game]:
-        """Every pairing so far with its result: what Swiss and the standings read."""
-        return [row.game for row in self.pairings()]
+        """Every pairing so far with its result, and the byes given (for rounds paired or
+        to come): what Swiss, the standings and the TRF export read."""
+        return [*(row.game for row in self.pairings()), *given_byes(self.store)]
 
-    def _pairing(self, db: sqlite3.Connection, round_number: int, board: int) -> PairingRow:
+    def pairing_in(self, db: sqlite3.Connection, round_number: int, board: int) -> PairingRow:
+        """A board's pairing, read in the caller's write ``db``; UnknownPairingError if none."""
         if not (_fits(round_number) and _fits(board)):
             raise UnknownPairingError(f"no board {board} in round {round_number}")
         row = db.execute(
-            "SELECT round, board, white, black, result, table_name, corrected, pairing_id"
-            " FROM pairings WHERE round=? AND board=?",
+            "SELECT round, board, white, black, result, table_name, corrected, pairing_id,"
+            " forfeit FROM pairings WHERE round=? AND board=?",
             (round_number, board),
         ).fetchone()
         if row is None:
             raise UnknownPairingError(f"no board {board} in round {round_number}")
-        r, b, w, k, res, t, c, i = row
-        return PairingRow(Pairing(r, b, w, k), None if res is None else Result(res), t, bool(c),
-                          i)
+        return _row(row)
 
     def assign_table(
         self, round_number: int, board: int, table: str, who: str
@@ -309,9 +276,11 @@ class Administration:
         Moving a pairing from one table to another is a correction (audited).
         """
         with self.store.write() as db:
-            row = self._pairing(db, round_number, board)
+            row = self.pairing_in(db, round_number, board)
             if row.pairing.black is None:
                 raise TableAssignmentError("a bye is not played at a table")
+            if row.forfeit:
+                raise TableAssignmentError("a forfeited game is not played at a table")
             other = db.execute(
                 "SELECT board FROM pairings WHERE round=? AND table_name=? AND board<>?",
                 (round_number, table, board),
@@ -345,22 +314,26 @@ class Administration:
         """Set a pairing's result by hand (audited); later table events no longer change it.
         Setting the result it already has does nothing."""
         with self.store.write() as db:
-            row = self._pairing(db, round_number, board)
-            if row.result == result:  # nothing to correct: no audit, and table events still count
-                return
+            row = self.pairing_in(db, round_number, board)
+            if row.result == result and not row.forfeit:
+                return  # nothing to correct: no audit, and table events still count
             db.execute(
-                "UPDATE pairings SET result=?, corrected=1 WHERE round=? AND board=?",
+                "UPDATE pairings SET result=?, corrected=1, forfeit=0 WHERE round=? AND board=?",
                 (None if result is None else result.value, round_number, board),
             )
             self._audit(
                 db, who, "result", f"round {round_number} board {board}",
-                None if row.result is None else row.result.value,
+                forfeit_text(row.result) if row.forfeit else (
+                    None if row.result is None else row.result.value),
                 None if result is None else result.value,
             )
 
     def standings(self) -> list[Standing]:
-        """Standings over every pairing so far, with the tie-breaks in force."""
-        return standings(self.seeded(), self.games_for_pairing(), self.tiebreaks())
+        """Standings over every pairing so far, with the tie-breaks in force (a bye given
+        for a round not yet paired counts from that round's pairing on)."""
+        paired = len(self.rounds())
+        games = [g for g in self.games_for_pairing() if g.pairing.round <= paired]
+        return standings(self.seeded(), games, self.tiebreaks())
 
 
 def assignment_payload(
@@ -372,6 +345,15 @@ def assignment_payload(
     return wire.assignment_message(
         wire.assignment(pairing.round, pairing.board, pairing.white, pairing.black,
                         pairing_id))
+
+
+def _row(row: Sequence[object]) -> PairingRow:
+    """A PairingRow from a pairings row (round, board, white, black, result, table,
+    corrected, pairing id, forfeit)."""
+    r, b, w, k, res, t, c, i, f = row
+    return PairingRow(Pairing(cast(int, r), cast(int, b), cast(str, w), cast("str | None", k)),
+                      None if res is None else Result(res), cast("str | None", t), bool(c),
+                      cast("str | None", i), bool(f))
 
 
 #: Most table names put in one query's IN list (SQLite's limit on parameters is far above).

@@ -21,7 +21,8 @@ _ARCHIVE_TABLES = {
     "players": ("name", "rating", "withdrawn", "registered"),
     "rounds": ("number", "system", "created_at"),
     "pairings": ("round", "board", "white", "black", "result", "table_name", "corrected",
-                 "pairing_id"),
+                 "pairing_id", "forfeit"),
+    "byes": ("round", "player", "kind"),
     "tables": ("name", "online", "status", "last_seen"),
     "events": ("table_name", "seq", "game", "type", "payload", "received_at"),
     "records": ("table_name", "game", "payload", "received_at"),
@@ -31,13 +32,15 @@ _ARCHIVE_TABLES = {
     "refused": ("table_name", "total"),
 }
 #: Sections newer than the archive format: an older archive without them imports as empty.
-_ARCHIVE_LATER = frozenset({"resends", "refused"})
-#: Columns newer than the archive format: an older archive's rows import them as NULL.
-_COLUMNS_LATER = frozenset({"pairing_id"})
+_ARCHIVE_LATER = frozenset({"resends", "refused", "byes"})
+#: Columns newer than the archive format: an older archive's rows import them as their
+#: value in a ledger from before them (NULL: no pairing id; 0: not forfeited).
+_COLUMNS_LATER = {"pairing_id": None, "forfeit": 0}
 _ORDER = {
     "meta": "key", "players": "registered", "rounds": "number", "pairings": "round, board",
     "tables": "name", "events": "table_name, seq", "records": "table_name, game",
-    "corrections": "id", "rejections": "id", "resends": "table_name", "refused": "table_name",
+    "corrections": "id", "rejections": "id", "byes": "round, player", "resends": "table_name",
+    "refused": "table_name",
     "games": "table_name, game",
 }
 
@@ -96,7 +99,7 @@ class Archive:
                     marks = ", ".join("?" for _ in columns)
                     db.executemany(
                         f"INSERT INTO {name} ({', '.join(columns)}) VALUES ({marks})",
-                        [tuple(row.get(c) if c in _COLUMNS_LATER else row[c]
+                        [tuple(row.get(c, _COLUMNS_LATER[c]) if c in _COLUMNS_LATER else row[c]
                                for c in columns) for row in (
                             archive.get(name, []) if name in _ARCHIVE_LATER else archive[name])],
                     )

@@ -57,3 +57,8 @@ class NotSentError(HubError, RuntimeError):
 
 class AssignmentRefusedError(HubError, ValueError):
     """Some boards of a round could not be assigned as asked (the rest were)."""
+
+
+class UnplayedRoundError(HubError, ValueError):
+    """A forfeit or a bye that cannot be recorded as asked (a bye's board, a round already
+    paired, a withdrawn player, a bye held twice)."""

@@ -19,11 +19,13 @@ over later events.
 
 The ledger is composed, not inherited: :class:`Ledger` builds one
 :class:`~arbiter.hub.store.LedgerStore` (the file, its two connections, its transactions)
-and four parts that each hold it: ``events`` (:mod:`arbiter.hub.table_events`: events
+and five parts that each hold it: ``events`` (:mod:`arbiter.hub.table_events`: events
 kept once, gaps, refusals, resend requests), ``tables`` (:mod:`arbiter.hub.tables`: each
 table's retained state, the silent ones), ``admin`` (:mod:`arbiter.hub.administration`:
 players, rounds, pairings, corrections, standings) and ``archive``
-(:mod:`arbiter.hub.archive`: check, export, import). How events become games and boards
+(:mod:`arbiter.hub.archive`: check, export, import), and ``unplayed``
+(:mod:`arbiter.hub.unplayed`: forfeits, the byes the organiser gives, events imported
+from TRF). How events become games and boards
 get results, which three of them need, is the functions of :mod:`arbiter.hub.scoring`.
 """
 
@@ -46,6 +48,7 @@ from arbiter.hub.scoring import MAX_GAMES_PER_ROUND
 from arbiter.hub.store import LedgerStore, utc_now
 from arbiter.hub.table_events import TableEvents
 from arbiter.hub.tables import PUBLISHES_NOTHING_AFTER, TableState
+from arbiter.hub.unplayed import Unplayed
 
 __all__ = [
     "FORMAT", "MAX_GAMES_PER_ROUND", "MAX_RATING", "PUBLISHES_NOTHING_AFTER", "SYSTEMS",
@@ -74,6 +77,7 @@ class Ledger:
         self.tables = TableState(self.store, self.events)
         self.admin = Administration(self.store)
         self.archive = Archive(self.store, self.events)
+        self.unplayed = Unplayed(self.store, self.admin)
 
     def close(self) -> None:
         self.store.close()

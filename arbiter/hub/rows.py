@@ -9,18 +9,21 @@ from arbiter.tournament.model import Game, Pairing, Result
 
 @dataclass(frozen=True)
 class PairingRow:
-    """A pairing as the ledger holds it: its table, its result, whether corrected, and its
-    id (made when the round was paired; None in a ledger older than issue 27)."""
+    """A pairing as the ledger holds it: its table, its result, whether corrected, its
+    id (made when the round was paired; None in a ledger older than issue 27), and whether
+    the game was forfeited (``result`` then gives the point to the side who came; None:
+    neither came)."""
 
     pairing: Pairing
     result: Result | None
     table: str | None
     corrected: bool
     pairing_id: str | None = None
+    forfeit: bool = False
 
     @property
     def game(self) -> Game:
-        return Game(self.pairing, self.result)
+        return Game(self.pairing, self.result, self.forfeit)
 
 
 @dataclass(frozen=True)

@@ -115,7 +115,7 @@ def score(db: sqlite3.Connection, round_number: int, board: int) -> None:
     db.execute("UPDATE games SET scored=1 WHERE table_name=? AND game=?", (table, chosen))
     result = next((r for _t, g, _e, r in candidates if g == chosen), None)
     db.execute(
-        "UPDATE pairings SET result=? WHERE round=? AND board=? AND corrected=0",
+        "UPDATE pairings SET result=? WHERE round=? AND board=? AND corrected=0 AND forfeit=0",
         (result, round_number, board),
     )
 

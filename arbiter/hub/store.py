@@ -61,6 +61,9 @@ CREATE INDEX IF NOT EXISTS rejections_of_table ON rejections (table_name, id);
 CREATE TABLE IF NOT EXISTS refused (table_name TEXT PRIMARY KEY, total INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS resends (
     table_name TEXT PRIMARY KEY, id INTEGER NOT NULL, ranges TEXT NOT NULL, asked_at TEXT);
+CREATE TABLE IF NOT EXISTS byes (
+    round INTEGER NOT NULL, player TEXT NOT NULL REFERENCES players(name),
+    kind TEXT NOT NULL CHECK (kind IN ('F', 'H', 'Z')), PRIMARY KEY (round, player));
 """
 
 #: Columns added since the first ledgers: (table, column, its declaration); a ledger
@@ -71,6 +74,7 @@ _ADDED_COLUMNS = (
     ("games", "over_limit", "INTEGER NOT NULL DEFAULT 0"),
     ("games", "pairing_id", "TEXT"),
     ("games", "limit_round", "INTEGER"),
+    ("pairings", "forfeit", "INTEGER NOT NULL DEFAULT 0"),
 )
 #: Indexes, made after the columns they name exist. Every query a page or an event runs
 #: goes through one, so its time does not grow with what one table sent (issue 27).
@@ -302,6 +306,17 @@ class LedgerStore:
         except UnicodeEncodeError as exc:
             _refuse_half_characters(exc)
             raise
+
+    def audit(
+        self, db: sqlite3.Connection, who: str, what: str, target: str,
+        before: str | None, after: str | None,
+    ) -> None:
+        """One entry of the audit trail, inside the caller's write ``db``."""
+        db.execute(
+            "INSERT INTO corrections (at, who, what, target, before, after)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (self.now(), who, what, target, before, after),
+        )
 
     def now(self) -> str:
         """The clock's time as the ledger stores it (UTC, ISO 8601, milliseconds)."""

@@ -105,7 +105,7 @@ class TableState:
         silent: list[tuple[str, str]] = []
         for (table,) in self.store.read(
             "SELECT table_name FROM pairings WHERE round=? AND table_name IS NOT NULL"
-            " AND result IS NULL ORDER BY board", (number,)
+            " AND result IS NULL AND forfeit=0 ORDER BY board", (number,)
         ):
             online, status, _seen = self.state(table)
             ((last, held),) = self.store.read(

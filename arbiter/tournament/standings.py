@@ -1,26 +1,36 @@
 """Scores and standings, with the tie-breaks in the order the organiser chose.
 
-Score: 1 a win, ½ a draw, 0 a loss, 1 a bye; a game without a result counts
-nothing. Tie-breaks (each only separates players still equal on everything before it):
+Score: 1 a win, ½ a draw, 0 a loss; a forfeit 1 to the side who came, 0 to the side
+who did not (both 0 when neither came); a bye its points (the pairing-allocated and
+full-point 1, half-point ½, zero-point 0); a game without a result counts nothing.
+Tie-breaks (each only separates players still equal on everything before it):
 
-* Buchholz: the sum of the scores of the opponents met in games with a result.
-* Sonneborn-Berger: the sum of the scores of the opponents beaten, plus half
-  of those drawn with.
-* Direct encounter: the points scored in the games among the players still tied.
+* Buchholz: the sum of the scores of the opponents met over the board in games with a
+  result (a forfeit or a bye adds nothing).
+* Sonneborn-Berger: the sum of the scores of the opponents beaten over the board, plus
+  half of those drawn with.
+* Direct encounter: the points scored over the board in the games among the players
+  still tied.
 
-And as FIDE defines them (Handbook C.07, Tie-Break Regulations 2023), for a
-player's own unplayed rounds (Article 16): each one (the pairing-allocated
-bye, a round the player was not paired in) counts for Buchholz as a game
-against a dummy opponent whose score is the player's own final score; a round
-the player was not paired in (absent, withdrawn, entered late) is a
-voluntarily unplayed round, cut first by Cut-1:
+And as FIDE defines them (Handbook C.07, Tie-Break Regulations, Articles 15-16 as in
+force from 1 March 2026). An unplayed round is one in which the player played no game
+(a forfeit either way, a bye of any kind, a round not paired in: absent, withdrawn,
+entered late, which counts as a zero-point bye). A voluntarily unplayed round (VUR) is
+a requested bye (half- or zero-point, or a round not paired in) or a forfeit loss.
 
-* ``buchholz-fide`` (BH): the sum of the opponents' scores, dummy opponents included.
-* ``buchholz-cut1`` (BH-C1): the same without its least significant value.
+* For an opponent's score (16.3), each unplayed round counts the points it gave, except
+  a requested bye followed only by VURs (or in the last round): a draw.
+* For the player's own (16.4), each unplayed round is a game against a dummy whose score
+  is the player's own, but at most the scheduled opponent's adjusted score for a forfeit,
+  and at most half a point a round (the rounds held) for the others.
+
+* ``buchholz-fide`` (BH): the sum of the opponents' adjusted scores, dummies included.
+* ``buchholz-cut1`` (BH-C1): the same without its least significant value; with a VUR,
+  the lowest value of a VUR is cut (16.5).
 * ``wins`` (WIN): the rounds in which the player scored as much as a win, played or
-  not (the bye counts).
-* ``aro`` (ARO): the average rating of the opponents met in games with a result,
-  rated ones only (rating above 0), rounded to the nearest whole number (½ up).
+  not (the forfeit won, the pairing-allocated and full-point byes count).
+* ``aro`` (ARO): the average rating of the opponents met over the board in games with a
+  result, rated ones only (rating above 0), rounded to the nearest whole number (½ up).
 
 Players equal on the score and every tie-break share a rank.
 """
@@ -32,7 +42,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from arbiter.tournament.model import Game, Player, check_unique
+from arbiter.tournament.model import Bye, Game, Player, check_unique
 
 
 class TieBreak(enum.Enum):
@@ -92,12 +102,14 @@ class _Record:
             for name in (g.pairing.white, g.pairing.black):
                 if name is not None:
                     self.mine[name].append(g)
+        # Met over the board, with a result: what the non-FIDE tie-breaks and ARO read.
         self.decided: dict[str, list[Game]] = {
-            n: [g for g in gs if g.result is not None and not g.pairing.is_bye]
+            n: [g for g in gs if g.result is not None and g.played]
             for n, gs in self.mine.items()
         }
-        self.held = sorted({g.pairing.round for g in games})
+        self.rounds = max((g.pairing.round for g in games), default=0)
         self.rating = {p.name: p.rating for p in players}
+        self.adjusted = {p.name: self._adjusted(p.name) for p in players}
 
     def rule(self, tiebreak: TieBreak) -> Callable[[str, frozenset[str]], float]:
         """The method that computes ``tiebreak``."""
@@ -140,20 +152,50 @@ class _Record:
                 total += points
         return total
 
-    def fide_values(self, name: str) -> list[tuple[bool, float]]:
-        """(voluntarily unplayed, value) per round held: the opponent's score, or the
-        player's own for a dummy opponent (C.07 Article 16)."""
+    def _rounds_of(self, name: str) -> list[tuple[Game | None, bool]]:
+        """(game or None when not paired, voluntarily unplayed) for each round held."""
         by_round = {g.pairing.round: g for g in self.mine.get(name, ())}
-        out: list[tuple[bool, float]] = []
-        for r in self.held:
+        out: list[tuple[Game | None, bool]] = []
+        for r in range(1, self.rounds + 1):
             g = by_round.get(r)
-            opp = None if g is None else g.pairing.opponent_of(name)
-            if g is not None and opp is not None and g.result is not None:
-                out.append((False, self.score.get(opp, 0.0)))
+            if g is None:
+                vur = True  # not paired: a zero-point bye (absent, withdrawn, late)
+            elif g.pairing.is_bye:
+                vur = g.bye in (Bye.HALF, Bye.ZERO)
+            elif g.forfeit:
+                vur = g.points(name) == 0.0  # the forfeit lost (or neither came)
             else:
-                # The bye is not voluntary; an unpaired round (or a game left without a
-                # result) is.
-                out.append((g is None or not g.pairing.is_bye, self.score[name]))
+                vur = g.result is None  # a game still without a result: not yet played
+            out.append((g, vur))
+        return out
+
+    def _adjusted(self, name: str) -> float:
+        """``name``'s score as the opponents' tie-breaks read it (C.07 16.3): a requested
+        bye followed only by VURs (or in the last round) is a draw."""
+        rounds = self._rounds_of(name)
+        last_available = max((i for i, (_, vur) in enumerate(rounds) if not vur), default=-1)
+        total = 0.0
+        for i, (g, vur) in enumerate(rounds):
+            requested = vur and (g is None or g.pairing.is_bye)
+            if requested and i > last_available:
+                total += 0.5
+            elif g is not None:
+                total += g.points(name) or 0.0
+        return total
+
+    def fide_values(self, name: str) -> list[tuple[bool, float]]:
+        """(voluntarily unplayed, value) per round held: the opponent's adjusted score for
+        a game played, else the dummy's (C.07 16.4)."""
+        own = self.score[name]
+        out: list[tuple[bool, float]] = []
+        for g, vur in self._rounds_of(name):
+            opp = None if g is None else g.pairing.opponent_of(name)
+            if g is not None and opp is not None and g.played and g.result is not None:
+                out.append((False, self.adjusted.get(opp, 0.0)))
+            elif g is not None and opp is not None and g.forfeit:
+                out.append((vur, min(own, self.adjusted.get(opp, 0.0))))
+            else:
+                out.append((vur, min(own, 0.5 * self.rounds)))
         return out
 
     def buchholz_fide(self, name: str, _group: frozenset[str]) -> float:

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arbiter.tournament.errors import DuplicatePlayerError, PairingError
-from arbiter.tournament.model import Game, Pairing, Player, Result
+from arbiter.tournament.model import Bye, Game, Pairing, Player, Result
 from arbiter.tournament.standings import Standing, TieBreak, standings
 from arbiter.tournament.swiss import swiss_round
 
@@ -148,7 +148,8 @@ def test_standings_invariants_hold_for_any_swiss_results(
         )
 
 
-# FIDE C.07 (2023) tie-breaks, worked out by hand. Five players, three rounds:
+# FIDE C.07 tie-breaks (Articles 15-16 as in force from 1 March 2026), worked out by hand.
+# Five players, three rounds:
 # R1: A-C 1-0, D-B 0-1, E bye.  R2: B-A ½, E-C 1-0, D bye.  R3: A-E 1-0, C-D ½, B bye.
 # Scores: A 2.5, B 2.5, E 2, D 1.5, C 0.5.
 FIDE = _games(
@@ -167,10 +168,12 @@ def _values(rule: TieBreak, players: list[Player], games: list[Game]) -> dict[st
 
 
 def test_fide_buchholz_counts_a_bye_as_a_dummy_opponent_with_the_players_own_score() -> None:
-    # A: C 0.5 + B 2.5 + E 2 = 5; B: D 1.5 + A 2.5 + dummy 2.5 (B's own score) = 6.5;
-    # C: A 2.5 + E 2 + D 1.5 = 6; D: B 2.5 + dummy 1.5 + C 0.5 = 4.5; E: dummy 2 + C 0.5 + A 2.5.
+    # 16.4: the bye is a dummy with the player's own score, at most half a point a round
+    # (16.4.2: 3 rounds, 1.5). A: C 0.5 + B 2.5 + E 2 = 5; B: D 1.5 + A 2.5 + dummy
+    # min(2.5, 1.5) = 5.5; C: A 2.5 + E 2 + D 1.5 = 6; D: B 2.5 + dummy min(1.5, 1.5)
+    # + C 0.5 = 4.5; E: dummy min(2, 1.5) + C 0.5 + A 2.5 = 4.5.
     assert _values(TieBreak.BUCHHOLZ_FIDE, RATED, FIDE) == {
-        "A": 5.0, "B": 6.5, "C": 6.0, "D": 4.5, "E": 5.0,
+        "A": 5.0, "B": 5.5, "C": 6.0, "D": 4.5, "E": 4.5,
     }
     # Today's Buchholz leaves the bye out: B 4, D 3, E 3.
     assert _values(TieBreak.BUCHHOLZ, RATED, FIDE) == {
@@ -182,22 +185,25 @@ def test_fide_buchholz_counts_a_bye_as_a_dummy_opponent_with_the_players_own_sco
 
 
 def test_fide_buchholz_cut1_drops_the_least_significant_value() -> None:
-    # The lowest of each list above: A 0.5, B 1.5, C 1.5, D 0.5, E 0.5.
+    # No VUR here (the byes are the pairing's): the lowest of each list above goes,
+    # A 0.5, B 1.5, C 1.5, D 0.5, E 0.5.
     assert _values(TieBreak.BUCHHOLZ_CUT1, RATED, FIDE) == {
-        "A": 4.5, "B": 5.0, "C": 4.5, "D": 4.0, "E": 4.5,
+        "A": 4.5, "B": 4.0, "C": 4.5, "D": 4.0, "E": 4.0,
     }
 
 
 def test_fide_buchholz_cut1_cuts_a_voluntarily_unplayed_round_first() -> None:
     # Z enters in round 2. R1: W-X 1-0, Y bye.  R2: W-Y ½, X-Z 0-1.
-    # Scores: W 1.5, Y 1.5, Z 1, X 0. Z's round 1 (not paired) is a dummy opponent with
-    # Z's score (1): BH = 1 + X 0 = 1. Being voluntarily unplayed, it is the one cut,
-    # though X's 0 is lower: BH-C1 = 0. Y's bye is not voluntary: BH = 1.5 + W 1.5,
-    # and the cut takes the lowest (either 1.5). X: W 1.5 + Z 1, cut Z's 1.
+    # Scores: W 1.5, Y 1.5, Z 1, X 0. Z's round 1 (not paired: a zero-point bye, followed
+    # by a round played, so it counts its 0 for the others, 16.3.1) is a dummy with Z's
+    # score, at most ½ a round (2 rounds: 1): BH = 1 + X 0 = 1. Being voluntarily
+    # unplayed, it is the one cut, though X's 0 is lower: BH-C1 = 0. Y's bye is not
+    # voluntary: BH = dummy min(1.5, 1) + W 1.5 = 2.5, and the cut takes the lowest (1).
+    # X: W 1.5 + Z 1, cut Z's 1.
     games = _games([[("W", "X", W), ("Y", None, None)], [("W", "Y", D), ("X", "Z", B)]])
     players = _players("WXYZ")
     assert _values(TieBreak.BUCHHOLZ_FIDE, players, games) == {
-        "W": 1.5, "X": 2.5, "Y": 3.0, "Z": 1.0,
+        "W": 1.5, "X": 2.5, "Y": 2.5, "Z": 1.0,
     }
     assert _values(TieBreak.BUCHHOLZ_CUT1, players, games) == {
         "W": 1.5, "X": 1.5, "Y": 1.5, "Z": 0.0,
@@ -231,3 +237,65 @@ def test_default_tiebreaks_on_the_fide_example() -> None:
     assert _values(TieBreak.SONNEBORN_BERGER, RATED, FIDE)["A"] == 3.75
     assert _values(TieBreak.SONNEBORN_BERGER, RATED, FIDE)["B"] == 2.75
     assert _values(TieBreak.DIRECT_ENCOUNTER, RATED, FIDE)["A"] == 0.5  # the draw with B
+
+
+# Forfeits, requested byes and a withdrawal, by C.07 Articles 15-16 (from 1 March 2026).
+# Six players, three rounds (so "half a point a round" is 1.5):
+# R1: P-Q 1-0, R-S forfeit (R came: +/-), T-U ½.
+# R2: P-R ½, Q-T 1-0, U-S 1-0; no one else.   (all six paired)
+# R3: P-U forfeit, neither came (-/-); Q-R 0-1; T half-point bye (H); S withdrawn
+#     (not paired: a zero-point bye).
+# Scores: P 1.5, Q 1, R 2.5, S 0, T 0.5 + 0.5 = 1, U 0.5 + 1 = 1.5.
+FORFEITS = [
+    Game(Pairing(1, 1, "P", "Q"), W), Game(Pairing(1, 2, "R", "S"), W, forfeit=True),
+    Game(Pairing(1, 3, "T", "U"), D),
+    Game(Pairing(2, 1, "P", "R"), D), Game(Pairing(2, 2, "Q", "T"), W),
+    Game(Pairing(2, 3, "U", "S"), W),
+    Game(Pairing(3, 1, "P", "U"), None, forfeit=True), Game(Pairing(3, 2, "Q", "R"), B),
+    Game(Pairing(3, 0, "T", None), bye=Bye.HALF),
+]
+SIX_RATED = [Player("P", 2000), Player("Q", 1900), Player("R", 1800), Player("S", 1700),
+             Player("T", 1600), Player("U", 1500)]
+
+
+def test_forfeits_and_requested_byes_score_their_points() -> None:
+    rows = {r.name: r.score for r in standings(SIX_RATED, FORFEITS, [])}
+    assert rows == {"P": 1.5, "Q": 1.0, "R": 2.5, "S": 0.0, "T": 1.0, "U": 1.5}
+
+
+def test_fide_buchholz_with_forfeits_byes_and_a_withdrawal() -> None:
+    # Adjusted scores for the opponents (16.3): S's round 1 forfeit loss counts its 0
+    # (16.2.4), round 3 (withdrawn, a requested bye followed by nothing) a draw: S 0.5.
+    # T's half-point bye is in the last round: a draw, as given: T 1. P's and U's double
+    # forfeit counts its 0. Others: their scores.
+    # P: Q 1 + R 2.5 + forfeit loss (VUR): dummy min(own 1.5, U's adjusted 1.5) = 5.
+    # Q: P 1.5 + T 1 + R 2.5 = 5.
+    # R: forfeit win: dummy min(own 2.5, S's adjusted 0.5) + P 1.5 + Q 1 = 3.
+    # S: forfeit loss: dummy min(0, R 2.5) + U 1.5 + not paired: dummy min(0, 1.5) = 1.5.
+    # T: U 1.5 + Q 1 + H bye: dummy min(own 1, 1.5) = 3.5.
+    # U: T 1 + S 0.5 + forfeit loss: dummy min(own 1.5, P's 1.5) = 3.
+    assert _values(TieBreak.BUCHHOLZ_FIDE, SIX_RATED, FORFEITS) == {
+        "P": 5.0, "Q": 5.0, "R": 3.0, "S": 1.5, "T": 3.5, "U": 3.0,
+    }
+    # Cut-1 (16.5): with a VUR, the lowest VUR value goes; else the lowest.
+    # P: VUR round 3 (1.5) cut: 3.5. Q: no VUR, cut 1: 4. R: no VUR (the forfeit won is
+    # not voluntary), cut 0.5: 2.5. S: VURs rounds 1 (0) and 3 (0): one cut, 1.5.
+    # T: VUR the H bye (1): 2.5. U: VUR round 3 (1.5): 1.5.
+    assert _values(TieBreak.BUCHHOLZ_CUT1, SIX_RATED, FORFEITS) == {
+        "P": 3.5, "Q": 4.0, "R": 2.5, "S": 1.5, "T": 2.5, "U": 1.5,
+    }
+
+
+def test_forfeits_are_no_games_for_the_other_tie_breaks() -> None:
+    # Over the board only. Buchholz: P: Q 1 + R 2.5 = 3.5; R: P 1.5 + Q 1 = 2.5;
+    # S: U 1.5. Sonneborn-Berger: R: ½ of P 1.5 + Q 1 = 1.75 (the forfeit won adds nothing).
+    # ARO: R met P 2000 and Q 1900: 1950; S met U only: 1500.
+    assert _values(TieBreak.BUCHHOLZ, SIX_RATED, FORFEITS)["P"] == 3.5
+    assert _values(TieBreak.BUCHHOLZ, SIX_RATED, FORFEITS)["R"] == 2.5
+    assert _values(TieBreak.BUCHHOLZ, SIX_RATED, FORFEITS)["S"] == 1.5
+    assert _values(TieBreak.SONNEBORN_BERGER, SIX_RATED, FORFEITS)["R"] == 1.75
+    assert _values(TieBreak.ARO, SIX_RATED, FORFEITS)["R"] == 1950
+    assert _values(TieBreak.ARO, SIX_RATED, FORFEITS)["S"] == 1500
+    # WIN counts the forfeit won (R: rounds 1 and 3), not the half-point bye (T: none).
+    assert _values(TieBreak.WINS, SIX_RATED, FORFEITS)["R"] == 2
+    assert _values(TieBreak.WINS, SIX_RATED, FORFEITS)["T"] == 0

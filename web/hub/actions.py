@@ -17,6 +17,7 @@ from flask import current_app
 from arbiter.errors import ArbiterError
 from arbiter.hub.errors import AssignmentRefusedError, NotSentError, OrganiserInputError
 from arbiter.hub.ledger import MAX_RATING, SYSTEMS
+from arbiter.hub.unplayed import BYE_POINTS, FORFEIT_SIDES
 from arbiter.tournament.errors import NoLegalPairingError
 from arbiter.tournament.model import Result
 from arbiter.tournament.players_csv import MAX_NAME
@@ -97,7 +98,7 @@ def import_trf_event(body: dict[str, Any]) -> str:
     if not isinstance(text, str) or not text.strip():
         raise OrganiserInputError("paste the TRF file or choose it ('trf': its text)")
     event = import_trf(text)
-    ledger().admin.import_event(event.players, event.games, event.total_rounds)
+    ledger().unplayed.import_event(event.players, event.games, event.total_rounds)
     return (f"{len(event.players)} player(s) and {len(ledger().admin.rounds())} round(s) of"
             f" {event.total_rounds} imported")
 
@@ -197,6 +198,36 @@ def correct(body: dict[str, Any]) -> str:
     return f"round {round_number} board {board}: {text}"
 
 
+def forfeit(body: dict[str, Any]) -> str:
+    """A board's game not played: ``came`` white or black (wins by forfeit), or none."""
+    round_number, board = _number(body, "round"), _number(body, "board")
+    came = body.get("came")
+    if not isinstance(came, str) or came not in FORFEIT_SIDES:
+        raise OrganiserInputError("'came' must be white, black or none: who came to the board")
+    ledger().unplayed.forfeit(round_number, board, FORFEIT_SIDES[came], _who(body))
+    said = "neither came, both lose" if came == "none" else f"{came} wins by forfeit"
+    return f"round {round_number} board {board}: {said}"
+
+
+def bye(body: dict[str, Any]) -> str:
+    """A bye for a coming round (``round``, default the next to pair) of ``points`` 0.5
+    (the default), 0 or 1; with ``cancel``, the bye taken back."""
+    name = _text(body, "name", MAX_NAME)
+    led = ledger()
+    if body.get("round") in (None, ""):
+        round_number = len(led.admin.rounds()) + 1
+    else:
+        round_number = _number(body, "round")
+    if body.get("cancel") in (True, "1", "on", "yes", "true"):
+        led.unplayed.cancel_bye(name, round_number, _who(body))
+        return f"{name}: the bye in round {round_number} taken back"
+    points = str(body.get("points", "0.5")).strip() or "0.5"
+    if points not in BYE_POINTS:
+        raise OrganiserInputError("'points' must be 0.5, 0 or 1")
+    led.unplayed.request_bye(name, round_number, _who(body), BYE_POINTS[points])
+    return f"{name}: a {points}-point bye in round {round_number}, not paired in it"
+
+
 def tiebreaks(body: dict[str, Any]) -> str:
     names = body.get("tiebreaks")
     if isinstance(names, str):
@@ -235,6 +266,8 @@ ACTIONS: dict[str, Callable[[dict[str, Any]], str]] = {
     "assign-round": assign_round,
     "publish": publish_round,
     "result": correct,
+    "forfeit": forfeit,
+    "bye": bye,
     "tiebreaks": tiebreaks,
     "resend": resend,
 }

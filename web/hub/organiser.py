@@ -6,7 +6,7 @@ token in every form; API calls send the PIN in ``X-Admin-PIN``, or use a
 logged-in session plus ``X-CSRF-Token``. Wrong PINs are counted per client
 address and answer 429 past the limit. The forms and the API run the same actions
 (:mod:`web.hub.actions`), each one ledger method, so it is audited where the ledger
-audits it (withdrawals, re-assignments, results, tie-breaks), and the pages are told
+audits it (withdrawals, re-assignments, results, forfeits, byes, tie-breaks), and the pages are told
 to refresh.
 """
 
@@ -146,6 +146,7 @@ def _dashboard(*, live_parts: bool) -> str:
         gaps={t: g for t in led.tables.names() if (g := led.tables.missing(t))},
         resends=led.events.resends(),
         tiebreaks=[t.value for t in led.admin.tiebreaks()],
+        byes=[g for g in led.unplayed.byes() if g.pairing.round > len(rounds)],
         all_tiebreaks=[t.value for t in TieBreak],
         results=sorted(actions.RESULTS),
         kinds=KINDS,
@@ -245,6 +246,8 @@ _API_ACTIONS = {
     "/api/organiser/assign/round": "assign-round",
     "/api/organiser/publish": "publish",
     "/api/organiser/result": "result",
+    "/api/organiser/forfeit": "forfeit",
+    "/api/organiser/bye": "bye",
     "/api/organiser/tiebreaks": "tiebreaks",
     "/api/organiser/resend": "resend",
 }

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arbiter.hub.ledger import GameRow, Ledger, PairingRow
+from arbiter.hub.unplayed import forfeit_label
 from web.kit.present import ending_text, reveal
 
 #: The state shown for a table whose board's game has not begun: no NEW GAME yet since
@@ -38,6 +39,8 @@ def latest_game(ledger: Ledger, table: str) -> GameRow | None:
 
 
 def _result(row: PairingRow | None) -> str | None:
+    if row is not None and row.forfeit:
+        return forfeit_label(row.result)
     return None if row is None or row.result is None else row.result.value
 
 
@@ -208,7 +211,8 @@ def suggested_tables(ledger: Ledger, round_number: int) -> dict[int, str | None]
 
 
 def rounds(ledger: Ledger) -> list[dict[str, Any]]:
-    """Every round with its pairings, results and the game played for each."""
+    """Every round with its pairings, results and the game played for each, and the byes
+    the organiser gave for it."""
     played: dict[tuple[int, int], GameRow] = {}
     for g in ledger.events.games(scored_only=True):
         if g.scored and g.round is not None and g.board is not None:
@@ -216,6 +220,10 @@ def rounds(ledger: Ledger) -> list[dict[str, Any]]:
             key = (g.round, g.board)
             if key not in played or _game_key(g) > _game_key(played[key]):
                 played[key] = g
+    given: dict[int, list[dict[str, Any]]] = {}
+    for bye in ledger.unplayed.byes():  # the byes the organiser gave: not at any board
+        given.setdefault(bye.pairing.round, []).append(
+            {"name": bye.pairing.white, "kind": bye.bye.value, "points": bye.bye.points})
     out = []
     for number, system in ledger.admin.rounds():
         boards = []
@@ -225,10 +233,12 @@ def rounds(ledger: Ledger) -> list[dict[str, Any]]:
             boards.append({
                 "board": p.board, "table": row.table, "white": p.white, "black": p.black,
                 "bye": p.is_bye, "result": _result(row), "corrected": row.corrected,
+                "forfeit": row.forfeit,
                 "game": None if game is None else {"table": game.table, "game": game.game,
                                                   "over": game.ending is not None},
             })
-        out.append({"round": number, "system": system, "boards": boards})
+        out.append({"round": number, "system": system, "boards": boards,
+                    "byes": given.get(number, [])})
     return out
 
 

@@ -16,6 +16,7 @@ from arbiter.app.commands.hub_common import RESULTS, open_ledger, publish_once_t
 from arbiter.app.errors import HubCliError
 from arbiter.errors import PinFormatError
 from arbiter.hub.exports import KINDS, export, trf
+from arbiter.hub.unplayed import BYE_POINTS, FORFEIT_SIDES
 from arbiter.pinrule import RULE as PIN_RULE
 from arbiter.pinrule import legacy_pin_note
 from arbiter.storage.paths import default_data_dir
@@ -99,7 +100,7 @@ def _import_trf(args: argparse.Namespace) -> int:
         raise HubCliError(f"cannot read {args.file}: {exc}") from None
     event = import_trf(text)
     with open_ledger(args) as ledger:
-        ledger.admin.import_event(event.players, event.games, event.total_rounds)
+        ledger.unplayed.import_event(event.players, event.games, event.total_rounds)
         rounds = len(ledger.admin.rounds())
     print(f"{len(event.players)} player(s), {rounds} round(s) of {event.total_rounds} imported")
     return 0
@@ -149,6 +150,29 @@ def _publish(args: argparse.Namespace) -> int:
 def _result(args: argparse.Namespace) -> int:
     with open_ledger(args) as ledger:
         ledger.admin.correct_result(args.round, args.board, RESULTS[args.result], args.who)
+    return 0
+
+
+def _forfeit(args: argparse.Namespace) -> int:
+    with open_ledger(args) as ledger:
+        ledger.unplayed.forfeit(args.round, args.board, FORFEIT_SIDES[args.came], args.who)
+    said = "neither came" if args.came == "none" else f"{args.came} wins by forfeit"
+    print(f"round {args.round} board {args.board}: {said}")
+    return 0
+
+
+def _bye(args: argparse.Namespace) -> int:
+    with open_ledger(args) as ledger:
+        number = args.round if args.round is not None else len(ledger.admin.rounds()) + 1
+        if args.cancel:
+            ledger.unplayed.cancel_bye(args.name, number, args.who)
+            print(f"{args.name}: no bye in round {number}")
+        else:
+            ledger.unplayed.request_bye(args.name, number, args.who, BYE_POINTS[args.points])
+            print(f"{args.name}: a {args.points}-point bye in round {number}, not paired")
+        for g in ledger.unplayed.byes():
+            if g.pairing.round > len(ledger.admin.rounds()):
+                print(f"  round {g.pairing.round}: {g.pairing.white} ({g.bye.value})")
     return 0
 
 
@@ -314,6 +338,27 @@ def _register_corrections(cmds: Any) -> None:
     result.add_argument("result", choices=sorted(RESULTS))
     _who(result)
     result.set_defaults(func=_result)
+
+    forfeit = cmds.add_parser(
+        "forfeit", help="record that a board's game was not played (audited): the side who "
+        "came wins by forfeit; none: neither came, both lose")
+    forfeit.add_argument("round", type=int)
+    forfeit.add_argument("board", type=int)
+    forfeit.add_argument("came", choices=tuple(FORFEIT_SIDES), metavar="CAME",
+                         help="white, black or none: who came to the board")
+    _who(forfeit)
+    forfeit.set_defaults(func=_forfeit)
+
+    bye = cmds.add_parser(
+        "bye", help="give a player a bye for a coming round (audited): not paired that "
+        "round, half a point unless --points says otherwise; lists the byes to come")
+    bye.add_argument("name")
+    bye.add_argument("--round", type=int, help="the round (default: the next to pair)")
+    bye.add_argument("--points", choices=tuple(BYE_POINTS), default="0.5",
+                     help="0.5 (H, the default), 0 (Z) or 1 (F)")
+    bye.add_argument("--cancel", action="store_true", help="take the bye back")
+    _who(bye)
+    bye.set_defaults(func=_bye)
 
     breaks = cmds.add_parser("tiebreaks", help="choose the tie-breaks, in order")
     breaks.add_argument("names", nargs="+", choices=[t.value for t in TieBreak])
