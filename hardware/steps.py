@@ -15,7 +15,6 @@ changed model with a forgotten re-render is named without openscad.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import shutil
@@ -31,6 +30,7 @@ if str(HERE) not in sys.path:  # run as a script
     sys.path.insert(0, str(HERE))
 
 import assembly  # noqa: E402
+import gencli  # noqa: E402
 import models  # noqa: E402
 
 SCAD = "build_steps.scad"
@@ -172,21 +172,11 @@ def write(steps: Sequence[Step] = STEPS) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true",
-                        help="render to a temporary directory; exit 1 if stale or warning")
-    args = parser.parse_args(argv)
-    try:
-        problems = check() if args.check else write()
-    except StepPictureError as exc:
-        print(f"steps.py: {exc}", file=sys.stderr)
-        return 2
-    for line in problems:
-        print(line)
-    if not problems:
-        print("all step pictures are up to date" if args.check
-              else f"rendered {len(STEPS)} step pictures")
-    return 1 if problems else 0
+    return gencli.run(
+        argv, doc=__doc__ or "", tool="steps.py", errors=(StepPictureError,),
+        check_help="render to a temporary directory; exit 1 if stale or warning",
+        check=lambda _: gencli.Outcome(tuple(check()), "all step pictures are up to date"),
+        write=lambda _: gencli.Outcome(tuple(write()), f"rendered {len(STEPS)} step pictures"))
 
 
 if __name__ == "__main__":
