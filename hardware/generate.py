@@ -526,9 +526,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.add_argument("--parts", type=Path, default=geo.PARTS,
                             help="parts file (default: hardware/parts.toml)")
 
-    return gencli.run(argv, doc=__doc__ or "", tool="generate.py", errors=(GenerateError,),
-                      check_help="write nothing; exit 1 if a generated file is stale",
-                      options=options, check=_check, write=_write)
+    code: int = gencli.run(argv, doc=__doc__ or "", tool="generate.py",
+                           errors=(GenerateError,), options=options, check=_check,
+                           write=_write,
+                           check_help="write nothing; exit 1 if a generated file is stale")
+    return code
 
 
 if __name__ == "__main__":

@@ -229,13 +229,14 @@ def _readme_problems(write_it: bool) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return gencli.run(
+    code: int = gencli.run(
         argv, doc=__doc__ or "", tool="models.py", errors=(RenderError,),
         check_help="render to a temporary directory; exit 1 if stale or warning",
         check=lambda _: gencli.Outcome(tuple(check() + _readme_problems(False)),
                                        "all previews are up to date"),
         write=lambda _: gencli.Outcome(tuple(write() + _readme_problems(True)),
                                        f"rendered {len(MODELS)} previews"))
+    return code
 
 
 if __name__ == "__main__":

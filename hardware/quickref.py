@@ -264,10 +264,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         write()
         return gencli.Outcome((), f"wrote {PDF}")
 
-    return gencli.run(
+    code: int = gencli.run(
         argv, doc=__doc__ or "", tool="quickref.py", errors=(QuickRefError,),
         check_help="exit 1 if stale", write=written,
         check=lambda _: gencli.Outcome(tuple(check()), "the quick reference is up to date"))
+    return code
 
 
 if __name__ == "__main__":

@@ -172,11 +172,12 @@ def write(steps: Sequence[Step] = STEPS) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return gencli.run(
+    code: int = gencli.run(
         argv, doc=__doc__ or "", tool="steps.py", errors=(StepPictureError,),
         check_help="render to a temporary directory; exit 1 if stale or warning",
         check=lambda _: gencli.Outcome(tuple(check()), "all step pictures are up to date"),
         write=lambda _: gencli.Outcome(tuple(write()), f"rendered {len(STEPS)} step pictures"))
+    return code
 
 
 if __name__ == "__main__":

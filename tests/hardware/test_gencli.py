@@ -30,7 +30,7 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str], **kw: object) -> t
 
     actions = {"write": write, "check": check, **kw}
     code = gencli.run(argv, doc="Make the pictures.\n\nmore", tool="pics.py",
-                      errors=(_Missing,), **actions)  # type: ignore[arg-type]
+                      errors=(_Missing,), **actions)
     out, err = capsys.readouterr()
     return code, out + "|".join(calls), err
 
