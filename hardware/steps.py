@@ -86,15 +86,17 @@ class Step:
 
 
 STEPS: tuple[Step, ...] = (
-    Step(2, "step02_gauge", "a piece of yours upside down in the gauge's jig of its letter, and "
+    Step(2, "step02_gauge", "a piece of yours in the gauge's jig of its letter, and "
          "an RC522 board in the gauge's frame (orange)"),
     Step(3, "step03_prints", "the housing and the lid of your letter (orange), off the bed"),
     Step(5, "step05_boot", "the SD card into the Pi's slot, under the board's end, and the "
          "supply's plug (orange)"),
     Step(7, "step07_pico", "the flashed Pico on its cable (orange) to the Pi"),
     Step(8, "step08_boards", "the Pi and the Pico (orange) in the housing"),
-    Step(9, "step09_readers", "the two RC522 boards (orange) under the lid's slots"),
-    Step(10, "step10_lid_parts", "the LEDs, the NEW GAME button and the piezo (orange) in the lid"),
+    Step(9, "step09_readers", "the lid upside down behind the housing, its LED edge away; "
+         "the two RC522 boards (orange), ATTACKER on the left, pins towards the housing"),
+    Step(10, "step10_lid_parts", "the LEDs, the NEW GAME button and the piezo (orange) in the lid, "
+         "seen the right way up"),
     Step(11, "step11_reader_leads", "the leads from the Pico to both RC522 boards (orange)"),
     Step(12, "step12_pi_leads", "the leads from the Pi's header to the LEDs, button and piezo "
          "(orange)"),

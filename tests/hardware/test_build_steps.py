@@ -72,7 +72,8 @@ def test_every_physical_step_shows_its_picture_and_only_its_own() -> None:
         title, body = guide[step.number]
         link = f"](img/steps/{step.png.name})"
         assert link in body, f"step {step.number} ({title}) does not show {step.png.name}"
-        assert f"![Step {step.number}: " in body, step.number
+        # its caption, one source: steps.py's, as the guide's alt text
+        assert f"![Step {step.number}: {step.caption}]({link[2:]}" in body, step.number
         assert "**Take:**" in body, f"step {step.number} says what to take"
         assert step.png.is_file(), step.png
 
