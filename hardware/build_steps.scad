@@ -5,8 +5,12 @@
 // first of `rules` whose name prefix it matches says (hardware/steps.py passes
 // the rules and checks that every solid matches one). Rendered by
 // hardware/steps.py into docs/build/img/steps/.
-//   step = a guide step (8 to 14); rules = [[name prefix, step], ...];
-//   lid_step = the step that closes the lid (before it, the lid floats above).
+//   step = a guide step; rules = [[name prefix, step], ...] (a step past the last
+//   one: a hole the flagship leaves empty); lid_step = the step that closes the lid.
+// Steps 8 to 13 build the device; the others are scenes of their own: the fit gauge
+// with a piece and a board tried in it (2), the two overnight prints (3), the bare Pi
+// with its card and supply (5), the Pico on its cable (7), a sticker going on (14), and
+// the closed device with pieces in its slots (15 to 17).
 
 GG_LIBRARY = true;
 include <housing.scad>
@@ -14,8 +18,15 @@ include <rc522_block.scad>
 include <gauge.scad>  // its jigs (GG_LIBRARY: the gauge itself is not drawn)
 
 step = 8;
+gauge_step = 2;
+prints_step = 3;
+boot_step = 5;
+flash_step = 7;
 lid_step = 13;
 sticker_step = 14;
+enroll_step = 15;
+range_step = 16;
+game_step = 17;
 modules_step = 10;
 first_step = 8;
 rules = [["", 8]];
@@ -24,7 +35,8 @@ jig_letter = "B";    // the plastic set the models draw (parts.toml [piece])
 
 solids = asm_solids_pi4;
 // While open, the lid and what hangs under it lie upside down behind the tray, as the
-// builder holds them (turned over about the x axis: the ATTACKER slot then on the right).
+// builder holds them: turned over about the x axis, its LED edge tipped away, so the
+// ATTACKER slot stays on the left and the boards' pins point towards the tray.
 is_open = step < lid_step;
 // At the LEDs' step the lid stands the right way up behind the tray (see-through, for the
 // piezo under it): the LEDs and the button show where they end up.
@@ -113,4 +125,109 @@ module sticker_on_piece() {
         cylinder(d = sticker_d, h = 0.6, $fn = 64);
 }
 
-if (step == sticker_step) sticker_on_piece(); else build_so_far();
+// The piece as it stands in a slot (its base on the slot's floor): over slot s (0: the
+// ATTACKER's), lifted `above` mm.
+slot_floor = asm_lid_top - asm_slot_depth;
+module piece_in_slot(s, above = 0) {
+    translate([asm_slot_xc[s] - piece_l / 2, asm_slot_yc - piece_w / 2, slot_floor + above])
+        cube([piece_l, piece_w, piece_h]);
+}
+
+// Step 2: the gauge as printed, a piece upside down in the jig of its letter (the
+// models' set: B), and an RC522 board lying in the frame.
+module gauge_scene() {
+    color("lightblue") gauge();
+    sizes = [for (s = asm_slots) [s[1], s[2]]];
+    i = [for (k = [0 : len(asm_slots) - 1]) if (asm_slots[k][0] == jig_letter) k][0];
+    y = i == 0 ? 0 : sum_y(sizes, i);
+    x0 = asm_pocket[0] + 2.4 + gap + 9;
+    color(HIGHLIGHT)
+        translate([x0 + jig_wall + (sizes[i][0] - piece_l) / 2,
+                   y + jig_wall + (sizes[i][1] - piece_w) / 2, jig_top])
+            cube([piece_l, piece_w, piece_h]);
+    color(HIGHLIGHT) translate([1.2 + asm_rc_tol, 1.2 + asm_rc_tol, 0.6]) {
+        cube([rc_w, rc_l, 1.6]);
+        color("darkslategray") translate([(rc_w - 20.4) / 2, rc_l - 4, 1.6]) cube([20.4, 2.5, 8.5]);
+    }
+}
+function sum_y(sizes, i) = i == 0 ? 0 : sizes[i - 1][1] + 2 * jig_wall + gap + sum_y(sizes, i - 1);
+
+// Step 3: the housing and the lid of the letter, as they come off the bed, side by side.
+module prints_scene() {
+    color(HIGHLIGHT) housing();
+    // right way up, its lowest part (the boards' pegs) on the table
+    color(HIGHLIGHT) translate([asm_width + 20, 0, -(asm_rc_board_top - rc_t - 0.6)])
+        rc522_block(jig_letter);
+}
+
+// The solids whose names start with one of `prefixes`, each in its own colour.
+module solids_named(prefixes, except = []) {
+    for (s = solids)
+        if (len([for (p = prefixes) if (starts(s[0], p)) 1]) > 0
+            && len([for (p = except) if (starts(s[0], p)) 1]) == 0)
+            color(s[3] == 1 ? "dimgray" : s[1]) solid_shape(s);
+}
+
+// Step 5: the bare Pi on the table, the SD card going into its slot (under the board's
+// end away from the USB sockets) and the supply's plug into its USB-C socket.
+module boot_scene() {
+    solids_named(["Pi board", "Pi USB", "Pi underside"]);
+    pb = named("Pi board")[2];
+    color(HIGHLIGHT) {
+        translate([pb[1][0] - 12, (pb[0][1] + pb[1][1]) / 2 - 5.5, pb[0][2] - 1.4])
+            cube([15, 11, 1]);
+        solid_shape(named("USB-C power plug"));
+    }
+}
+
+// Step 7: after flashing, the Pico on its cable to the Pi (the Pi as in step 5), the
+// Pico lying on the table beside it (lowered from its place in the housing).
+pico_down = [0, 0, -14];
+module flash_scene() {
+    solids_named(["Pi board", "Pi USB", "Pi underside", "USB-C power plug"]);
+    translate(pico_down)
+        solids_named(["Pico"], except = ["Pico front pins", "Pico back pins", "Pico screw",
+                                         "Pico cable", "Pico micro-USB"]);
+    p = named("Pico micro-USB plug");
+    a = [p[0], p[1], [p[2][0] + pico_down, p[2][1] + pico_down], p[3], p[4]];
+    b = named("USB-A plug (Pico cable) in the Pi");
+    color(HIGHLIGHT) {
+        solid_shape(a);
+        solid_shape(b);
+        hull() {
+            translate([a[2][0][0], (a[2][0][1] + a[2][1][1]) / 2, (a[2][0][2] + a[2][1][2]) / 2])
+                sphere(d = 4, $fn = 16);
+            translate([b[2][1][0] - 8, (b[2][0][1] + b[2][1][1]) / 2, b[2][1][2]])
+                sphere(d = 4, $fn = 16);
+        }
+    }
+}
+
+// Steps 15 to 17: the closed device and the pieces: one in the ATTACKER slot
+// (enrollment); one held over it beside a ruler standing in it (the range check); a
+// piece in each slot, the ATTACKER LED lit (the first challenge).
+module pieces_scene() {
+    build_so_far();
+    if (step == enroll_step) color(HIGHLIGHT) piece_in_slot(0);
+    if (step == range_step) {
+        color(HIGHLIGHT) piece_in_slot(0, 30);
+        color("ivory") translate([asm_slot_xc[0] + piece_l / 2 - 24, asm_slot_yc + piece_w / 2 + 1,
+                                  slot_floor])
+            cube([20, 1.5, 60]);
+    }
+    if (step == game_step) {
+        color(HIGHLIGHT) { piece_in_slot(0); piece_in_slot(1); }
+        led = named("ATTACKER LED")[2];
+        color("red", 0.45) translate([(led[0][0] + led[1][0]) / 2, (led[0][1] + led[1][1]) / 2,
+                                      led[1][2]])
+            sphere(d = 14, $fn = 32);
+    }
+}
+
+if (step == gauge_step) gauge_scene();
+else if (step == prints_step) prints_scene();
+else if (step == boot_step) boot_scene();
+else if (step == flash_step) flash_scene();
+else if (step == sticker_step) sticker_on_piece();
+else if (step >= enroll_step) pieces_scene();
+else build_so_far();

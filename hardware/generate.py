@@ -49,6 +49,7 @@ from arbiter.rules.pieces import all_pieces  # noqa: E402
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 import assembly  # noqa: E402
+import gencli  # noqa: E402
 import geometry as geo  # noqa: E402
 import partslist  # noqa: E402
 import polarity  # noqa: E402
@@ -93,6 +94,10 @@ SHARED_WITH: dict[int, str] = {
     14: "UART TX: keep the serial console off",
     15: "UART RX: keep the serial console off",
 }
+
+class GenerateError(RuntimeError):
+    """The generated files cannot be made (the parts give an impossible geometry)."""
+
 
 def geometry(parts: Path = geo.PARTS) -> dict[str, float]:
     """The printed-part dimensions (name -> mm) derived from ``parts`` (hardware/geometry.py)."""
@@ -488,23 +493,23 @@ def stale(files: Mapping[Path, str | bytes]) -> list[Path]:
     return result
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true",
-                        help="write nothing; exit 1 if a generated file is stale")
-    parser.add_argument("--parts", type=Path, default=geo.PARTS,
-                        help="parts file (default: hardware/parts.toml)")
-    args = parser.parse_args(argv)
+def _files(args: argparse.Namespace) -> dict[Path, str | bytes]:
+    """Every generated file for ``--parts``; an impossible geometry is a GenerateError."""
     try:
-        files = outputs(parts=args.parts)
+        return outputs(parts=args.parts)
     except geo.GeometryError as exc:
-        print(f"generate.py: impossible geometry from {args.parts}: {exc}", file=sys.stderr)
-        return 2
+        raise GenerateError(f"impossible geometry from {args.parts}: {exc}") from exc
+
+
+def _check(args: argparse.Namespace) -> gencli.Outcome:
+    problems = [f"stale: {path.relative_to(ROOT)} (run hardware/generate.py)"
+                for path in stale(_files(args))]
+    return gencli.Outcome(tuple(problems), "all generated files are up to date")
+
+
+def _write(args: argparse.Namespace) -> gencli.Outcome:
+    files = _files(args)
     old = stale(files)
-    if args.check:
-        for path in old:
-            print(f"stale: {path.relative_to(ROOT)} (run hardware/generate.py)")
-        return 1 if old else 0
     for path in old:
         content = files[path]
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -512,10 +517,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             path.write_bytes(content)
         else:
             path.write_text(content, encoding="utf-8")
-        print(f"wrote {path.relative_to(ROOT)}")
-    if not old:
-        print("all generated files are up to date")
-    return 0
+    summary = "\n".join(f"wrote {path.relative_to(ROOT)}" for path in old)
+    return gencli.Outcome((), summary or "all generated files are up to date")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    def options(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--parts", type=Path, default=geo.PARTS,
+                            help="parts file (default: hardware/parts.toml)")
+
+    code: int = gencli.run(argv, doc=__doc__ or "", tool="generate.py",
+                           errors=(GenerateError,), options=options, check=_check,
+                           write=_write,
+                           check_help="write nothing; exit 1 if a generated file is stale")
+    return code
 
 
 if __name__ == "__main__":

@@ -158,13 +158,14 @@ def derive(parts: dict[str, Any], switches: int = 7, pressed: int = 3) -> Geomet
                      tag["d"] + 2 * sh["wall"]), 0.5)
     shoe_h = round(sh["floor"] + sh["recess"], 4)
 
-    # RC522 boards: antenna centres far enough apart that a sticker anywhere in
-    # one slot stays read_range + margin away from the other antenna loop.
-    rc = parts["rc522_board"]
-    sticker_shift = tag["placement_tol"] + play
-    rc_pitch = _up(rc["read_range"] + rc["cross_read_margin"] + tag["d"] / 2
+    # RC522 boards: antenna centres far enough apart that the flagship's sticker
+    # ([sticker], on the base's centre through the gauge's jig) anywhere in one slot
+    # stays read_range + margin away from the other antenna loop.
+    rc, st = parts["rc522_board"], parts["sticker"]
+    sticker_shift = st["jig_play"] + parts["slots"]["play"]
+    rc_pitch = _up(rc["read_range"] + rc["cross_read_margin"] + st["d"] / 2
                    + sticker_shift + rc["antenna_w"] / 2 + 2 * t, 1.0)
-    rc_gap = rc_pitch - rc["antenna_w"] / 2 - tag["d"] / 2
+    rc_gap = rc_pitch - rc["antenna_w"] / 2 - st["d"] / 2
 
     fs = parts["fasteners"]
     carrier_h = pocket_depth + 2.0

@@ -13,7 +13,6 @@ so a changed model with a forgotten re-render is named even without openscad.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import re
@@ -26,6 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:  # run as a script
+    sys.path.insert(0, str(HERE))
+
+import gencli  # noqa: E402
+
 IMG = HERE / "img"
 #: The builder's guide embeds some previews: those live in the docs site's tree.
 DOCS_IMG = HERE.parent / "docs" / "build" / "img"
@@ -212,28 +216,27 @@ def readme_with_table(text: str) -> str:
     return text[:start] + previews_table() + text[end + len(_TABLE_END):]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true",
-                        help="render to a temporary directory; exit 1 if stale or warning")
-    args = parser.parse_args(argv)
-    try:
-        problems = check() if args.check else write()
-    except RenderError as exc:
-        print(f"models.py: {exc}", file=sys.stderr)
-        return 2
+def _readme_problems(write_it: bool) -> list[str]:
+    """The README's previews table: rewritten (``write_it``) or named when stale."""
     readme = README.read_text(encoding="utf-8")
     fresh = readme_with_table(readme)
-    if fresh != readme:
-        if args.check:
-            problems.append(f"{README.name}: the previews table is stale")
-        else:
-            README.write_text(fresh, encoding="utf-8")
-    for line in problems:
-        print(line)
-    if not problems:
-        print("all previews are up to date" if args.check else f"rendered {len(MODELS)} previews")
-    return 1 if problems else 0
+    if fresh == readme:
+        return []
+    if write_it:
+        README.write_text(fresh, encoding="utf-8")
+        return []
+    return [f"{README.name}: the previews table is stale"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    code: int = gencli.run(
+        argv, doc=__doc__ or "", tool="models.py", errors=(RenderError,),
+        check_help="render to a temporary directory; exit 1 if stale or warning",
+        check=lambda _: gencli.Outcome(tuple(check() + _readme_problems(False)),
+                                       "all previews are up to date"),
+        write=lambda _: gencli.Outcome(tuple(write() + _readme_problems(True)),
+                                       f"rendered {len(MODELS)} previews"))
+    return code
 
 
 if __name__ == "__main__":

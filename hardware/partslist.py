@@ -1,8 +1,8 @@
 """The parts list per variant, from ``parts.toml``; the flagship's budget check.
 
     .venv/bin/python hardware/partslist.py     print each variant's cost; exit 1 when the
-                                               flagship's parts besides the Pi cost more
-                                               than [budget] limit
+                                               flagship's parts besides the Pi, with their
+                                               shipping, cost more than [budget] limit
 
 :func:`fill` replaces the text between :data:`BEGIN` and :data:`END` in the
 build README with one table per variant (the flagship first: quantity, part,
@@ -265,6 +265,13 @@ def variant_cost(parts: Mapping[str, Any], variant: str,
                      if with_pi or not line.base), 2)
 
 
+def budget_cost(parts: Mapping[str, Any], variant: str,
+                prints: Mapping[str, Prints] | None = None) -> float:
+    """What the budget holds ``variant`` to: its parts besides the Pi, its supply and SD
+    card, plus the shipping of the shops they come from (the Pi's own order left out)."""
+    return round(variant_cost(parts, variant, prints) + shipping(parts, variant), 2)
+
+
 def spares(parts: Mapping[str, Any], variant: str) -> list[tuple[int, str, float]]:
     """(quantity, part, cost) of the spares worth buying for ``variant``, apart from its list."""
     out = []
@@ -326,7 +333,8 @@ def block(parts: dict[str, Any], geom: geo.Geometry,
     out = [
         "Prices in EUR, VAT included, late 2026, from the kind of shop each line of "
         "`parts.toml` names; single units, or the smallest pack a shop sells (the *Buy* "
-        "column). Shipping and spares are listed apart, never inside a total. Filament "
+        "column). Spares are listed apart, never inside a total; so is shipping, except in "
+        "the flagship's budget figure, which counts it. Filament "
         "counts the grams used, from the slicer when `hardware/print/manifest.json` exists, "
         "else an estimate (labelled).",
         "",
@@ -344,9 +352,10 @@ def block(parts: dict[str, Any], geom: geo.Geometry,
             f"{pr.grams:g} g{'' if pr.from_slicer else ' (estimate)'} | {_hours(pr)} |")
     out += [
         "",
-        f"Shipping of the flagship, apart: {shipping_note(parts, flagship)}.",
+        f"Shipping of the flagship: {shipping_note(parts, flagship)}.",
         "",
-        f"The flagship's parts besides the Pi must cost at most {budget['limit']:.2f} EUR: "
+        f"The flagship's parts besides the Pi, with their shipping, must cost at most "
+        f"{budget['limit']:.2f} EUR ({budget_cost(parts, flagship, prints):.2f} EUR now): "
         "`.venv/bin/python hardware/partslist.py` prints the figure and exits 1 above it.",
         "",
         "Whole table with the flagship (Pi + supply + SD card + the parts above):",
@@ -448,10 +457,11 @@ def guide_block(parts: dict[str, Any], prints: Mapping[str, Prints] | None = Non
              else "print time: not sliced yet (see hardware/print/)")
     out += [
         "",
-        f"- **Cost:** {variant_cost(parts, v, prints):.2f} EUR besides the Pi, its supply and "
-        f"SD card (at most {parts['budget']['limit']:.2f} EUR); "
-        f"{variant_cost(parts, v, prints, with_pi=True):.2f} EUR with a Pi 4. "
-        f"Shipping apart: {shipping_note(parts, v)}.",
+        f"- **Cost:** {budget_cost(parts, v, prints):.2f} EUR besides the Pi, its supply and "
+        f"SD card, shipping included (at most {parts['budget']['limit']:.2f} EUR): the parts "
+        f"{variant_cost(parts, v, prints):.2f} EUR, shipping {shipping(parts, v):.2f} EUR; "
+        f"{variant_cost(parts, v, prints, with_pi=True):.2f} EUR with a Pi 4 (its own order's "
+        f"shipping apart). Where from: {shipping_note(parts, v)}.",
         *[f"- **With a {pi['name']}:** " + "; ".join(pi_extras(parts, pi, v)[1]) + "."
           for pi in parts["pi"] if pi.get("line")],
         f"- **Spares worth having:** {spare}." if spare else "- **Spares:** none needed.",
@@ -523,11 +533,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{v:<14} {variant_cost(parts, v, prints):7.2f} EUR besides the Pi, supply and "
               f"SD card; {variant_cost(parts, v, prints, with_pi=True):7.2f} EUR with a Pi 4; "
               f"filament {pr.grams:g} g ({'slicer' if pr.from_slicer else 'estimate'})")
-    cost = variant_cost(parts, budget["variant"], prints)
+    cost = budget_cost(parts, budget["variant"], prints)
     verdict = "within" if cost <= budget["limit"] else "OVER"
-    print(f"flagship {budget['variant']}: {cost:.2f} EUR besides the Pi, supply and SD card "
-          f"({verdict} the {budget['limit']:.2f} EUR budget)")
-    print(f"flagship shipping, apart: {shipping(parts, budget['variant']):.2f} EUR "
+    print(f"flagship {budget['variant']}: {cost:.2f} EUR besides the Pi, supply and SD card, "
+          f"shipping included ({verdict} the {budget['limit']:.2f} EUR budget)")
+    print(f"flagship shipping, included: {shipping(parts, budget['variant']):.2f} EUR "
           f"({len(orders(parts, budget['variant']))} kinds of shop)")
     return 0 if cost <= budget["limit"] else 1
 

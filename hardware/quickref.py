@@ -16,7 +16,6 @@ compares it, and compares the recorded hashes with the committed files.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import html
 import json
@@ -35,6 +34,7 @@ for path in (ROOT, HERE):  # run as a script from a checkout without installing
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
+import gencli  # noqa: E402
 import generate  # noqa: E402
 import harness  # noqa: E402
 
@@ -260,23 +260,15 @@ def check() -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if stale")
-    args = parser.parse_args(argv)
-    try:
-        if args.check:
-            problems = check()
-        else:
-            write()
-            problems = []
-    except QuickRefError as exc:
-        print(f"quickref.py: {exc}", file=sys.stderr)
-        return 2
-    for line in problems:
-        print(line)
-    if not problems:
-        print("the quick reference is up to date" if args.check else f"wrote {PDF}")
-    return 1 if problems else 0
+    def written(_: object) -> gencli.Outcome:
+        write()
+        return gencli.Outcome((), f"wrote {PDF}")
+
+    code: int = gencli.run(
+        argv, doc=__doc__ or "", tool="quickref.py", errors=(QuickRefError,),
+        check_help="exit 1 if stale", write=written,
+        check=lambda _: gencli.Outcome(tuple(check()), "the quick reference is up to date"))
+    return code
 
 
 if __name__ == "__main__":

@@ -98,7 +98,7 @@ module slot_block() {
     }
 }
 
-// The stack's reference heights as built here (tests/docs/test_hardware_models.py
+// The stack's reference heights as built here (tests/hardware/test_hardware_models.py
 // compares them with hardware/geometry.py): switch base = carrier pocket floor.
 echo(gg_tooth_z = floor_z - (skirt_h + carrier_floor), gg_floor_under_z = cav_h - (skirt_h + carrier_floor));
 

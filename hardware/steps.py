@@ -5,7 +5,9 @@
 
 Each :data:`STEPS` entry is one physical step of ``docs/build/guide.md``:
 ``build_steps.scad`` draws the flagship as far as the guide has built it, the
-parts that step adds in the highlight colour. Which step puts in each of
+parts that step adds in the highlight colour (the steps before the build, and the
+pieces' steps after it, are scenes of their own: the gauge tried, the prints, the
+Pi's card and supply, the Pico's cable, the pieces in the slots). Which step puts in each of
 ``assembly.py``'s solids is :data:`RULES` (first matching name prefix), passed
 to OpenSCAD with ``-D``; :func:`unplaced` names any solid no rule places.
 Preview renders (OpenCSG, ``models.render``'s options) at a phone's size;
@@ -15,7 +17,6 @@ changed model with a forgotten re-render is named without openscad.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import shutil
@@ -31,6 +32,7 @@ if str(HERE) not in sys.path:  # run as a script
     sys.path.insert(0, str(HERE))
 
 import assembly  # noqa: E402
+import gencli  # noqa: E402
 import models  # noqa: E402
 
 SCAD = "build_steps.scad"
@@ -43,7 +45,12 @@ CAMERA = "73,95,30,40,0,15,560"
 
 #: (name prefix, step): the first rule whose prefix a solid's name starts with says the
 #: guide step that puts it in. Headers with their Dupont plugs are the lead steps.
+#: A step past the guide's last: the solids no step puts in (the holes the flagship
+#: leaves empty: the Pico is held by two diagonal screws).
+NEVER = 99
+
 RULES: tuple[tuple[str, int], ...] = (
+    ("Pico screw head 2", NEVER), ("Pico screw head 3", NEVER),
     ("Pico front pins", 11), ("Pico back pins", 11),  # with their Dupont plugs
     ("ATTACKER RC522 header joints", 9), ("DEFENDER RC522 header joints", 9),
     ("ATTACKER RC522 header", 11), ("DEFENDER RC522 header", 11),
@@ -79,15 +86,28 @@ class Step:
 
 
 STEPS: tuple[Step, ...] = (
+    Step(2, "step02_gauge", "a piece of yours in the gauge's jig of its letter, and "
+         "an RC522 board in the gauge's frame (orange)"),
+    Step(3, "step03_prints", "the housing and the lid of your letter (orange), off the bed"),
+    Step(5, "step05_boot", "the SD card into the Pi's slot, under the board's end, and the "
+         "supply's plug (orange)"),
+    Step(7, "step07_pico", "the flashed Pico on its cable (orange) to the Pi"),
     Step(8, "step08_boards", "the Pi and the Pico (orange) in the housing"),
-    Step(9, "step09_readers", "the two RC522 boards (orange) under the lid's slots"),
-    Step(10, "step10_lid_parts", "the LEDs, the NEW GAME button and the piezo (orange) in the lid"),
+    Step(9, "step09_readers", "the lid upside down behind the housing, its LED edge away; "
+         "the two RC522 boards (orange), ATTACKER on the left, pins towards the housing"),
+    Step(10, "step10_lid_parts", "the LEDs, the NEW GAME button and the piezo (orange) in the lid, "
+         "seen the right way up"),
     Step(11, "step11_reader_leads", "the leads from the Pico to both RC522 boards (orange)"),
     Step(12, "step12_pi_leads", "the leads from the Pi's header to the LEDs, button and piezo "
          "(orange)"),
     Step(13, "step13_lid", "the lid (orange) on the housing"),
     Step(14, "step14_sticker",
          "a sticker (orange) going through the jig's hole onto a piece's base"),
+    Step(15, "step15_enroll", "the piece the program names (orange) in the ATTACKER slot"),
+    Step(16, "step16_range", "a piece's sticker (orange) held 30 mm above the ATTACKER slot's "
+         "floor, the ruler standing in the slot"),
+    Step(17, "step17_game", "White's Spy and Black's General (orange) in the slots, the "
+         "ATTACKER LED lit"),
 )
 
 
@@ -172,21 +192,12 @@ def write(steps: Sequence[Step] = STEPS) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true",
-                        help="render to a temporary directory; exit 1 if stale or warning")
-    args = parser.parse_args(argv)
-    try:
-        problems = check() if args.check else write()
-    except StepPictureError as exc:
-        print(f"steps.py: {exc}", file=sys.stderr)
-        return 2
-    for line in problems:
-        print(line)
-    if not problems:
-        print("all step pictures are up to date" if args.check
-              else f"rendered {len(STEPS)} step pictures")
-    return 1 if problems else 0
+    code: int = gencli.run(
+        argv, doc=__doc__ or "", tool="steps.py", errors=(StepPictureError,),
+        check_help="render to a temporary directory; exit 1 if stale or warning",
+        check=lambda _: gencli.Outcome(tuple(check()), "all step pictures are up to date"),
+        write=lambda _: gencli.Outcome(tuple(write()), f"rendered {len(STEPS)} step pictures"))
+    return code
 
 
 if __name__ == "__main__":

@@ -34,70 +34,75 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+Readers = tuple[list[SlotReader], PieceIdentifier, "TagRegistry | None", SimSlots | None]
+
+
 def build_readers(
     config: Config, pin_factory: object, sim: bool, clock: Clock = time.monotonic
-) -> tuple[list[SlotReader], PieceIdentifier, TagRegistry | None, SimSlots | None]:
+) -> Readers:
     """The slot readers, the identifier for their tokens, the tag registry (RFID) and sim slots.
 
     :param clock: the readers' time (debounce, invalid-after, removal timeouts); tests
         pass a fake clock.
     """
-    r = config.reader
-    if r.kind == "sim" or (sim and r.kind.startswith("keys")):
+    kind = config.reader.kind
+    if kind == "sim" or sim:
+        return _simulated_readers(config)
+    if kind.startswith("keys"):
+        return _key_readers(config, pin_factory, clock), KeyIdentifier(), None, None
+    from arbiter.storage.registry import TagRegistry
+
+    registry = TagRegistry.in_directory(config.data_dir)
+    return _tag_readers(config, clock), TagIdentifier(registry), registry, None
+
+
+def _simulated_readers(config: Config) -> Readers:
+    """The simulator's slots: keys (plain piece names), or an RFID kind's pieces carrying
+    simulated stickers, enrolled as on the board (in a file of their own)."""
+    kind = config.reader.kind
+    if kind == "sim" or kind.startswith("keys"):
         slots = SimSlots()
         return [slots], TextIdentifier(), None, slots
-    if sim:  # an RFID kind: pieces carry simulated stickers, enrolled as on the board
-        from arbiter.drivers.readers.sim import SIM_TAGS
-        from arbiter.storage.registry import TagRegistry
+    from arbiter.drivers.readers.sim import SIM_TAGS
+    from arbiter.storage.registry import TagRegistry
 
-        registry = TagRegistry(config.data_dir / SIM_TAGS)  # never the real stickers' file
-        slots = SimSlots(registry, tag_lengths(r.kind), r.kind)
-        return [slots], TagIdentifier(registry), registry, slots
+    registry = TagRegistry(config.data_dir / SIM_TAGS)  # never the real stickers' file
+    slots = SimSlots(registry, tag_lengths(kind), kind)
+    return [slots], TagIdentifier(registry), registry, slots
+
+
+def _key_readers(config: Config, pin_factory: object, clock: Clock) -> list[SlotReader]:
+    """The notched keys' switch readers: straight on the Pi's GPIO, or through an MCP23017."""
+    r = config.reader
     window = r.debounce_ms / 1000
     invalid_after = r.invalid_after_ms / 1000
     if r.kind == "keys-gpio":
         from arbiter.drivers.readers.gpio_keys import gpio_key_readers
 
-        readers: list[SlotReader] = list(
-            gpio_key_readers(
-                r.attacker_pins,
-                r.defender_pins,
-                window=window,
-                invalid_after=invalid_after,
-                pin_factory=pin_factory,
-                clock=clock,
-            )
-        )
-        return readers, KeyIdentifier(), None, None
-    if r.kind == "keys-mcp23017":
-        from arbiter.drivers.readers.mcp23017 import Mcp23017KeyReader, open_bus
+        return list(gpio_key_readers(r.attacker_pins, r.defender_pins, window=window,
+                                     invalid_after=invalid_after, pin_factory=pin_factory,
+                                     clock=clock))
+    from arbiter.drivers.readers.mcp23017 import Mcp23017KeyReader, open_bus
 
-        reader = Mcp23017KeyReader(
-            open_bus(r.i2c_bus),
-            address=r.i2c_address,
-            interrupt_pin=r.interrupt_pin,
-            window=window,
-            invalid_after=invalid_after,
-            pin_factory=pin_factory,
-            clock=clock,
-        )
-        return [reader], KeyIdentifier(), None, None
-    from arbiter.storage.registry import TagRegistry
+    return [Mcp23017KeyReader(open_bus(r.i2c_bus), address=r.i2c_address,
+                              interrupt_pin=r.interrupt_pin, window=window,
+                              invalid_after=invalid_after, pin_factory=pin_factory, clock=clock)]
 
-    registry = TagRegistry.in_directory(config.data_dir)
+
+def _tag_readers(config: Config, clock: Clock) -> list[SlotReader]:
+    """The RFID readers: one RDM6300 per slot, or the microcontroller reading both."""
+    r = config.reader
     if r.kind == "rdm6300":
         from arbiter.drivers.readers.rdm6300 import Rdm6300Reader
 
         timeout = r.removal_timeout_ms / 1000
-        readers = [
+        return [
             Rdm6300Reader(Role.ATTACKER, r.attacker_port, removal_timeout=timeout, clock=clock),
             Rdm6300Reader(Role.DEFENDER, r.defender_port, removal_timeout=timeout, clock=clock),
         ]
-        return readers, TagIdentifier(registry), registry, None
     from arbiter.drivers.readers.mcu import McuReader
 
-    return ([McuReader(r.mcu_port, clock=clock, rx_gain_db=r.rx_gain_db)], TagIdentifier(registry),
-            registry, None)
+    return [McuReader(r.mcu_port, clock=clock, rx_gain_db=r.rx_gain_db)]
 
 
 def tag_lengths(kind: str) -> frozenset[int]:

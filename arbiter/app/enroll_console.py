@@ -53,82 +53,17 @@ def run_enrollment_console(
 
     :raises EnrollReaderError: the reader reports a fault (unplugged, not answering).
     """
-    # Readings before typed lines: a piece seated by a line (the simulator) counts
-    # before the lines typed after it, however fast they came (a script).
-    events: queue.PriorityQueue[_Event] = queue.PriorityQueue()
-    order = itertools.count()
-
-    def on_reading(reading: SlotReading) -> None:
-        if reading.slot is session.slot:
-            events.put((0, next(order), "reading", reading))
-
-    def command(line: str) -> None:
-        events.put((1, next(order), "command", line.strip()))
-
-    def read_commands(stopping: threading.Event) -> None:
-        if input_fn is None:  # standard input, read so that a stop ends the read
-            for line in lines_until(sys.stdin, stopping):
-                command(line)
-        else:
-            while not stopping.is_set():
-                try:
-                    command(input_fn())
-                except (EOFError, OSError):
-                    break
-        if not stopping.is_set():
-            command("q")  # the end of input quits (a script's last line is read)
-
-    reading = BackgroundThread(read_commands, INPUT)
+    walk = _Walk(session, print_fn, sim)
+    reading = BackgroundThread(lambda stopping: walk.read_commands(input_fn, stopping), INPUT)
     reading.start()
     if requests is not None:  # a stop signal quits as q does
-        requests.watch(lambda: command("q"))
+        requests.watch(lambda: walk.command("q"))
     print_fn("Enrollment: s + Enter skips a piece, q + Enter quits; type a piece's name "
              "(B:SPY) to enroll that one next"
              + ("; Enter seats the piece asked for (simulator)." if sim else "."))
-    reader.start(on_reading)
+    reader.start(walk.on_reading)
     try:
-        need_empty = False
-        prompted = False
-        while not session.done:
-            if not need_empty and not prompted:
-                enrolled, total = session.progress
-                print_fn(f"[{enrolled}/{total}] {session.prompt()}")
-                prompted = True
-            _, _, kind, value = events.get()
-            if kind == "command":
-                assert isinstance(value, str)
-                if value.lower() in ("q", "quit"):
-                    break
-                if value.lower() in ("s", "skip"):
-                    print_fn(f"Skipped {session.skip()}")
-                elif ":" in value:
-                    try:
-                        session.choose(value)
-                    except ArbiterError as exc:
-                        print_fn(f"refused: {exc}")
-                elif not value and sim is not None and not need_empty:
-                    sim.seat(session.slot, str(session.current))
-                    continue
-                prompted = False
-                continue
-            assert isinstance(value, SlotReading)
-            if value.state is SlotState.FAULT:
-                raise EnrollReaderError(
-                    f"reader fault: {value.detail or 'no detail'}; enrollment stopped "
-                    "(fix the reader, then run gg-arbiter enroll again: it resumes)")
-            if value.state is SlotState.EMPTY:
-                if need_empty:
-                    need_empty = False
-                    prompted = False
-            elif value.state is SlotState.PRESENT and not need_empty and value.token:
-                result = session.offer(value.token)
-                print_fn(result.message)
-                if not session.done:
-                    print_fn("Take the piece out of the slot")
-                need_empty = True
-                prompted = False
-                if sim is not None:
-                    sim.clear(session.slot)  # the simulated hand takes it out again
+        walk.run()
         enrolled, total = session.progress
         print_fn(f"Enrollment finished: {enrolled} of {total} pieces have a tag")
         return session.progress
@@ -138,6 +73,100 @@ def run_enrollment_console(
             reading.stop()
         else:  # a caller's input_fn may block in a read nothing can wake: only ask
             reading.stopping.set()
+
+
+class _Walk:
+    """The terminal walk's state: the events (readings of the session's slot before
+    typed lines), whether the slot must be emptied first, whether the prompt is shown."""
+
+    def __init__(self, session: EnrollmentSession, say: Callable[[str], object],
+                 sim: SimSlots | None) -> None:
+        self.session, self.say, self.sim = session, say, sim
+        # Readings before typed lines: a piece seated by a line (the simulator) counts
+        # before the lines typed after it, however fast they came (a script).
+        self.events: queue.PriorityQueue[_Event] = queue.PriorityQueue()
+        self._order = itertools.count()
+        self.need_empty = False
+        self.prompted = False
+
+    def on_reading(self, reading: SlotReading) -> None:
+        if reading.slot is self.session.slot:
+            self.events.put((0, next(self._order), "reading", reading))
+
+    def command(self, line: str) -> None:
+        self.events.put((1, next(self._order), "command", line.strip()))
+
+    def read_commands(self, input_fn: Callable[[], str] | None,
+                      stopping: threading.Event) -> None:
+        """Queue each typed line (standard input, read so that a stop ends the read, or
+        ``input_fn``); the end of input quits."""
+        if input_fn is None:
+            for line in lines_until(sys.stdin, stopping):
+                self.command(line)
+        else:
+            while not stopping.is_set():
+                try:
+                    self.command(input_fn())
+                except (EOFError, OSError):
+                    break
+        if not stopping.is_set():
+            self.command("q")  # the end of input quits (a script's last line is read)
+
+    def run(self) -> None:
+        """Prompt, and take each event in turn, until every piece is done or q."""
+        session = self.session
+        while not session.done:
+            if not self.need_empty and not self.prompted:
+                enrolled, total = session.progress
+                self.say(f"[{enrolled}/{total}] {session.prompt()}")
+                self.prompted = True
+            _, _, kind, value = self.events.get()
+            if kind == "command":
+                assert isinstance(value, str)
+                if not self.typed(value):
+                    return
+            else:
+                assert isinstance(value, SlotReading)
+                self.reading(value)
+
+    def typed(self, value: str) -> bool:
+        """Carry out one typed command; False on q."""
+        session = self.session
+        if value.lower() in ("q", "quit"):
+            return False
+        if value.lower() in ("s", "skip"):
+            self.say(f"Skipped {session.skip()}")
+        elif ":" in value:
+            try:
+                session.choose(value)
+            except ArbiterError as exc:
+                self.say(f"refused: {exc}")
+        elif not value and self.sim is not None and not self.need_empty:
+            self.sim.seat(session.slot, str(session.current))
+            return True  # its reading comes next: the prompt stays as it is
+        self.prompted = False
+        return True
+
+    def reading(self, value: SlotReading) -> None:
+        """A change in the session's slot: a fault stops the walk, a tag is offered, an
+        empty slot after a tag brings the next prompt."""
+        if value.state is SlotState.FAULT:
+            raise EnrollReaderError(
+                f"reader fault: {value.detail or 'no detail'}; enrollment stopped "
+                "(fix the reader, then run gg-arbiter enroll again: it resumes)")
+        if value.state is SlotState.EMPTY:
+            if self.need_empty:
+                self.need_empty = False
+                self.prompted = False
+        elif value.state is SlotState.PRESENT and not self.need_empty and value.token:
+            result = self.session.offer(value.token)
+            self.say(result.message)
+            if not self.session.done:
+                self.say("Take the piece out of the slot")
+            self.need_empty = True
+            self.prompted = False
+            if self.sim is not None:
+                self.sim.clear(self.session.slot)  # the simulated hand takes it out again
 
 
 def run_enrollment_walk(config: Config, piece: str | None, *, sim: bool = False,

@@ -27,3 +27,7 @@ class ConfigError(ArbiterError, ValueError):
 
 class EnrollReaderError(ArbiterError):
     """The slot reader failed during enrollment: the walk stops (it resumes next time)."""
+
+
+class CheckStoppedError(ArbiterError):
+    """A stop request (Ctrl-C, SIGTERM) or the end of input ended an interactive check."""

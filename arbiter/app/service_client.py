@@ -11,7 +11,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import queue
 import sys
+import threading
 from typing import Any
 
 from arbiter.app.config import Config
@@ -184,11 +186,8 @@ def enroll_through_service(config: Config, args: argparse.Namespace,
     a piece's name (``B:SPY``) is the one enrolled next; a stop request (``requests``:
     Ctrl-C, SIGTERM) stops as q does.
     """
-    import queue
-    import threading
-
     api = service_api(config, args)
-    status = api.call("POST", "/api/admin/enrollment", {"only": args.piece})
+    walk = _ServiceEnrollment(api, api.call("POST", "/api/admin/enrollment", {"only": args.piece}))
     print(f"Enrolling through the running arbiter at {api.base}: "
           "s + Enter skips a piece, q + Enter stops; type a piece's name (B:SPY) to enroll "
           "that one next.")
@@ -203,40 +202,69 @@ def enroll_through_service(config: Config, args: argparse.Namespace,
     reading.start()
     if requests is not None:
         requests.watch(lambda: typed.put("q"))
-    shown = ("", "")
     try:
-        while status.get("active"):
-            now = (status.get("prompt", ""), status.get("last", ""))
-            if now != shown:
-                if now[1] and now[1] != shown[1]:
-                    print(now[1])
-                done, total = status.get("progress", [0, 0])
-                print(f"[{done}/{total}] {now[0]}")
-                shown = now
+        walk.follow(typed)
+    except KeyboardInterrupt:
+        walk.status = api.call("DELETE", "/api/admin/enrollment")
+    finally:
+        reading.stop()
+    walk.show_last()
+    print("Enrollment ended; the arbiter judges again.")
+    return 0
+
+
+class _ServiceEnrollment:
+    """The running arbiter's enrollment as this terminal follows it: its last ``status``
+    and the prompt and result already shown."""
+
+    def __init__(self, api: ServiceApi, status: dict[str, Any]) -> None:
+        self.api = api
+        self.status = status
+        self.shown = ("", "")
+
+    def follow(self, typed: queue.Queue[str]) -> None:
+        """Show each new prompt and carry out each typed command until the enrollment
+        ends, or q (a stop request, the end of input) stops it."""
+        while self.status.get("active"):
+            self.show_prompt()
             try:
                 # Also the pace of asking: each ask checks the PIN (a slow hash).
                 command = typed.get(timeout=0.5)
             except queue.Empty:
                 command = ""
-            if command in ("q", "quit"):
-                status = api.call("DELETE", "/api/admin/enrollment")
-                break
-            if command in ("s", "skip"):
-                status = api.call("POST", "/api/admin/enrollment/skip")
-                continue
-            if ":" in command:
-                try:
-                    status = api.call("POST", "/api/admin/enrollment/next",
-                                      {"piece": command.upper()})
-                except CliError as exc:  # no such piece, or it has its tag: say so, go on
-                    print(exc)
-                continue
-            status = api.call("GET", "/api/admin/enrollment")
-    except KeyboardInterrupt:
-        status = api.call("DELETE", "/api/admin/enrollment")
-    finally:
-        reading.stop()
-    if status.get("last") and status.get("last") != shown[1]:
-        print(status["last"])
-    print("Enrollment ended; the arbiter judges again.")
-    return 0
+            if not self.carry_out(command):
+                return
+
+    def show_prompt(self) -> None:
+        """Print the last result and the prompt, if either changed."""
+        now = (self.status.get("prompt", ""), self.status.get("last", ""))
+        if now == self.shown:
+            return
+        if now[1] and now[1] != self.shown[1]:
+            print(now[1])
+        done, total = self.status.get("progress", [0, 0])
+        print(f"[{done}/{total}] {now[0]}")
+        self.shown = now
+
+    def carry_out(self, command: str) -> bool:
+        """One typed command (or "" to look again); False once q has stopped it."""
+        api = self.api
+        if command in ("q", "quit"):
+            self.status = api.call("DELETE", "/api/admin/enrollment")
+            return False
+        if command in ("s", "skip"):
+            self.status = api.call("POST", "/api/admin/enrollment/skip")
+        elif ":" in command:
+            try:
+                self.status = api.call("POST", "/api/admin/enrollment/next",
+                                       {"piece": command.upper()})
+            except CliError as exc:  # no such piece, or it has its tag: say so, go on
+                print(exc)
+        else:
+            self.status = api.call("GET", "/api/admin/enrollment")
+        return True
+
+    def show_last(self) -> None:
+        """The last result, if the enrollment ended before it was shown."""
+        if self.status.get("last") and self.status.get("last") != self.shown[1]:
+            print(self.status["last"])

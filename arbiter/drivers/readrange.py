@@ -17,7 +17,7 @@ The model, for a sticker lying flat, parallel to the antenna:
   and beyond that the field no longer powers the tag (48 dB reaches 45 mm, not 53);
 - heights are the sticker's height above the slot's floor, where a seated piece's
   sticker lies; the floor is ``floor_mm`` (3 mm: slot floor and shoe) above the antenna;
-- the other slot's antenna is ``spacing_mm`` to the side (92 mm: ``rc_pitch`` of
+- the other slot's antenna is ``spacing_mm`` to the side (83 mm: ``rc_pitch`` of
   hardware/gg_params.scad, antenna centre to antenna centre).
 """
 
@@ -39,7 +39,7 @@ class ReadRangeModel:
     """Where a sticker reads, for the simulator (see the module doc for the model)."""
 
     floor_mm: float = 3.0
-    spacing_mm: float = 92.0
+    spacing_mm: float = 83.0
     reach_at_reset_mm: float = REACH_AT_RESET_MM
 
     def reach_mm(self, gain_db: int) -> float:

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import io
 import math
+import os
 import re
+import signal
+import threading
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,10 +17,13 @@ import pytest
 
 from arbiter.app.cli import main
 from arbiter.app.config import Config, load_config
-from arbiter.app.range_console import run_range_check
+from arbiter.app.errors import CheckStoppedError
+from arbiter.app.range_console import run_range_check, terminal_input
 from arbiter.device.rangecheck import HEIGHTS_MM
 from arbiter.drivers.fakes import FakePico
 from arbiter.drivers.readrange import ReadRangeModel
+from tests.support.spawn import Session
+from tests.support.waiting import WAIT
 
 
 def _config(tmp_path: Path, kind: str = "mcu", port: str = "/dev/null") -> Config:
@@ -81,7 +87,8 @@ def test_range_check_with_a_person_holding_the_sticker(tmp_path: Path) -> None:
                                print_fn=lines.append, hold_seconds=0.2)
         assert code == 0, lines
         assert prompts[0] == "Empty both slots, then Enter: "
-        assert len(prompts) == 1 + 2 * len(HEIGHTS_MM)
+        # the heights down to where it first reads (20 mm), then seated, per slot
+        assert len(prompts) == 1 + 2 * (len([h for h in HEIGHTS_MM if h >= 20]) + 1)
         assert "ATTACKER: first reads 20 mm above its floor; the DEFENDER slot never reads it" \
             in lines
         assert pico.gain_db == 33
@@ -144,3 +151,66 @@ def test_range_check_of_a_pico_that_is_not_there_exits_non_zero(
                       encoding="utf-8")
     code = main(["selftest", "--range", "--config", str(config), "--data", str(tmp_path / "d")])
     assert code == 2 and "cannot be opened" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_a_stop_signal_at_a_prompt_ends_the_range_check_cleanly(
+        tmp_path: Path, signum: signal.Signals) -> None:
+    """The real command waits at its first prompt for the builder's Enter; Ctrl-C or
+    SIGTERM (the dispatcher's stop requests) ends it there: the board let go, one line
+    said, exit 1 (the check did not finish), no traceback."""
+    pico = FakePico()
+    config = tmp_path / "config.toml"
+    config.write_text(f'[reader]\nkind = "mcu"\nmcu_port = "{pico.path}"\n', encoding="utf-8")
+    session = Session(["selftest", "--range", "--config", str(config),
+                       "--data", str(tmp_path / "data")])
+    try:
+        # printed just before the prompt ("Empty both slots, then Enter: ") waits
+        session.expect("Heights are the sticker's height")
+        session.proc.send_signal(signum)
+        code = session.proc.wait(timeout=3 * WAIT)
+        code, output = session.finish()
+    finally:
+        session.kill()
+        pico.unplug()
+    assert code == 1, output
+    assert "range check stopped before its end" in output and "Traceback" not in output
+    assert "PASS" not in output and "FAIL" not in output
+
+
+def test_a_terminal_prompt_returns_the_typed_line_and_ends_on_a_stop() -> None:
+    read_end, write_end = os.pipe()
+    stopping = threading.Event()
+    out = io.StringIO()
+    with os.fdopen(read_end, "r") as stream:
+        ask = terminal_input(stopping, stream, out)
+        os.write(write_end, b"\n")
+        assert ask("Empty both slots, then Enter: ") == "\n"
+        # nothing typed: only the stop ends the wait (set while the prompt is shown)
+
+        class _Screen(io.StringIO):
+            def write(self, text: str) -> int:
+                stopping.set()
+                return super().write(text)
+
+        ask = terminal_input(stopping, stream, _Screen())
+        with pytest.raises(CheckStoppedError):
+            ask("  hold the sticker 50 mm above the ATTACKER slot's floor, then Enter: ")
+    os.close(write_end)
+    assert out.getvalue() == "Empty both slots, then Enter: "
+
+
+def test_the_end_of_input_at_a_prompt_stops_the_check(tmp_path: Path) -> None:
+    pico = FakePico()
+    try:
+        read_end, write_end = os.pipe()
+        os.close(write_end)  # a script that ends before the check does
+        lines: list[str] = []
+        with os.fdopen(read_end, "r") as stream:
+            ask = terminal_input(threading.Event(), stream, io.StringIO())
+            code = run_range_check(_config(tmp_path, port=pico.path), input_fn=ask,
+                                   print_fn=lines.append, hold_seconds=0.2)
+        assert code == 1
+        assert lines[-1] == "range check stopped before its end: nothing was changed; run it again"
+    finally:
+        pico.unplug()

@@ -26,7 +26,7 @@ def reads_below(own: int, cross: int | None = None) -> Sample:
     return sample
 
 
-def test_every_slot_is_tried_at_every_height_top_first() -> None:
+def test_a_slot_that_never_reads_is_tried_at_every_height_top_first() -> None:
     asked: list[tuple[Role, int]] = []
 
     def sample(over: Role, height: int) -> frozenset[Role]:
@@ -36,6 +36,21 @@ def test_every_slot_is_tried_at_every_height_top_first() -> None:
     run_steps(sample)
     assert asked == [(A, h) for h in HEIGHTS_MM] + [(D, h) for h in HEIGHTS_MM]
     assert list(HEIGHTS_MM) == sorted(HEIGHTS_MM, reverse=True) and HEIGHTS_MM[-1] == 0
+
+
+@pytest.mark.parametrize("own", [50, 27, 5, 0])
+def test_once_a_slot_reads_only_the_seated_sticker_is_left(own: int) -> None:
+    asked: list[tuple[Role, int]] = []
+    sample = reads_below(own)
+
+    def recorded(over: Role, height: int) -> frozenset[Role]:
+        asked.append((over, height))
+        return sample(over, height)
+
+    run_steps(recorded)
+    first = max(h for h in HEIGHTS_MM if h <= own)
+    per_slot = [h for h in HEIGHTS_MM if h >= first] + ([0] if first else [])
+    assert asked == [(A, h) for h in per_slot] + [(D, h) for h in per_slot]
 
 
 def test_a_healthy_build_keeps_its_gain_and_passes() -> None:

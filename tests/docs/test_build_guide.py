@@ -118,7 +118,8 @@ def test_each_step_time_is_its_counted_actions_at_the_stated_pace(text: str) -> 
 
 def test_the_estimate_check_catches_a_doctored_count(text: str) -> None:
     seconds, _ = estimates(text)
-    doctored = text.replace("| 42 sticker + 1 check |", "| 84 sticker + 1 check |", 1)
+    doctored = text.replace("| 42 sticker + 42 place + 1 check |",
+                            "| 84 sticker + 42 place + 1 check |", 1)
     assert doctored != text
     _, rows2 = estimates(doctored)
     number = next(n for n, (_, a, _) in rows2.items() if a.startswith("84 sticker"))

@@ -123,6 +123,15 @@ def test_antennas_sit_under_the_slots_at_the_derived_pitch() -> None:
     assert loop - edge >= rc["read_range"] + rc["cross_read_margin"]
 
 
+def test_the_simulated_pico_spaces_its_antennas_as_the_lid_does() -> None:
+    """The simulator's read-range model (installed without hardware/) keeps its own figure
+    for the antennas' spacing: it must be the derived pitch, or a rehearsed cross-read
+    check would judge another lid."""
+    from arbiter.drivers.readrange import ReadRangeModel
+
+    assert ReadRangeModel().spacing_mm == pytest.approx(geo.load().value("rc_pitch"))
+
+
 def test_the_generated_scad_carries_the_checked_layout() -> None:
     text = (HARDWARE / "gg_assembly.scad").read_text(encoding="utf-8")
     assert text == asm.scad()

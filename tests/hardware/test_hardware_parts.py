@@ -368,3 +368,26 @@ def test_screw_lines_match_the_fastener_table(parts: dict[str, Any]) -> None:
     for v in VARIANTS:
         listed = sum(p["qty"].get(v, 0) for p in parts["part"] if p["name"].startswith("Screw"))
         assert listed == expected[v], v
+
+
+def test_the_budget_counts_the_shipping_of_the_shops_the_parts_come_from(
+        generate: ModuleType, parts: dict[str, Any], tmp_path: Path) -> None:
+    pl = generate.partslist
+    v = parts["budget"]["variant"]
+    assert pl.budget_cost(parts, v) == pytest.approx(
+        pl.variant_cost(parts, v) + pl.shipping(parts, v), abs=0.01)
+    # the Pico H bought at the hobby shop instead: that shop's shipping joins the figure
+    moved = {**parts, "part": [{**p, "shop": "hobby"} if "Pico H" in p["name"] else p
+                               for p in parts["part"]]}
+    if "hobby" not in {o.shop for o in pl.orders(parts, v)}:
+        assert pl.budget_cost(moved, v) == pytest.approx(
+            pl.budget_cost(parts, v) + parts["shops"]["hobby"]["shipping"], abs=0.01)
+    # and a budget that parts alone meet but shipping breaks fails the script
+    prints = pl.load_prints() if pl.MANIFEST.exists() else None
+    limit = pl.variant_cost(parts, v, prints) + 0.01  # the parts alone pass
+    over = _edited(tmp_path, 'shipping = 0.0       # mostly free at these prices',
+                   'shipping = 4.0       # mostly free at these prices')
+    over.write_text(over.read_text(encoding="utf-8").replace(
+        "limit = 30.0", f"limit = {limit:.2f}"), encoding="utf-8")
+    result = _partslist("--parts", str(over))
+    assert result.returncode == 1 and "OVER" in result.stdout, result.stdout + result.stderr

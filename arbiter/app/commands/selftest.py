@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from arbiter.app.commands.common import (
+    Serving,
     add_config_options,
     add_service_options,
     build_device,
@@ -18,13 +19,21 @@ from arbiter.app.commands.common import (
 from arbiter.app.config import Config
 from arbiter.app.errors import CliError, DataInUseError
 from arbiter.app.service_client import selftest_through_service, service_running
+from arbiter.app.stopping import StopRequests, interruptible
 from arbiter.storage.datalock import DataDirLock
 
 
-def _cmd_selftest(args: argparse.Namespace) -> int:
+def _cmd_selftest(args: argparse.Namespace, requests: StopRequests) -> int:
     config = command_config(args)
-    if args.range:
-        return _range_check(config, args)
+    if args.range:  # it waits for the builder at each height: a stop ends it cleanly
+        return _range_check(config, args, requests)
+    with interruptible():  # a few seconds of lights and tunes: Ctrl-C as before
+        return _selftest(config, args)
+
+
+def _selftest(config: Config, args: argparse.Namespace) -> int:
+    """Light each LED, play each tune, read each slot (the running arbiter does it when
+    it runs); the exit status."""
     if args.gain is not None:
         raise CliError("--gain is for the range check: gg-arbiter selftest --range --gain DB")
     sim = choose_sim(args, config)
@@ -65,7 +74,7 @@ def _cmd_selftest(args: argparse.Namespace) -> int:
         arbiter.close()
 
 
-def _range_check(config: Config, args: argparse.Namespace) -> int:
+def _range_check(config: Config, args: argparse.Namespace, requests: StopRequests) -> int:
     from arbiter.app.range_console import run_range_check
 
     lock: DataDirLock | None = None
@@ -74,7 +83,7 @@ def _range_check(config: Config, args: argparse.Namespace) -> int:
         if running:
             raise CliError(stop_service_hint(config, "the range check"))
     try:
-        return run_range_check(config, sim=args.sim, gain_db=args.gain)
+        return run_range_check(config, sim=args.sim, gain_db=args.gain, requests=requests)
     finally:
         if lock is not None:
             lock.release()
@@ -94,4 +103,4 @@ def register(sub: Any) -> None:
     selftest.add_argument("--gain", type=int, metavar="DB",
                           help="with --range: try this receiver gain (18, 23, 33, 38, 43, 48)")
     add_service_options(selftest)
-    selftest.set_defaults(func=_cmd_selftest)
+    selftest.set_defaults(func=Serving(_cmd_selftest))
