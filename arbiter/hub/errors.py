@@ -57,3 +57,8 @@ class NotSentError(HubError, RuntimeError):
 
 class AssignmentRefusedError(HubError, ValueError):
     """Some boards of a round could not be assigned as asked (the rest were)."""
+
+
+class EventLengthError(HubError, ValueError):
+    """The event's length (its announced number of rounds) refuses this: a round past it,
+    or a length below the rounds already paired or beyond any event's."""

@@ -52,7 +52,8 @@ def _venue() -> dict[str, object]:
 
 @bp.get("/rounds")
 def rounds() -> str:
-    return render_template("hub_rounds.html", rounds=list(reversed(views.rounds(ledger()))))
+    return render_template("hub_rounds.html", rounds=list(reversed(views.rounds(ledger()))),
+                           total=ledger().admin.total_rounds())
 
 
 @bp.get("/standings")

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arbiter.hub.ledger import GameRow, Ledger, PairingRow
+from arbiter.tournament.trf import complete_rounds
 from web.kit.present import ending_text, reveal
 
 #: The state shown for a table whose board's game has not begun: no NEW GAME yet since
@@ -135,6 +136,7 @@ def venue(
     return {
         "event": ledger.event,
         "round": number,
+        "rounds_total": ledger.admin.total_rounds(),
         "broker": None if broker is None else dict(broker),
         "tables": [table_row(ledger, t, by_table.get(t), silent, not_scored, link_up=up)
                    for t in names],
@@ -233,7 +235,12 @@ def rounds(ledger: Ledger) -> list[dict[str, Any]]:
 
 
 def standings(ledger: Ledger) -> dict[str, Any]:
-    """The standings with the tie-breaks in force, in order."""
+    """The standings with the tie-breaks in force, in order, and when they stand:
+    ``after_round`` (the last round with every result in; 0 before any), ``round`` (the
+    latest paired), ``rounds_total`` (the announced length, None if not set), and
+    ``provisional`` while a later round is in play, with its games ``still_on`` (the
+    standings count that round's results so far, so a player with a game still on may
+    stand below one who has finished)."""
     breaks = [t.value for t in ledger.admin.tiebreaks()]
     rows = [
         {"rank": s.rank, "name": s.name, "score": s.score, "played": s.played, "wins": s.wins,
@@ -242,7 +249,18 @@ def standings(ledger: Ledger) -> dict[str, Any]:
         for s in ledger.admin.standings()
     ]
     withdrawn = [p.name for p in ledger.admin.players() if p.withdrawn]
-    return {"tiebreaks": breaks, "rows": rows, "withdrawn": withdrawn}
+    pairings = ledger.admin.pairings()
+    after = complete_rounds([r.game for r in pairings])
+    paired = ledger.admin.rounds()
+    still_on = [
+        {"round": r.pairing.round, "board": r.pairing.board, "white": r.pairing.white,
+         "black": r.pairing.black, "table": r.table}
+        for r in pairings if r.pairing.round > after and not r.game.complete
+    ]
+    return {"tiebreaks": breaks, "rows": rows, "withdrawn": withdrawn, "after_round": after,
+            "round": paired[-1][0] if paired else None,
+            "rounds_total": ledger.admin.total_rounds(),
+            "provisional": bool(paired) and paired[-1][0] > after, "still_on": still_on}
 
 
 def game_summary(g: GameRow) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from arbiter.storage.paths import default_data_dir
 from arbiter.tournament.errors import NoLegalPairingError
 from arbiter.tournament.model import Pairing
 from arbiter.tournament.standings import TieBreak
-from arbiter.tournament.trf import import_trf
+from arbiter.tournament.trf import import_trf, read_trf_file
 from web.hub.views import suggested_tables
 from web.kit.auth import set_pin
 from web.kit.errors import AuthError
@@ -93,11 +93,8 @@ def _rounds(args: argparse.Namespace) -> int:
 
 
 def _import_trf(args: argparse.Namespace) -> int:
-    try:
-        text = Path(args.file).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise HubCliError(f"cannot read {args.file}: {exc}") from None
-    event = import_trf(text)
+    # Read bounded (TRF's MAX_FILE_BYTES), checked whole before the ledger is opened.
+    event = import_trf(read_trf_file(Path(args.file)))
     with open_ledger(args) as ledger:
         ledger.admin.import_event(event.players, event.games, event.total_rounds)
         rounds = len(ledger.admin.rounds())

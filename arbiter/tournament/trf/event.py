@@ -11,6 +11,13 @@ NAME_WIDTH = 33
 
 #: Start ranks have four digits (columns 5-8).
 MAX_PLAYERS = 9999
+#: The most rounds a TRF file may announce (``XXR``): as many as the hub's tables can be
+#: assigned (arbiter.wire.MAX_ROUND; a test holds the two equal), far more than any event.
+MAX_ROUNDS = 1000
+#: The largest TRF file read: a 1,000-player event of 30 rounds is about 0.4 MB, the
+#: format's 9,999 players of 30 rounds 3.9 MB. A bigger file is refused before it is read,
+#: so memory stays bounded whatever is given.
+MAX_FILE_BYTES = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True)
