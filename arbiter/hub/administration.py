@@ -220,9 +220,10 @@ class Administration:
         return pairings
 
     def import_event(self, players: Sequence[Player], games: Sequence[Game],
-                     total_rounds: int) -> None:
+                     total_rounds: int | None) -> None:
         """Load an event read from a TRF file into this ledger, which must be empty: the
-        players in start-rank order, each round with its results, the number of rounds."""
+        players in start-rank order, each round with its results, the number of rounds
+        (None: the file did not say; the organiser sets it)."""
         if self.store.read("SELECT 1 FROM players UNION SELECT 1 FROM rounds LIMIT 1"):
             raise PairingError("the ledger already holds players or rounds: import into a new one")
         # The ledger keeps a result a game, not a forfeit or the kind of a bye: refused, not
@@ -238,14 +239,15 @@ class Administration:
             self._import_event(players, games, total_rounds)
 
     def _import_event(
-        self, players: Sequence[Player], games: Sequence[Game], total_rounds: int
+        self, players: Sequence[Player], games: Sequence[Game], total_rounds: int | None
     ) -> None:
         self.add_players([Player(p.name, p.rating) for p in players])
         with self.store.write() as db:
             for p in players:
                 if p.withdrawn:
                     db.execute("UPDATE players SET withdrawn=1 WHERE name=?", (p.name,))
-            event_length.announce(db, total_rounds)  # refuses an impossible length
+            if total_rounds is not None:
+                event_length.announce(db, total_rounds)  # refuses an impossible length
         for number in sorted({g.pairing.round for g in games}):
             this = [g for g in games if g.pairing.round == number]
             self.add_round([g.pairing for g in this], "swiss")

@@ -116,9 +116,12 @@ def import_trf_event(body: dict[str, Any]) -> str:
     if not isinstance(text, str) or not text.strip():
         raise OrganiserInputError("paste the TRF file or choose it ('trf': its text)")
     event = import_trf(text)
-    ledger().admin.import_event(event.players, event.games, event.total_rounds)
-    return (f"{len(event.players)} player(s) and {len(ledger().admin.rounds())} round(s) of"
-            f" {event.total_rounds} imported")
+    ledger().admin.import_event(event.players, event.games,
+                                event.total_rounds if event.announced else None)
+    of = (f"of {event.total_rounds}" if event.announced else
+          "(the file gives no number of rounds: set the event's length)")
+    rounds = len(ledger().admin.rounds())
+    return f"{len(event.players)} player(s) and {rounds} round(s) {of} imported"
 
 
 def _table_name(value: object, what: str = "table") -> str:

@@ -22,7 +22,7 @@ from arbiter.storage.paths import default_data_dir
 from arbiter.tournament.errors import NoLegalPairingError
 from arbiter.tournament.model import Pairing
 from arbiter.tournament.standings import TieBreak
-from arbiter.tournament.trf import import_trf, read_trf_file
+from arbiter.tournament.trf import TrfEvent, import_trf, read_trf_file
 from web.hub.views import suggested_tables
 from web.kit.auth import set_pin
 from web.kit.errors import AuthError
@@ -96,10 +96,18 @@ def _import_trf(args: argparse.Namespace) -> int:
     # Read bounded (TRF's MAX_FILE_BYTES), checked whole before the ledger is opened.
     event = import_trf(read_trf_file(Path(args.file)))
     with open_ledger(args) as ledger:
-        ledger.admin.import_event(event.players, event.games, event.total_rounds)
+        ledger.admin.import_event(event.players, event.games,
+                                  event.total_rounds if event.announced else None)
         rounds = len(ledger.admin.rounds())
-    print(f"{len(event.players)} player(s), {rounds} round(s) of {event.total_rounds} imported")
+    print(f"{len(event.players)} player(s), {rounds} round(s) {imported_of(event)} imported")
     return 0
+
+
+def imported_of(event: TrfEvent) -> str:
+    """What an import says of the event's length: "of 9", or that the file gave none."""
+    if event.announced:
+        return f"of {event.total_rounds}"
+    return "(the file gives no number of rounds (XXR): set it with gg-arbiter hub rounds N)"
 
 
 def _assign(args: argparse.Namespace) -> int:

@@ -25,6 +25,8 @@ class TrfEvent:
     """What a TRF file holds: players in start-rank order, the games, the number of rounds.
 
     ``games`` may end with the byes given for the round after the last one paired.
+    ``announced``: whether the file said its number of rounds (``XXR``); when it did not,
+    ``total_rounds`` is the rounds it holds (at least 1), which is no event's length.
     """
 
     name: str
@@ -32,6 +34,7 @@ class TrfEvent:
     games: tuple[Game, ...]
     total_rounds: int
     initial: Colour = Colour.WHITE
+    announced: bool = True
 
 
 def complete_rounds(games: Sequence[Game]) -> int:

@@ -94,14 +94,15 @@ def import_trf(text: str) -> TrfEvent:
     for r in range(1, played + 2):
         games += _round_games(read, r, played)
     ahead = any(g.pairing.round == played + 1 for g in games)
+    announced = total is not None
     if total is None:
-        total = played + ahead
+        total = max(1, played + ahead)
     elif ahead and total < played + 1:
         raise TrfError(f"XXR {total}, but byes are given for round {played + 1}")
     event_initial = read.initial if read.initial is not None else Colour.WHITE
     if any(g.pairing.black is not None for g in games):
         event_initial = initial_colour(players, games)
-    return TrfEvent(read.name, tuple(players), tuple(games), total, event_initial)
+    return TrfEvent(read.name, tuple(players), tuple(games), total, event_initial, announced)
 
 
 def _read(text: str) -> _Read:
@@ -236,6 +237,9 @@ def _start_rank(line: str, line_no: int) -> int:
 def _player_line(line: str, line_no: int) -> tuple[str, int, list[_Block]]:
     if len(line) < 84:
         raise TrfError(f"line {line_no}: a player line has at least 84 characters")
+    if line[47] != " ":  # column 48 separates the name from the rating
+        raise TrfError(f"line {line_no}: the name runs past column 47 (TRF's name field"
+                       f" is 33 characters)")
     try:
         name = check_name(line[14:47])
     except PlayerNameError as exc:
