@@ -42,7 +42,8 @@ def screen() -> str:
     in a grid sized to their number (:func:`views.screen_grid`)."""
     shown = _venue()
     return render_template("hub_venue.html", venue=shown, screen=True,
-                           grid=views.screen_grid(len(cast(list[object], shown["tables"]))))
+                           grid=views.screen_grid(len(cast(list[object], shown["tables"]))),
+                           standings_stand=views.standings_stand(ledger()))
 
 
 def _venue() -> dict[str, object]:

@@ -234,6 +234,19 @@ def rounds(ledger: Ledger) -> list[dict[str, Any]]:
     return out
 
 
+def standings_stand(ledger: Ledger) -> str:
+    """When the standings stand, in words for the venue screen: "standings after round
+    2" (the last round with every result in), "provisional" while a later one is in
+    play; empty before any round is over."""
+    after = complete_rounds(ledger.admin.games_for_pairing())
+    if not after:
+        return ""
+    paired = ledger.admin.rounds()
+    in_play = bool(paired) and paired[-1][0] > after
+    return f"standings after round {after}" + (" (provisional while round"
+                                                f" {paired[-1][0]} is played)" if in_play else "")
+
+
 def standings(ledger: Ledger) -> dict[str, Any]:
     """The standings with the tie-breaks in force, in order, and when they stand:
     ``after_round`` (the last round with every result in; 0 before any), ``round`` (the

@@ -191,3 +191,18 @@ def test_mid_round_the_trf_ranks_as_the_standings_after_the_last_round_finished(
     ranks = {x[14:47].strip(): int(x[85:89]) for x in trf.splitlines() if x.startswith("001")}
     assert ranks == {"Ana": 1, "Fay": 1, "Cid": 3, "Eve": 3, "Ben": 5, "Dee": 6}
     assert ranks == {r["name"]: r["rank"] for r in _standings_after(hub, 2)}
+
+
+def test_the_venue_screen_says_after_which_round_the_standings_stand(hub: Hub) -> None:
+    client = hub.app.test_client()
+    assert client.post("/api/organiser/players/import", json={"csv": SIX},
+                       headers=API).status_code == 200
+    assert client.post("/api/organiser/length", json={"rounds": 4}, headers=API).status_code == 200
+    assert "standings after" not in _text(client, "/screen")  # no round over yet
+    _play(hub)
+    screen = _text(client, "/screen")
+    assert "Round 3 of 4" in screen
+    assert "standings after round 2 (provisional while round 3 is played)" in screen
+    hub.ledger.admin.correct_result(3, 1, W, "chief")
+    screen = _text(client, "/screen")
+    assert "standings after round 3" in screen and "provisional" not in screen
