@@ -40,7 +40,7 @@ def event_file(players: int, rounds: int, seed: int = 1) -> str:
     rng = random.Random(seed)
     entrants = [Player(f"Player {i:04d}, Firstname", 2400 - i % 2000) for i in range(players)]
     half = players // 2
-    games = []
+    games: list[Game] = []
     for r in range(1, rounds + 1):
         for board in range(half):
             top, bottom = entrants[board].name, entrants[half + (board + r) % half].name
@@ -70,7 +70,7 @@ def main() -> None:
             f"1,000 players, {args.rounds} rounds": event_file(1000, args.rounds).encode(),
             "9,999 players, before round 1": event_file(9999, 0).encode(),
         }
-        paths = {}
+        paths: dict[str, Path] = {}
         for label, body in files.items():
             paths[label] = root / f"{len(paths)}.trf"
             paths[label].write_bytes(body)
