@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arbiter.hub.ledger import GameRow, Ledger, PairingRow
+from arbiter.tournament.standings import standings as ranked
 from arbiter.tournament.trf import complete_rounds
 from web.kit.present import ending_text, reveal
 
@@ -254,23 +255,25 @@ def standings(ledger: Ledger) -> dict[str, Any]:
     ``provisional`` while a later round is in play, with its games ``still_on`` (the
     standings count that round's results so far, so a player with a game still on may
     stand below one who has finished)."""
-    breaks = [t.value for t in ledger.admin.tiebreaks()]
+    tiebreaks = ledger.admin.tiebreaks()
+    games = ledger.admin.games_for_pairing()  # read once: the standings and when they stand
+    seeded = ledger.admin.seeded()
     rows = [
         {"rank": s.rank, "name": s.name, "score": s.score, "played": s.played, "wins": s.wins,
          "draws": s.draws, "losses": s.losses, "byes": s.byes,
          "tiebreaks": [v for _t, v in s.tiebreaks]}
-        for s in ledger.admin.standings()
+        for s in ranked(seeded, games, tiebreaks)
     ]
-    withdrawn = [p.name for p in ledger.admin.players() if p.withdrawn]
-    pairings = ledger.admin.pairings()
-    after = complete_rounds([r.game for r in pairings])
+    withdrawn = [p.name for p in seeded if p.withdrawn]
+    after = complete_rounds(games)
     paired = ledger.admin.rounds()
-    still_on = [
-        {"round": r.pairing.round, "board": r.pairing.board, "white": r.pairing.white,
-         "black": r.pairing.black, "table": r.table}
-        for r in pairings if r.pairing.round > after and not r.game.complete
-    ]
-    return {"tiebreaks": breaks, "rows": rows, "withdrawn": withdrawn, "after_round": after,
+    on = [g.pairing for g in games if g.pairing.round > after and not g.complete]
+    tables = {(r.pairing.round, r.pairing.board): r.table
+              for number in sorted({p.round for p in on}) for r in ledger.admin.pairings(number)}
+    still_on = [{"round": p.round, "board": p.board, "white": p.white, "black": p.black,
+                 "table": tables.get((p.round, p.board))} for p in on]
+    return {"tiebreaks": [t.value for t in tiebreaks], "rows": rows, "withdrawn": withdrawn,
+            "after_round": after,
             "round": paired[-1][0] if paired else None,
             "rounds_total": ledger.admin.total_rounds(),
             "provisional": bool(paired) and paired[-1][0] > after, "still_on": still_on}
