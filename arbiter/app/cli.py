@@ -30,7 +30,7 @@ from arbiter.app.commands import (
     tune,
     venue,
 )
-from arbiter.app.commands.common import Parser, Serving
+from arbiter.app.commands.common import Parser, Serving, describe
 from arbiter.app.stopping import StopRequests
 from arbiter.errors import ArbiterError
 from arbiter.threads import stop_all
@@ -50,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     for command in COMMANDS:
         command.register(sub)
     hub.register(sub, Parser)
+    describe(parser)
     return parser
 
 

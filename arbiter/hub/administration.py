@@ -7,9 +7,11 @@ import json
 import secrets
 import sqlite3
 from collections.abc import Collection, Sequence
+from dataclasses import replace
 from typing import cast
 
 from arbiter import wire
+from arbiter.hub import event_length
 from arbiter.hub.errors import (
     RatingError,
     TableAssignmentError,
@@ -21,6 +23,7 @@ from arbiter.hub.store import LedgerStore
 from arbiter.hub.unplayed import forfeit_text, given_byes
 from arbiter.tournament.errors import PairingError, UnknownPlayerError
 from arbiter.tournament.model import Game, Pairing, Player, Result, check_unique
+from arbiter.tournament.names import check_name
 from arbiter.tournament.players_csv import read_players_csv
 from arbiter.tournament.roundrobin import berger_round
 from arbiter.tournament.standings import DEFAULT_TIEBREAKS, Standing, TieBreak, standings
@@ -68,25 +71,23 @@ class Administration:
             self._audit(db, who, "tiebreaks", "event", json.dumps(before), json.dumps(after))
 
     def total_rounds(self) -> int | None:
-        """The event's announced number of rounds (None: not set)."""
-        raw = self.store.meta("total_rounds")
-        return None if raw is None else int(raw)
+        """The event's announced number of rounds (None: not set; see event_length)."""
+        return event_length.announced(self.store)
 
     def set_total_rounds(self, rounds: int, who: str) -> None:
-        """Announce the number of rounds (audited): the Swiss pairing of the final round
-        and the TRF export's ``XXR`` read it."""
-        if rounds < max(1, len(self.rounds())):
-            raise PairingError(f"{rounds} rounds: the event already has {len(self.rounds())}")
-        before = self.total_rounds()
+        """Announce, or extend, the event's number of rounds (audited): no round is paired
+        past it, and the final round's Swiss pairing and the TRF's ``XXR`` read it."""
         with self.store.write() as db:
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('total_rounds', ?)", (str(rounds),))
+            before = event_length.announce(db, rounds)
             self._audit(db, who, "rounds", "event", None if before is None else str(before),
                         str(rounds))
 
     # --- players ----------------------------------------------------------------
 
     def add_players(self, players: Sequence[Player]) -> None:
-        """Register ``players`` (all or none); DuplicatePlayerError on a name held."""
+        """Register ``players`` (all or none), their names as the one rule of names.py
+        keeps them (PlayerNameError otherwise); DuplicatePlayerError on a name held."""
+        players = [replace(p, name=check_name(p.name)) for p in players]
         for p in players:
             if isinstance(p.rating, bool) or not isinstance(p.rating, int) or not (
                     0 <= p.rating <= MAX_RATING):
@@ -140,6 +141,7 @@ class Administration:
     def pair_round(self, system: str) -> list[Pairing]:
         """Pair the next round by ``system`` ("swiss" or "round-robin") and store it."""
         number = len(self.rounds()) + 1
+        event_length.check_next(self.store, number)  # before a long Swiss pairing
         if system == "swiss":
             unfinished = [r for r in self.pairings() if not r.game.complete]
             if unfinished:
@@ -179,6 +181,7 @@ class Administration:
         with self.store.write() as db:
             # Read inside the transaction: two organisers' commands cannot both add round N.
             (number,) = db.execute("SELECT COALESCE(MAX(number), 0) + 1 FROM rounds").fetchone()
+            event_length.check_next(db, number)
             wrong = [p.round for p in pairings if p.round != number]
             if wrong:
                 raise PairingError(f"the next round is {number}, not {wrong[0]}")

@@ -62,3 +62,8 @@ class AssignmentRefusedError(HubError, ValueError):
 class UnplayedRoundError(HubError, ValueError):
     """A forfeit or a bye that cannot be recorded as asked (a bye's board, a round already
     paired, a withdrawn player, a bye held twice)."""
+
+
+class EventLengthError(HubError, ValueError):
+    """The event's length (its announced number of rounds) refuses this: a round past it,
+    or a length below the rounds already paired or beyond any event's."""

@@ -15,7 +15,8 @@ from typing import TypeAlias
 
 from arbiter.hub.errors import ExportError
 from arbiter.hub.ledger import Ledger
-from arbiter.tournament.trf import export_trf
+from arbiter.tournament.standings import standings
+from arbiter.tournament.trf import complete_rounds, export_trf
 
 STANDINGS_COLUMNS = ("rank", "name", "score", "played", "wins", "draws", "losses", "byes")
 PAIRINGS_COLUMNS = ("round", "board", "table", "white", "black", "result", "corrected")
@@ -115,10 +116,16 @@ def to_json(rows: Sequence[Row]) -> str:
 
 def trf(ledger: Ledger) -> str:
     """The event as a FIDE TRF file (arbiter.tournament.trf): the rounds whose results are
-    all in, players in seed order; ``XXR`` is the announced number of rounds, or (not set)
-    the rounds paired so far plus one."""
+    all in, players in seed order, each ranked as the standings after those rounds rank
+    them (the tie-breaks in force). ``XXR`` is the announced number of rounds; when none
+    is announced, the rounds paired so far (at least 1): a file a rating officer can read,
+    from which an engine pairs no further round until the length is set."""
     games = ledger.admin.games_for_pairing()
     total = ledger.admin.total_rounds()
     if total is None:
-        total = len(ledger.admin.rounds()) + 1
-    return export_trf(ledger.event, ledger.admin.seeded(), games, total)
+        total = max(1, len(ledger.admin.rounds()))
+    seeded = ledger.admin.seeded()
+    done = complete_rounds(games)
+    ranks = {s.name: s.rank for s in standings(
+        seeded, [g for g in games if g.pairing.round <= done], ledger.admin.tiebreaks())}
+    return export_trf(ledger.event, seeded, games, total, ranks=ranks)

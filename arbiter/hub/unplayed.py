@@ -20,6 +20,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from arbiter.hub import event_length
 from arbiter.hub.errors import UnplayedRoundError
 from arbiter.hub.store import LedgerStore
 from arbiter.tournament.errors import PairingError, UnknownPlayerError
@@ -145,26 +146,26 @@ class Unplayed:
     # --- an event begun elsewhere -------------------------------------------------
 
     def import_event(self, players: Sequence[Player], games: Sequence[Game],
-                     total_rounds: int) -> None:
+                     total_rounds: int | None) -> None:
         """Load an event read from a TRF file into this ledger, which must be empty: the
         players in start-rank order (withdrawn ones marked), each round with its results
         and forfeits, the byes given (for the rounds played and the next), the number of
-        rounds. A round a player was not paired in stays without a row."""
+        rounds (None: the file did not say). A round a player was not paired in stays without a row."""
         if self.store.read("SELECT 1 FROM players UNION SELECT 1 FROM rounds LIMIT 1"):
             raise PairingError("the ledger already holds players or rounds: import into a new one")
         with self.store.batch():
             self._import_event(players, games, total_rounds)
 
     def _import_event(
-        self, players: Sequence[Player], games: Sequence[Game], total_rounds: int
+        self, players: Sequence[Player], games: Sequence[Game], total_rounds: int | None
     ) -> None:
         self.admin.add_players([Player(p.name, p.rating) for p in players])
         given = [g for g in games if g.pairing.is_bye and g.bye is not Bye.PAIRING]
         with self.store.write() as db:
             db.executemany("UPDATE players SET withdrawn=1 WHERE name=?",
                            [(p.name,) for p in players if p.withdrawn])
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('total_rounds', ?)",
-                       (str(total_rounds),))
+            if total_rounds is not None:  # None: the file did not say; the organiser sets it
+                event_length.announce(db, total_rounds)  # refuses an impossible length
             db.executemany("INSERT INTO byes VALUES (?, ?, ?)",
                            [(g.pairing.round, g.pairing.white, g.bye.value) for g in given])
         kept_apart = set(given)

@@ -32,6 +32,8 @@ def check_name(name: str) -> str:
         category = unicodedata.category(ch)
         if category in _REFUSED or (category == "Zs" and ch != " "):
             what = unicodedata.name(ch, "a control or invisible character")
+            if category == "Cs":  # e.g. a byte the command line could not decode
+                what = "a lone surrogate: half of a UTF-16 pair, not a character"
             raise PlayerNameError(
                 f"{clean!r}: U+{ord(ch):04X} ({what}) cannot be in a player's name"
             )

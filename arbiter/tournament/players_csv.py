@@ -2,8 +2,9 @@
 
 A header line names the columns: ``name`` (required) and ``rating``
 (optional, a whole number, 0 when empty); other columns are ignored. Blank
-lines are skipped. Names are stripped of surrounding spaces and must be unique,
-ignoring case; a rating is digits only (0 or more), as the organiser's form takes it.
+lines are skipped. Names follow the one rule of :mod:`arbiter.tournament.names`
+(the TRF file and the API keep it too) and must be unique, ignoring case; a rating
+is digits only (0 or more), as the organiser's form takes it.
 """
 
 from __future__ import annotations
@@ -11,11 +12,9 @@ from __future__ import annotations
 import csv
 import io
 
-from arbiter.tournament.errors import PlayerImportError
+from arbiter.tournament.errors import PlayerImportError, PlayerNameError
 from arbiter.tournament.model import Player
-
-#: Longest name accepted: it has to fit a table's status line.
-MAX_NAME = 40
+from arbiter.tournament.names import check_name
 
 
 def read_players_csv(text: str) -> list[Player]:
@@ -24,8 +23,9 @@ def read_players_csv(text: str) -> list[Player]:
     header: list[str] | None = None
     players: list[Player] = []
     seen: set[str] = set()
+    ended = 0  # the line the row before ended on: a quoted cell may span lines
     for row in reader:
-        line = reader.line_num
+        line, ended = ended + 1, reader.line_num
         if not any(cell.strip() for cell in row):
             continue
         if header is None:
@@ -33,15 +33,15 @@ def read_players_csv(text: str) -> list[Player]:
             if "name" not in header:
                 raise PlayerImportError(line, "the header has no 'name' column")
             continue
-        cells = dict(zip(header, (c.strip() for c in row), strict=False))
-        name = cells.get("name", "")
-        if not name:
-            raise PlayerImportError(line, "empty name")
-        if len(name) > MAX_NAME:
-            raise PlayerImportError(line, f"name longer than {MAX_NAME} characters")
+        # As given: the name rule, not the CSV reader, says what is kept of its spaces.
+        cells = dict(zip(header, row, strict=False))
+        try:
+            name = check_name(cells.get("name", ""))
+        except PlayerNameError as exc:
+            raise PlayerImportError(line, str(exc)) from None
         if name.casefold() in seen:
             raise PlayerImportError(line, f"{name!r} appears twice (names ignore case)")
-        raw_rating = cells.get("rating", "")
+        raw_rating = cells.get("rating", "").strip()
         # Digits only, as the organiser's form takes them: no sign, no -5.
         if raw_rating and not (raw_rating.isascii() and raw_rating.isdigit()):
             raise PlayerImportError(

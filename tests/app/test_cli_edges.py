@@ -3,7 +3,6 @@ terminal, `selftest` beside a running arbiter, and the manual's command-line pag
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import signal
@@ -13,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from arbiter.app.cli import build_parser, main
+from arbiter.app.cli import main
+from tests.support.cli_docs import missing_commands, unknown_commands
 from tests.support.spawn import Session, free_port, gg_arbiter
 
 COMMAND_LINE_PAGE = Path(__file__).resolve().parents[2] / "docs" / "appliance" / "command-line.md"
@@ -89,19 +89,13 @@ def test_beside_a_running_arbiter_end_and_selftest_go_through_it(tmp_path: Path)
     assert code == 0, out
 
 
-def test_command_line_page_names_every_option_and_variable() -> None:
+def test_command_line_page_names_every_command_option_and_variable() -> None:
+    """Every command and subcommand (``hub pair-manual``, ``hub players add``...) and each
+    of their options, named in a command line for that very command (tests.support.cli_docs),
+    and nothing the parser lacks."""
     section = COMMAND_LINE_PAGE.read_text()
-    parser = build_parser()
-    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    missing = []
-    for name, command in sub.choices.items():
-        if f"gg-arbiter {name}" not in section:
-            missing.append(name)
-        for action in command._actions:
-            if action.help == argparse.SUPPRESS or not action.option_strings:
-                continue
-            if not any(option in section for option in action.option_strings):
-                missing.append(f"{name} {action.option_strings[0]}")
+    missing = missing_commands(section)
+    assert unknown_commands(section) == []
     for variable in ("GG_ARBITER_PIN", "GG_ARBITER_LOG"):
         if variable not in section:
             missing.append(variable)

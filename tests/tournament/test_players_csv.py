@@ -23,8 +23,14 @@ def test_players_csv_reads_names_and_ratings_in_order() -> None:
         ("name\nAna\nana\n", 3, "appears twice"),  # names ignore case (19.17)
         ("name,rating\nAna,-5\n", 2, "not a whole number of 0 or more"),  # as the form
         ("name,rating\nAna,+5\n", 2, "not a whole number of 0 or more"),
-        ("name,rating\n ,1200\n", 2, "empty name"),
-        ("name\n" + "x" * 41 + "\n", 2, "longer than"),
+        ("name,rating\n ,1200\n", 2, "name is empty"),
+        ("name\n" + "x" * 34 + "\n", 2, "34 characters, more than the 33 a TRF file holds"),
+        # The one rule of names (names.py), as the API and TRF import keep it.
+        ('name\n"Ana\nBen"\n', 2, "U+000A"),  # a newline inside a quoted cell
+        ("name\nAna\u200b\n", 2, "U+200B (ZERO WIDTH SPACE)"),
+        ("name\n\u202eanA\n", 2, "U+202E (RIGHT-TO-LEFT OVERRIDE)"),
+        ("name\nAna\x1b[31m\n", 2, "U+001B"),
+        ("name\nAna\t\n", 2, "U+0009"),
         ("\n\n", 1, "no header"),
     ],
 )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from arbiter.tournament.errors import PlayerNameError, TrfError
@@ -111,10 +113,41 @@ def test_a_start_rank_twice_is_refused_naming_both_lines() -> None:
         import_trf(text)
 
 
-@pytest.mark.parametrize("rounds", [0, -7])
+@pytest.mark.parametrize("rounds", [0, -7, 1001, 10**12])
 def test_an_impossible_number_of_rounds_is_refused(rounds: int) -> None:
-    with pytest.raises(TrfError, match="at least 1"):
+    with pytest.raises(TrfError, match=f"line 2: XXR {rounds}: an event has from 1 to 1000"):
         import_trf(_file(_line(1, "Ana"), _line(2, "Ben"), rounds=rounds))
+
+
+def test_the_most_rounds_a_trf_announces_is_what_a_table_can_be_assigned() -> None:
+    from arbiter import wire
+    from arbiter.tournament.trf import MAX_ROUNDS
+
+    assert MAX_ROUNDS == wire.MAX_ROUND
+
+
+def test_a_file_bigger_than_any_event_needs_is_refused_before_it_is_read(
+    tmp_path: Path,
+) -> None:
+    from arbiter.tournament.trf import MAX_FILE_BYTES, read_trf_file
+
+    # A 1,000-player event of 30 rounds fits with room to spare...
+    big_event = _file(*[_line(i, f"P{i}") + "  0000 - -" * 30 for i in range(1, 1001)])
+    assert len(big_event.encode()) < MAX_FILE_BYTES / 8
+    # ...a file past the limit is refused by its size, naming the file, whatever it holds.
+    huge = tmp_path / "huge.trf"
+    with huge.open("wb") as f:
+        f.truncate(MAX_FILE_BYTES + 1)
+    with pytest.raises(TrfError, match=r"huge.trf: more than 4 MB.*not read"):
+        read_trf_file(huge)
+    with pytest.raises(TrfError, match="more than 4 MB"):
+        import_trf("\n" * (MAX_FILE_BYTES + 1))
+    exact = tmp_path / "ok.trf"
+    exact.write_bytes(b"\xef\xbb\xbf" + big_event.encode())
+    assert read_trf_file(exact) == big_event  # the byte order mark dropped
+    exact.write_bytes(b"012 \xff\n")
+    with pytest.raises(TrfError, match="not UTF-8 text"):
+        read_trf_file(exact)
 
 
 def test_fewer_rounds_announced_than_paired_is_refused() -> None:

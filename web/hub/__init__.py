@@ -23,6 +23,7 @@ from flask import Flask
 from arbiter.hub.ledger import Ledger, ResendAsk
 from arbiter.wire import AssignmentMessage
 from web.hub.feed import VenueFeed
+from web.kit.body import install_body_limits
 from web.kit.events import KEEPALIVE_SECONDS, STREAM_CAPACITY, StreamHub
 from web.kit.hooks import install_hooks
 from web.kit.pin_access import install_pin_access, pin_access_config
@@ -71,11 +72,14 @@ def create_hub_app(
         feed, feed.keepalive, int(app.config["STREAM_CAPACITY"])
     )
 
+    from web.hub.organiser import IMPORT_BODY_BYTES, IMPORT_PATHS
     from web.hub.organiser import bp as organiser_bp
     from web.hub.public import bp as public_bp
 
     app.register_blueprint(public_bp)
     app.register_blueprint(organiser_bp)
+    # An event's files are bigger than any other body (waitress and Flask both read this).
+    install_body_limits(app, dict.fromkeys(IMPORT_PATHS, IMPORT_BODY_BYTES))
     install_hooks(
         app,
         private_prefixes=("/organiser",),

@@ -16,11 +16,12 @@ from flask import current_app
 
 from arbiter.errors import ArbiterError
 from arbiter.hub.errors import AssignmentRefusedError, NotSentError, OrganiserInputError
+from arbiter.hub.event_length import MAX_ROUNDS
 from arbiter.hub.ledger import MAX_RATING, SYSTEMS
 from arbiter.hub.unplayed import BYE_POINTS, FORFEIT_SIDES
-from arbiter.tournament.errors import NoLegalPairingError
+from arbiter.tournament.errors import NoLegalPairingError, PlayerNameError
 from arbiter.tournament.model import Result
-from arbiter.tournament.players_csv import MAX_NAME
+from arbiter.tournament.names import check_name
 from arbiter.tournament.standings import TieBreak
 from arbiter.tournament.trf import import_trf
 from arbiter.wire import MAX_BOARD, MAX_ROUND, AssignmentMessage
@@ -40,7 +41,7 @@ def _text(body: dict[str, Any], key: str, limit: int = 64) -> str:
 
 
 #: The range of each number an action takes.
-LIMITS = {"round": MAX_ROUND, "board": MAX_BOARD, "rating": MAX_RATING}
+LIMITS = {"round": MAX_ROUND, "board": MAX_BOARD, "rating": MAX_RATING, "rounds": MAX_ROUNDS}
 
 
 def _number(body: dict[str, Any], key: str) -> int:
@@ -60,7 +61,13 @@ def _who(body: dict[str, Any]) -> str:
 
 
 def add_player(body: dict[str, Any]) -> str:
-    name = _text(body, "name", MAX_NAME)
+    raw = body.get("name")
+    if not isinstance(raw, str):
+        raise OrganiserInputError("'name' must be text")
+    try:  # the one rule of names (names.py), as the CSV and TRF imports keep it
+        name = check_name(raw)
+    except PlayerNameError as exc:
+        raise OrganiserInputError(str(exc)) from None
     rating = _number(body, "rating") if body.get("rating") not in (None, "") else 0
     ledger().admin.add_player(name, rating)
     return f"{name} added"
@@ -93,14 +100,29 @@ def pair(body: dict[str, Any]) -> str:
     return f"round {pairings[0].round} paired: {len(pairings)} board(s)" if pairings else "paired"
 
 
+def set_length(body: dict[str, Any]) -> str:
+    """Announce, or extend, the event's number of rounds (audited by the ledger)."""
+    rounds = _number(body, "rounds")
+    led = ledger()
+    before = led.admin.total_rounds()
+    led.admin.set_total_rounds(rounds, _who(body))
+    paired = len(led.admin.rounds())
+    return (f"the event has {rounds} round{'' if rounds == 1 else 's'}"
+            + ("" if before in (None, rounds) else f" (was {before})")
+            + f"; {paired} paired")
+
+
 def import_trf_event(body: dict[str, Any]) -> str:
     text = body.get("trf")
     if not isinstance(text, str) or not text.strip():
         raise OrganiserInputError("paste the TRF file or choose it ('trf': its text)")
     event = import_trf(text)
-    ledger().unplayed.import_event(event.players, event.games, event.total_rounds)
-    return (f"{len(event.players)} player(s) and {len(ledger().admin.rounds())} round(s) of"
-            f" {event.total_rounds} imported")
+    ledger().unplayed.import_event(event.players, event.games,
+                                event.total_rounds if event.announced else None)
+    of = (f"of {event.total_rounds}" if event.announced else
+          "(the file gives no number of rounds: set the event's length)")
+    rounds = len(ledger().admin.rounds())
+    return f"{len(event.players)} player(s) and {rounds} round(s) {of} imported"
 
 
 def _table_name(value: object, what: str = "table") -> str:
@@ -262,6 +284,7 @@ ACTIONS: dict[str, Callable[[dict[str, Any]], str]] = {
     "import-trf": import_trf_event,
     "withdraw": withdraw,
     "pair": pair,
+    "length": set_length,
     "assign": assign,
     "assign-round": assign_round,
     "publish": publish_round,

@@ -32,9 +32,12 @@ from flask.typing import ResponseReturnValue
 
 from arbiter.errors import ArbiterError
 from arbiter.hub.errors import OrganiserInputError
+from arbiter.hub.event_length import MAX_ROUNDS
 from arbiter.hub.exports import KINDS, export, trf
 from arbiter.hub.ledger import MAX_GAMES_PER_ROUND
+from arbiter.tournament.names import MAX_NAME_LENGTH
 from arbiter.tournament.standings import TieBreak
+from arbiter.tournament.trf import MAX_FILE_BYTES
 from web.hub import actions, views
 from web.hub.public import feed, ledger
 from web.kit import sessions
@@ -50,6 +53,12 @@ REJECTIONS_SHOWN = 50
 REJECTIONS_LISTED = 500
 #: Session key: the name the page's changes are audited under.
 WHO_KEY = "organiser_who"
+#: The most bytes an import takes (a form's upload or the API's JSON): the biggest TRF
+#: file read (TRF's MAX_FILE_BYTES; a 1,000-player event's is about 0.4 MB) with room
+#: for the form's or JSON's framing. Every other route keeps the kit's 64 KiB.
+IMPORT_BODY_BYTES = MAX_FILE_BYTES + 256 * 1024
+IMPORT_PATHS = ("/organiser/import-trf", "/api/organiser/import-trf", "/organiser/import",
+                "/api/organiser/players/import")
 
 
 # --- access -------------------------------------------------------------------
@@ -133,6 +142,9 @@ def _dashboard(*, live_parts: bool) -> str:
         players=led.admin.seeded(),
         rounds=rounds,
         system=rounds[0]["system"] if rounds else "swiss",
+        total_rounds=led.admin.total_rounds(),
+        max_rounds=MAX_ROUNDS,
+        max_name=MAX_NAME_LENGTH,
         known_tables=sorted(led.tables.names(), key=views.table_key),
         venue=views.venue(led, feed().silent(),
                           None if (link := feed().link()) is None else link.public()),
@@ -222,7 +234,11 @@ def _export(kind: str, fmt: str) -> Response:
     if kind == "archive" and fmt == "json":
         response = jsonify(ledger().archive.export())
     elif kind == "event" and fmt == "trf":
-        response = Response(trf(ledger()), mimetype="text/plain")
+        try:
+            text = trf(ledger())
+        except ArbiterError as exc:  # an event TRF cannot hold: said, never a 500
+            abort(409, description=f"the event cannot be written as TRF: {exc}")
+        response = Response(text, mimetype="text/plain")
     elif kind in KINDS and fmt in ("csv", "json"):
         response = Response(export(ledger(), kind, fmt),
                             mimetype="text/csv" if fmt == "csv" else "application/json")
@@ -242,6 +258,7 @@ _API_ACTIONS = {
     "/api/organiser/import-trf": "import-trf",
     "/api/organiser/players/withdraw": "withdraw",
     "/api/organiser/rounds": "pair",
+    "/api/organiser/length": "length",
     "/api/organiser/assign": "assign",
     "/api/organiser/assign/round": "assign-round",
     "/api/organiser/publish": "publish",

@@ -42,7 +42,8 @@ def screen() -> str:
     in a grid sized to their number (:func:`views.screen_grid`)."""
     shown = _venue()
     return render_template("hub_venue.html", venue=shown, screen=True,
-                           grid=views.screen_grid(len(cast(list[object], shown["tables"]))))
+                           grid=views.screen_grid(len(cast(list[object], shown["tables"]))),
+                           standings_stand=views.standings_stand(ledger()))
 
 
 def _venue() -> dict[str, object]:
@@ -52,7 +53,8 @@ def _venue() -> dict[str, object]:
 
 @bp.get("/rounds")
 def rounds() -> str:
-    return render_template("hub_rounds.html", rounds=list(reversed(views.rounds(ledger()))))
+    return render_template("hub_rounds.html", rounds=list(reversed(views.rounds(ledger()))),
+                           total=ledger().admin.total_rounds())
 
 
 @bp.get("/standings")

@@ -16,6 +16,8 @@ from typing import Any
 
 from arbiter.hub.ledger import GameRow, Ledger, PairingRow
 from arbiter.hub.unplayed import forfeit_label
+from arbiter.tournament.standings import standings as ranked
+from arbiter.tournament.trf import complete_rounds
 from web.kit.present import ending_text, reveal
 
 #: The state shown for a table whose board's game has not begun: no NEW GAME yet since
@@ -138,6 +140,7 @@ def venue(
     return {
         "event": ledger.event,
         "round": number,
+        "rounds_total": ledger.admin.total_rounds(),
         "broker": None if broker is None else dict(broker),
         "tables": [table_row(ledger, t, by_table.get(t), silent, not_scored, link_up=up)
                    for t in names],
@@ -242,17 +245,48 @@ def rounds(ledger: Ledger) -> list[dict[str, Any]]:
     return out
 
 
+def standings_stand(ledger: Ledger) -> str:
+    """When the standings stand, in words for the venue screen: "standings after round
+    2" (the last round with every result in), "provisional" while a later one is in
+    play; empty before any round is over."""
+    after = complete_rounds(ledger.admin.games_for_pairing())
+    if not after:
+        return ""
+    paired = ledger.admin.rounds()
+    in_play = bool(paired) and paired[-1][0] > after
+    return f"standings after round {after}" + (" (provisional while round"
+                                                f" {paired[-1][0]} is played)" if in_play else "")
+
+
 def standings(ledger: Ledger) -> dict[str, Any]:
-    """The standings with the tie-breaks in force, in order."""
-    breaks = [t.value for t in ledger.admin.tiebreaks()]
+    """The standings with the tie-breaks in force, in order, and when they stand:
+    ``after_round`` (the last round with every result in; 0 before any), ``round`` (the
+    latest paired), ``rounds_total`` (the announced length, None if not set), and
+    ``provisional`` while a later round is in play, with its games ``still_on`` (the
+    standings count that round's results so far, so a player with a game still on may
+    stand below one who has finished)."""
+    tiebreaks = ledger.admin.tiebreaks()
+    games = ledger.admin.games_for_pairing()  # read once: the standings and when they stand
+    seeded = ledger.admin.seeded()
     rows = [
         {"rank": s.rank, "name": s.name, "score": s.score, "played": s.played, "wins": s.wins,
          "draws": s.draws, "losses": s.losses, "byes": s.byes,
          "tiebreaks": [v for _t, v in s.tiebreaks]}
-        for s in ledger.admin.standings()
+        for s in ranked(seeded, games, tiebreaks)
     ]
-    withdrawn = [p.name for p in ledger.admin.players() if p.withdrawn]
-    return {"tiebreaks": breaks, "rows": rows, "withdrawn": withdrawn}
+    withdrawn = [p.name for p in seeded if p.withdrawn]
+    after = complete_rounds(games)
+    paired = ledger.admin.rounds()
+    on = [g.pairing for g in games if g.pairing.round > after and not g.complete]
+    tables = {(r.pairing.round, r.pairing.board): r.table
+              for number in sorted({p.round for p in on}) for r in ledger.admin.pairings(number)}
+    still_on = [{"round": p.round, "board": p.board, "white": p.white, "black": p.black,
+                 "table": tables.get((p.round, p.board))} for p in on]
+    return {"tiebreaks": [t.value for t in tiebreaks], "rows": rows, "withdrawn": withdrawn,
+            "after_round": after,
+            "round": paired[-1][0] if paired else None,
+            "rounds_total": ledger.admin.total_rounds(),
+            "provisional": bool(paired) and paired[-1][0] > after, "still_on": still_on}
 
 
 def game_summary(g: GameRow) -> dict[str, Any]:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping
 from typing import Any
 
-from flask import abort, request
+from flask import Flask, abort, request
 
 from arbiter.logthrottle import LogThrottle
 from arbiter.wire import has_lone_surrogate
@@ -18,6 +19,27 @@ _REFUSED = LogThrottle()
 #: The largest request body the server takes (waitress and Flask alike); the
 #: API's bodies are a few dozen bytes.
 MAX_BODY_BYTES = 64 * 1024
+#: The app's setting of the routes that take a bigger body (an event's file): path to
+#: its most bytes. Waitress (:func:`web.kit.serve.make_server`) and Flask both read it.
+BODY_LIMITS = "BODY_LIMITS"
+
+
+def install_body_limits(app: Flask, limits: Mapping[str, int]) -> None:
+    """Let the routes at ``limits``' paths take bodies of up to their number of bytes,
+    every other route staying at MAX_BODY_BYTES (a form's pasted text included)."""
+    app.config[BODY_LIMITS] = dict(limits)
+
+    @app.before_request
+    def _route_limit() -> None:
+        limit = app.config[BODY_LIMITS].get(request.path)
+        if limit is not None:
+            request.max_content_length = limit
+            request.max_form_memory_size = limit
+
+
+def body_limits(app: Flask) -> dict[str, int]:
+    """The app's bigger limits by path (none unless :func:`install_body_limits` ran)."""
+    return dict(app.config.get(BODY_LIMITS) or {})
 
 
 def json_object(expected: str = "a JSON object") -> dict[str, Any]:

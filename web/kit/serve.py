@@ -24,18 +24,21 @@ long as the page is open. So that a crowd cannot take the page down:
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import time
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from flask import Flask
 from waitress import wasyncore
 from waitress.channel import ClientDisconnected, HTTPChannel
+from waitress.parser import HTTPRequestParser
 from waitress.server import create_server
 from waitress.task import ErrorTask, ThreadedTaskDispatcher, WSGITask
 
-from web.kit.body import MAX_BODY_BYTES
+from web.kit.body import MAX_BODY_BYTES, body_limits
 from web.kit.errors import StreamBacklogError, WebServerError
 from web.kit.events import DIRECT_WRITE, STREAM_CAPACITY, StreamHub
 
@@ -211,6 +214,23 @@ class TimedChannel(JsonErrorChannel):
         return bool(super().readable())
 
 
+class RouteLimitParser(HTTPRequestParser):  # type: ignore[misc]
+    """Waitress's request parser, refusing a body past ``limits``' bytes for their paths
+    (an event's file to import) and past max_request_body_size for every other."""
+
+    limits: ClassVar[Mapping[str, int]] = {}
+    adj: Any  # waitress's Adjustments (no type hints there)
+    path: str
+
+    def parse_header(self, header_plus: bytes) -> None:
+        super().parse_header(header_plus)
+        limit = self.limits.get(self.path)
+        if limit is not None:  # waitress refuses a body of its limit or more
+            adj: Any = copy.copy(self.adj)
+            adj.max_request_body_size = limit + 1
+            self.adj = adj
+
+
 def timed_channel(request_timeout: float) -> type[TimedChannel]:
     """A :class:`TimedChannel` class with ``request_timeout`` seconds."""
     if request_timeout <= 0:
@@ -288,6 +308,8 @@ def make_server(
     if streams < 1:
         raise ValueError(f"streams must be at least 1, not {streams}")
     channel_class = timed_channel(request_timeout)
+    channel_class.parser_class = type(
+        "RouteLimitParser", (RouteLimitParser,), {"limits": body_limits(app)})
     threads = streams + SPARE_THREADS
     settings = {**_waitress_settings(threads), **adjustments}
     socket_map: dict[int, Any] = {}

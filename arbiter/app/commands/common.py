@@ -54,6 +54,19 @@ class Parser(argparse.ArgumentParser):
         raise CliError(f"{self.prog}: {message}")
 
 
+def describe(parser: argparse.ArgumentParser) -> None:
+    """Give each subcommand's own ``--help`` what it does: its help line (which argparse
+    shows only in the list of its parent) as its description, all the way down."""
+    for action in parser._actions:
+        if not isinstance(action, argparse._SubParsersAction):
+            continue
+        helps = {choice.dest: choice.help for choice in action._choices_actions}
+        for name, child in action.choices.items():
+            if child.description is None and helps.get(name):
+                child.description = helps[name]
+            describe(child)
+
+
 def port_number(text: str) -> int:
     """A TCP port, 0 to 65535 (argparse answers a bad one with exit 2)."""
     try:

@@ -53,7 +53,8 @@ def register(sub: Any) -> None:
     """Add ``end`` to the ``gg-arbiter`` subparsers ``sub``."""
     end = sub.add_parser("end", help="declare an ending the device cannot see")
     add_config_options(end)
-    end.add_argument("--reason", required=True, choices=sorted(_REASONS))
+    end.add_argument("--reason", required=True, choices=sorted(_REASONS),
+                     help="how the game ended")
     end.add_argument("--winner", metavar="SIDE", help="W or B (not for a draw)")
     add_service_options(end)
     end.set_defaults(func=_cmd_end)

@@ -22,8 +22,9 @@ from arbiter.pinrule import legacy_pin_note
 from arbiter.storage.paths import default_data_dir
 from arbiter.tournament.errors import NoLegalPairingError
 from arbiter.tournament.model import Pairing
+from arbiter.tournament.names import MAX_NAME_LENGTH
 from arbiter.tournament.standings import TieBreak
-from arbiter.tournament.trf import import_trf
+from arbiter.tournament.trf import TrfEvent, import_trf, read_trf_file
 from web.hub.views import suggested_tables
 from web.kit.auth import set_pin
 from web.kit.errors import AuthError
@@ -94,16 +95,21 @@ def _rounds(args: argparse.Namespace) -> int:
 
 
 def _import_trf(args: argparse.Namespace) -> int:
-    try:
-        text = Path(args.file).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise HubCliError(f"cannot read {args.file}: {exc}") from None
-    event = import_trf(text)
+    # Read bounded (TRF's MAX_FILE_BYTES), checked whole before the ledger is opened.
+    event = import_trf(read_trf_file(Path(args.file)))
     with open_ledger(args) as ledger:
-        ledger.unplayed.import_event(event.players, event.games, event.total_rounds)
+        ledger.unplayed.import_event(event.players, event.games,
+                                     event.total_rounds if event.announced else None)
         rounds = len(ledger.admin.rounds())
-    print(f"{len(event.players)} player(s), {rounds} round(s) of {event.total_rounds} imported")
+    print(f"{len(event.players)} player(s), {rounds} round(s) {imported_of(event)} imported")
     return 0
+
+
+def imported_of(event: TrfEvent) -> str:
+    """What an import says of the event's length: "of 9", or that the file gave none."""
+    if event.announced:
+        return f"of {event.total_rounds}"
+    return "(the file gives no number of rounds (XXR): set it with gg-arbiter hub rounds N)"
 
 
 def _assign(args: argparse.Namespace) -> int:
@@ -269,23 +275,29 @@ def register(cmds: Any, parser_class: type[argparse.ArgumentParser]) -> None:
 
 
 def _register_players(cmds: Any, parser_class: type[argparse.ArgumentParser]) -> None:
-    players = cmds.add_parser("players", help="add, import, withdraw or list players")
-    pl = players.add_subparsers(dest="action", required=True, parser_class=parser_class)
-    add = pl.add_parser("add")
-    add.add_argument("name")
-    add.add_argument("--rating", type=int, default=0)
-    imp = pl.add_parser("import", help="a CSV file with a header: name[,rating]")
-    imp.add_argument("file")
-    wd = pl.add_parser("withdraw")
-    wd.add_argument("name")
+    players = cmds.add_parser("players", help="add, import, withdraw or list the event's players")
+    pl = players.add_subparsers(dest="action", required=True, metavar="ACTION",
+                                parser_class=parser_class)
+    add = pl.add_parser("add", help="register one player")
+    add.add_argument("name", help=f"the player's name (at most {MAX_NAME_LENGTH} characters,"
+                     " no control or invisible character: the rule of TRF, CSV and the API)")
+    add.add_argument("--rating", type=int, default=0, help="rating, 0 to 9999 (default 0)")
+    imp = pl.add_parser("import", help="register the players of a CSV file with a header "
+                        "line: name[,rating] (all or none)")
+    imp.add_argument("file", help="the CSV file (UTF-8)")
+    wd = pl.add_parser("withdraw", help="take a player out of the rounds still to pair "
+                       "(audited; games played still count)")
+    wd.add_argument("name", help="the player's name, as registered")
     _who(wd)
-    pl.add_parser("list")
+    pl.add_parser("list", help="print the players in seed order: name, rating, withdrawn")
     players.set_defaults(func=_players)
 
 
 def _register_pairing(cmds: Any) -> None:
-    pair = cmds.add_parser("pair", help="pair the next round")
-    pair.add_argument("--system", choices=("swiss", "round-robin"), default="swiss")
+    pair = cmds.add_parser("pair", help="pair the next round (refused past the event's "
+                           "length: extend it with rounds N)")
+    pair.add_argument("--system", choices=("swiss", "round-robin"), default="swiss",
+                      help="Swiss (FIDE Dutch, the default) or a round robin (Berger tables)")
     pair.set_defaults(func=_pair)
 
     manual = cmds.add_parser(
@@ -298,52 +310,56 @@ def _register_pairing(cmds: Any) -> None:
     manual.set_defaults(func=_pair_manual)
 
     rounds = cmds.add_parser(
-        "rounds", help="show, or set, the event's number of rounds (the final round's Swiss "
-        "pairing and the TRF export read it)")
-    rounds.add_argument("rounds", type=int, nargs="?")
+        "rounds", help="show, or set, the event's length: its number of rounds (audited; no "
+        "round is paired past it; the final round's Swiss pairing and the TRF's XXR read it)")
+    rounds.add_argument("rounds", type=int, nargs="?", metavar="N",
+                        help="the number of rounds, from the rounds paired to 1000 (left "
+                             "out: show it)")
     _who(rounds)
     rounds.set_defaults(func=_rounds)
 
     trf_in = cmds.add_parser(
-        "import-trf", help="load a FIDE TRF file (players, ratings, rounds played) into a "
-        "new, empty event")
-    trf_in.add_argument("file")
+        "import-trf", help="load a FIDE TRF file (players, ratings, rounds played, XXR the "
+        "number of rounds) into a new, empty event")
+    trf_in.add_argument("file", help="the TRF file (UTF-8, at most 4 MB)")
     trf_in.set_defaults(func=_import_trf)
 
 
 def _register_assignments(cmds: Any) -> None:
     assign = cmds.add_parser("assign", help="send a board to a table (published with --broker)")
-    assign.add_argument("round", type=int)
-    assign.add_argument("board", type=int)
-    assign.add_argument("table")
+    assign.add_argument("round", type=int, help="the round's number")
+    assign.add_argument("board", type=int, help="the board's number in the round")
+    assign.add_argument("table", help="the table's name, as it joined the venue")
     _who(assign)
     assign.set_defaults(func=_assign)
 
     assign_round = cmds.add_parser(
         "assign-round", help="send each board of a round not yet at a table to the n-th "
         "table heard of (published with --broker)")
-    assign_round.add_argument("round", type=int)
+    assign_round.add_argument("round", type=int, help="the round's number")
     _who(assign_round)
     assign_round.set_defaults(func=_assign_round)
 
     publish = cmds.add_parser("publish", help="publish a round's assignments (needs --broker)")
-    publish.add_argument("round", type=int)
+    publish.add_argument("round", type=int, help="the round's number")
     publish.set_defaults(func=_publish)
 
 
 def _register_corrections(cmds: Any) -> None:
-    result = cmds.add_parser("result", help="correct a result (audited)")
-    result.add_argument("round", type=int)
-    result.add_argument("board", type=int)
-    result.add_argument("result", choices=sorted(RESULTS))
+    result = cmds.add_parser("result", help="correct a result (audited); later table events "
+                             "no longer change it")
+    result.add_argument("round", type=int, help="the round's number")
+    result.add_argument("board", type=int, help="the board's number in the round")
+    result.add_argument("result", choices=sorted(RESULTS),
+                        help="1-0, 0-1, 1/2-1/2, or none (no result)")
     _who(result)
     result.set_defaults(func=_result)
 
     forfeit = cmds.add_parser(
         "forfeit", help="record that a board's game was not played (audited): the side who "
         "came wins by forfeit; none: neither came, both lose")
-    forfeit.add_argument("round", type=int)
-    forfeit.add_argument("board", type=int)
+    forfeit.add_argument("round", type=int, help="the round of the board")
+    forfeit.add_argument("board", type=int, help="the board whose game was not played")
     forfeit.add_argument("came", choices=tuple(FORFEIT_SIDES), metavar="CAME",
                          help="white, black or none: who came to the board")
     _who(forfeit)
@@ -352,7 +368,7 @@ def _register_corrections(cmds: Any) -> None:
     bye = cmds.add_parser(
         "bye", help="give a player a bye for a coming round (audited): not paired that "
         "round, half a point unless --points says otherwise; lists the byes to come")
-    bye.add_argument("name")
+    bye.add_argument("name", help="the player given the bye")
     bye.add_argument("--round", type=int, help="the round (default: the next to pair)")
     bye.add_argument("--points", choices=tuple(BYE_POINTS), default="0.5",
                      help="0.5 (H, the default), 0 (Z) or 1 (F)")
@@ -361,7 +377,9 @@ def _register_corrections(cmds: Any) -> None:
     bye.set_defaults(func=_bye)
 
     breaks = cmds.add_parser("tiebreaks", help="choose the tie-breaks, in order")
-    breaks.add_argument("names", nargs="+", choices=[t.value for t in TieBreak])
+    breaks.add_argument("names", nargs="+", choices=[t.value for t in TieBreak],
+                        metavar="TIEBREAK", help="one or more of: "
+                        + ", ".join(t.value for t in TieBreak))
     _who(breaks)
     breaks.set_defaults(func=_tiebreaks)
 
@@ -370,13 +388,15 @@ def _register_reports(cmds: Any) -> None:
     exp = cmds.add_parser(
         "export", help="standings, pairings or games as CSV or JSON; trf: the event as a FIDE "
         "TRF file")
-    exp.add_argument("kind", choices=(*KINDS, "trf"))
-    exp.add_argument("--format", choices=("csv", "json"), default="csv")
+    exp.add_argument("kind", choices=(*KINDS, "trf"), help="standings, pairings, games or trf")
+    exp.add_argument("--format", choices=("csv", "json"), default="csv",
+                     help="csv (the default) or json; trf is always TRF")
     exp.set_defaults(func=_export)
 
     archive = cmds.add_parser("archive", help="the whole event as JSON: export, or import")
-    archive.add_argument("action", choices=("export", "import"))
-    archive.add_argument("file")
+    archive.add_argument("action", choices=("export", "import"),
+                         help="export: write the file; import: load it into an empty ledger")
+    archive.add_argument("file", help="the archive's JSON file")
     archive.set_defaults(func=_archive)
 
     pin = cmds.add_parser("set-pin", help="set the organiser PIN of the hub's web pages")

@@ -17,12 +17,21 @@ Read: the same, and as Swiss-Manager and bbpPairings write it: any line ending
 (CR, LF, CRLF), blank opponents, blank rounds (a late or absent player), ``W``,
 ``D``, ``L`` (games played but not rated), no ``XXR`` (then the rounds played).
 Refused, naming the line: a start rank twice, more players than four digits
-number, an ``XXR`` below 1 or below the rounds played, a name that breaks the
-rule of names.py, two players who disagree about their game.
+number, an ``XXR`` below 1, above MAX_ROUNDS or below the rounds played, a name that
+breaks the rule of names.py, two players who disagree about their game; and a file
+over MAX_FILE_BYTES, before it is read.
 """
 
-from arbiter.tournament.trf.event import MAX_PLAYERS, NAME_WIDTH, TrfEvent, complete_rounds
-from arbiter.tournament.trf.read import import_trf
+from arbiter.tournament.trf.event import (
+    MAX_FILE_BYTES,
+    MAX_PLAYERS,
+    MAX_ROUNDS,
+    NAME_WIDTH,
+    TrfEvent,
+    complete_rounds,
+)
+from arbiter.tournament.trf.read import import_trf, read_trf_file
 from arbiter.tournament.trf.write import export_trf
 
-__all__ = ["MAX_PLAYERS", "NAME_WIDTH", "TrfEvent", "complete_rounds", "export_trf", "import_trf"]
+__all__ = ["MAX_FILE_BYTES", "MAX_PLAYERS", "MAX_ROUNDS", "NAME_WIDTH", "TrfEvent",
+           "complete_rounds", "export_trf", "import_trf", "read_trf_file"]

@@ -11,6 +11,13 @@ NAME_WIDTH = 33
 
 #: Start ranks have four digits (columns 5-8).
 MAX_PLAYERS = 9999
+#: The most rounds a TRF file may announce (``XXR``): as many as the hub's tables can be
+#: assigned (arbiter.wire.MAX_ROUND; a test holds the two equal), far more than any event.
+MAX_ROUNDS = 1000
+#: The largest TRF file read: a 1,000-player event of 30 rounds is about 0.4 MB, the
+#: format's 9,999 players of 30 rounds 3.9 MB. A bigger file is refused before it is read,
+#: so memory stays bounded whatever is given.
+MAX_FILE_BYTES = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -18,6 +25,8 @@ class TrfEvent:
     """What a TRF file holds: players in start-rank order, the games, the number of rounds.
 
     ``games`` may end with the byes given for the round after the last one paired.
+    ``announced``: whether the file said its number of rounds (``XXR``); when it did not,
+    ``total_rounds`` is the rounds it holds (at least 1), which is no event's length.
     """
 
     name: str
@@ -25,6 +34,7 @@ class TrfEvent:
     games: tuple[Game, ...]
     total_rounds: int
     initial: Colour = Colour.WHITE
+    announced: bool = True
 
 
 def complete_rounds(games: Sequence[Game]) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from arbiter.tournament.errors import PlayerNameError, TrfError
 from arbiter.tournament.model import (
@@ -19,7 +20,7 @@ from arbiter.tournament.model import (
     initial_colour,
 )
 from arbiter.tournament.names import check_name
-from arbiter.tournament.trf.event import MAX_PLAYERS, TrfEvent
+from arbiter.tournament.trf.event import MAX_FILE_BYTES, MAX_PLAYERS, MAX_ROUNDS, TrfEvent
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
@@ -42,8 +43,33 @@ class _Read:
     line_of: dict[int, int]  # start rank: its line number
 
 
+def read_trf_file(path: Path) -> str:
+    """The text of the TRF file at ``path`` (UTF-8, a byte order mark dropped), never more
+    than MAX_FILE_BYTES read; TrfError (naming the file) for one bigger, unreadable or not
+    UTF-8."""
+    try:
+        with path.open("rb") as f:
+            raw = f.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise TrfError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise TrfError(f"{path}: {_too_big()}")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise TrfError(f"{path}: not UTF-8 text (byte {exc.start + 1})") from None
+
+
+def _too_big() -> str:
+    return (f"more than {MAX_FILE_BYTES // (1024 * 1024)} MB, far more than a TRF file of"
+            f" {MAX_PLAYERS} players holds: not read")
+
+
 def import_trf(text: str) -> TrfEvent:
     """The event in a TRF text; TrfError names the bad line."""
+    # Characters, not bytes: at most 4 bytes each, so still bounded.
+    if len(text) > MAX_FILE_BYTES:
+        raise TrfError(f"the TRF text is {_too_big()}")
     read = _read(text)
     rows, line_of = read.rows, read.line_of
     # The rounds paired: the last in which someone met an opponent or had the
@@ -68,14 +94,15 @@ def import_trf(text: str) -> TrfEvent:
     for r in range(1, played + 2):
         games += _round_games(read, r, played)
     ahead = any(g.pairing.round == played + 1 for g in games)
+    announced = total is not None
     if total is None:
-        total = played + ahead
+        total = max(1, played + ahead)
     elif ahead and total < played + 1:
         raise TrfError(f"XXR {total}, but byes are given for round {played + 1}")
     event_initial = read.initial if read.initial is not None else Colour.WHITE
     if any(g.pairing.black is not None for g in games):
         event_initial = initial_colour(players, games)
-    return TrfEvent(read.name, tuple(players), tuple(games), total, event_initial)
+    return TrfEvent(read.name, tuple(players), tuple(games), total, event_initial, announced)
 
 
 def _read(text: str) -> _Read:
@@ -96,8 +123,9 @@ def _read(text: str) -> _Read:
                 total = int(line[3:].strip())
             except ValueError:
                 raise TrfError(f"line {line_no}: the number of rounds is not a number") from None
-            if total < 1:
-                raise TrfError(f"line {line_no}: {total} rounds: an event has at least 1")
+            if not 1 <= total <= MAX_ROUNDS:
+                raise TrfError(f"line {line_no}: XXR {total}: an event has from 1 to"
+                               f" {MAX_ROUNDS} rounds")
         elif code == "XXC":
             words = line[3:].split()
             if "black1" in words:
@@ -209,6 +237,9 @@ def _start_rank(line: str, line_no: int) -> int:
 def _player_line(line: str, line_no: int) -> tuple[str, int, list[_Block]]:
     if len(line) < 84:
         raise TrfError(f"line {line_no}: a player line has at least 84 characters")
+    if line[47] != " ":  # column 48 separates the name from the rating
+        raise TrfError(f"line {line_no}: the name runs past column 47 (TRF's name field"
+                       f" is 33 characters)")
     try:
         name = check_name(line[14:47])
     except PlayerNameError as exc:

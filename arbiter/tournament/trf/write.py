@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from arbiter.tournament.errors import PlayerNameError, TrfError
 from arbiter.tournament.model import Colour, Game, Player, check_unique, initial_colour
@@ -14,11 +14,13 @@ _PLAYED_CODE = {1.0: "1", 0.5: "=", 0.0: "0"}
 
 def export_trf(
     name: str, players: Sequence[Player], games: Sequence[Game], total_rounds: int,
-    initial: Colour | None = None,
+    initial: Colour | None = None, ranks: Mapping[str, int] | None = None,
 ) -> str:
     """The TRF text of an event; ``players`` in seed order (start rank 1 first).
 
     ``initial``: the top seed's first colour when no game shows it (none played yet).
+    ``ranks``: each player's rank after the rounds written (the standings' own, with the
+    event's tie-breaks); without them, by score, then start rank.
     """
     check_unique(players)
     rounds = complete_rounds(games)
@@ -34,7 +36,7 @@ def export_trf(
         p.name: sum(entries.get((p.name, r), (0, "", "", 0.0))[3] for r in range(1, rounds + 1))
         for p in players
     }
-    rank = {
+    rank = dict(ranks) if ranks is not None else {
         n: i + 1
         for i, n in enumerate(sorted(score, key=lambda n: (-score[n], number[n])))
     }

@@ -178,9 +178,11 @@ def test_organiser_page_bad_input_gives_a_message_not_an_error(hub: Hub) -> None
     client = hub.app.test_client()
     token = _login(client)
     cases: list[tuple[str, dict[str, Any], str]] = [
-        ("players", {"name": ""}, "'name' must be text"),
+        ("players", {"name": ""}, "a player's name is empty"),
         ("players", {"name": "Ana", "rating": "high"}, "'rating' must be a whole number"),
-        ("players", {"name": "A" * 41}, "1 to 40 characters"),
+        ("players", {"name": "A" * 34}, "more than the 33 a TRF file holds"),
+        ("players", {"name": "Ana\u200b"}, "U+200B (ZERO WIDTH SPACE) cannot be in"),
+        ("players", {"name": "Ana\nBen"}, "U+000A"),
         ("import", {"csv": ""}, "paste the players' CSV or choose its file"),
         ("import", {"csv": "who,rating\nAna,1\n"}, "line 1: the header has no 'name' column"),
         ("import", {"file": (io.BytesIO(b"name\n\xff\xfe\n"), "latin.csv")}, "not UTF-8"),
@@ -326,12 +328,20 @@ def test_organiser_page_imports_and_downloads_an_event_as_trf(hub: Hub) -> None:
     assert bad.startswith("error: ") and "at least 84 characters" in bad
     done = _form(client, token, "import-trf", file=(io.BytesIO(text.encode()), "event.trf"))
     assert done == "ok: 9 player(s) and 5 round(s) of 5 imported"
-    # The same event comes back out byte for byte, but for the event's name (line 012).
+    # The same event comes back out byte for byte, but for the event's name (line 012)
+    # and the rank column (86-89), which is the hub's standings' rank (its tie-breaks).
     download = client.get("/organiser/export/event.trf")
     assert download.status_code == 200
     assert download.headers["Content-Disposition"].endswith('.trf"')
     out = download.get_data(as_text=True).splitlines()
-    assert out[0] == f"012 {hub.ledger.event}" and out[1:] == text.splitlines()[1:]
+
+    def unranked(line: str) -> str:
+        return line[:85] + line[89:] if line.startswith("001") else line
+
+    assert out[0] == f"012 {hub.ledger.event}"
+    assert [unranked(x) for x in out[1:]] == [unranked(x) for x in text.splitlines()[1:]]
+    ranks = {r["name"]: r["rank"] for r in client.get("/api/standings").get_json()["rows"]}
+    assert {x[14:47].strip(): int(x[85:89]) for x in out if x.startswith("001")} == ranks
     # Once the event has players the import is no longer offered.
     assert "Import an event (FIDE TRF)" not in client.get("/organiser").get_data(as_text=True)
 
