@@ -150,7 +150,8 @@ class Unplayed:
         """Load an event read from a TRF file into this ledger, which must be empty: the
         players in start-rank order (withdrawn ones marked), each round with its results
         and forfeits, the byes given (for the rounds played and the next), the number of
-        rounds (None: the file did not say). A round a player was not paired in stays without a row."""
+        rounds (None: the file did not say). A round a player was not paired in stays
+        without a row."""
         if self.store.read("SELECT 1 FROM players UNION SELECT 1 FROM rounds LIMIT 1"):
             raise PairingError("the ledger already holds players or rounds: import into a new one")
         with self.store.batch():

@@ -234,7 +234,7 @@ def forfeit(body: dict[str, Any]) -> str:
 def bye(body: dict[str, Any]) -> str:
     """A bye for a coming round (``round``, default the next to pair) of ``points`` 0.5
     (the default), 0 or 1; with ``cancel``, the bye taken back."""
-    name = _text(body, "name", MAX_NAME)
+    name = _text(body, "name")
     led = ledger()
     if body.get("round") in (None, ""):
         round_number = len(led.admin.rounds()) + 1
