@@ -1,0 +1,389 @@
+"""``setup.sh --hub`` and ``--uninstall --hub`` (scripts/appliance/hub.sh): the venue's
+broker and hub as systemd services, in a disposable root (tests/support/fake_system.py)."""
+
+from __future__ import annotations
+
+import base64
+import re
+import shlex
+import shutil
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from arbiter.app.cli import build_parser
+from arbiter.venue.brokerconf import password_line
+from tests.support.fake_system import ROOT, FakeSystem, Result
+from tests.support.mqtt import Mosquitto
+from tests.support.systemd_unit import Unit, one, parse_unit
+from tests.support.tools import require_tool
+from tests.support.spawn import free_port
+from tests.support.venue import Node
+from tests.support.waiting import wait_until
+
+HUB_UNIT = "/etc/systemd/system/gg-hub.service"
+BROKER_UNIT = "/etc/systemd/system/gg-broker.service"
+HUB_ENV = "/etc/gg-hub/hub.env"
+HUB_DATA = "/var/lib/gg-hub"
+BROKER = "/var/lib/gg-broker"
+VENV = "/opt/gg-arbiter/venv"
+WANTS = "/etc/systemd/system/multi-user.target.wants"
+TABLE_UNIT = "/etc/systemd/system/gg-arbiter.service"
+OFF_PI = "QEMU Virtual Machine"
+EVENT, TABLES = "open-2026", 3
+
+
+def install(system: FakeSystem, *more: str) -> Result:
+    result = system.run("--hub", "--event", EVENT, "--tables", str(TABLES), *more)
+    assert result.returncode == 0, result.output
+    return result
+
+
+def unit(system: FakeSystem, path: str) -> Unit:
+    return parse_unit(system.path(path).read_text())
+
+
+def hub_env(system: FakeSystem) -> dict[str, str]:
+    """hub.env as systemd's EnvironmentFile= reads it: KEY=VALUE lines, # comments."""
+    rows = system.path(HUB_ENV).read_text().splitlines()
+    return dict(row.split("=", 1) for row in rows if row and not row.startswith("#"))
+
+
+def exec_start(system: FakeSystem) -> list[str]:
+    """The hub's command line as systemd runs it: ${NAME} from the unit's EnvironmentFile."""
+    service = unit(system, HUB_UNIT)["Service"]
+    assert one(service, "EnvironmentFile") == HUB_ENV
+    env = hub_env(system)
+    return [re.sub(r"\$\{(\w+)\}", lambda m: env[m.group(1)], word)
+            for word in shlex.split(one(service, "ExecStart"))]
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def hub_notifies() -> bool:
+    """Whether ``gg-arbiter hub`` tells systemd READY=1 (as the table's run does)."""
+    sources = [ROOT / "arbiter" / "app" / "commands" / "hub.py",
+               *sorted((ROOT / "arbiter" / "hub").glob("*.py"))]
+    return any("READY=1" in path.read_text(encoding="utf-8") for path in sources)
+
+
+def logs_in(passwd: str, user: str, password: str) -> bool:
+    """Whether Mosquitto's password file lets ``user`` in with ``password`` (PBKDF2-SHA512,
+    its salt taken from the file's line)."""
+    line = next(row for row in passwd.splitlines() if row.startswith(f"{user}:"))
+    salt = base64.b64decode(line.split("$")[3])
+    return password_line(user, password, salt) == line
+
+
+def test_hub_install_off_a_pi(tmp_path: Path) -> None:
+    system = FakeSystem(tmp_path, model=OFF_PI)
+    result = install(system, "--host", "hall.local")
+
+    # Mosquitto and a venv from Debian; no compilers (no Pi pin libraries to build).
+    assert result.called("apt-get", "install", "mosquitto")
+    assert result.called("apt-get", "install", "python3-venv")
+    assert not result.called("apt-get", "install", "gcc")
+    src = system.path("/opt/gg-arbiter/src")
+    assert result.called("pip", "install", "--require-hashes", "-r", f"{src}/requirements.lock")
+    assert not result.lines_with("not a Raspberry Pi")
+
+    # The broker: broker-config's files, run by their own unit as Debian's mosquitto user.
+    conf = system.path(f"{BROKER}/mosquitto.conf").read_text()
+    assert "allow_anonymous false" in conf and f"password_file {system.path(BROKER)}/passwd" in conf
+    broker = unit(system, BROKER_UNIT)
+    service = broker["Service"]
+    assert one(service, "ExecStart") == f"/usr/sbin/mosquitto -c {BROKER}/mosquitto.conf"
+    assert one(service, "User") == "mosquitto"
+    assert one(service, "Type") == "notify"  # Debian's Mosquitto tells systemd when it listens
+    assert one(service, "Restart") == "on-failure"
+    # Its store, where broker-config's conf puts it, is the one place it may write.
+    store = re.search(r"^persistence_location (\S+)$", conf, re.M)
+    assert store is not None
+    store_path = "/" + str(Path(store.group(1)).relative_to(system.root))
+    assert any(store_path.rstrip("/").startswith(path)
+               for path in one(service, "ReadWritePaths").split())
+    assert one(service, "ProtectSystem") == "strict"
+    assert one(service, "NoNewPrivileges") == "yes"
+
+    # The hub: its own user, after the broker, restarted whenever it stops unasked.
+    hub = unit(system, HUB_UNIT)
+    service = hub["Service"]
+    assert one(service, "User") == "gg-hub"
+    assert "gg-broker.service" in one(hub["Unit"], "After").split()
+    assert "gg-broker.service" in one(hub["Unit"], "Wants").split()
+    assert one(service, "Restart") == "on-failure"
+    assert one(hub["Unit"], "StartLimitIntervalSec") == "0"  # never gives up
+    assert one(service, "Type") == ("notify" if hub_notifies() else "exec")
+    assert one(service, "ProtectSystem") == "strict"
+    assert one(service, "NoNewPrivileges") == "yes"
+    assert HUB_DATA in one(service, "ReadWritePaths").split()
+    assert one(service, "StateDirectoryMode") == "0700"
+    for text in (system.path(HUB_UNIT).read_text(), system.path(BROKER_UNIT).read_text()):
+        assert not re.search(r"@[A-Z]+@", text)  # every placeholder filled
+
+    # Its command line is the hub's own, serving this event from this broker as `hub`.
+    argv = exec_start(system)
+    assert argv[0] == f"{VENV}/bin/gg-arbiter"
+    args = build_parser().parse_args(argv[1:])
+    assert (args.command, args.hub_command) == ("hub", None)
+    assert args.event == EVENT and args.data == HUB_DATA and args.port == 8088
+    assert args.broker == "mqtt://hub@127.0.0.1:1883"
+    assert args.password_file == f"{HUB_DATA}/hub.password"
+
+    # Passwords: the hub's two logins copied to its data, 0600 and gg-hub's; they are the
+    # ones the broker's password file lets in.
+    data = system.path(HUB_DATA)
+    assert mode(data) == 0o700 and result.called("chown", "gg-hub:gg-hub", str(data))
+    passwd = system.path(f"{BROKER}/passwd")
+    for user in ("hub", "organiser"):
+        secret = data / f"{user}.password"
+        assert mode(secret) == 0o600
+        assert result.called("chown", "gg-hub:gg-hub", str(secret))
+        assert logs_in(passwd.read_text(), user, secret.read_text().strip()), user
+    assert mode(passwd) == 0o600 and result.called("chown", "mosquitto:mosquitto", str(passwd))
+    db = system.path(f"{BROKER}/db")
+    assert mode(db) == 0o700 and result.called("chown", "-R", "mosquitto:mosquitto", str(db))
+    assert mode(system.path(BROKER)) == 0o750
+    assert result.called("chown", "root:mosquitto", str(system.path(BROKER)))
+    # The tables' files (join files and passwords) and every secret: root's, 0600.
+    tables = system.path(f"{BROKER}/tables")
+    assert sorted(p.name for p in tables.iterdir()) == sorted(
+        f"table-{n}.{ext}" for n in range(1, TABLES + 1) for ext in ("toml", "password"))
+    for directory in (tables, system.path(f"{BROKER}/secrets")):
+        assert mode(directory) == 0o700
+        assert result.called("chown", "-R", "root:root", str(directory))
+        for path in directory.iterdir():
+            assert mode(path) == 0o600, path
+    assert 'broker = "mqtt://table-1@hall.local:1883"' in (tables / "table-1.toml").read_text()
+    # hub.env: no secret in it, readable by all.
+    env_text = system.path(HUB_ENV).read_text()
+    assert mode(system.path(HUB_ENV)) == 0o644
+    for secret in system.path(f"{BROKER}/secrets").iterdir():
+        assert secret.read_text().strip() not in env_text
+
+    # Enabled and running; Debian's own broker (port 1883 too) stopped and disabled.
+    for name in ("gg-broker.service", "gg-hub.service"):
+        assert system.path(f"{WANTS}/{name}").is_symlink()
+        assert name in system.active_units()
+    assert not system.path(f"{WANTS}/mosquitto.service").is_symlink()
+    assert "mosquitto.service" not in system.active_units()
+    assert result.lines_with("disabled Debian's mosquitto.service")
+
+
+def test_hub_rerun_changes_nothing(tmp_path: Path) -> None:
+    system = FakeSystem(tmp_path, model=OFF_PI)
+    install(system)
+    before = system.snapshot()
+    again = system.run("--hub")  # the event and tables from hub.env
+    assert again.returncode == 0, again.output
+    assert system.snapshot() == before  # the same logins: the tables keep theirs
+    assert again.lines_with("nothing changed")
+    assert not again.called("pip") and not again.called("useradd")
+    assert not again.called("apt-get", "install")
+    assert again.called("systemctl", "start", "gg-broker.service")
+    assert again.called("systemctl", "start", "gg-hub.service")
+    assert not again.called("systemctl", "restart")
+    assert not again.called("systemctl", "disable")
+
+
+def test_hub_rerun_after_an_edit_restarts_the_hub_only(tmp_path: Path) -> None:
+    system = FakeSystem(tmp_path, model=OFF_PI)
+    install(system)
+    unit_file = system.path(HUB_UNIT)
+    unit_file.write_text(unit_file.read_text().replace("RestartSec=5", "RestartSec=9"))
+    result = system.run("--hub")
+    assert result.returncode == 0, result.output
+    assert "RestartSec=5" in unit_file.read_text()  # put back as the project has it
+    # A changed unit restarts both (the hub's link drops with the broker anyway).
+    assert result.called("systemctl", "restart", "gg-broker.service")
+    assert result.called("systemctl", "restart", "gg-hub.service")
+
+    password = system.path(f"{HUB_DATA}/hub.password")
+    password.write_text("stale\n")
+    result = system.run("--hub")
+    assert result.returncode == 0, result.output
+    assert password.read_text() == system.path(f"{BROKER}/secrets/hub.password").read_text()
+    assert result.called("systemctl", "restart", "gg-hub.service")
+    assert result.called("systemctl", "start", "gg-broker.service")
+    assert not result.called("systemctl", "restart", "gg-broker.service")
+
+
+def test_hub_rerun_for_another_venue_is_refused(tmp_path: Path) -> None:
+    system = FakeSystem(tmp_path, model=OFF_PI)
+    install(system)
+    before = system.snapshot()
+    for change in (("--event", "other"), ("--tables", "4"), ("--broker-port", "1884"),
+                   ("--host", "venue.lan")):
+        result = system.run("--hub", *change)
+        assert result.returncode != 0, change
+        assert result.lines_with(f"the venue here is event {EVENT}, {TABLES} tables"), change
+        assert result.lines_with("--uninstall --hub --purge")
+        assert system.snapshot() == before
+        assert result.calls == []
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("--hub",), "the first --hub install needs --event SLUG and --tables N"),
+        (("--hub", "--event", "open"), "needs --event SLUG and --tables N"),
+        (("--hub", "--event", "a/b", "--tables", "2"), "--event must be 1 to 32"),
+        (("--hub", "--event", "open", "--tables", "0"), "--tables must be 1 to 1000"),
+        (("--hub", "--event", "open", "--tables", "2", "--broker-port", "70000"),
+         "--broker-port must be 1 to 65535"),
+        (("--hub", "--event", "open", "--tables", "2", "--host", "a b"), "--host must be"),
+    ],
+)
+def test_hub_bad_values_are_refused_before_anything_changes(
+    tmp_path: Path, args: tuple[str, ...], says: str
+) -> None:
+    system = FakeSystem(tmp_path, model=OFF_PI)
+    result = system.run(*args)
+    assert result.returncode != 0
+    assert says in result.output
+    assert result.calls == []
+    assert not system.path("/opt/gg-arbiter").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("--event", "open"), "go with --hub"),
+        (("--uninstall", "--hub", "--tables", "3"), "go with --hub"),
+        (("--hub", "--service"), "separate runs"),
+        (("--hub", "--dev"), "separate runs"),
+        (("--uninstall", "--hub", "--service"), "separate runs"),
+        (("--hub", "--event"), "--event needs a value"),
+    ],
+)
+def test_hub_bad_options_are_refused(tmp_path: Path, args: tuple[str, ...], says: str) -> None:
+    system = FakeSystem(tmp_path)
+    result = system.run(*args)
+    assert result.returncode == 2
+    assert says in result.output
+    assert result.calls == []
+
+
+def test_hub_on_a_pi_shares_the_tables_venv(tmp_path: Path) -> None:
+    system = FakeSystem(tmp_path)
+    assert system.run("--service").returncode == 0
+    result = install(system)
+    # The Pi's lock (the table's service runs from the same venv), already installed.
+    assert result.lines_with("is this checkout already")
+    assert not result.called("pip")
+
+    # Removing the table keeps what the hub runs from, and the other way round.
+    table_gone = system.run("--uninstall")
+    assert table_gone.returncode == 0, table_gone.output
+    assert system.path(f"{VENV}/bin/gg-arbiter").exists()
+    assert system.path("/usr/local/bin/gg-arbiter").is_symlink()
+    assert system.path(HUB_UNIT).exists()
+    assert system.run("--service").returncode == 0
+    hub_gone = system.run("--uninstall", "--hub")
+    assert hub_gone.returncode == 0, hub_gone.output
+    assert system.path(f"{VENV}/bin/gg-arbiter").exists()
+    assert system.path(TABLE_UNIT).exists()
+    assert "gg-arbiter.service" in system.active_units()
+
+
+def test_hub_on_a_pi_alone_installs_the_pi_lock(tmp_path: Path) -> None:
+    system = FakeSystem(tmp_path)
+    result = install(system)
+    src = system.path("/opt/gg-arbiter/src")
+    assert result.called("pip", "install", "--require-hashes", "-r",
+                         f"{src}/requirements-pi.lock")
+    assert result.called("apt-get", "install", "gcc")  # RPi.GPIO is built
+
+
+def test_hub_uninstall_keeps_the_ledger_and_logins(tmp_path: Path) -> None:
+    system = FakeSystem(tmp_path, model=OFF_PI)
+    install(system)
+    (system.path(HUB_DATA) / "hub.sqlite").write_text("kept")
+    logins = system.path(f"{BROKER}/passwd").read_text()
+    result = system.run("--uninstall", "--hub")
+    assert result.returncode == 0, result.output
+    assert result.called("systemctl", "disable", "--now", "gg-hub.service", "gg-broker.service")
+    for gone in (HUB_UNIT, BROKER_UNIT, "/opt/gg-arbiter", "/usr/local/bin/gg-arbiter",
+                 f"{WANTS}/gg-hub.service", f"{WANTS}/gg-broker.service"):
+        assert not system.path(gone).exists() and not system.path(gone).is_symlink(), gone
+    assert system.active_units() == []
+    assert (system.path(HUB_DATA) / "hub.sqlite").read_text() == "kept"
+    assert not result.called("userdel")
+    assert result.lines_with("sudo systemctl enable --now mosquitto")
+    # Installing again carries on: same event, same logins, same ledger.
+    again = system.run("--hub")
+    assert again.returncode == 0, again.output
+    assert system.path(f"{BROKER}/passwd").read_text() == logins
+    assert (system.path(HUB_DATA) / "hub.sqlite").read_text() == "kept"
+
+
+def test_hub_purge_removes_ledger_logins_and_user(tmp_path: Path) -> None:
+    system = FakeSystem(tmp_path, model=OFF_PI)
+    install(system)
+    result = system.run("--uninstall", "--hub", "--purge")
+    assert result.returncode == 0, result.output
+    for gone in (HUB_DATA, BROKER, "/etc/gg-hub", HUB_UNIT, BROKER_UNIT):
+        assert not system.path(gone).exists(), gone
+    assert result.called("userdel", "gg-hub")
+    passwd = system.path("/etc/passwd").read_text()
+    assert "gg-hub:" not in passwd
+    assert "mosquitto:" in passwd  # Debian's package's user
+
+
+def test_hub_in_a_chroot_is_enabled_for_next_boot(tmp_path: Path) -> None:
+    system = FakeSystem(tmp_path, model=OFF_PI, systemd_running=False)
+    result = install(system)
+    assert result.called("systemctl", f"--root={system.root}", "enable", "gg-broker.service",
+                         "gg-hub.service")
+    assert not result.called("systemctl", "start") and not result.called("systemctl", "restart")
+    assert result.called("systemctl", f"--root={system.root}", "disable", "mosquitto.service")
+    assert result.lines_with("start at the next boot")
+    assert system.path(f"{WANTS}/gg-hub.service").is_symlink()
+    assert not system.path(f"{WANTS}/mosquitto.service").is_symlink()
+
+
+def test_rendered_units_verify(tmp_path: Path) -> None:
+    analyze = require_tool("systemd-analyze")
+    system = FakeSystem(tmp_path, model=OFF_PI)
+    install(system)
+    # verify checks that each command is an executable file of the root (the fake venv's
+    # gg-arbiter, the fake package's mosquitto, and kill: copied from this machine) and
+    # loads the units they depend on: this machine's, seen from the root.
+    units = "/usr/lib/systemd/system"
+    shutil.copytree(units, system.path(units), symlinks=True)
+    kill = system.path("/bin/kill")
+    kill.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(require_tool("kill"), kill)
+    done = subprocess.run(
+        [analyze, "verify", f"--root={system.root}", HUB_UNIT, BROKER_UNIT],
+        capture_output=True, text=True, timeout=60, check=False)
+    problems = [line for line in (done.stdout + done.stderr).splitlines()
+                if "gg-" in line or "Unknown" in line]
+    assert done.returncode == 0 and not problems, done.stdout + done.stderr
+
+
+def test_installed_hub_logs_in_to_the_installed_broker(tmp_path: Path) -> None:
+    """The installed files run: Mosquitto on the conf the install wrote (its logins and
+    ACL), and the hub with the unit's command line (hub.env, the copied password)."""
+    port = free_port()
+    system = FakeSystem(tmp_path / "venue", model=OFF_PI)
+    install(system, "--broker-port", str(port), "--host", "127.0.0.1")
+    conf = system.path(f"{BROKER}/mosquitto.conf").read_text()
+    broker = Mosquitto.with_config(tmp_path / "broker", conf, port).start()
+    # The unit's command, on this machine: this checkout's gg-arbiter, the root's data.
+    argv = [word.replace(HUB_DATA, str(system.path(HUB_DATA))) for word in exec_start(system)]
+    web = free_port()
+    argv[argv.index("--port") + 1] = str(web)
+    hub = Node([*argv[1:], "--host", "127.0.0.1"], web, "hub web on")
+    try:
+        hub.start()
+        wait_until(lambda: "u'hub'" in broker.log.read_text(), what="the hub logged in")
+        assert "not authorised" not in broker.log.read_text().lower()
+        assert isinstance(hub.call("GET", "/api/venue"), dict)
+    finally:
+        hub.stop()
+        broker.stop()
