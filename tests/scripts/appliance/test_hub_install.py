@@ -17,9 +17,9 @@ from arbiter.app.cli import build_parser
 from arbiter.venue.brokerconf import password_line
 from tests.support.fake_system import ROOT, FakeSystem, Result
 from tests.support.mqtt import Mosquitto
+from tests.support.spawn import free_port
 from tests.support.systemd_unit import Unit, one, parse_unit
 from tests.support.tools import require_tool
-from tests.support.spawn import free_port
 from tests.support.venue import Node
 from tests.support.waiting import wait_until
 
