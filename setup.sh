@@ -8,9 +8,11 @@
 #        gg-arbiter broker-config wrote for it (its password file beside it)
 #   sudo bash setup.sh --uninstall [--purge]   removes it (--purge: data and config too)
 #   sudo bash setup.sh --hub --event SLUG --tables N [--host NAME] [--broker-port PORT]
+#                        [--tls-cert CERT --tls-key KEY [--tls-ca CA]]
 #        (any Linux machine with systemd) the venue: its broker (Mosquitto on broker-config's
 #        files) and the hub as services, gg-broker and gg-hub (scripts/appliance/hub.sh);
-#        --host: the name the tables reach it by (default HOSTNAME.local)
+#        --host: the name the tables reach it by (default HOSTNAME.local); --tls-*: the
+#        broker's certificate and key (TLS on 8883 for the tables), the CA that signed it
 #   sudo bash setup.sh --uninstall --hub [--purge]   removes them (--purge: ledger, logins too)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -23,6 +25,9 @@ event=""
 tables=""
 host=""
 broker_port=""
+tls_cert=""
+tls_key=""
+tls_ca=""
 uninstall=0
 purge=0
 reader=""
@@ -38,16 +43,17 @@ while [ $# -gt 0 ]; do
       venue="$2"; shift ;;
     --venue=*) venue="${1#--venue=}" ;;
     --hub) hub=1 ;;
-    --event|--tables|--host|--broker-port)
+    --event|--tables|--host|--broker-port|--tls-cert|--tls-key|--tls-ca)
       [ $# -ge 2 ] || { echo "setup.sh: $1 needs a value" >&2; exit 2; }
       case "$1" in
         --event) event="$2" ;; --tables) tables="$2" ;; --host) host="$2" ;;
         --broker-port) broker_port="$2" ;;
+        --tls-cert) tls_cert="$2" ;; --tls-key) tls_key="$2" ;; --tls-ca) tls_ca="$2" ;;
       esac
       shift ;;
     --uninstall) uninstall=1 ;;
     --purge) purge=1 ;;
-    -h|--help) sed -n 2,14p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,17p "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
   esac
   shift
@@ -69,8 +75,20 @@ runs=$((service + hub + uninstall + dev))
 if [ $runs -gt 1 ]; then
   echo "setup.sh: --dev, --service, --hub and --uninstall are separate runs (but --uninstall --hub)" >&2; exit 2
 fi
-if [ -n "$event$tables$host$broker_port" ] && { [ $hub -eq 0 ] || [ $uninstall -eq 1 ]; }; then
-  echo "setup.sh: --event, --tables, --host and --broker-port go with --hub" >&2; exit 2
+if [ -n "$event$tables$host$broker_port$tls_cert$tls_key$tls_ca" ] \
+  && { [ $hub -eq 0 ] || [ $uninstall -eq 1 ]; }; then
+  echo "setup.sh: --event, --tables, --host, --broker-port and --tls-* go with --hub" >&2; exit 2
+fi
+if [ -n "$tls_cert$tls_key$tls_ca" ]; then
+  [ -n "$tls_cert" ] && [ -n "$tls_key" ] \
+    || { echo "setup.sh: give --tls-cert and --tls-key together (--tls-ca with them)" >&2; exit 2; }
+  for name in tls_cert tls_key tls_ca; do
+    file="${!name}"
+    [ -n "$file" ] || continue
+    # Named from where setup.sh was started (it has changed to its own directory since).
+    case "$file" in /*) ;; *) file="$OLDPWD/$file"; printf -v "$name" '%s' "$file" ;; esac
+    [ -f "$file" ] || { echo "setup.sh: --${name//_/-} $file: no such file" >&2; exit 2; }
+  done
 fi
 if [ $((service + hub + uninstall)) -eq 0 ] && [ "$(id -u)" -eq 0 ] && [ -n "${SUDO_USER:-}" ] \
   && [ "$SUDO_USER" != root ] && [ -z "${GG_ROOT:-}" ]; then
@@ -126,7 +144,7 @@ if [ $hub -eq 1 ]; then
   if [ $uninstall -eq 1 ]; then
     hub_uninstall "$purge"
   else
-    hub_install "$(pwd)" "$event" "$tables" "$host" "$broker_port"
+    hub_install "$(pwd)" "$event" "$tables" "$host" "$broker_port" "$tls_cert" "$tls_key" "$tls_ca"
   fi
   exit 0
 fi

@@ -1,5 +1,6 @@
 # Salpakan Arbiter: the venue's hub and broker as services, sourced by setup.sh for
 #   sudo bash setup.sh --hub --event SLUG --tables N [--host NAME] [--broker-port PORT]
+#                        [--tls-cert CERT --tls-key KEY [--tls-ca CA]]
 #                                          install or update; both start now and at boot
 #   sudo bash setup.sh --uninstall --hub [--purge]   remove them (--purge: ledger and broker too)
 #
@@ -9,7 +10,8 @@
 #   /var/lib/gg-broker         gg-arbiter broker-config's files (root:mosquitto, 0750):
 #                              mosquitto.conf and acl (root, 0644), passwd (mosquitto, 0600),
 #                              db/ (mosquitto, 0700: the broker's store), secrets/ and
-#                              tables/ (root, 0700; every file in them 0600)
+#                              tables/ (root, 0700; every file in them 0600); with TLS,
+#                              tls/ (root:mosquitto, 0750): broker.pem (0644), broker.key (0640)
 #   /etc/gg-hub/hub.env        the event, its broker URL and the web port (root's, 0644)
 #   /var/lib/gg-hub            the ledger, organiser PIN and the hub's broker passwords
 #                              (gg-hub's, 0700; the passwords 0600)
@@ -37,26 +39,31 @@ hub_env_value() {
 }
 
 hub_check_arguments() {
-  # hub_check_arguments EVENT TABLES HOST PORT: refuse a bad value, or one that differs
-  # from the installed broker's, before anything changes. Sets hub_event, hub_tables,
-  # hub_host and hub_port (the installed ones where not given).
-  hub_event="$1" hub_tables="$2" hub_host="$3" hub_port="$4"
-  local was_event was_tables was_host was_port
+  # hub_check_arguments EVENT TABLES HOST PORT TLS: refuse a bad value, or one that differs
+  # from the installed broker's, before anything changes. TLS is "yes" (certificate
+  # files given) or empty. Sets hub_event, hub_tables, hub_host, hub_port and hub_tls
+  # (yes or no; the installed ones where not given).
+  hub_event="$1" hub_tables="$2" hub_host="$3" hub_port="$4" hub_tls="$5"
+  local was_event was_tables was_host was_port was_tls
   was_event="$(hub_env_value GG_HUB_EVENT)"
   if [ -n "$was_event" ]; then
     was_tables="$(hub_env_value GG_HUB_TABLES)"
     was_host="$(hub_env_value GG_VENUE_HOST)"
+    was_tls="$(hub_env_value GG_VENUE_TLS)"
     was_port="$(hub_env_value GG_HUB_BROKER)"
     was_port="${was_port##*:}"
     [ -n "$hub_event" ] || hub_event="$was_event"
     [ -n "$hub_tables" ] || hub_tables="$was_tables"
     [ -n "$hub_host" ] || hub_host="$was_host"
     [ -n "$hub_port" ] || hub_port="$was_port"
-    if [ "$hub_event $hub_tables $hub_host $hub_port" != "$was_event $was_tables $was_host $was_port" ]; then
-      die "the venue here is event $was_event, $was_tables tables, host ${was_host:-HOSTNAME.local}, broker port $was_port (in $HUB_ENV), and every table has its login: a new event or number of tables means new logins for all; keep the ledger with 'gg-arbiter hub --event $was_event --data $HUB_DATA archive export FILE', then sudo bash setup.sh --uninstall --hub --purge, and install again"
+    [ -n "$hub_tls" ] || hub_tls="$was_tls"
+    if [ "$hub_event $hub_tables $hub_host $hub_port $hub_tls" \
+      != "$was_event $was_tables $was_host $was_port $was_tls" ]; then
+      die "the venue here is event $was_event, $was_tables tables, host ${was_host:-HOSTNAME.local}, broker port $was_port, TLS $was_tls (in $HUB_ENV), and every table has its login and broker address: another event, number of tables or address means new files for all; keep the ledger with 'gg-arbiter hub --event $was_event --data $HUB_DATA archive export FILE', then sudo bash setup.sh --uninstall --hub --purge, and install again"
     fi
     return 0
   fi
+  [ -n "$hub_tls" ] || hub_tls=no
   [ -n "$hub_event" ] && [ -n "$hub_tables" ] \
     || die "the first --hub install needs --event SLUG and --tables N"
   [ -n "$hub_port" ] || hub_port=$BROKER_PORT
@@ -78,16 +85,34 @@ make_system_user() {
   changed=1
 }
 
+write_tls_files() {
+  # write_tls_files CERT KEY: the broker's certificate and key where it may read them
+  # (a home is hidden from the service); a rerun with renewed files replaces them.
+  local tls="$BROKER_DIR/tls"
+  mkdir -p "$R$tls"
+  chown "root:$BROKER_USER" "$R$tls" || die "cannot give $tls to group $BROKER_USER"
+  chmod 0750 "$R$tls"
+  put_file "$1" "$tls/broker.pem" 0644
+  put_file "$2" "$tls/broker.key" 0640
+  chown "root:$BROKER_USER" "$R$tls/broker.pem" "$R$tls/broker.key" \
+    || die "cannot give the broker's key to group $BROKER_USER"
+}
+
 write_broker_files() {
-  # gg-arbiter broker-config's files, written once: a rerun keeps every login (the
-  # tables hold their passwords); then their owners and modes, every run.
-  local dir="$R$BROKER_DIR" file
+  # write_broker_files CA: gg-arbiter broker-config's files, written once (CA: with TLS,
+  # the CA file for the tables, or empty): a rerun keeps every login (the tables hold
+  # their passwords); then their owners and modes, every run.
+  local dir="$R$BROKER_DIR" file tls=()
   if [ ! -f "$dir/passwd" ]; then
     say "writing the venue broker's files for event $hub_event, $hub_tables tables (gg-arbiter broker-config)"
     mkdir -p "$dir"
+    if [ "$hub_tls" = yes ]; then
+      tls=(--tls-cert "$dir/tls/broker.pem" --tls-key "$dir/tls/broker.key")
+      [ -z "$1" ] || tls+=(--tls-ca "$1")
+    fi
     "$R$GG_PREFIX/venv/bin/gg-arbiter" broker-config --tables "$hub_tables" --event "$hub_event" \
-      --out "$dir" --listen-port "$hub_port" ${hub_host:+--host "$hub_host"} >/dev/null \
-      || die "gg-arbiter broker-config failed"   # its advice is for a broker run by hand
+      --out "$dir" --listen-port "$hub_port" ${hub_host:+--host "$hub_host"} "${tls[@]}" \
+      >/dev/null || die "gg-arbiter broker-config failed"   # its advice is for a broker run by hand
     changed=1
   fi
   # The broker reads its config, logins and ACL and writes its store; nobody else but
@@ -139,6 +164,7 @@ GG_HUB_PORT=$HUB_WEB_PORT
 # What broker-config was told (setup.sh --hub compares a rerun's options with them).
 GG_HUB_TABLES=$hub_tables
 GG_VENUE_HOST=$hub_host
+GG_VENUE_TLS=$hub_tls
 EOF
     install -m 0644 "$tmp" "$env"
     rm -f "$tmp"
@@ -149,14 +175,14 @@ EOF
   chmod 0644 "$env"
 }
 
-install_venue_units() {
-  # install_venue_units MOSQUITTO: both units with their placeholders filled.
-  local tmp
+install_unit_file() {
+  # install_unit_file NAME DEST SED-ARGS...: scripts/appliance/NAME with its placeholders
+  # filled (sed's expressions), as DEST.
+  local name="$1" dest="$2" tmp
+  shift 2
   tmp="$(mktemp)"
-  sed -e "s|@MOSQUITTO@|$1|g" -e "s|@USER@|$BROKER_USER|g" scripts/appliance/gg-broker.service > "$tmp"
-  put_file "$tmp" "$BROKER_UNIT" 0644
-  sed -e "s|@VENV@|$GG_PREFIX/venv|g" -e "s|@USER@|$HUB_USER|g" scripts/appliance/gg-hub.service > "$tmp"
-  put_file "$tmp" "$HUB_UNIT" 0644
+  sed "$@" "scripts/appliance/$name" > "$tmp"
+  put_file "$tmp" "$dest" 0644
   rm -f "$tmp"
 }
 
@@ -198,11 +224,12 @@ start_venue_services() {
 }
 
 hub_install() {
-  # hub_install REPO EVENT TABLES HOST PORT: EVENT, TABLES, HOST, PORT empty keep the
-  # installed ones (the first install needs EVENT and TABLES).
+  # hub_install REPO EVENT TABLES HOST PORT [CERT KEY [CA]]: EVENT, TABLES, HOST, PORT and
+  # CERT empty keep the installed ones (the first install needs EVENT and TABLES).
   local repo="$1" mosquitto broker_changed=0 hub_changed=0 lock=requirements.lock
+  local cert="${6:-}" key="${7:-}" ca="${8:-}"
   umask 022
-  hub_check_arguments "$2" "$3" "$4" "$5"
+  hub_check_arguments "$2" "$3" "$4" "$5" "${cert:+yes}"
   say "venue install: hub and broker for event $hub_event ($hub_tables tables), into $R$GG_PREFIX"
   cd "$repo"
   if [ "$on_pi" -eq 1 ]; then
@@ -222,7 +249,8 @@ hub_install() {
 
   changed=0
   make_system_user "$BROKER_USER" /var/lib/mosquitto "Mosquitto MQTT broker"
-  write_broker_files
+  [ -z "$cert" ] || write_tls_files "$cert" "$key"
+  write_broker_files "$ca"
   broker_changed=$changed
 
   changed=0
@@ -232,13 +260,20 @@ hub_install() {
   if [ $changed -eq 1 ]; then hub_changed=1; fi
 
   changed=0
-  install_venue_units "$mosquitto"
+  install_unit_file gg-broker.service "$BROKER_UNIT" \
+    -e "s|@MOSQUITTO@|$mosquitto|g" -e "s|@USER@|$BROKER_USER|g"
+  if [ $changed -eq 1 ]; then broker_changed=1; fi
+  changed=0
+  install_unit_file gg-hub.service "$HUB_UNIT" \
+    -e "s|@VENV@|$GG_PREFIX/venv|g" -e "s|@USER@|$HUB_USER|g"
+  if [ $changed -eq 1 ]; then hub_changed=1; fi
   quiet_debian_broker
-  # A new unit restarts both: a changed broker drops the hub's connection anyway.
-  if [ $changed -eq 1 ] || [ $broker_changed -eq 1 ]; then broker_changed=1 hub_changed=1; fi
+  # A broker restarted alone is enough: the hub reconnects by itself.
   start_venue_services "$broker_changed" "$hub_changed"
   if [ $broker_changed -eq 0 ] && [ $hub_changed -eq 0 ]; then say "already installed: nothing changed"; fi
-  say "done: the hub's pages on port $(hub_env_value GG_HUB_PORT), the broker on port $hub_port;" \
+  local tls_note=""
+  [ "$hub_tls" = no ] || tls_note=" (TLS on 8883 for the tables, plain on $hub_port for this machine only)"
+  say "done: the hub's pages on port $(hub_env_value GG_HUB_PORT), the broker on port $hub_port$tls_note;" \
     "each table's two files: sudo ls $BROKER_DIR/tables (sudo bash setup.sh --service --venue table-N.toml on the table)"
 }
 

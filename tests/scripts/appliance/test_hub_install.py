@@ -16,7 +16,7 @@ import pytest
 from arbiter.app.cli import build_parser
 from arbiter.venue.brokerconf import password_line
 from tests.support.fake_system import ROOT, FakeSystem, Result
-from tests.support.mqtt import Mosquitto
+from tests.support.mqtt import Mosquitto, make_tls
 from tests.support.spawn import free_port
 from tests.support.systemd_unit import Unit, one, parse_unit
 from tests.support.tools import require_tool
@@ -190,34 +190,41 @@ def test_hub_rerun_changes_nothing(tmp_path: Path) -> None:
     assert not again.called("systemctl", "disable")
 
 
-def test_hub_rerun_after_an_edit_restarts_the_hub_only(tmp_path: Path) -> None:
+def restarted(result: Result) -> set[str]:
+    return {unit for call in result.calls if call[:2] == ["systemctl", "restart"]
+            for unit in call[2:]}
+
+
+def test_hub_rerun_restarts_what_changed(tmp_path: Path) -> None:
     system = FakeSystem(tmp_path, model=OFF_PI)
     install(system)
-    unit_file = system.path(HUB_UNIT)
-    unit_file.write_text(unit_file.read_text().replace("RestartSec=5", "RestartSec=9"))
-    result = system.run("--hub")
-    assert result.returncode == 0, result.output
-    assert "RestartSec=5" in unit_file.read_text()  # put back as the project has it
-    # A changed unit restarts both (the hub's link drops with the broker anyway).
-    assert result.called("systemctl", "restart", "gg-broker.service")
-    assert result.called("systemctl", "restart", "gg-hub.service")
+    # A unit edited by hand is put back as the project has it, and only its service
+    # restarted (the hub reconnects to a restarted broker by itself).
+    for path, unit_name in ((HUB_UNIT, "gg-hub.service"), (BROKER_UNIT, "gg-broker.service")):
+        unit_file = system.path(path)
+        unit_file.write_text(unit_file.read_text().replace("RestartSec=", "RestartSec=1"))
+        result = system.run("--hub")
+        assert result.returncode == 0, result.output
+        assert "RestartSec=1" not in unit_file.read_text()
+        assert restarted(result) == {unit_name}
+        assert result.called("systemctl", "start")  # the other one, running already
 
     password = system.path(f"{HUB_DATA}/hub.password")
     password.write_text("stale\n")
     result = system.run("--hub")
     assert result.returncode == 0, result.output
     assert password.read_text() == system.path(f"{BROKER}/secrets/hub.password").read_text()
-    assert result.called("systemctl", "restart", "gg-hub.service")
-    assert result.called("systemctl", "start", "gg-broker.service")
-    assert not result.called("systemctl", "restart", "gg-broker.service")
+    assert restarted(result) == {"gg-hub.service"}
 
 
 def test_hub_rerun_for_another_venue_is_refused(tmp_path: Path) -> None:
     system = FakeSystem(tmp_path, model=OFF_PI)
     install(system)
     before = system.snapshot()
+    cert = tmp_path / "cert.pem"
+    cert.write_text("x")
     for change in (("--event", "other"), ("--tables", "4"), ("--broker-port", "1884"),
-                   ("--host", "venue.lan")):
+                   ("--host", "venue.lan"), ("--tls-cert", str(cert), "--tls-key", str(cert))):
         result = system.run("--hub", *change)
         assert result.returncode != 0, change
         assert result.lines_with(f"the venue here is event {EVENT}, {TABLES} tables"), change
@@ -258,6 +265,10 @@ def test_hub_bad_values_are_refused_before_anything_changes(
         (("--hub", "--dev"), "separate runs"),
         (("--uninstall", "--hub", "--service"), "separate runs"),
         (("--hub", "--event"), "--event needs a value"),
+        (("--hub", "--event", "e", "--tables", "2", "--tls-cert", "/etc/passwd"),
+         "give --tls-cert and --tls-key together"),
+        (("--hub", "--event", "e", "--tables", "2", "--tls-cert", "/nope.pem", "--tls-key",
+          "/etc/passwd"), "--tls-cert /nope.pem: no such file"),
     ],
 )
 def test_hub_bad_options_are_refused(tmp_path: Path, args: tuple[str, ...], says: str) -> None:
@@ -266,6 +277,42 @@ def test_hub_bad_options_are_refused(tmp_path: Path, args: tuple[str, ...], says
     assert result.returncode == 2
     assert says in result.output
     assert result.calls == []
+
+
+def test_hub_with_tls(tmp_path: Path) -> None:
+    """The certificate and key copied where the broker (as mosquitto) may read them, the
+    tables' files for mqtts:// with the CA, the hub on the plain port of this machine."""
+    tls = make_tls(tmp_path / "tls", "venue-pi.local")
+    system = FakeSystem(tmp_path / "venue", model=OFF_PI)
+    result = install(system, "--host", "venue-pi.local", "--tls-cert", str(tls.cert),
+                     "--tls-key", str(tls.key), "--tls-ca", str(tls.ca))
+    copies = system.path(f"{BROKER}/tls")
+    assert mode(copies) == 0o750
+    assert result.called("chown", "root:mosquitto", str(copies))
+    for name, original, want in (("broker.pem", tls.cert, 0o644), ("broker.key", tls.key, 0o640)):
+        assert (copies / name).read_bytes() == original.read_bytes()
+        assert mode(copies / name) == want
+        assert result.called("chown", "root:mosquitto", str(copies / name))
+    conf = system.path(f"{BROKER}/mosquitto.conf").read_text().splitlines()
+    assert f"certfile {copies}/broker.pem" in conf and f"keyfile {copies}/broker.key" in conf
+    assert "listener 1883 127.0.0.1" in conf  # plain MQTT for the hub beside it only
+    assert hub_env(system)["GG_HUB_BROKER"] == "mqtt://hub@127.0.0.1:1883"
+    tables = system.path(f"{BROKER}/tables")
+    table = (tables / "table-2.toml").read_text()
+    assert 'broker = "mqtts://table-2@venue-pi.local:8883"' in table
+    assert 'ca_file = "venue-ca.pem"' in table
+    assert (tables / "venue-ca.pem").read_bytes() == tls.ca.read_bytes()
+    assert mode(tables / "venue-ca.pem") == 0o600
+
+    # A renewed certificate: a rerun puts it in place and restarts the broker alone.
+    logins = system.path(f"{BROKER}/passwd").read_text()
+    renewed = make_tls(tmp_path / "renewed", "venue-pi.local")
+    again = system.run("--hub", "--tls-cert", str(renewed.cert), "--tls-key", str(renewed.key))
+    assert again.returncode == 0, again.output
+    assert (copies / "broker.key").read_bytes() == renewed.key.read_bytes()
+    assert restarted(again) == {"gg-broker.service"}
+    assert system.path(f"{BROKER}/passwd").read_text() == logins
+    assert system.run("--hub").lines_with("nothing changed")
 
 
 def test_hub_on_a_pi_shares_the_tables_venv(tmp_path: Path) -> None:
