@@ -4,11 +4,17 @@ broker and hub as systemd services, in a disposable root (tests/support/fake_sys
 from __future__ import annotations
 
 import base64
+import contextlib
+import grp
+import os
+import pwd
 import re
 import shlex
 import shutil
 import stat
 import subprocess
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,12 +22,12 @@ import pytest
 from arbiter.app.cli import build_parser
 from arbiter.venue.brokerconf import password_line
 from tests.support.fake_system import ROOT, FakeSystem, Result
-from tests.support.mqtt import Mosquitto, make_tls
+from tests.support.mqtt import make_tls, port_open
 from tests.support.spawn import free_port
 from tests.support.systemd_unit import Unit, one, parse_unit
-from tests.support.tools import require_tool
+from tests.support.tools import missing, require_tool
 from tests.support.venue import Node
-from tests.support.waiting import wait_until
+from tests.support.waiting import WAIT, wait_until
 
 HUB_UNIT = "/etc/systemd/system/gg-hub.service"
 BROKER_UNIT = "/etc/systemd/system/gg-broker.service"
@@ -413,24 +419,76 @@ def test_rendered_units_verify(tmp_path: Path) -> None:
     assert done.returncode == 0 and not problems, done.stdout + done.stderr
 
 
-def test_installed_hub_logs_in_to_the_installed_broker(tmp_path: Path) -> None:
-    """The installed files run: Mosquitto on the conf the install wrote (its logins and
-    ACL), and the hub with the unit's command line (hub.env, the copied password)."""
-    port = free_port()
-    system = FakeSystem(tmp_path / "venue", model=OFF_PI)
-    install(system, "--broker-port", str(port), "--host", "127.0.0.1")
-    conf = system.path(f"{BROKER}/mosquitto.conf").read_text()
-    broker = Mosquitto.with_config(tmp_path / "broker", conf, port).start()
-    # The unit's command, on this machine: this checkout's gg-arbiter, the root's data.
-    argv = [word.replace(HUB_DATA, str(system.path(HUB_DATA))) for word in exec_start(system)]
-    web = free_port()
-    argv[argv.index("--port") + 1] = str(web)
-    hub = Node([*argv[1:], "--host", "127.0.0.1"], web, "hub web on")
+def replay_chown(result: Result, users: dict[str, str]) -> None:
+    """Give the files the owners the install's (recorded) chown calls named, with this
+    machine's accounts; ``users`` maps an account it lacks to one it has."""
+    for call in (c for c in result.calls if c[0] == "chown"):
+        recursive = "-R" in call
+        owner, *paths = [a for a in call[1:] if a != "-R"]
+        user, group = (users.get(name, name) for name in owner.split(":"))
+        uid, gid = pwd.getpwnam(user).pw_uid, grp.getgrnam(group).gr_gid
+        for path in map(Path, paths):
+            for each in [path, *(path.rglob("*") if recursive else [])]:
+                os.chown(each, uid, gid)
+
+
+@contextlib.contextmanager
+def installed_broker(system: FakeSystem, result: Result, port: int,
+                     workdir: Path) -> Iterator[Path]:
+    """Mosquitto on the installed conf as the unit runs it: as root here, the files given
+    to their owners and the broker run as Debian's ``mosquitto``, which must read its
+    config and logins and write its store; else as this user. Yields its log."""
+    conf = system.path(f"{BROKER}/mosquitto.conf")
+    as_user = os.geteuid() == 0
+    if as_user:
+        try:
+            pwd.getpwnam("mosquitto")
+        except KeyError:
+            missing("the user mosquitto (Debian's package mosquitto makes it)")
+        replay_chown(result, {"gg-hub": "root"})  # the hub runs as this test's user
+    log = workdir / "broker.log"
+    with log.open("ab") as out:
+        proc = subprocess.Popen(
+            [require_tool("mosquitto"), "-c", str(conf)], stdout=out, stderr=subprocess.STDOUT,
+            user="mosquitto" if as_user else None, group="mosquitto" if as_user else None,
+            extra_groups=[] if as_user else None)
     try:
-        hub.start()
-        wait_until(lambda: "u'hub'" in broker.log.read_text(), what="the hub logged in")
-        assert "not authorised" not in broker.log.read_text().lower()
-        assert isinstance(hub.call("GET", "/api/venue"), dict)
+        wait_until(lambda: port_open(port) or proc.poll() is not None, what="the broker")
+        assert proc.poll() is None, log.read_text()
+        if as_user:
+            assert os.stat(f"/proc/{proc.pid}").st_uid == pwd.getpwnam("mosquitto").pw_uid
+        yield log
     finally:
-        hub.stop()
-        broker.stop()
+        proc.terminate()
+        proc.wait(WAIT)
+
+
+def test_installed_hub_logs_in_to_the_installed_broker() -> None:
+    """The installed files run: Mosquitto (as its own user, when this runs as root) on the
+    conf, logins and store the install wrote with their owners and modes, and the hub
+    with the unit's command line (hub.env, the copied password)."""
+    port = free_port()
+    # Under /tmp, where the mosquitto user can reach the root (pytest's are private).
+    with tempfile.TemporaryDirectory(prefix="hub-install-", dir="/tmp") as tmp:
+        base = Path(tmp)
+        base.chmod(0o755)
+        system = FakeSystem(base / "venue", model=OFF_PI)
+        result = install(system, "--broker-port", str(port), "--host", "127.0.0.1")
+        # The unit's command, on this machine: this checkout's gg-arbiter, the root's data.
+        argv = [word.replace(HUB_DATA, str(system.path(HUB_DATA)))
+                for word in exec_start(system)]
+        web = free_port()
+        argv[argv.index("--port") + 1] = str(web)
+        hub = Node([*argv[1:], "--host", "127.0.0.1"], web, "hub web on")
+        with installed_broker(system, result, port, base) as log:
+            try:
+                hub.start()
+                wait_until(lambda: "u'hub'" in log.read_text(), what="the hub logged in")
+                assert isinstance(hub.call("GET", "/api/venue"), dict)
+            finally:
+                hub.stop()
+            text = log.read_text()
+        # (The hub's check of the listener before it logs in shows as a protocol error.)
+        assert "not authorised" not in text.lower() and "denied" not in text.lower(), text
+        # It saved its store where the unit lets it write (on its stop, at the latest).
+        assert list(system.path(f"{BROKER}/db").iterdir()), text
