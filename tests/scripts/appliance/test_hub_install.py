@@ -419,6 +419,14 @@ def test_rendered_units_verify(tmp_path: Path) -> None:
     problems = [line for line in (done.stdout + done.stderr).splitlines()
                 if "gg-" in line or "Unknown" in line]
     assert done.returncode == 0 and not problems, done.stdout + done.stderr
+    # Hardened: systemd's own review rates each under 2 of 10 (venue.md says so).
+    for path in (HUB_UNIT, BROKER_UNIT):
+        review = subprocess.run(
+            [analyze, "security", "--offline=true", f"--root={system.root}", path],
+            capture_output=True, text=True, timeout=60, check=False)
+        level = re.search(r"Overall exposure level for \S+: ([\d.]+)", review.stdout)
+        assert level is not None, review.stdout + review.stderr
+        assert float(level.group(1)) < 2.0, review.stdout
 
 
 def replay_chown(result: Result, users: dict[str, str]) -> None:
