@@ -247,6 +247,12 @@ hub_install() {
   link_command
   hub_changed=$changed
 
+  # The venue's event, tables and address first: a run stopped halfway is then
+  # compared with what its broker files were written for.
+  changed=0
+  write_hub_env
+  if [ $changed -eq 1 ]; then hub_changed=1; fi
+
   changed=0
   make_system_user "$BROKER_USER" /var/lib/mosquitto "Mosquitto MQTT broker"
   [ -z "$cert" ] || write_tls_files "$cert" "$key"
@@ -256,7 +262,6 @@ hub_install() {
   changed=0
   make_system_user "$HUB_USER" "$HUB_DATA" "Salpakan Arbiter hub"
   write_hub_data
-  write_hub_env
   if [ $changed -eq 1 ]; then hub_changed=1; fi
 
   changed=0
