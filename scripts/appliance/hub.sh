@@ -59,7 +59,7 @@ hub_check_arguments() {
     [ -n "$hub_tls" ] || hub_tls="$was_tls"
     if [ "$hub_event $hub_tables $hub_host $hub_port $hub_tls" \
       != "$was_event $was_tables $was_host $was_port $was_tls" ]; then
-      die "the venue here is event $was_event, $was_tables tables, host ${was_host:-HOSTNAME.local}, broker port $was_port, TLS $was_tls (in $HUB_ENV), and every table has its login and broker address: another event, number of tables or address means new files for all; keep the ledger with 'gg-arbiter hub --event $was_event --data $HUB_DATA archive export FILE', then sudo bash setup.sh --uninstall --hub --purge, and install again"
+      die "the venue here is event $was_event, $was_tables tables, host ${was_host:-HOSTNAME.local}, broker port $was_port, TLS $was_tls (in $HUB_ENV), and every table has its login and broker address: another event, number of tables or address means new files for all; keep the ledger with 'sudo -u $HUB_USER gg-arbiter hub --event $was_event --data $HUB_DATA archive export FILE', then sudo bash setup.sh --uninstall --hub --purge, and install again"
     fi
     return 0
   fi
