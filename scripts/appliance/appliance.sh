@@ -11,7 +11,9 @@
 #   /var/lib/gg-arbiter        games, tags, admin PIN (gg-arbiter, 0700)
 #   /etc/systemd/system/gg-arbiter.service, /etc/udev/rules.d/99-gg-arbiter.rules
 # The service runs as the system user gg-arbiter, in those of the groups gpio,
-# i2c (keys-mcp23017) and dialout (rdm6300, mcu) that exist.
+# i2c (keys-mcp23017) and dialout (rdm6300, mcu) that exist. The venue's hub
+# (hub.sh, setup.sh --hub) shares /opt/gg-arbiter and the command: an uninstall of
+# either keeps them while the other is installed.
 #
 # For tests, two environment variables redirect it: GG_ROOT (a prefix for every
 # path written, a disposable root) and GG_MODEL_FILE (read instead of
