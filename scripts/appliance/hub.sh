@@ -194,16 +194,22 @@ quiet_debian_broker() {
       || systemctl is-active --quiet mosquitto.service 2>/dev/null; then
       systemctl disable --now mosquitto.service || die "could not stop Debian's mosquitto.service"
       say "stopped and disabled Debian's mosquitto.service (gg-broker.service is the venue's broker)"
+      changed=1
     fi
   elif systemctl ${R:+--root="$R"} is-enabled --quiet mosquitto.service 2>/dev/null; then
     systemctl ${R:+--root="$R"} disable mosquitto.service || die "could not disable Debian's mosquitto.service"
     say "disabled Debian's mosquitto.service (gg-broker.service is the venue's broker)"
+    changed=1
   fi
 }
 
 start_venue_services() {
   # start_venue_services BROKER_CHANGED HUB_CHANGED: enabled; restarted when changed.
   local unit what
+  for unit in gg-broker gg-hub; do
+    # One that was not enabled (a first install, or disabled by hand) is news.
+    systemctl ${R:+--root="$R"} is-enabled --quiet $unit.service 2>/dev/null || changed=1
+  done
   if systemd_running; then
     systemctl daemon-reload || die "systemctl daemon-reload failed"
     systemctl enable gg-broker.service gg-hub.service || die "could not enable gg-broker and gg-hub"
@@ -272,10 +278,13 @@ hub_install() {
   install_unit_file gg-hub.service "$HUB_UNIT" \
     -e "s|@VENV@|$GG_PREFIX/venv|g" -e "s|@USER@|$HUB_USER|g"
   if [ $changed -eq 1 ]; then hub_changed=1; fi
-  quiet_debian_broker
+  changed=0
+  quiet_debian_broker   # (changes nothing of the venue's own: restarts nothing)
   # A broker restarted alone is enough: the hub reconnects by itself.
   start_venue_services "$broker_changed" "$hub_changed"
-  if [ $broker_changed -eq 0 ] && [ $hub_changed -eq 0 ]; then say "already installed: nothing changed"; fi
+  if [ $broker_changed -eq 0 ] && [ $hub_changed -eq 0 ] && [ $changed -eq 0 ]; then
+    say "already installed: nothing changed"
+  fi
   local tls_note=""
   [ "$hub_tls" = no ] || tls_note=" (TLS on 8883 for the tables, plain on $hub_port for this machine only)"
   say "done: the hub's pages on port $(hub_env_value GG_HUB_PORT), the broker on port $hub_port$tls_note;" \

@@ -197,6 +197,13 @@ def test_hub_rerun_changes_nothing(tmp_path: Path) -> None:
     assert not again.called("systemctl", "restart")
     assert not again.called("systemctl", "disable")
 
+    # Disabled by hand: a rerun enables it again, and says it changed something.
+    system.path(f"{WANTS}/gg-hub.service").unlink()
+    third = system.run("--hub")
+    assert third.returncode == 0, third.output
+    assert system.path(f"{WANTS}/gg-hub.service").is_symlink()
+    assert not third.lines_with("nothing changed")
+
 
 def restarted(result: Result) -> set[str]:
     return {unit for call in result.calls if call[:2] == ["systemctl", "restart"]
