@@ -7,12 +7,27 @@
 #        (scripts/appliance/appliance.sh; no .venv here); --venue: a tournament table, the file
 #        gg-arbiter broker-config wrote for it (its password file beside it)
 #   sudo bash setup.sh --uninstall [--purge]   removes it (--purge: data and config too)
+#   sudo bash setup.sh --hub --event SLUG --tables N [--host NAME] [--broker-port PORT]
+#                        [--tls-cert CERT --tls-key KEY [--tls-ca CA]]
+#        (any Linux machine with systemd) the venue: its broker (Mosquitto on broker-config's
+#        files) and the hub as services, gg-broker and gg-hub (scripts/appliance/hub.sh);
+#        --host: the name the tables reach it by (default HOSTNAME.local); --tls-*: the
+#        broker's certificate and key (TLS on 8883 for the tables), the CA that signed it
+#   sudo bash setup.sh --uninstall --hub [--purge]   removes them (--purge: ledger, logins too)
 set -euo pipefail
 cd "$(dirname "$0")"
 
 all_args="$*"
 dev=0
 service=0
+hub=0
+event=""
+tables=""
+host=""
+broker_port=""
+tls_cert=""
+tls_key=""
+tls_ca=""
 uninstall=0
 purge=0
 reader=""
@@ -27,9 +42,18 @@ while [ $# -gt 0 ]; do
     --venue) [ $# -ge 2 ] || { echo "setup.sh: --venue needs a FILE (table-N.toml)" >&2; exit 2; }
       venue="$2"; shift ;;
     --venue=*) venue="${1#--venue=}" ;;
+    --hub) hub=1 ;;
+    --event|--tables|--host|--broker-port|--tls-cert|--tls-key|--tls-ca)
+      [ $# -ge 2 ] || { echo "setup.sh: $1 needs a value" >&2; exit 2; }
+      case "$1" in
+        --event) event="$2" ;; --tables) tables="$2" ;; --host) host="$2" ;;
+        --broker-port) broker_port="$2" ;;
+        --tls-cert) tls_cert="$2" ;; --tls-key) tls_key="$2" ;; --tls-ca) tls_ca="$2" ;;
+      esac
+      shift ;;
     --uninstall) uninstall=1 ;;
     --purge) purge=1 ;;
-    -h|--help) sed -n 2,9p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,17p "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
   esac
   shift
@@ -46,13 +70,30 @@ fi
 if [ $purge -eq 1 ] && [ $uninstall -eq 0 ]; then
   echo "setup.sh: --purge goes with --uninstall" >&2; exit 2
 fi
-if [ $((service + uninstall + dev)) -gt 1 ]; then
-  echo "setup.sh: --dev, --service and --uninstall are separate runs" >&2; exit 2
+runs=$((service + hub + uninstall + dev))
+[ $((hub + uninstall)) -lt 2 ] || runs=$((runs - 1))   # --uninstall --hub: one run
+if [ $runs -gt 1 ]; then
+  echo "setup.sh: --dev, --service, --hub and --uninstall are separate runs (but --uninstall --hub)" >&2; exit 2
 fi
-if [ $((service + uninstall)) -eq 0 ] && [ "$(id -u)" -eq 0 ] && [ -n "${SUDO_USER:-}" ] \
+if [ -n "$event$tables$host$broker_port$tls_cert$tls_key$tls_ca" ] \
+  && { [ $hub -eq 0 ] || [ $uninstall -eq 1 ]; }; then
+  echo "setup.sh: --event, --tables, --host, --broker-port and --tls-* go with --hub" >&2; exit 2
+fi
+if [ -n "$tls_cert$tls_key$tls_ca" ]; then
+  [ -n "$tls_cert" ] && [ -n "$tls_key" ] \
+    || { echo "setup.sh: give --tls-cert and --tls-key together (--tls-ca with them)" >&2; exit 2; }
+  for name in tls_cert tls_key tls_ca; do
+    file="${!name}"
+    [ -n "$file" ] || continue
+    # Named from where setup.sh was started (it has changed to its own directory since).
+    case "$file" in /*) ;; *) file="$OLDPWD/$file"; printf -v "$name" '%s' "$file" ;; esac
+    [ -f "$file" ] || { echo "setup.sh: --${name//_/-} $file: no such file" >&2; exit 2; }
+  done
+fi
+if [ $((service + hub + uninstall)) -eq 0 ] && [ "$(id -u)" -eq 0 ] && [ -n "${SUDO_USER:-}" ] \
   && [ "$SUDO_USER" != root ] && [ -z "${GG_ROOT:-}" ]; then
   # Through sudo, .venv (in the user's checkout) would become root's.
-  echo "setup.sh: run it without sudo (it asks sudo for Debian packages itself); sudo is for --service and --uninstall" >&2
+  echo "setup.sh: run it without sudo (it asks sudo for Debian packages itself); sudo is for --service, --hub and --uninstall" >&2
   exit 2
 fi
 
@@ -65,7 +106,7 @@ on_pi=0
 if [ -r "$model_file" ] && grep -qa "Raspberry Pi" "$model_file"; then
   on_pi=1
   say "Raspberry Pi detected: $(tr -d '\0' < "$model_file")"
-elif [ $uninstall -eq 0 ]; then
+elif [ $((uninstall + hub)) -eq 0 ]; then
   say "not a Raspberry Pi: installing for simulation and tests"
 fi
 
@@ -94,6 +135,19 @@ command -v "$python" >/dev/null || die "python3 not found"
 # The appliance install (and the Pi packages both installs need).
 # shellcheck source=scripts/appliance/appliance.sh
 . scripts/appliance/appliance.sh
+# The venue's hub and broker as services.
+# shellcheck source=scripts/appliance/hub.sh
+. scripts/appliance/hub.sh
+
+if [ $hub -eq 1 ]; then
+  [ "$(id -u)" -eq 0 ] || [ -n "${GG_ROOT:-}" ] || die "run it as root: sudo bash setup.sh $all_args"
+  if [ $uninstall -eq 1 ]; then
+    hub_uninstall "$purge"
+  else
+    hub_install "$(pwd)" "$event" "$tables" "$host" "$broker_port" "$tls_cert" "$tls_key" "$tls_ca"
+  fi
+  exit 0
+fi
 
 if [ $service -eq 1 ] || [ $uninstall -eq 1 ]; then
   # The appliance has its own root-owned venv under /opt: run as root, so

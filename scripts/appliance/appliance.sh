@@ -11,7 +11,9 @@
 #   /var/lib/gg-arbiter        games, tags, admin PIN (gg-arbiter, 0700)
 #   /etc/systemd/system/gg-arbiter.service, /etc/udev/rules.d/99-gg-arbiter.rules
 # The service runs as the system user gg-arbiter, in those of the groups gpio,
-# i2c (keys-mcp23017) and dialout (rdm6300, mcu) that exist.
+# i2c (keys-mcp23017) and dialout (rdm6300, mcu) that exist. The venue's hub
+# (hub.sh, setup.sh --hub) shares /opt/gg-arbiter and the command: an uninstall of
+# either keeps them while the other is installed.
 #
 # For tests, two environment variables redirect it: GG_ROOT (a prefix for every
 # path written, a disposable root) and GG_MODEL_FILE (read instead of
@@ -104,8 +106,10 @@ install_debian_packages() {
 }
 
 install_project() {
-  local repo="$1" digest stamp="$R$GG_PREFIX/.source-sha256"
-  digest="$(project_tar "$repo" | sha256sum | cut -d' ' -f1)"
+  # install_project REPO [LOCK]: LOCK the dependencies' lock, requirements-pi.lock by
+  # default (the table's); the hub's install off a Pi takes requirements.lock.
+  local repo="$1" lock="${2:-requirements-pi.lock}" digest stamp="$R$GG_PREFIX/.source-sha256"
+  digest="$(project_tar "$repo" | sha256sum | cut -d' ' -f1) $lock"
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$digest" ] && [ -x "$R$GG_PREFIX/venv/bin/gg-arbiter" ]; then
     say "$GG_PREFIX/src is this checkout already: keeping its venv"
     return 0
@@ -121,14 +125,18 @@ install_project() {
     # System site packages: Raspberry Pi OS's python3-lgpio is used from there.
     "$python" -m venv --system-site-packages "$R$GG_PREFIX/venv" || die "could not create $GG_PREFIX/venv"
   fi
-  say "installing the locked dependencies with the Pi pin libraries into $GG_PREFIX/venv (pip may build RPi.GPIO: a minute or two)"
-  # The versions the tests ran with, every file's hash checked (requirements-pi.lock);
+  if [ "$lock" = requirements-pi.lock ]; then
+    say "installing the locked dependencies with the Pi pin libraries into $GG_PREFIX/venv (pip may build RPi.GPIO: a minute or two)"
+  else
+    say "installing the locked dependencies into $GG_PREFIX/venv"
+  fi
+  # The versions the tests ran with, every file's hash checked (the lock);
   # then the project itself, adding nothing. No cache: under sudo it would be a
   # root-owned ~/.cache/pip in the builder's home.
   local venv_pip=("$R$GG_PREFIX/venv/bin/python" -m pip --disable-pip-version-check -q install
     --no-cache-dir)
-  "${venv_pip[@]}" --require-hashes -r "$R$GG_PREFIX/src/requirements-pi.lock" \
-    || die "pip install -r $GG_PREFIX/src/requirements-pi.lock failed"
+  "${venv_pip[@]}" --require-hashes -r "$R$GG_PREFIX/src/$lock" \
+    || die "pip install -r $GG_PREFIX/src/$lock failed"
   "${venv_pip[@]}" --no-deps "$R$GG_PREFIX/src" || die "pip install of $GG_PREFIX/src failed"
   echo "$digest" > "$stamp"
   changed=1
@@ -324,11 +332,16 @@ appliance_uninstall() {
     systemctl ${R:+--root="$R"} disable gg-arbiter.service || true
   fi
   rm -f "$R$GG_UNIT" "$R$GG_RULES"
-  [ -L "$R$GG_LINK" ] && rm -f "$R$GG_LINK"
   if systemd_running; then systemctl daemon-reload || true; fi
   udevadm control --reload 2>/dev/null || true
-  rm -rf "$R$GG_PREFIX"
-  say "removed $GG_PREFIX, the unit, the udev rules and $GG_LINK"
+  if [ -e "$R$HUB_UNIT" ]; then
+    # The venue's hub (hub.sh) runs from the same venv.
+    say "removed the unit and the udev rules; kept $GG_PREFIX and $GG_LINK: gg-hub.service uses them"
+  else
+    [ -L "$R$GG_LINK" ] && rm -f "$R$GG_LINK"
+    rm -rf "$R$GG_PREFIX"
+    say "removed $GG_PREFIX, the unit, the udev rules and $GG_LINK"
+  fi
   if [ "$purge" -eq 1 ]; then
     rm -rf "$R$GG_DATA" "$R$GG_CONF_DIR"
     if user_exists "$GG_USER"; then userdel "$GG_USER" || die "userdel $GG_USER failed"; fi

@@ -139,5 +139,9 @@ def test_setup_and_the_appliance_install_from_the_locks() -> None:
     appliance = (ROOT / "scripts" / "appliance" / "appliance.sh").read_text()
     assert 'install --require-hashes -r "$lock"' in setup
     assert "lock=requirements.lock" in setup and "lock=requirements-pi.lock" in setup
-    assert '--require-hashes -r "$R$GG_PREFIX/src/requirements-pi.lock"' in appliance
+    # The table's install takes the Pi lock; the venue's (hub.sh) the plain one off a Pi.
+    assert '--require-hashes -r "$R$GG_PREFIX/src/$lock"' in appliance
+    assert 'lock="${2:-requirements-pi.lock}"' in appliance
+    hub = (ROOT / "scripts" / "appliance" / "hub.sh").read_text()
+    assert "lock=requirements.lock" in hub and "lock=requirements-pi.lock" in hub
     assert '--no-deps "$R$GG_PREFIX/src"' in appliance

@@ -1,4 +1,5 @@
-"""A disposable root for running ``setup.sh --service`` on a machine that is not a Pi.
+"""A disposable root for running ``setup.sh --service`` (or ``--hub``) on a machine that
+is not a Pi.
 
 setup.sh writes every path under ``$GG_ROOT`` and reads the Pi's model from
 ``$GG_MODEL_FILE``; the system commands it runs (apt-get, apt-cache, dpkg,
@@ -24,7 +25,8 @@ SETUP = ROOT / "setup.sh"
 COMMANDS = "apt-get apt-cache dpkg useradd usermod userdel chown systemctl udevadm"
 COMMANDS += " raspi-config python3"
 #: What a Raspberry Pi OS archive offers of the packages setup.sh asks for.
-PI_OS_PACKAGES = ("python3-venv", "python3-dev", "gcc", "libc6-dev", "python3-lgpio")
+PI_OS_PACKAGES = ("python3-venv", "python3-dev", "gcc", "libc6-dev", "python3-lgpio",
+                  "mosquitto")
 
 # One program for every fake command; it acts on its own name. It runs under
 # the real interpreter (its #! line), so the fake python3 can hand other work to it.
@@ -95,6 +97,21 @@ if name == "apt-get":
             print(f"E: Unable to locate package {missing[0]}", file=sys.stderr)
             sys.exit(100)
         write_lines(installed, lines(installed) + wanted)
+        if "mosquitto" in wanted:
+            # As Debian's package does: its program, its user, and its own service on
+            # /etc/mosquitto, enabled and running.
+            program = root / "usr" / "sbin" / "mosquitto"
+            program.parent.mkdir(parents=True, exist_ok=True)
+            program.write_text("#!/bin/sh\nexit 0\n")
+            program.chmod(0o755)
+            passwd, group = root / "etc" / "passwd", root / "etc" / "group"
+            write_lines(passwd, lines(passwd)
+                        + ["mosquitto:x:991:991::/var/lib/mosquitto:/usr/sbin/nologin"])
+            write_lines(group, lines(group) + ["mosquitto:x:991:"])
+            wants = root / "etc" / "systemd" / "system" / "multi-user.target.wants"
+            wants.mkdir(parents=True, exist_ok=True)
+            (wants / "mosquitto.service").symlink_to("/lib/systemd/system/mosquitto.service")
+            write_lines(state / "active", lines(state / "active") + ["mosquitto.service"])
     sys.exit(0)
 if name == "useradd":
     user = args[-1]
@@ -120,15 +137,28 @@ if name == "userdel":
 if name == "udevadm":
     sys.exit(1 if (state / "udev-down").exists() else 0)
 if name == "systemctl":
+    # Enabled: a link in multi-user.target.wants; running: a line in the state's "active".
     words = [a for a in args if not a.startswith("-")]
+    verb, units = (words[0], words[1:]) if words else ("", [])
     wants = root / "etc" / "systemd" / "system" / "multi-user.target.wants"
-    if words[:1] == ["enable"]:
-        wants.mkdir(parents=True, exist_ok=True)
-        link = wants / words[1]
-        if not link.is_symlink():
-            link.symlink_to("/etc/systemd/system/" + words[1])
-    elif words[:1] == ["disable"]:
-        (wants / words[1]).unlink(missing_ok=True)
+    active = lines(state / "active")
+    if verb == "is-enabled":
+        sys.exit(0 if all((wants / u).is_symlink() for u in units) else 1)
+    if verb == "is-active":
+        sys.exit(0 if all(u in active for u in units) else 3)
+    for unit in units:
+        if verb == "enable":
+            wants.mkdir(parents=True, exist_ok=True)
+            link = wants / unit
+            if not link.is_symlink():
+                link.symlink_to("/etc/systemd/system/" + unit)
+        elif verb == "disable":
+            (wants / unit).unlink(missing_ok=True)
+        if verb in ("start", "restart") and unit not in active:
+            active.append(unit)
+        if verb == "stop" or (verb == "disable" and "--now" in args):
+            active = [u for u in active if u != unit]
+    write_lines(state / "active", active)
     sys.exit(0)
 sys.exit(0)  # chown, raspi-config: recorded only
 """
@@ -218,6 +248,11 @@ class FakeSystem:
     def path(self, absolute: str) -> Path:
         """Where an absolute path of the installed system is in the fake root."""
         return self.root / absolute.lstrip("/")
+
+    def active_units(self) -> list[str]:
+        """The units the fake systemd runs now (started and not stopped since)."""
+        active = self.state / "active"
+        return active.read_text().splitlines() if active.exists() else []
 
     def group_members(self, group: str) -> list[str]:
         for row in self.path("/etc/group").read_text().splitlines():
