@@ -211,6 +211,9 @@ if [ $dev -eq 1 ]; then
   apt_install openscad xvfb xauth
   # ... and slice every print file on a 180 mm bed (hardware/print.py).
   apt_install prusa-slicer
+  # A Debian root for the installs' rehearsals: scripts/hub-install-chroot.sh (bookworm)
+  # and scripts/pi-install-qemu.sh (arm64 under qemu-user-static, as on a Pi).
+  apt_install debootstrap qemu-user-static
   say "browser for page tests: $(/usr/bin/chromium --version 2>/dev/null || echo /usr/bin/chromium)"
   # The accessibility tests inject axe-core (npm, pinned by tests/a11y/package-lock.json).
   command -v npm >/dev/null || apt_install npm
