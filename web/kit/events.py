@@ -19,6 +19,7 @@ import logging
 import queue
 import threading
 from collections.abc import Generator
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from flask import Response, jsonify, request
@@ -69,6 +70,21 @@ def _event(status: dict[str, Any]) -> bytes:
     seq = status.get("seq")
     head = f"id: {seq}\n" if isinstance(seq, int) else ""
     return f"{head}data: {body}\n\n".encode()
+
+
+@dataclass(frozen=True)
+class StreamRoute:
+    """Where an app serves its event stream (``path``), for a server that serves it
+    itself (:mod:`web.kit.aserve`); a refused page polls ``poll`` meanwhile and tries the
+    stream again after ``retry_seconds``."""
+
+    path: str
+    poll: str
+    retry_seconds: int
+
+    def refusal(self, exc: StreamsFullError) -> str:
+        """The ``error`` of a refused stream's 503 answer."""
+        return f"{exc}; poll {self.poll}, or retry after {self.retry_seconds} s"
 
 
 class Stream:
@@ -145,6 +161,32 @@ class StreamHub:
         with self._lock:
             return self._admitted
 
+    @property
+    def stopping(self) -> bool:
+        """The server is stopping: no stream is admitted any more."""
+        return self._stopping.is_set()
+
+    def admit(self) -> None:
+        """Take one place for a stream served elsewhere (:mod:`web.kit.aserve`); give it
+        back with :meth:`release`.
+
+        :raises StreamsFullError: ``capacity`` streams are already open.
+        """
+        with self._lock:
+            if self._admitted >= self._capacity:
+                raise StreamsFullError(
+                    f"{self._capacity} status streams are open, the most this page serves"
+                )
+            self._admitted += 1
+
+    def release(self) -> None:
+        """Give back a place taken by :meth:`admit`."""
+        self._release()
+
+    def joined(self, change: int) -> None:
+        """A stream served elsewhere joined (+1) or left (-1) the feed."""
+        self._joined(change)
+
     def open(
         self,
         encoding: Encoding = Encoding.IDENTITY,
@@ -157,12 +199,7 @@ class StreamHub:
 
         :raises StreamsFullError: ``capacity`` streams are already open.
         """
-        with self._lock:
-            if self._admitted >= self._capacity:
-                raise StreamsFullError(
-                    f"{self._capacity} status streams are open, the most this page serves"
-                )
-            self._admitted += 1
+        self.admit()
         body = (self._direct(encoding, last_event_id, direct) if direct is not None
                 else self._queued(encoding, last_event_id))
         return Stream(self, body)

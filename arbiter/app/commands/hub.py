@@ -24,13 +24,13 @@ from arbiter.hub.resend import GRACE, Resender
 from arbiter.threads import BackgroundThread, declare
 from web.hub import create_hub_app
 from web.hub.feed import VenueFeed
+from web.kit.aserve import AsyncWebServer, make_async_server
 from web.kit.errors import WebServerError
-from web.kit.serve import WebServer, make_server
 
 log = logging.getLogger(__name__)
 
 WEB = declare("hub-web", __name__,
-              "serves the venue and organiser pages (waitress's loop; its workers are its own)")
+              "serves the venue and organiser pages (the asynchronous server's event loop)")
 
 DEFAULT_WEB_PORT = 8088
 
@@ -102,24 +102,18 @@ def _serve(args: argparse.Namespace, requests: StopRequests) -> int:
 
 
 def _web_server(args: argparse.Namespace, ledger: Ledger, feed: VenueFeed, ingest: Ingest,
-                resender: Resender) -> WebServer:
+                resender: Resender) -> AsyncWebServer:
     app = create_hub_app(ledger, feed, ledger.path.parent,
                          publish=ingest.publish_assignment, resend=resender.ask)
-    # Waitress keeps everything a response has sent in its current output
-    # buffer (it never prunes a buffer that has once been partly sent) until
-    # the buffer reaches outbuf_high_watermark, 16 MB by default: a venue
-    # stream sends about 1 MB a minute, so 200 viewers would grow the hub by
-    # 200 MB a minute. A 256 KB watermark starts a new buffer (and frees the
-    # old) that often; a backlog past 64 KB goes to a temporary file.
+    # The venue's streams on asyncio: a thousand phones, no thread each (web.kit.aserve).
     try:
-        return make_server(app, args.host, args.port, outbuf_overflow=64 * 1024,
-                           outbuf_high_watermark=256 * 1024)
+        return make_async_server(app, args.host, args.port)
     except WebServerError as exc:
         raise HubCliError(str(exc)) from None
 
 
 def _announce(args: argparse.Namespace, link: BrokerLink, ledger: Ledger, ingest: Ingest,
-              server: WebServer) -> None:
+              server: AsyncWebServer) -> None:
     """Republish the current round, log the gaps, and say what the hub serves."""
     rounds = ledger.admin.rounds()
     if rounds:  # a broker slow to take them is logged, never fatal

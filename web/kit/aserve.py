@@ -1,0 +1,328 @@
+"""Serving an app on an asynchronous server: its event stream with no thread per viewer.
+
+The hub's venue pages are followed live by every player and spectator (a thousand
+phones at a 100-table event). :func:`make_async_server` serves the Flask app and
+its event stream on one port with uvicorn (an ASGI server on asyncio, pure Python
+with h11):
+
+- the event stream (the app's :class:`web.kit.events.StreamRoute`) is an asyncio
+  handler (:class:`web.kit.astream.StreamEndpoint`): an open stream is a socket and
+  a buffer, no thread, so ``streams`` viewers (2,000 by default) each get every
+  message from the feed's one writer; one more gets a quick 503 JSON and its page
+  polls meanwhile;
+- everything else is the Flask app, through a2wsgi's WSGI adapter, run in a bounded
+  pool of :data:`WORKERS` declared threads (:class:`WorkerPool`);
+- a connection that has not sent a whole request within ``request_timeout``
+  seconds (idle, trickling, or silent after its answer) is closed
+  (:class:`TimedH11Protocol`); a request the HTTP parser refuses (bad request
+  line, headers too big) answers 400 JSON with the security headers; bodies past
+  :data:`web.kit.body.MAX_BODY_BYTES` are refused (413) by Flask from their
+  ``Content-Length``, before they are read.
+
+::
+
+    server = make_async_server(app, "0.0.0.0", 8088)
+    BackgroundThread(lambda _s: server.run(), KIND, wake=server.close).start()
+    ...
+    server.close()   # ends the streams, stops the loop and the workers, closes the socket
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import queue
+import socket
+import threading
+from collections.abc import Callable
+from concurrent.futures import Executor, Future
+from typing import Any, ParamSpec, TypeVar
+
+import h11
+from a2wsgi import WSGIMiddleware
+from flask import Flask
+from uvicorn import Config
+from uvicorn import Server as UvicornServer
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from arbiter.threads import BackgroundThread, declare
+from web.kit.astream import CLOSE, Receive, Scope, Send, StreamEndpoint
+from web.kit.errors import WebServerError
+from web.kit.events import StreamHub, StreamRoute
+from web.kit.hooks import SECURITY_HEADERS
+
+WORKER = declare("web-worker", __name__,
+                 "runs the Flask app's requests for the asynchronous server (a bounded pool)")
+
+log = logging.getLogger(__name__)
+
+#: Event streams open at once by default: each costs a socket and its buffers (about
+#: 30 KB of the hub's memory), no thread; ten 100-table events' players and more.
+DEFAULT_STREAMS = 2000
+#: Threads running the Flask app's requests (pages, the JSON API, the organiser's).
+WORKERS = 16
+#: Connections beyond the streams: requests, idle and slow clients until timed out.
+SLOW_CONNECTIONS = 250
+#: Seconds a connection may take to send a whole request (or stay idle between two).
+REQUEST_TIMEOUT = 10.0
+#: Seconds the server waits for its responses to end when it stops.
+SHUTDOWN_SECONDS = 3.0
+#: Pending connections the listening socket holds (a crowd reconnecting at once).
+BACKLOG = 2048
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
+class WorkerPool(Executor):
+    """A fixed pool of declared threads (:data:`WORKER`) running calls in their order."""
+
+    def __init__(self, workers: int) -> None:
+        if workers < 1:
+            raise ValueError(f"workers must be at least 1, not {workers}")
+        self._queue: queue.SimpleQueue[tuple[Future[Any], Callable[[], Any]] | None] = (
+            queue.SimpleQueue())
+        self._closed = False
+        self._threads = [BackgroundThread(self._work, WORKER, label=f"web-worker-{n}")
+                         for n in range(workers)]
+        for thread in self._threads:
+            thread.start()
+
+    def submit(self, fn: Callable[_P, _T], /, *args: _P.args,
+               **kwargs: _P.kwargs) -> Future[_T]:
+        if self._closed:
+            raise RuntimeError("the worker pool is shut down")
+        future: Future[_T] = Future()
+        self._queue.put((future, lambda: fn(*args, **kwargs)))
+        return future
+
+    def _work(self, stopping: threading.Event) -> None:
+        while not stopping.is_set():
+            item = self._queue.get()
+            if item is None:
+                return
+            future, call = item
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                result = call()
+            except BaseException as exc:  # handed to whoever waits for it
+                future.set_exception(exc)
+            else:
+                future.set_result(result)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self._closed = True
+        for _thread in self._threads:  # every thread told first, then each waited for
+            self._queue.put(None)
+        for thread in self._threads:
+            thread.stop(5.0 if wait else 0.0)
+
+
+class _QuietParserWarnings(logging.Filter):
+    """uvicorn warns of every request its parser refuses: a rogue client could fill the
+    log; :meth:`TimedH11Protocol.send_400_response` says it at debug level instead."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != "Invalid HTTP request received."
+
+
+_UVICORN_LOG = logging.getLogger(f"{__name__}.uvicorn")
+_UVICORN_LOG.addFilter(_QuietParserWarnings())
+
+
+class TimedH11Protocol(H11Protocol):
+    """uvicorn's HTTP/1.1 connection, closed when it has not sent a whole request within
+    ``request_timeout`` seconds (from its opening, and again after each answer: a
+    trickling client is closed too, whose every byte would restart uvicorn's own idle
+    timer); its parser's refusals answer JSON with the security headers; and it offers
+    the app :data:`web.kit.astream.CLOSE`, to close it at once (a stalled viewer)."""
+
+    request_timeout = REQUEST_TIMEOUT
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.logger = _UVICORN_LOG
+        inner = self.app
+        self._deadline: asyncio.TimerHandle | None = None
+
+        async def app(scope: Scope, receive: Receive, send: Send) -> None:
+            scope["extensions"] = {**(scope.get("extensions") or {}), CLOSE: self._close_now}
+            await inner(scope, receive, send)  # type: ignore[arg-type]
+
+        self.app = app  # type: ignore[assignment]
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+        super().connection_lost(exc)
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._arm()
+
+    def _arm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+        self._deadline = self.loop.call_later(self.request_timeout, self._expired)
+
+    def _expired(self) -> None:
+        if self.transport.is_closing() or self.conn.their_state not in (h11.IDLE, h11.SEND_BODY):
+            return  # a whole request is being answered (an open stream among them)
+        log.debug("closing %s: no whole request in %.1f s", self.client, self.request_timeout)
+        self.transport.close()
+
+    def _close_now(self) -> None:
+        if not self.transport.is_closing():
+            self.transport.close()
+
+    def send_400_response(self, msg: str) -> None:
+        log.debug("refused a request from %s: %s", self.client, msg)
+        body = json.dumps({"error": "bad request: the request could not be read as HTTP"})
+        headers = [(b"content-type", b"application/json"), (b"cache-control", b"no-store"),
+                   (b"connection", b"close"),
+                   *((k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items())]
+        try:
+            for event in (h11.Response(status_code=400, headers=headers, reason=b"Bad Request"),
+                          h11.Data(data=body.encode()), h11.EndOfMessage()):
+                self.transport.write(self.conn.send(event))
+        except h11.LocalProtocolError:  # an answer had begun already: just close
+            pass
+        self.transport.close()
+
+
+def timed_protocol(request_timeout: float) -> type[TimedH11Protocol]:
+    """A :class:`TimedH11Protocol` class with ``request_timeout`` seconds."""
+    if request_timeout <= 0:
+        raise ValueError(f"request_timeout must be positive, not {request_timeout}")
+    return type("TimedH11Protocol", (TimedH11Protocol,), {"request_timeout": request_timeout})
+
+
+class Router:
+    """The ASGI app: the event stream's path to its endpoint, the rest to Flask."""
+
+    def __init__(self, wsgi: Any, streams: StreamEndpoint | None) -> None:
+        self._wsgi = wsgi
+        self._streams = streams
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (self._streams is not None and scope["type"] == "http"
+                and scope["path"] == self._streams.route.path):
+            await self._streams(scope, receive, send)
+        else:
+            await self._wsgi(scope, receive, send)
+
+
+class AsyncWebServer:
+    """A uvicorn server for one app; :meth:`close` also ends the open event streams."""
+
+    def __init__(self, app: Flask, server: UvicornServer, sock: socket.socket,
+                 pool: WorkerPool) -> None:
+        self.app = app
+        self._server = server
+        self._sock = sock
+        self._pool = pool
+        address = sock.getsockname()
+        self.host: str = str(address[0])
+        self.port: int = int(address[1])
+        self._closed = False
+        self._running = threading.Event()
+        self._finished = threading.Event()
+
+    @property
+    def url(self) -> str:
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
+        if host == "::":
+            host = "::1"
+        if ":" in host:
+            host = f"[{host}]"
+        return f"http://{host}:{self.port}/"
+
+    @property
+    def connections(self) -> int:
+        """Client connections open now (streams, requests, idle and slow ones)."""
+        return len(self._server.server_state.connections)
+
+    def run(self) -> None:
+        """Serve until :meth:`close` (blocks; run it in a thread)."""
+        if self._closed:
+            return
+        self._running.set()
+        try:
+            self._server.run(sockets=[self._sock])
+        finally:
+            self._finished.set()
+
+    def close(self) -> None:
+        """End the streams, stop the loop and the workers, close the socket. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        hub = self.app.extensions.get("arbiter_streams")
+        if isinstance(hub, StreamHub):
+            hub.stop()
+        self._server.should_exit = True
+        if self._running.is_set():
+            self._finished.wait(SHUTDOWN_SECONDS + 5.0)
+        self._sock.close()
+        self._pool.shutdown()
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        return socket.create_server((host, port), family=family, backlog=BACKLOG)
+    except OSError as exc:
+        raise WebServerError(f"cannot serve on {host}:{port}: {exc}") from None
+
+
+def make_async_server(
+    app: Flask,
+    host: str,
+    port: int,
+    *,
+    streams: int = DEFAULT_STREAMS,
+    request_timeout: float = REQUEST_TIMEOUT,
+    workers: int = WORKERS,
+) -> AsyncWebServer:
+    """Bind an asynchronous server for ``app`` on ``host``:``port`` (0 = any free port).
+
+    ``streams`` event streams may be open at once (the app's stream hub is set to admit
+    that many); ``request_timeout`` seconds is what a connection may take to send a
+    whole request; ``workers`` threads run the Flask app's requests.
+
+    :raises WebServerError: the address cannot be bound.
+    :raises ValueError: ``streams`` or ``workers`` below 1, ``request_timeout`` not positive.
+    """
+    if streams < 1:
+        raise ValueError(f"streams must be at least 1, not {streams}")
+    protocol = timed_protocol(request_timeout)
+    sock = _bind(host, port)
+    pool = WorkerPool(workers)
+    wsgi = WSGIMiddleware(app)  # type: ignore[arg-type]  # Flask is a WSGI app
+    wsgi.executor = pool  # type: ignore[assignment]  # any Executor will do (run_in_executor)
+    hub = app.extensions.get("arbiter_streams")
+    route = app.extensions.get("arbiter_stream_route")
+    endpoint = None
+    if isinstance(hub, StreamHub) and isinstance(route, StreamRoute):
+        hub.capacity = streams
+        endpoint = StreamEndpoint(hub, route, pool, SECURITY_HEADERS)
+    config = Config(
+        Router(wsgi, endpoint), http=protocol, ws="none", lifespan="off", log_config=None,
+        access_log=False, server_header=False, headers=[("Server", "gg-arbiter")],
+        timeout_keep_alive=int(max(1, request_timeout)),
+        timeout_graceful_shutdown=int(SHUTDOWN_SECONDS),
+        limit_concurrency=streams + SLOW_CONNECTIONS + workers,
+    )
+    # uvicorn's own lines (started, shutting down, waiting) are not the hub's news.
+    logging.getLogger("uvicorn.error").setLevel(logging.WARNING)
+    server = AsyncWebServer(app, UvicornServer(config), sock, pool)
+    everywhere = server.host in ("", "0.0.0.0", "::")
+    log.info("web page on %s", f"every address, port {server.port} (on this machine: "
+             f"{server.url})" if everywhere else server.url)
+    return server
