@@ -178,8 +178,9 @@ class TimedH11Protocol(H11Protocol):
         self.transport.close()
 
     def _close_now(self) -> None:
-        if not self.transport.is_closing():
-            self.transport.close()
+        # abort, not close: close would first wait for the unsent bytes to be taken, which
+        # a client that stopped reading never does.
+        self.transport.abort()
 
     def send_400_response(self, msg: str) -> None:
         log.debug("refused a request from %s: %s", self.client, msg)
@@ -314,7 +315,7 @@ def make_async_server(
         endpoint = StreamEndpoint(hub, route, pool, SECURITY_HEADERS)
     config = Config(
         Router(wsgi, endpoint), http=protocol, ws="none", lifespan="off", log_config=None,
-        access_log=False, server_header=False, headers=[("Server", "gg-arbiter")],
+        access_log=False, proxy_headers=False, server_header=False, headers=[("Server", "gg-arbiter")],
         timeout_keep_alive=int(max(1, request_timeout)),
         timeout_graceful_shutdown=int(SHUTDOWN_SECONDS),
         limit_concurrency=streams + SLOW_CONNECTIONS + workers,
