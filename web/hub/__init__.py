@@ -1,7 +1,8 @@
 """The hub's web app: the venue's public pages, the organiser's pages, and their JSON API.
 
-``create_hub_app(ledger, feed, publish)`` builds it; :func:`web.kit.aserve.make_async_server`
-serves it (its event stream on asyncio, no thread per viewer: a venue's every phone). Views read the ledger (through
+``create_hub_app(ledger, feed, publish)`` builds it;
+:func:`web.kit.aserve.make_async_server` serves it (its event stream on asyncio, no
+thread per viewer: a venue's every phone). Views read the ledger (through
 :mod:`web.hub.views`); only the organiser's actions, behind the PIN,
 change it. ``publish(table, payload)`` sends a table its assignment (the
 serving hub's MQTT client); without it, assignments are stored and published

@@ -315,7 +315,8 @@ def make_async_server(
         endpoint = StreamEndpoint(hub, route, pool, SECURITY_HEADERS)
     config = Config(
         Router(wsgi, endpoint), http=protocol, ws="none", lifespan="off", log_config=None,
-        access_log=False, proxy_headers=False, server_header=False, headers=[("Server", "gg-arbiter")],
+        access_log=False, proxy_headers=False, server_header=False,
+        headers=[("Server", "gg-arbiter")],
         timeout_keep_alive=int(max(1, request_timeout)),
         timeout_graceful_shutdown=int(SHUTDOWN_SECONDS),
         limit_concurrency=streams + SLOW_CONNECTIONS + workers,

@@ -62,10 +62,8 @@ class Pump:
             first = not self._due
             self._due.append(stream)
         if first:
-            try:
+            with contextlib.suppress(RuntimeError):  # the loop is closed: the server stopped
                 self._loop.call_soon_threadsafe(self._run)
-            except RuntimeError:  # the loop is closed: the server stopped
-                pass
 
     def _run(self) -> None:
         with self._lock:
