@@ -364,7 +364,8 @@ def run(args: argparse.Namespace, work: Path) -> None:
             hub.stop()
         if phases is not None and arrivals:
             print_phases(json.loads(phases.read_text()), tables.sent, arrivals, tables.acked)
-        replay(broker.port, work, args.tables, tables.log)
+        if not args.no_replay:
+            replay(broker.port, work, args.tables, tables.log)
     finally:
         broker.stop()
 
@@ -470,6 +471,8 @@ def main() -> None:
                         help="what the viewers accept (Accept-Encoding), as a browser asks")
     parser.add_argument("--no-status", action="store_true",
                         help="tables publish events only (no retained status per challenge)")
+    parser.add_argument("--no-replay", action="store_true",
+                        help="skip the replay of the round into a fresh hub")
     parser.add_argument("--phases", action="store_true",
                         help="also print where the time goes, step by step (bench/hub_phases.py)")
     args = parser.parse_args()

@@ -47,7 +47,7 @@ from uvicorn import Server as UvicornServer
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from arbiter.threads import BackgroundThread, declare
-from web.kit.astream import CLOSE, Receive, Scope, Send, StreamEndpoint
+from web.kit.astream import TRANSPORT, Receive, Scope, Send, StreamEndpoint
 from web.kit.errors import WebServerError
 from web.kit.events import StreamHub, StreamRoute
 from web.kit.hooks import SECURITY_HEADERS
@@ -137,7 +137,8 @@ class TimedH11Protocol(H11Protocol):
     ``request_timeout`` seconds (from its opening, and again after each answer: a
     trickling client is closed too, whose every byte would restart uvicorn's own idle
     timer); its parser's refusals answer JSON with the security headers; and it offers
-    the app :data:`web.kit.astream.CLOSE`, to close it at once (a stalled viewer)."""
+    the app its transport (:data:`web.kit.astream.TRANSPORT`), which an event stream
+    writes its body to from the loop, with no task woken per message."""
 
     request_timeout = REQUEST_TIMEOUT
 
@@ -148,7 +149,7 @@ class TimedH11Protocol(H11Protocol):
         self._deadline: asyncio.TimerHandle | None = None
 
         async def app(scope: Scope, receive: Receive, send: Send) -> None:
-            scope["extensions"] = {**(scope.get("extensions") or {}), CLOSE: self._close_now}
+            scope["extensions"] = {**(scope.get("extensions") or {}), TRANSPORT: self.transport}
             await inner(scope, receive, send)  # type: ignore[arg-type]
 
         self.app = app  # type: ignore[assignment]
@@ -176,11 +177,6 @@ class TimedH11Protocol(H11Protocol):
             return  # a whole request is being answered (an open stream among them)
         log.debug("closing %s: no whole request in %.1f s", self.client, self.request_timeout)
         self.transport.close()
-
-    def _close_now(self) -> None:
-        # abort, not close: close would first wait for the unsent bytes to be taken, which
-        # a client that stopped reading never does.
-        self.transport.abort()
 
     def send_400_response(self, msg: str) -> None:
         log.debug("refused a request from %s: %s", self.client, msg)

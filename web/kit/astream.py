@@ -3,12 +3,14 @@
 The transport of :mod:`web.kit.broadcast`'s one writer, for :mod:`web.kit.aserve`.
 The feed's writer thread writes each message to every member as before; a member
 here is a :class:`LoopStream`, whose ``write`` only appends the bytes to the
-stream's own buffer (past :data:`web.kit.broadcast.MAX_BACKLOG` unsent bytes it
-raises, and the writer drops the viewer) and marks the stream due. One wake-up of
-the loop per burst (:class:`Pump`, however many streams are due) hands the due
-streams to their tasks, each of which sends what its buffer holds. A stream's task
-also waits for its client's disconnection, so a closed page gives its place back
-at once, not at the next write.
+stream's own buffer and marks the stream due. One wake-up of the loop per burst
+(:class:`Pump`, however many streams are due) then writes every due stream's bytes
+to its connection, chunk-framed, straight into the asyncio transport: no task is
+woken per viewer and per message. A viewer that leaves more than
+:data:`web.kit.broadcast.MAX_BACKLOG` bytes unsent is dropped (the writer's next
+write raises, and its connection is aborted: it reconnects and catches up). A
+stream's task only waits for its end: its client's disconnection (so a closed page
+gives its place back at once, not at the next write) or the feed's.
 """
 
 from __future__ import annotations
@@ -31,13 +33,14 @@ log = logging.getLogger(__name__)
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
-#: The scope extension :mod:`web.kit.aserve` offers: closes the connection at once.
-CLOSE = "arbiter.close"
+#: The scope extension :mod:`web.kit.aserve` offers: the connection's asyncio transport,
+#: which a stream writes its body to (after the headers, sent through the server).
+TRANSPORT = "arbiter.transport"
 
 
 class NotifyingEvent(threading.Event):
     """A :class:`threading.Event` that also calls ``notify`` when it is set (from any
-    thread): how a stream's task hears that the writer ended it."""
+    thread): how the loop hears that the writer ended a stream."""
 
     def __init__(self, notify: Callable[[], None]) -> None:
         super().__init__()
@@ -55,34 +58,37 @@ class Pump:
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
         self._lock = threading.Lock()
-        self._due: list[LoopStream] = []
+        self._due: dict[LoopStream, None] = {}  # ordered, each stream once
 
     def due(self, stream: LoopStream) -> None:
         with self._lock:
             first = not self._due
-            self._due.append(stream)
+            self._due[stream] = None
         if first:
             with contextlib.suppress(RuntimeError):  # the loop is closed: the server stopped
                 self._loop.call_soon_threadsafe(self._run)
 
     def _run(self) -> None:
         with self._lock:
-            due, self._due = self._due, []
+            due, self._due = self._due, {}
         for stream in due:
-            stream.wake()
+            stream.flush()
 
 
 class LoopStream:
-    """One viewer's stream: bytes written from any thread, sent by its task on the loop."""
+    """One viewer's stream: bytes written from any thread, sent from the loop."""
 
-    def __init__(self, pump: Pump, close: Callable[[], None], limit: int = MAX_BACKLOG) -> None:
+    def __init__(self, pump: Pump, transport: asyncio.WriteTransport, *, chunked: bool = True,
+                 limit: int = MAX_BACKLOG) -> None:
         self._pump = pump
-        self._close = close
+        self._transport = transport
+        self._chunked = chunked
         self._limit = limit
         self._lock = threading.Lock()
         self._buffer = bytearray()
+        self._unsent = 0  # what the transport held unsent at the last flush
         self._gone = False
-        self.ready = asyncio.Event()
+        self.ended = asyncio.Event()
         self.done = NotifyingEvent(lambda: pump.due(self))
 
     def write(self, data: bytes) -> None:
@@ -91,17 +97,11 @@ class LoopStream:
         with self._lock:
             if self._gone:
                 raise StreamGoneError("the client has gone")
-            if len(self._buffer) > self._limit:
-                raise StreamBacklogError(
-                    f"{len(self._buffer)} bytes unsent: the client stopped reading")
+            waiting = len(self._buffer) + self._unsent
+            if waiting > self._limit:
+                raise StreamBacklogError(f"{waiting} bytes unsent: the client stopped reading")
             self._buffer += data
         self._pump.due(self)
-
-    def take(self) -> bytes:
-        with self._lock:
-            data = bytes(self._buffer)
-            self._buffer.clear()
-        return data
 
     @property
     def gone(self) -> bool:
@@ -109,18 +109,31 @@ class LoopStream:
             return self._gone
 
     def client_gone(self) -> None:
-        """The client disconnected (on the loop)."""
+        """The client disconnected, or its connection was aborted (on the loop)."""
         with self._lock:
             self._gone = True
-        self.ready.set()
+        self.ended.set()
 
-    def wake(self) -> None:
-        """On the loop: something to send, or the stream ended. An ended stream whose
-        client is still there is closed here, not by its task, which may be waiting for
-        a client that stopped reading to take what was sent before."""
-        self.ready.set()
-        if self.done.is_set() and not self.gone:
-            self._close()
+    def flush(self) -> None:
+        """On the loop: what waits goes to the transport (which sends without blocking);
+        a stream the feed ended, or whose client takes too little, is aborted."""
+        with self._lock:
+            data = bytes(self._buffer)
+            self._buffer.clear()
+            gone = self._gone
+        if gone:
+            return
+        if data:
+            self._transport.write(b"%X\r\n%s\r\n" % (len(data), data) if self._chunked
+                                  else data)
+        unsent = self._transport.get_write_buffer_size()
+        with self._lock:
+            self._unsent = unsent
+        if self.done.is_set() or unsent > self._limit:
+            # abort, not close: close would first wait for the unsent bytes to be taken,
+            # which a client that stopped reading never does. The page reconnects.
+            self._transport.abort()
+            self.client_gone()
 
 
 class StreamEndpoint:
@@ -169,8 +182,10 @@ class StreamEndpoint:
         if self._pump is None:
             self._pump = Pump(loop)
             self._ticker = loop.create_task(self._keepalives())
-        close = scope.get("extensions", {}).get(CLOSE, lambda: None)
-        stream = LoopStream(self._pump, close)
+        transport = scope.get("extensions", {}).get(TRANSPORT)
+        if transport is None:  # a server that does not offer it: nothing to write to
+            raise RuntimeError(f"the server offers no {TRANSPORT}")
+        stream = LoopStream(self._pump, transport, chunked=scope["http_version"] != "1.0")
         member = Member(encoding, stream.write)
         member.done = stream.done
         head = [(b"content-type", b"text/event-stream; charset=utf-8"),
@@ -178,29 +193,23 @@ class StreamEndpoint:
                 (b"vary", b"Accept-Encoding"), *self._headers]
         if encoding is not Encoding.IDENTITY:
             head.append((b"content-encoding", encoding.value.encode()))
+        # The head through the server (its framing: chunked for HTTP/1.1); the body then
+        # straight to the transport, from the loop (LoopStream.flush).
         await send({"type": "http.response.start", "status": 200, "headers": head})
         watcher = loop.create_task(self._watch(receive, stream))
         self.hub.joined(1)
         log.debug("viewer %s joined the stream", scope.get("client"))
         try:
             await loop.run_in_executor(self._pool, self.hub.feed.join, member, last_event_id)
-            while True:
-                await stream.ready.wait()
-                stream.ready.clear()
-                data = stream.take()
-                if data and not stream.gone:
-                    await send({"type": "http.response.body", "body": data, "more_body": True})
-                if stream.gone or member.done.is_set():
-                    break
+            await stream.ended.wait()
+            # Ended by the feed or a stall: aborted; waited for, so that the server counts
+            # the response as the client's disconnection, not as one left unfinished.
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(watcher), 2.0)
         finally:
-            if not stream.gone:
-                # The feed ended the stream (a slow viewer, or the server stops): closed,
-                # and the page reconnects. Waited for, so the server counts the response
-                # as the client's disconnection, not as one the app left unfinished.
-                close()
-                with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
-                    await asyncio.wait_for(asyncio.shield(watcher), 2.0)
             watcher.cancel()
+            if not stream.gone:  # cancelled (the server stops): its connection goes too
+                transport.abort()
             self.hub.joined(-1)
             log.debug("viewer %s left the stream", scope.get("client"))
             # Not awaited: the writer may hold the feed's lock for a while (a refresh

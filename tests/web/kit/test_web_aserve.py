@@ -15,7 +15,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 import pytest
@@ -28,7 +28,7 @@ from web.kit.aserve import AsyncWebServer, WorkerPool, make_async_server
 from web.kit.astream import LoopStream, Pump
 from web.kit.body import MAX_BODY_BYTES
 from web.kit.broadcast import Broadcast, Member
-from web.kit.errors import StreamBacklogError, WebServerError
+from web.kit.errors import StreamBacklogError, StreamGoneError, WebServerError
 from web.kit.events import StreamHub, StreamRoute
 from web.kit.hooks import SECURITY_HEADERS
 
@@ -374,25 +374,39 @@ def test_viewers_coming_and_going_are_logged_at_debug_only(
             and "web page on" not in r.getMessage()] == []
 
 
-def test_loop_stream_refuses_past_its_backlog_and_closes_when_ended() -> None:
-    async def scenario() -> tuple[list[str], bytes]:
-        closed: list[str] = []
-        stream = LoopStream(Pump(asyncio.get_running_loop()), lambda: closed.append("closed"),
-                            limit=10)
-        stream.write(b"0123456789")
-        stream.write(b"a")  # 10 waiting: not past the limit yet
-        with pytest.raises(StreamBacklogError):
-            stream.write(b"b")
-        await asyncio.wait_for(stream.ready.wait(), 5)
-        taken = stream.take()
-        stream.done.set()  # the writer drops it, from its own thread as in a venue
-        await asyncio.sleep(0)
-        while not closed:
-            await asyncio.sleep(0.01)
-        return closed, taken
+def test_loop_stream_frames_its_bytes_and_aborts_a_client_that_stops_reading() -> None:
+    """A real socket pair: what the writer writes arrives chunk-framed; once the peer
+    has left more than the limit unread, the next write raises and the connection is
+    aborted (the viewer reconnects; the others are not held up)."""
 
-    closed, taken = asyncio.run(scenario())
-    assert closed == ["closed"] and taken == b"0123456789a"
+    async def scenario() -> tuple[bytes, int, bool]:
+        loop = asyncio.get_running_loop()
+        ours, theirs = socket.socketpair()
+        theirs.setblocking(False)
+        transport, _protocol = await loop.create_connection(asyncio.Protocol, sock=ours)
+        stream = LoopStream(Pump(loop), transport, limit=64 * 1024)
+        writer = threading.Thread(target=stream.write, args=(b"data: 1\n\n",))
+        writer.start()  # from another thread, as the feed's writer does
+        writer.join()
+        got = b""
+        while b"\r\n" not in got[3:]:
+            await asyncio.sleep(0.01)
+            with suppress(BlockingIOError):
+                got += theirs.recv(100)
+        written = 0
+        # Refused for its backlog, or found aborted by the loop's flush: dropped either way.
+        with pytest.raises((StreamBacklogError, StreamGoneError)):
+            for _ in range(100_000):  # the peer reads no more
+                stream.write(b"x" * 4096)
+                written += 1
+                await asyncio.sleep(0)  # the loop flushes
+        await asyncio.wait_for(stream.ended.wait(), 5)
+        theirs.close()
+        return got, written, transport.is_closing()
+
+    got, written, closed = asyncio.run(scenario())
+    assert got == b"9\r\ndata: 1\n\n\r\n"
+    assert 0 < written < 100_000 and closed
 
 
 def test_worker_pool_runs_calls_and_stops_its_threads() -> None:
