@@ -150,9 +150,9 @@ class TimedH11Protocol(H11Protocol):
 
         async def app(scope: Scope, receive: Receive, send: Send) -> None:
             scope["extensions"] = {**(scope.get("extensions") or {}), TRANSPORT: self.transport}
-            await inner(scope, receive, send)  # type: ignore[arg-type]
+            await inner(scope, receive, send)
 
-        self.app = app  # type: ignore[assignment]
+        self.app = app
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -228,6 +228,7 @@ class AsyncWebServer:
         self.host: str = str(address[0])
         self.port: int = int(address[1])
         self._closed = False
+        self._lock = threading.Lock()  # run's start against close
         self._running = threading.Event()
         self._finished = threading.Event()
 
@@ -247,24 +248,30 @@ class AsyncWebServer:
 
     def run(self) -> None:
         """Serve until :meth:`close` (blocks; run it in a thread)."""
-        if self._closed:
-            return
-        self._running.set()
+        with self._lock:
+            if self._closed:
+                return
+            self._running.set()
         try:
             self._server.run(sockets=[self._sock])
+        except (OSError, ValueError):
+            if not self._closed:  # a socket closed by a stop that came at once is expected
+                raise
         finally:
             self._finished.set()
 
     def close(self) -> None:
         """End the streams, stop the loop and the workers, close the socket. Idempotent."""
-        if self._closed:
-            return
-        self._closed = True
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            running = self._running.is_set()
         hub = self.app.extensions.get("arbiter_streams")
         if isinstance(hub, StreamHub):
             hub.stop()
         self._server.should_exit = True
-        if self._running.is_set():
+        if running:
             self._finished.wait(SHUTDOWN_SECONDS + 5.0)
         self._sock.close()
         self._pool.shutdown()
@@ -311,6 +318,7 @@ def make_async_server(
         endpoint = StreamEndpoint(hub, route, pool, SECURITY_HEADERS)
     config = Config(
         Router(wsgi, endpoint), http=protocol, ws="none", lifespan="off", log_config=None,
+        loop="asyncio",
         access_log=False, proxy_headers=False, server_header=False,
         headers=[("Server", "gg-arbiter")],
         timeout_keep_alive=int(max(1, request_timeout)),

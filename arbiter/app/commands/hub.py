@@ -24,7 +24,7 @@ from arbiter.hub.resend import GRACE, Resender
 from arbiter.threads import BackgroundThread, declare
 from web.hub import create_hub_app
 from web.hub.feed import VenueFeed
-from web.kit.aserve import AsyncWebServer, make_async_server
+from web.kit.aserve import DEFAULT_STREAMS, AsyncWebServer, make_async_server
 from web.kit.errors import WebServerError
 
 log = logging.getLogger(__name__)
@@ -52,6 +52,10 @@ def register(sub: Any, parser_class: type[argparse.ArgumentParser]) -> None:
     hub.add_argument("--host", default="0.0.0.0", help="web address to serve on (default all)")
     hub.add_argument("--port", type=int, default=DEFAULT_WEB_PORT,
                      help=f"web port (default {DEFAULT_WEB_PORT}; 0 picks a free one)")
+    hub.add_argument("--viewers", type=_viewers, default=DEFAULT_STREAMS, metavar="N",
+                     help="live viewers the pages serve at once (default "
+                          f"{DEFAULT_STREAMS}; each costs the hub about 25 KB; one more is "
+                          "refused at once and its page reloads every 10 s instead)")
     hub.add_argument("--resend-after", type=span, default=GRACE, metavar="SECONDS",
                      help="ask a table to resend events missing for this long "
                           f"(default {GRACE:g})")
@@ -60,6 +64,17 @@ def register(sub: Any, parser_class: type[argparse.ArgumentParser]) -> None:
     hub.set_defaults(func=Serving(_serve))
     cmds = hub.add_subparsers(dest="hub_command", metavar="SUBCOMMAND", parser_class=parser_class)
     hub_ledger.register(cmds, parser_class)
+
+
+def _viewers(text: str) -> int:
+    """``--viewers``: a whole number, at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"at least 1 viewer, not {value}")
+    return value
 
 
 def _serve(args: argparse.Namespace, requests: StopRequests) -> int:
@@ -107,7 +122,7 @@ def _web_server(args: argparse.Namespace, ledger: Ledger, feed: VenueFeed, inges
                          publish=ingest.publish_assignment, resend=resender.ask)
     # The venue's streams on asyncio: a thousand phones, no thread each (web.kit.aserve).
     try:
-        return make_async_server(app, args.host, args.port)
+        return make_async_server(app, args.host, args.port, streams=args.viewers)
     except WebServerError as exc:
         raise HubCliError(str(exc)) from None
 

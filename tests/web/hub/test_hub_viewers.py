@@ -6,8 +6,10 @@ names the page's polling route, and served once a place is free."""
 from __future__ import annotations
 
 import json
+import os
 import selectors
 import socket
+import subprocess
 import time
 from collections.abc import Iterator
 from datetime import timedelta
@@ -16,8 +18,11 @@ from pathlib import Path
 import pytest
 
 from arbiter import threads
+from arbiter.app.cli import main
 from arbiter.hub.ledger import Ledger
 from tests.support.crowd import close_all, hold_streams, timed_get
+from tests.support.mqtt import mosquitto, port_open
+from tests.support.spawn import free_port, gg_arbiter
 from tests.support.waiting import wait_until
 from tests.support.web import PIN
 from web.hub import create_hub_app
@@ -57,8 +62,9 @@ def _read_all(socks: list[socket.socket], mark: bytes, timeout: float) -> int:
         deadline = time.monotonic() + timeout
         while got < len(socks) and time.monotonic() < deadline:
             for key, _ in selector.select(0.2):
-                sock = key.fileobj
-                assert isinstance(sock, socket.socket)
+                ready = key.fileobj
+                assert isinstance(ready, socket.socket)
+                sock = ready
                 try:
                     chunk = sock.recv(65536)
                 except BlockingIOError:
@@ -92,3 +98,36 @@ def test_a_thousand_viewers_each_get_the_update_and_the_next_is_refused_then_ser
     wait_until(lambda: hub.admitted == 0, timeout=5)
     viewer = hold_streams(server.port, 1, timeout=10)
     close_all(viewer)
+
+
+@pytest.mark.slow  # a broker and a hub process
+def test_the_hub_command_serves_as_many_viewers_as_it_is_told(tmp_path: Path) -> None:
+    """``gg-arbiter hub --viewers 3``: three streams, the fourth refused at once."""
+    env = {k: v for k, v in os.environ.items() if k != "GPIOZERO_PIN_FACTORY"}
+    web = free_port()
+    with mosquitto(tmp_path / "broker") as broker:
+        proc = subprocess.Popen(
+            [*gg_arbiter(), "hub", "--event", "club", "--data", str(tmp_path / "hub"),
+             "--broker", f"mqtt://127.0.0.1:{broker}", "--host", "127.0.0.1",
+             "--port", str(web), "--viewers", "3"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        try:
+            wait_until(lambda: port_open(web) or proc.poll() is not None, timeout=30)
+            assert proc.poll() is None, "the hub did not start"
+            socks = hold_streams(web, 3)
+            try:
+                refused = timed_get(web, "/api/events")
+                assert refused.status == 503 and refused.seconds < 5
+            finally:
+                close_all(socks)
+        finally:
+            proc.terminate()
+            assert proc.wait(15) == 0
+
+
+def test_the_hub_command_refuses_a_viewer_count_below_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["hub", "--event", "club", "--data", str(tmp_path), "--broker",
+                 "mqtt://127.0.0.1:1", "--viewers", "0"]) == 2
+    assert "at least 1 viewer, not 0" in capsys.readouterr().err

@@ -142,8 +142,9 @@ def _read_until_all(socks: list[socket.socket], mark: bytes, timeout: float) -> 
         deadline = time.monotonic() + timeout
         while done < len(socks) and time.monotonic() < deadline:
             for key, _ in selector.select(0.2):
-                sock = key.fileobj
-                assert isinstance(sock, socket.socket)
+                ready = key.fileobj
+                assert isinstance(ready, socket.socket)
+                sock = ready
                 try:
                     chunk = sock.recv(65536)
                 except BlockingIOError:
