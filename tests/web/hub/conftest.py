@@ -1,5 +1,6 @@
-"""Fixtures for the hub web tests: a ledger, the live feed and the app, served as the hub serves it (web.kit.aserve);
-with ``broker_hub`` also a real Mosquitto and the hub's real MQTT ingest."""
+"""Fixtures for the hub web tests: a ledger, the live feed and the app, served as the hub
+serves it (web.kit.aserve); with ``broker_hub`` also a real Mosquitto and the hub's real
+MQTT ingest."""
 
 from __future__ import annotations
 
