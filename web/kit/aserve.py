@@ -15,9 +15,11 @@ with h11):
 - a connection that has not sent a whole request within ``request_timeout``
   seconds (idle, trickling, or silent after its answer) is closed
   (:class:`TimedH11Protocol`); a request the HTTP parser refuses (bad request
-  line, headers too big) answers 400 JSON with the security headers; bodies past
-  :data:`web.kit.body.MAX_BODY_BYTES` are refused (413) by Flask from their
-  ``Content-Length``, before they are read.
+  line, headers too big) answers 400 JSON with the security headers; a body is
+  read whole on the loop before a worker thread takes the request (a trickling
+  client holds no thread), and one past :data:`web.kit.body.MAX_BODY_BYTES` is
+  refused (413): by Flask from its ``Content-Length`` before it is read, or here
+  once a chunked one grows past it.
 
 ::
 
@@ -48,6 +50,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from arbiter.threads import BackgroundThread, declare
 from web.kit.astream import TRANSPORT, Receive, Scope, Send, StreamEndpoint
+from web.kit.body import MAX_BODY_BYTES
 from web.kit.errors import WebServerError
 from web.kit.events import StreamHub, StreamRoute
 from web.kit.hooks import SECURITY_HEADERS
@@ -201,18 +204,62 @@ def timed_protocol(request_timeout: float) -> type[TimedH11Protocol]:
 
 
 class Router:
-    """The ASGI app: the event stream's path to its endpoint, the rest to Flask."""
+    """The ASGI app: the event stream's path to its endpoint, the rest to Flask.
+
+    A request's body is read whole on the loop before Flask's worker thread takes the
+    request (as waitress did): a client trickling its body holds a socket until the
+    request timeout, never one of the few worker threads. A body declared larger than
+    :data:`web.kit.body.MAX_BODY_BYTES` is not read (Flask answers 413 from its
+    ``Content-Length``); one that is not declared (chunked) and grows past it is
+    answered 413 here.
+    """
 
     def __init__(self, wsgi: Any, streams: StreamEndpoint | None) -> None:
         self._wsgi = wsgi
         self._streams = streams
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if (self._streams is not None and scope["type"] == "http"
-                and scope["path"] == self._streams.route.path):
+        if scope["type"] != "http":
+            return  # no lifespan, no WebSocket (the server is told so)
+        if self._streams is not None and scope["path"] == self._streams.route.path:
             await self._streams(scope, receive, send)
-        else:
-            await self._wsgi(scope, receive, send)
+            return
+        headers = dict(scope["headers"])
+        declared = headers.get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY_BYTES):
+            await self._wsgi(scope, receive, send)  # refused by Flask, unread
+            return
+        if declared in (None, b"0") and b"chunked" not in headers.get(b"transfer-encoding", b""):
+            await self._wsgi(scope, receive, send)  # no body
+            return
+        body = bytearray()
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return  # the client left (or was timed out) before its body was whole
+            body += message.get("body", b"")
+            more = bool(message.get("more_body", False))
+            if len(body) > MAX_BODY_BYTES:
+                await _answer_json(send, 413, "request entity too large: the body may hold"
+                                              f" at most {MAX_BODY_BYTES} bytes")
+                return
+        whole: list[dict[str, Any]] = [{"type": "http.request", "body": bytes(body),
+                                        "more_body": False}]
+
+        async def replay() -> dict[str, Any]:
+            return whole.pop() if whole else await receive()
+
+        await self._wsgi(scope, replay, send)
+
+
+async def _answer_json(send: Send, status: int, error: str) -> None:
+    raw = json.dumps({"error": error}).encode()
+    await send({"type": "http.response.start", "status": status, "headers": [
+        (b"content-type", b"application/json"), (b"cache-control", b"no-store"),
+        (b"content-length", str(len(raw)).encode()), (b"connection", b"close"),
+        *((k.lower().encode(), v.encode()) for k, v in SECURITY_HEADERS.items())]})
+    await send({"type": "http.response.body", "body": raw, "more_body": False})
 
 
 class AsyncWebServer:

@@ -326,6 +326,41 @@ def test_a_body_past_the_limit_is_refused_and_one_at_the_limit_taken() -> None:
         assert " 200 " in status and json.loads(body) == {"length": MAX_BODY_BYTES}
 
 
+def test_a_chunked_body_past_the_limit_is_refused_as_json() -> None:
+    with serving(_app(Ticker())) as server:
+        chunk = b"a" * 4096
+        body = b"".join(b"%X\r\n%s\r\n" % (len(chunk), chunk)
+                        for _ in range(MAX_BODY_BYTES // len(chunk) + 2)) + b"0\r\n\r\n"
+        status, headers, raw = _request(server.port, (
+            b"POST /api/echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n"
+            b"Content-Type: application/octet-stream\r\n\r\n") + body)
+    assert " 413 " in status and headers["content-type"] == "application/json"
+    assert str(MAX_BODY_BYTES) in json.loads(raw)["error"]
+    for name, value in SECURITY_HEADERS.items():
+        assert headers[name.lower()] == value, name
+
+
+def test_clients_trickling_their_bodies_hold_no_worker_thread() -> None:
+    """Six clients send a body's first byte and no more; with two worker threads, a page
+    is still answered at once (waitress too read bodies before a thread took them)."""
+    with serving(_app(Ticker()), workers=2, request_timeout=60) as server:
+        tricklers = []
+        for _ in range(6):
+            sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+            sock.sendall(b"POST /api/echo HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n"
+                         b"Content-Type: application/octet-stream\r\n\r\nx")
+            tricklers.append(sock)
+        try:
+            started = time.monotonic()
+            status, _h, body = _request(server.port, b"GET /api/status HTTP/1.1\r\nHost: t\r\n"
+                                                     b"Connection: close\r\n\r\n", timeout=30)
+            took = time.monotonic() - started
+        finally:
+            close_all(tricklers)
+    assert " 200 " in status and json.loads(body) == {"ok": True}
+    assert took < 5, f"a page waited {took:.1f} s behind clients trickling their bodies"
+
+
 def test_close_ends_the_streams_and_leaves_no_thread() -> None:
     feed = Ticker()
     app = _app(feed)
