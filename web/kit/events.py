@@ -1,8 +1,10 @@
 """Server-Sent Events: the admission of streams, and the table's status feed.
 
 Both apps stream the same way (:mod:`web.kit.broadcast`): one writer thread per
-feed writes every message to every open stream. Each stream holds one server
-thread while it is open (waiting, see :mod:`web.kit.serve`), so the
+feed writes every message to every open stream. Under waitress (the table's
+page, :mod:`web.kit.serve`) each stream holds one server thread while it is
+open (waiting); under the hub's asynchronous server (:mod:`web.kit.aserve`) it
+holds none, and is served at its app's :class:`StreamRoute`. Either way the
 :class:`StreamHub` admits at most ``capacity`` streams at once; one more is
 refused with :class:`StreamsFullError` (the page then polls). The table's
 :class:`StatusFeed` sends a comment line at once, the current status, then one
