@@ -156,6 +156,7 @@ def _read_until_all(socks: list[socket.socket], mark: bytes, timeout: float) -> 
     return done
 
 
+@pytest.mark.slow  # seconds of real time
 def test_a_thousand_streams_closed_give_their_places_back_at_once() -> None:
     """Issue 27, item 7: 200 streams opened and closed kept new viewers out for 10.8 s
     (until each stream's next write). Here the places are exactly 1,000, the feed
