@@ -108,6 +108,12 @@ class HubProcess:
             self.proc.kill()
 
 
+def carried(a: AssignmentMessage) -> dict[str, Any]:
+    """The assignment as a table carries it into its NEW GAME: with the pairing's id,
+    without which the hub does not score the game."""
+    return {k: v for k, v in a.items() if k in ("round", "board", "white", "black", "pairing")}
+
+
 class Tables:
     """Every table's paho client, and when each challenge was published."""
 
@@ -162,8 +168,7 @@ class Tables:
         for table, a in self.assignments.items():
             self.publish(table, "online", b"true", retain=True)
             self.event(table, {"type": "new_game", "at": time.time(),
-                               "assignment": {k: a[k] for k in ("round", "board", "white",
-                                                                 "black")}})
+                               "assignment": carried(a)})
 
     def challenge(self, table: str) -> None:
         self.challenges[table] += 1
@@ -437,8 +442,10 @@ def replay(broker: int, work: Path, count: int, log: dict[str, list[dict[str, An
         t0 = time.perf_counter()
         for table, held in log.items():
             for e in held:
-                tables.event(table, {k: v for k, v in e.items()
-                                     if k not in ("format", "table", "seq", "game")})
+                body = {k: v for k, v in e.items() if k not in ("format", "table", "seq", "game")}
+                if body["type"] == "new_game":  # this hub's pairing, with its own id
+                    body["assignment"] = carried(assignments[table])
+                tables.event(table, body)
             tables.event(table, {"type": "game_over",
                                  "ending": {"kind": "flag_captured", "winner": "W",
                                             "at": time.time()}})
