@@ -1,18 +1,19 @@
-"""Benchmark the hub at venue scale: 200 tables publishing, 200 viewers on its event stream.
+"""Benchmark the hub at venue scale: 200 tables publishing, 1,000 viewers on its event stream.
 
-Run: .venv/bin/python bench/bench_hub_venue.py [--tables 200] [--viewers 200] [--seconds 60]
+Run: .venv/bin/python bench/bench_hub_venue.py [--tables 200] [--viewers 1000] [--seconds 60]
 
 A real Mosquitto and a real ``gg-arbiter hub`` process (its own ledger, a
 round-robin round of 2 x tables players, each board assigned to a table).
 One process here plays every table: one paho client per table speaking the
 table contract (online with a last will, retained status, QoS 1 events), a
-challenge every 2 to 4 s per table (and its status). ``--viewers`` raw sockets
-hold ``/api/events`` open, asking for ``--encoding`` as a browser does
-(``Accept-Encoding``); ``--measured`` of them are decoded (chunks, then gzip or
-deflate) and parsed, and the time from publishing a challenge to its table's
-change arriving on a viewer is the latency (the rest are drained, so the hub
-writes to every one). Prints the hub's CPU (share of one core) and memory over
-the run, the bytes each viewer received per second, latency p50/p99/max, and then
+challenge every 2 to 4 s per table (and its status). ``--viewers`` asyncio
+clients in one process (one thread) hold ``/api/events`` open, asking for
+``--encoding`` as a browser does (``Accept-Encoding``); each decodes its stream
+(chunks, then gzip or deflate) and keeps its messages' ids, and ``--measured`` of
+them parse it: the time from publishing a challenge to its table's change
+arriving on a viewer is the latency. Prints how many of the hub's messages
+reached every viewer, the hub's CPU (share of one core) and memory over the
+run, the bytes each viewer received, latency p50/p99/max, and then
 the time to replay the whole round (every table's events and game over) into
 a freshly started hub with an empty ledger until every board has its result.
 """
@@ -20,12 +21,11 @@ a freshly started hub with an empty ledger until every board has its result.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import bisect
 import json
 import multiprocessing
 import random
-import selectors
-import socket
 import subprocess
 import sys
 import tempfile
@@ -108,6 +108,12 @@ class HubProcess:
             self.proc.kill()
 
 
+def carried(a: AssignmentMessage) -> dict[str, Any]:
+    """The assignment as a table carries it into its NEW GAME: with the pairing's id,
+    without which the hub does not score the game."""
+    return {k: v for k, v in a.items() if k in ("round", "board", "white", "black", "pairing")}
+
+
 class Tables:
     """Every table's paho client, and when each challenge was published."""
 
@@ -162,8 +168,7 @@ class Tables:
         for table, a in self.assignments.items():
             self.publish(table, "online", b"true", retain=True)
             self.event(table, {"type": "new_game", "at": time.time(),
-                               "assignment": {k: a[k] for k in ("round", "board", "white",
-                                                                 "black")}})
+                               "assignment": carried(a)})
 
     def challenge(self, table: str) -> None:
         self.challenges[table] += 1
@@ -190,64 +195,71 @@ class Tables:
 
 
 def viewers_main(port: int, count: int, measured: int, encoding: str, conn: Any) -> None:
-    """In a process of its own: ``count`` open event streams read by one thread, the
-    first ``measured`` decoded and parsed. Says "ready" once every stream had its
-    opening; on "go" starts counting the bytes read; on "stop" sends back when each
-    challenge's change first arrived on each parsed viewer (wall clock), the bytes
-    read since "go", and its CPU time."""
-    sel = selectors.DefaultSelector()
+    """In a process of its own: ``count`` open event streams, each an asyncio client
+    (one thread for them all, as cheap as a viewer can be), the first ``measured``
+    parsed. Every viewer keeps the ids of the messages it got. Says "ready" once every
+    stream had its opening; on "go" starts counting the bytes read; on "stop" sends
+    back when each challenge's change first arrived on each parsed viewer (wall clock),
+    the bytes read since "go", each viewer's message ids, its status, and its CPU time."""
+    asyncio.run(_viewers(port, count, measured, encoding, conn))
+
+
+async def _viewers(port: int, count: int, measured: int, encoding: str, conn: Any) -> None:
     accept = "" if encoding == "identity" else f"Accept-Encoding: {encoding}\r\n"
-    for i in range(count):
-        s = socket.create_connection(("127.0.0.1", port), timeout=30)
-        s.sendall(f"GET /api/events HTTP/1.1\r\nHost: hub\r\nAccept: text/event-stream\r\n"
-                  f"{accept}\r\n".encode())
-        s.setblocking(False)
-        sel.register(s, selectors.EVENT_READ, {"parse": i < measured, "decoder": StreamDecoder(),
-                                               "seen": set(), "opened": False})
+    request = (f"GET /api/events HTTP/1.1\r\nHost: hub\r\nAccept: text/event-stream\r\n"
+               f"{accept}\r\n").encode()
     arrivals: list[tuple[str, int, float]] = []
-    since = opened = 0
-    told = False
+    decoders = [StreamDecoder(parse=i < measured) for i in range(count)]
+    read = [0]
+    opened = asyncio.Event()
+    waiting = [count]
+
+    async def viewer(i: int) -> None:
+        decoder = decoders[i]
+        seen: set[tuple[str, int]] = set()
+        first = True
+        try:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=1 << 20)
+            writer.write(request)
+            while chunk := await reader.read(1 << 16):
+                now = time.time()
+                read[0] += len(chunk)
+                messages = decoder.feed(chunk)
+                if first and (decoder.ids or decoder.status not in (0, 200)):
+                    first = False
+                    waiting[0] -= 1
+                    if not waiting[0]:
+                        opened.set()
+                for msg in messages:
+                    if msg.get("type") == "snapshot":
+                        changes = {row["table"]: row for row in msg["tables"]}
+                    else:
+                        changes = {t: f for t, f in (msg.get("patch") or {}).items() if f}
+                    for table, fields in changes.items():
+                        if "challenges" in fields and (table, fields["challenges"]) not in seen:
+                            seen.add((table, fields["challenges"]))
+                            arrivals.append((table, fields["challenges"], now))
+        except OSError:
+            pass
+        finally:
+            if first:
+                waiting[0] -= 1
+                if not waiting[0]:
+                    opened.set()
+
+    tasks = [asyncio.create_task(viewer(i)) for i in range(count)]
+    await opened.wait()
+    conn.send(("ready", sum(1 for d in decoders if d.ids)))
+    loop = asyncio.get_running_loop()
     while True:
-        if conn.poll():
-            order = conn.recv()
-            if order == "stop":
-                break
-            since = 0  # "go"
-        for key, _mask in sel.select(0.2):
-            sock = key.fileobj
-            assert isinstance(sock, socket.socket)  # only sockets are registered
-            try:
-                chunk = sock.recv(1 << 16)
-            except BlockingIOError:
-                continue
-            except OSError:
-                chunk = b""
-            if not chunk:
-                sel.unregister(key.fileobj)
-                continue
-            now = time.time()
-            since += len(chunk)
-            if not key.data["opened"]:  # the stream's opening arrived
-                key.data["opened"] = True
-                opened += 1
-            if not key.data["parse"]:
-                continue
-            for msg in key.data["decoder"].feed(chunk):
-                if msg.get("type") == "snapshot":
-                    changes = {row["table"]: row for row in msg["tables"]}
-                else:
-                    changes = {t: f for t, f in (msg.get("patch") or {}).items() if f}
-                for table, fields in changes.items():
-                    if "challenges" not in fields:
-                        continue
-                    mark = (table, fields["challenges"])
-                    if mark not in key.data["seen"]:
-                        key.data["seen"].add(mark)
-                        arrivals.append((*mark, now))
-        if opened >= count and not told:
-            conn.send(("ready", opened))
-            told = True
-    conn.send(("done", arrivals, since, time.process_time()))
+        order = await loop.run_in_executor(None, conn.recv)
+        if order == "stop":
+            break
+        read[0] = 0  # "go"
+    for task in tasks:
+        task.cancel()
+    conn.send(("done", arrivals, read[0], [d.ids for d in decoders],
+               [d.status for d in decoders], time.process_time()))
 
 
 class Viewers:
@@ -259,18 +271,41 @@ class Viewers:
             target=viewers_main, args=(port, count, measured, encoding, child), daemon=True)
         self.proc.start()
 
-    def ready(self, timeout: float) -> bool:
-        return bool(self.conn.poll(timeout)) and self.conn.recv()[0] == "ready"
+    def ready(self, timeout: float) -> int:
+        """How many viewers got their stream's opening (0: none in ``timeout`` s)."""
+        if not self.conn.poll(timeout):
+            return 0
+        tag, opened = self.conn.recv()
+        return int(opened) if tag == "ready" else 0
 
     def go(self) -> None:
         self.conn.send("go")
 
-    def finish(self) -> tuple[list[tuple[str, int, float]], int, float]:
-        """(arrivals, bytes read since go, CPU seconds the viewers' process used)."""
+    def finish(self) -> tuple[list[tuple[str, int, float]], int, list[list[str]], list[int],
+                              float]:
+        """(arrivals, bytes read since go, each viewer's message ids, each one's HTTP
+        status, CPU seconds the viewers' process used)."""
         self.conn.send("stop")
-        _tag, arrivals, total, cpu = self.conn.recv()
+        _tag, arrivals, total, ids, statuses, cpu = self.conn.recv()
         self.proc.join(10)
-        return arrivals, total, cpu
+        return arrivals, total, ids, statuses, cpu
+
+
+def delivery(ids: list[list[str]]) -> tuple[int, int, int, int]:
+    """(messages the hub sent after the viewers' openings, deliveries expected, made,
+    viewers that got every one): each viewer should get every message from the one
+    after its opening's to the last any viewer got, once and in order."""
+    seqs = [[int(i.rpartition(".")[2]) for i in got] for got in ids if got]
+    last = max((s[-1] for s in seqs), default=0)
+    first = min((s[0] for s in seqs), default=0)
+    expected = made = whole = 0
+    for s in seqs:
+        want = list(range(s[0] + 1, last + 1))
+        got = s[1:]
+        expected += len(want)
+        made += len(set(got) & set(want))
+        whole += got == want
+    return last - first, expected, made, whole
 
 
 def run(args: argparse.Namespace, work: Path) -> None:
@@ -287,9 +322,9 @@ def run(args: argparse.Namespace, work: Path) -> None:
         try:
             tables.start_games()
             viewers = Viewers(hub.port, args.viewers, args.measured, args.encoding)
-            ok = viewers.ready(60)
-            print(f"{args.tables} tables, {args.viewers} viewers streaming ({args.encoding}):"
-                  f" {ok}")
+            opened = viewers.ready(120)
+            print(f"{args.tables} tables, {args.viewers} viewers: {opened} streaming"
+                  f" ({args.encoding})")
             viewers.go()
             rng = random.Random(7)
             due = {t: time.monotonic() + rng.uniform(0, 3) for t in assignments}
@@ -308,7 +343,7 @@ def run(args: argparse.Namespace, work: Path) -> None:
             elapsed = time.monotonic() - t0
             rss, hwm = hub.memory_mb()
             sent = sum(tables.challenges.values())
-            arrivals, total, viewer_cpu = viewers.finish()
+            arrivals, total, ids, statuses, viewer_cpu = viewers.finish()
             lat = [(at - tables.sent[(t, n)]) * 1000 for t, n, at in arrivals
                    if (t, n) in tables.sent]
             print(f"challenges published: {sent} in {args.seconds:.0f} s "
@@ -321,14 +356,21 @@ def run(args: argparse.Namespace, work: Path) -> None:
                   f"p99 {percentile(lat, 0.99):.0f} ms, max {max(lat, default=float('nan')):.0f}"
                   f" ms; {total / 1e6:.1f} MB read by the viewers, whose one reading thread"
                   f" used {100 * viewer_cpu / (time.monotonic() - t0):.0f} % of a core")
-            print(f"feed per viewer: {total / args.viewers / elapsed / 1000:.2f} KB/s on the wire"
-                  f" ({args.encoding}; headers, chunk sizes and keep-alives included)")
+            print(f"feed per viewer: {total / args.viewers / elapsed / 1000:.2f} KB/s on the wire,"
+                  f" {total / args.viewers / 1e6:.2f} MB over the run ({args.encoding}; headers,"
+                  f" chunk sizes and keep-alives included)")
+            messages, expected, made, whole = delivery(ids)
+            refused = sum(1 for s in statuses if s != 200)
+            print(f"updates: the hub sent {messages} messages; {made} of {expected} deliveries"
+                  f" reached the viewers; {whole} of {args.viewers} viewers got every one"
+                  f" ({refused} refused or never answered)")
         finally:
             tables.close()
             hub.stop()
         if phases is not None and arrivals:
             print_phases(json.loads(phases.read_text()), tables.sent, arrivals, tables.acked)
-        replay(broker.port, work, args.tables, tables.log)
+        if not args.no_replay:
+            replay(broker.port, work, args.tables, tables.log)
     finally:
         broker.stop()
 
@@ -400,8 +442,10 @@ def replay(broker: int, work: Path, count: int, log: dict[str, list[dict[str, An
         t0 = time.perf_counter()
         for table, held in log.items():
             for e in held:
-                tables.event(table, {k: v for k, v in e.items()
-                                     if k not in ("format", "table", "seq", "game")})
+                body = {k: v for k, v in e.items() if k not in ("format", "table", "seq", "game")}
+                if body["type"] == "new_game":  # this hub's pairing, with its own id
+                    body["assignment"] = carried(assignments[table])
+                tables.event(table, body)
             tables.event(table, {"type": "game_over",
                                  "ending": {"kind": "flag_captured", "winner": "W",
                                             "at": time.time()}})
@@ -426,7 +470,7 @@ def replay(broker: int, work: Path, count: int, log: dict[str, list[dict[str, An
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=200)
-    parser.add_argument("--viewers", type=int, default=200)
+    parser.add_argument("--viewers", type=int, default=1000)
     parser.add_argument("--measured", type=int, default=25,
                         help="viewers whose messages are parsed for the latency")
     parser.add_argument("--seconds", type=float, default=60.0)
@@ -434,6 +478,8 @@ def main() -> None:
                         help="what the viewers accept (Accept-Encoding), as a browser asks")
     parser.add_argument("--no-status", action="store_true",
                         help="tables publish events only (no retained status per challenge)")
+    parser.add_argument("--no-replay", action="store_true",
+                        help="skip the replay of the round into a fresh hub")
     parser.add_argument("--phases", action="store_true",
                         help="also print where the time goes, step by step (bench/hub_phases.py)")
     args = parser.parse_args()

@@ -16,9 +16,14 @@ WBITS = {"gzip": 31, "deflate": 15}
 
 
 class StreamDecoder:
-    """Feed it the bytes of one HTTP response as they arrive; get the SSE messages."""
+    """Feed it the bytes of one HTTP response as they arrive; get the SSE messages.
 
-    def __init__(self) -> None:
+    Every message's ``id:`` is kept in :attr:`ids`; with ``parse`` False the messages
+    are not parsed (a cheap viewer of a benchmark's crowd, counting what it got)."""
+
+    def __init__(self, parse: bool = True) -> None:
+        self.parse = parse
+        self.ids: list[str] = []
         self.head: bytes | None = None
         self.headers: dict[str, str] = {}
         self.status = 0
@@ -73,13 +78,16 @@ class StreamDecoder:
                 self._need = -2
         if self._inflate is not None and body:
             body = self._inflate.decompress(body)
-        self.body += body
+        if self.parse:
+            self.body += body
         self._text += body
         *messages, self._text = self._text.split(b"\n\n")
         out = []
         for message in messages:
             for field in message.split(b"\n"):
-                if field.startswith(b"data: "):
+                if field.startswith(b"id: "):
+                    self.ids.append(field[4:].decode())
+                elif field.startswith(b"data: ") and self.parse:
                     out.append(json.loads(field[6:]))
         return out
 

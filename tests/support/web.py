@@ -18,6 +18,7 @@ from arbiter.app.config import load_config
 from arbiter.drivers.pins import mock_pin_factory
 from arbiter.rules.ranks import Rank
 from tests.support.waiting import wait_until
+from web.kit.aserve import AsyncWebServer, make_async_server
 from web.kit.serve import REQUEST_TIMEOUT, WebServer, make_server
 from web.table import create_app
 
@@ -121,6 +122,23 @@ def live_server(
     """
     server = make_server(app, "127.0.0.1", 0, streams=streams, request_timeout=request_timeout)
     thread = threading.Thread(target=server.run, name="test-web", daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.close()
+        thread.join(timeout=10)
+
+
+@contextlib.contextmanager
+def live_hub_server(
+    app: Any, streams: int = 32, request_timeout: float = REQUEST_TIMEOUT
+) -> Iterator[AsyncWebServer]:
+    """The hub's app served as ``gg-arbiter hub`` serves it (web.kit.aserve: the event
+    stream on asyncio), on 127.0.0.1 (any free port), in a thread."""
+    server = make_async_server(app, "127.0.0.1", 0, streams=streams,
+                               request_timeout=request_timeout, workers=4)
+    thread = threading.Thread(target=server.run, name="test-hub-web", daemon=True)
     thread.start()
     try:
         yield server

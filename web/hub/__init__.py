@@ -1,7 +1,8 @@
 """The hub's web app: the venue's public pages, the organiser's pages, and their JSON API.
 
-``create_hub_app(ledger, feed, publish)`` builds it; :func:`web.kit.serve.make_server`
-serves it with waitress, as on a table. Views read the ledger (through
+``create_hub_app(ledger, feed, publish)`` builds it;
+:func:`web.kit.aserve.make_async_server` serves it (its event stream on asyncio, no
+thread per viewer: a venue's every phone). Views read the ledger (through
 :mod:`web.hub.views`); only the organiser's actions, behind the PIN,
 change it. ``publish(table, payload)`` sends a table its assignment (the
 serving hub's MQTT client); without it, assignments are stored and published
@@ -23,8 +24,9 @@ from flask import Flask
 from arbiter.hub.ledger import Ledger, ResendAsk
 from arbiter.wire import AssignmentMessage
 from web.hub.feed import VenueFeed
+from web.kit.aserve import DEFAULT_STREAMS
 from web.kit.body import install_body_limits
-from web.kit.events import KEEPALIVE_SECONDS, STREAM_CAPACITY, StreamHub
+from web.kit.events import KEEPALIVE_SECONDS, StreamHub
 from web.kit.hooks import install_hooks
 from web.kit.pin_access import install_pin_access, pin_access_config
 
@@ -65,8 +67,9 @@ def create_hub_app(
     app.extensions["hub_feed"] = feed
     app.extensions["hub_publish"] = publish
     app.extensions["hub_resend"] = resend
-    # The key web.kit.serve.make_server looks for: it sizes and stops the streams, which
-    # the feed's sender writes (the kit's one mechanism, as on a table).
+    # The keys web.kit.aserve.make_async_server looks for: it serves the stream's path
+    # itself, sizes and stops the streams, which the feed's sender writes (the kit's one
+    # mechanism, as on a table).
     feed.keepalive = float(app.config["SSE_KEEPALIVE"])
     app.extensions["arbiter_streams"] = StreamHub(
         feed, feed.keepalive, int(app.config["STREAM_CAPACITY"])
@@ -74,7 +77,10 @@ def create_hub_app(
 
     from web.hub.organiser import IMPORT_BODY_BYTES, IMPORT_PATHS
     from web.hub.organiser import bp as organiser_bp
+    from web.hub.public import STREAM
     from web.hub.public import bp as public_bp
+
+    app.extensions["arbiter_stream_route"] = STREAM
 
     app.register_blueprint(public_bp)
     app.register_blueprint(organiser_bp)
@@ -95,7 +101,7 @@ def _settings(data_dir: str | Path) -> dict[str, Any]:
         "DATA_DIR": str(data_dir),
         "ADMIN_PIN": None,
         "SSE_KEEPALIVE": KEEPALIVE_SECONDS,
-        "STREAM_CAPACITY": STREAM_CAPACITY,
+        "STREAM_CAPACITY": DEFAULT_STREAMS,
         **pin_access_config(cookie="gg_organiser", idle_seconds=60 * 60),
         # The cookie is sent only when the session changes: the organiser page's live
         # fetches, answered while a form's action is under way, would otherwise send

@@ -15,12 +15,16 @@ from web.hub import views
 from web.hub.feed import VenueFeed
 from web.kit.broadcast import Encoding, negotiate
 from web.kit.errors import StreamsFullError
-from web.kit.events import DIRECT_WRITE, StreamHub
+from web.kit.events import DIRECT_WRITE, StreamHub, StreamRoute
 
 bp = Blueprint("public", __name__)
 
 #: Seconds a page refused a stream waits before it tries again (it polls meanwhile).
 STREAM_RETRY_SECONDS = 30
+#: The venue's event stream, which every public page follows (static/hub.js), and where
+#: a refused page polls: served by the asynchronous server itself (web.kit.aserve), or
+#: by :func:`api_events` under a WSGI server (tests, Flask's test client).
+STREAM = StreamRoute("/api/events", "/api/venue", STREAM_RETRY_SECONDS)
 
 
 def ledger() -> Ledger:
@@ -103,7 +107,7 @@ def api_game(table: str, game_id: str) -> Response:
     return jsonify(found)
 
 
-@bp.get("/api/events")
+@bp.get(STREAM.path)
 def api_events() -> Response:
     """The venue's event stream: a snapshot (or what a reconnecting browser missed, by
     ``Last-Event-ID``), then patches; compressed as ``Accept-Encoding`` allows."""
@@ -113,8 +117,7 @@ def api_events() -> Response:
         stream = hub.open(encoding, request.headers.get("Last-Event-ID"),
                                request.environ.get(DIRECT_WRITE))
     except StreamsFullError as exc:
-        response = jsonify({"error": f"{exc}; poll /api/venue, or retry after "
-                                     f"{STREAM_RETRY_SECONDS} s"})
+        response = jsonify({"error": STREAM.refusal(exc)})
         response.status_code = 503
         response.headers["Retry-After"] = str(STREAM_RETRY_SECONDS)
         return response

@@ -21,5 +21,9 @@ class StreamBacklogError(ArbiterError):
     """A stream's client left more bytes unread than allowed: it is closed (and reconnects)."""
 
 
+class StreamGoneError(ArbiterError):
+    """A stream's client has gone: nothing more is written to it."""
+
+
 class WebServerError(ArbiterError):
     """The server could not be started (address in use, bad host)."""

@@ -1,8 +1,10 @@
 """Server-Sent Events: the admission of streams, and the table's status feed.
 
 Both apps stream the same way (:mod:`web.kit.broadcast`): one writer thread per
-feed writes every message to every open stream. Each stream holds one server
-thread while it is open (waiting, see :mod:`web.kit.serve`), so the
+feed writes every message to every open stream. Under waitress (the table's
+page, :mod:`web.kit.serve`) each stream holds one server thread while it is
+open (waiting); under the hub's asynchronous server (:mod:`web.kit.aserve`) it
+holds none, and is served at its app's :class:`StreamRoute`. Either way the
 :class:`StreamHub` admits at most ``capacity`` streams at once; one more is
 refused with :class:`StreamsFullError` (the page then polls). The table's
 :class:`StatusFeed` sends a comment line at once, the current status, then one
@@ -19,6 +21,7 @@ import logging
 import queue
 import threading
 from collections.abc import Generator
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from flask import Response, jsonify, request
@@ -69,6 +72,21 @@ def _event(status: dict[str, Any]) -> bytes:
     seq = status.get("seq")
     head = f"id: {seq}\n" if isinstance(seq, int) else ""
     return f"{head}data: {body}\n\n".encode()
+
+
+@dataclass(frozen=True)
+class StreamRoute:
+    """Where an app serves its event stream (``path``), for a server that serves it
+    itself (:mod:`web.kit.aserve`); a refused page polls ``poll`` meanwhile and tries the
+    stream again after ``retry_seconds``."""
+
+    path: str
+    poll: str
+    retry_seconds: int
+
+    def refusal(self, exc: StreamsFullError) -> str:
+        """The ``error`` of a refused stream's 503 answer."""
+        return f"{exc}; poll {self.poll}, or retry after {self.retry_seconds} s"
 
 
 class Stream:
@@ -145,6 +163,32 @@ class StreamHub:
         with self._lock:
             return self._admitted
 
+    @property
+    def stopping(self) -> bool:
+        """The server is stopping: no stream is admitted any more."""
+        return self._stopping.is_set()
+
+    def admit(self) -> None:
+        """Take one place for a stream served elsewhere (:mod:`web.kit.aserve`); give it
+        back with :meth:`release`.
+
+        :raises StreamsFullError: ``capacity`` streams are already open.
+        """
+        with self._lock:
+            if self._admitted >= self._capacity:
+                raise StreamsFullError(
+                    f"{self._capacity} status streams are open, the most this page serves"
+                )
+            self._admitted += 1
+
+    def release(self) -> None:
+        """Give back a place taken by :meth:`admit`."""
+        self._release()
+
+    def joined(self, change: int) -> None:
+        """A stream served elsewhere joined (+1) or left (-1) the feed."""
+        self._joined(change)
+
     def open(
         self,
         encoding: Encoding = Encoding.IDENTITY,
@@ -157,12 +201,7 @@ class StreamHub:
 
         :raises StreamsFullError: ``capacity`` streams are already open.
         """
-        with self._lock:
-            if self._admitted >= self._capacity:
-                raise StreamsFullError(
-                    f"{self._capacity} status streams are open, the most this page serves"
-                )
-            self._admitted += 1
+        self.admit()
         body = (self._direct(encoding, last_event_id, direct) if direct is not None
                 else self._queued(encoding, last_event_id))
         return Stream(self, body)

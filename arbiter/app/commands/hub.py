@@ -24,13 +24,13 @@ from arbiter.hub.resend import GRACE, Resender
 from arbiter.threads import BackgroundThread, declare
 from web.hub import create_hub_app
 from web.hub.feed import VenueFeed
+from web.kit.aserve import DEFAULT_STREAMS, AsyncWebServer, make_async_server
 from web.kit.errors import WebServerError
-from web.kit.serve import WebServer, make_server
 
 log = logging.getLogger(__name__)
 
 WEB = declare("hub-web", __name__,
-              "serves the venue and organiser pages (waitress's loop; its workers are its own)")
+              "serves the venue and organiser pages (the asynchronous server's event loop)")
 
 DEFAULT_WEB_PORT = 8088
 
@@ -52,6 +52,10 @@ def register(sub: Any, parser_class: type[argparse.ArgumentParser]) -> None:
     hub.add_argument("--host", default="0.0.0.0", help="web address to serve on (default all)")
     hub.add_argument("--port", type=int, default=DEFAULT_WEB_PORT,
                      help=f"web port (default {DEFAULT_WEB_PORT}; 0 picks a free one)")
+    hub.add_argument("--viewers", type=_viewers, default=DEFAULT_STREAMS, metavar="N",
+                     help="live viewers the pages serve at once (default "
+                          f"{DEFAULT_STREAMS}; each costs the hub about 25 KB; one more is "
+                          "refused at once and its page reloads every 10 s instead)")
     hub.add_argument("--resend-after", type=span, default=GRACE, metavar="SECONDS",
                      help="ask a table to resend events missing for this long "
                           f"(default {GRACE:g})")
@@ -60,6 +64,17 @@ def register(sub: Any, parser_class: type[argparse.ArgumentParser]) -> None:
     hub.set_defaults(func=Serving(_serve))
     cmds = hub.add_subparsers(dest="hub_command", metavar="SUBCOMMAND", parser_class=parser_class)
     hub_ledger.register(cmds, parser_class)
+
+
+def _viewers(text: str) -> int:
+    """``--viewers``: a whole number, at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"at least 1 viewer, not {value}")
+    return value
 
 
 def _serve(args: argparse.Namespace, requests: StopRequests) -> int:
@@ -102,24 +117,18 @@ def _serve(args: argparse.Namespace, requests: StopRequests) -> int:
 
 
 def _web_server(args: argparse.Namespace, ledger: Ledger, feed: VenueFeed, ingest: Ingest,
-                resender: Resender) -> WebServer:
+                resender: Resender) -> AsyncWebServer:
     app = create_hub_app(ledger, feed, ledger.path.parent,
                          publish=ingest.publish_assignment, resend=resender.ask)
-    # Waitress keeps everything a response has sent in its current output
-    # buffer (it never prunes a buffer that has once been partly sent) until
-    # the buffer reaches outbuf_high_watermark, 16 MB by default: a venue
-    # stream sends about 1 MB a minute, so 200 viewers would grow the hub by
-    # 200 MB a minute. A 256 KB watermark starts a new buffer (and frees the
-    # old) that often; a backlog past 64 KB goes to a temporary file.
+    # The venue's streams on asyncio: a thousand phones, no thread each (web.kit.aserve).
     try:
-        return make_server(app, args.host, args.port, outbuf_overflow=64 * 1024,
-                           outbuf_high_watermark=256 * 1024)
+        return make_async_server(app, args.host, args.port, streams=args.viewers)
     except WebServerError as exc:
         raise HubCliError(str(exc)) from None
 
 
 def _announce(args: argparse.Namespace, link: BrokerLink, ledger: Ledger, ingest: Ingest,
-              server: WebServer) -> None:
+              server: AsyncWebServer) -> None:
     """Republish the current round, log the gaps, and say what the hub serves."""
     rounds = ledger.admin.rounds()
     if rounds:  # a broker slow to take them is logged, never fatal

@@ -1,5 +1,6 @@
-"""Fixtures for the hub web tests: a ledger, the live feed and the app, served by waitress;
-with ``broker_hub`` also a real Mosquitto and the hub's real MQTT ingest."""
+"""Fixtures for the hub web tests: a ledger, the live feed and the app, served as the hub
+serves it (web.kit.aserve); with ``broker_hub`` also a real Mosquitto and the hub's real
+MQTT ingest."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from arbiter.hub.broker_link import Ingest
 from arbiter.hub.ledger import Ledger
 from tests.support.mqtt import Mosquitto
 from tests.support.tools import require_tool
-from tests.support.web import PIN, live_server
+from tests.support.web import PIN, live_hub_server
 from web.hub import create_hub_app
 from web.hub.feed import VenueFeed
 
@@ -49,7 +50,7 @@ def hub(tmp_path: Path) -> Iterator[Hub]:
     with Ledger(data / "hub.sqlite", EVENT) as ledger:
         feed = VenueFeed(ledger, timedelta(minutes=10))
         app = _app(ledger, feed, data)
-        with live_server(app, streams=8) as server:
+        with live_hub_server(app, streams=8) as server:
             yield Hub(ledger, feed, app, server, data)
 
 
@@ -70,7 +71,7 @@ def broker_hub(tmp_path: Path) -> Iterator[Hub]:
             feed.start()  # batched from its own thread, as gg-arbiter hub runs it
             try:
                 app = _app(ledger, feed, data, publish=ingest.publish_assignment)
-                with live_server(app, streams=8) as server:
+                with live_hub_server(app, streams=8) as server:
                     yield Hub(ledger, feed, app, server, data, ingest, broker)
             finally:
                 feed.stop()

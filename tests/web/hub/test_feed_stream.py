@@ -1,4 +1,4 @@
-"""The venue stream as a browser receives it through waitress: a snapshot then patches,
+"""The venue stream as a browser receives it from the hub's server: a snapshot then patches,
 compressed as Accept-Encoding asks, decoding to exactly what /api/venue says; a
 stream joining later (its own opening, then the shared compressed messages) decodes
 too; a reconnection with Last-Event-ID gets only what it missed."""
@@ -17,7 +17,7 @@ from arbiter.hub.ledger import Ledger
 from arbiter.wire import Topic
 from tests.support.contract import challenge, new_game
 from tests.support.sse import StreamDecoder, open_stream
-from tests.support.web import http_json, live_server, venue_states
+from tests.support.web import http_json, live_hub_server, venue_states
 from tests.web.hub.conftest import EVENT, _app
 from web.hub.feed import STREAM_FIELDS, VenueFeed, apply_patch, diff_rows
 from web.kit.broadcast import Encoding, negotiate
@@ -89,7 +89,7 @@ def served(tmp_path: Path) -> Iterator[tuple[Ledger, VenueFeed, Any]]:
         # Not started: each change is sent from the test's thread as it is made (the
         # writer is whichever thread sends), so every play is one message.
         feed = VenueFeed(ledger, timedelta(minutes=10))
-        with live_server(_app(ledger, feed, data), streams=8) as server:
+        with live_hub_server(_app(ledger, feed, data), streams=8) as server:
             yield ledger, feed, server
 
 

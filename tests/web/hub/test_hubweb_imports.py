@@ -1,4 +1,4 @@
-"""The organiser's imports: sized for a 1,000-player event on their own routes (waitress
+"""The organiser's imports: sized for a 1,000-player event on their own routes (the server
 and Flask alike), every other route still at 64 KiB; the one names rule on the API and
 the page; a name TRF cannot hold answered as such, never a 500."""
 
@@ -31,7 +31,7 @@ def _event_trf(players: int, rounds: int = 9) -> str:
 
 
 def _post(hub: Hub, path: str, body: bytes | int) -> tuple[int, dict[str, object]]:
-    """POST ``body`` as JSON to the hub served by waitress; a number: only the headers of
+    """POST ``body`` as JSON to the hub as it serves (uvicorn); a number: only the headers of
     a body that long (a refusal comes before any of it is sent)."""
     conn = http.client.HTTPConnection("127.0.0.1", hub.server.port, timeout=30)
     try:
@@ -60,7 +60,7 @@ def test_a_thousand_player_trf_imports_through_the_api_other_routes_stay_small(
     assert (status, answer) == (200, {"ok": True, "done": "1000 player(s) and 0 round(s) of 9"
                                                           " imported"})
     assert len(hub.ledger.admin.players()) == 1000
-    # Every other route keeps the 64 KiB limit: refused by waitress before it is read.
+    # Every other route keeps the 64 KiB limit: refused before it is read.
     status, answer = _post(hub, "/api/organiser/players", MAX_BODY_BYTES + 1)
     assert status == 413 and "request entity too large" in str(answer["error"])
     # And the import's own limit holds.

@@ -25,7 +25,7 @@ import pytest
 from arbiter.hub.ledger import Ledger
 from tests.support.hub_pages import long_names, populate, served_venue
 from tests.support.organiser import login
-from tests.support.web import PIN, live_server
+from tests.support.web import PIN, live_hub_server
 from web.hub import create_hub_app
 from web.hub.feed import VenueFeed
 from web.hub.views import LINK_DOWN
@@ -189,7 +189,7 @@ def test_a_hub_whose_broker_link_is_down_shows_tables_unknown_with_why(
         assert {r["online"] for r in rows.values()} == {None}
         assert {r["silent"] for r in rows.values()} == {None}
         assert {r["unknown"] for r in rows.values()} == {LINK_DOWN}
-        with live_server(app, streams=4) as server:
+        with live_hub_server(app, streams=4) as server:
             page = browser.new_page(viewport={"width": 1920, "height": 1080})
             page.goto(server.url + "screen")
             page.wait_for_selector('#live[data-state="on"]')
