@@ -210,9 +210,8 @@ class Router:
     request (as waitress did): a client trickling its body holds a socket until the
     request timeout, never one of the few worker threads. A body declared larger than
     its route's limit (:data:`web.kit.body.MAX_BODY_BYTES`, or the bigger one the app set
-    for an import's path with :func:`web.kit.body.install_body_limits`) is not read
-    (Flask answers 413 from its ``Content-Length``); one that is not declared (chunked)
-    and grows past it is answered 413 here.
+    for an import's path with :func:`web.kit.body.install_body_limits`) is answered 413
+    unread, and so is one not declared (chunked) that grows past it.
     """
 
     def __init__(self, wsgi: Any, streams: StreamEndpoint | None,
@@ -231,7 +230,10 @@ class Router:
         declared = headers.get(b"content-length")
         limit = self._limits.get(scope["path"], MAX_BODY_BYTES)
         if declared is not None and (not declared.isdigit() or int(declared) > limit):
-            await self._wsgi(scope, receive, send)  # refused by Flask, unread
+            # Refused unread, in the words waitress used (not Werkzeug's): one refusal
+            # whichever server is in front.
+            await _answer_json(send, 413, "request entity too large: the body may hold"
+                                          f" at most {limit} bytes")
             return
         if declared in (None, b"0") and b"chunked" not in headers.get(b"transfer-encoding", b""):
             await self._wsgi(scope, receive, send)  # no body
@@ -368,8 +370,8 @@ def make_async_server(
         hub.capacity = streams
         endpoint = StreamEndpoint(hub, route, pool, SECURITY_HEADERS)
     config = Config(
-        Router(wsgi, endpoint, body_limits(app)), http=protocol, ws="none", lifespan="off", log_config=None,
-        loop="asyncio",
+        Router(wsgi, endpoint, body_limits(app)), http=protocol, ws="none", lifespan="off",
+        log_config=None, loop="asyncio",
         access_log=False, proxy_headers=False, server_header=False,
         headers=[("Server", "gg-arbiter")],
         timeout_keep_alive=int(max(1, request_timeout)),
