@@ -3,7 +3,12 @@
 Subscribes to ``gg/<event>/table/+/#`` at QoS 1 with a persistent session
 (MQTT 3.1.1 ``clean_session=False`` and a fixed client id), so messages
 published while the hub is down are queued by the broker and delivered when
-it comes back. Acknowledgements are manual: a QoS 1 event is acknowledged
+it comes back; and keeps a session of its own for each table's events
+(:mod:`arbiter.hub.sessions`), so one table's flood cannot push another's out
+of a shared queue. A broker that is down or slow at the start does not stop
+the hub: it serves, says its link is down, and tries again with a capped,
+jittered backoff; only a broker that answers and refuses the hub's login does.
+Acknowledgements are manual: a QoS 1 event is acknowledged
 only once the ledger has it on disk (or has refused it for good), so a hub
 killed mid-message gets it again.
 
@@ -37,7 +42,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 from arbiter import wire
 from arbiter.hub.changes import Changes
-from arbiter.hub.errors import ContradictingEventError, IngestError
+from arbiter.hub.errors import ContradictingEventError, IngestError, RecordRefusedError
 from arbiter.hub.ledger import Ledger, ResendAsk
 from arbiter.hub.outgoing import (
     PUBLISH_TIMEOUT,
@@ -45,6 +50,8 @@ from arbiter.hub.outgoing import (
     publish_retained,
 )
 from arbiter.hub.resend import resend_payload
+from arbiter.hub.sessions import KEEPALIVE, Backoff, Delivered, TableSessions
+from arbiter.logthrottle import LogThrottle
 from arbiter.mqtt.tls import check_listener, listener_problem, secure
 from arbiter.threads import BackgroundThread, declare
 from arbiter.wire.errors import WireFormatError
@@ -94,9 +101,10 @@ class Ingest:
         self.changes = Changes()
         self._lost = False  # the link went down after it was up: say when it is back
         self.connected = threading.Event()
+        client_id = client_id or f"gg-hub-{event}"
         self.client = mqtt.Client(
             CallbackAPIVersion.VERSION2,
-            client_id=client_id or f"gg-hub-{event}",
+            client_id=client_id,
             clean_session=False,
             protocol=mqtt.MQTTv311,
             manual_ack=True,
@@ -106,43 +114,64 @@ class Ingest:
         self._tls = tls
         self._tls_reported: str | None = None
         secure(self.client, tls)  # mqtts://: verified TLS, never plain
-        # A venue's broker restart should cost seconds, not paho's default 2 minutes.
-        self.client.reconnect_delay_set(min_delay=1, max_delay=5)
+        # A venue's broker restart should cost seconds, not paho's default 2 minutes; and
+        # a broker back after a fault is not met by every client at the same instant.
+        self._backoff = Backoff(self.client)
         self.client.on_connect = self._connected
         self.client.on_disconnect = self._disconnected
         self.client.on_connect_fail = self._connect_failed
         self.client.on_subscribe = self._subscribed
         self.client.on_message = self._message
-        self._inbox: queue.Queue[mqtt.MQTTMessage | None] = queue.Queue()
+        self._inbox: queue.Queue[Delivered | None] = queue.Queue()
         self._writer: BackgroundThread | None = None
         self._refusal = ""  # the broker's reason when it refused the hub's login
+        self._answered = threading.Event()  # the first attempt's outcome, whichever
+        self._link_lock = threading.Lock()  # the link's state and its announcements
         self._stopping = threading.Event()
+        self._log = LogThrottle()  # the broker's refusals, logged in a bounded way
+        self.sessions = TableSessions(event, host, port, self._inbox.put, login=username,
+                                      password=password, base_id=client_id, tls=tls)
 
     # --- life -------------------------------------------------------------------
 
-    def start(self, timeout: float = 10.0) -> None:
-        """Connect, subscribe and serve in paho's thread; IngestError if not subscribed in
-        ``timeout``; BrokerTlsError (at once) if TLS is why it cannot connect."""
+    def start(self, timeout: float = 3.0) -> None:
+        """Connect, subscribe and serve in paho's thread, trying again with a backoff for
+        as long as it takes; waits at most ``timeout`` for the first attempt's outcome.
+
+        :raises IngestError: the broker answered and refused the hub's login (a wrong
+            password does not mend itself: said at once, in one line).
+        :raises BrokerTlsError: (at once) TLS is why it cannot connect.
+        A broker that is down or does not answer is no error: the link is down (the
+        pages say so, and since when) until the broker is there.
+        """
         check_listener(self.host, self.port, self._tls)
         self._writer = BackgroundThread(
             lambda _stopping: self._write_loop(), LEDGER_WRITER,
             wake=lambda: self._inbox.put(None),  # after what is queued: it is written first
         )
         self._writer.start()
-        self.client.connect_async(self.host, self.port, keepalive=30)
+        self.client.connect_async(self.host, self.port, keepalive=KEEPALIVE)
         self.client.loop_start()
-        if not self.connected.wait(timeout):
+        self._answered.wait(timeout)
+        if self._refusal:  # it answered: the cause is the login, not the network
             self.stop()
-            if self._refusal:  # it answered: the cause is the login, not the network
-                raise IngestError(f"the broker at {self.host}:{self.port} refused the hub: "
-                                  f"{self._refusal} (check the user of --broker and "
-                                  "--password-file)")
-            raise IngestError(f"no connection to the broker at {self.host}:{self.port}")
+            raise IngestError(f"the broker at {self.host}:{self.port} refused the hub: "
+                              f"{self._refusal} (check the user of --broker and "
+                              "--password-file)")
+        with self._link_lock:
+            if not self.connected.is_set():
+                self._lost = True
+                log.warning("no connection to the broker at %s:%d yet: serving, and trying "
+                            "again until it answers", self.host, self.port)
+                self.changes.link_changed(False)
+        for table in self.ledger.tables.names():  # the tables' own sessions, as before
+            self.sessions.open(table)
 
     def stop(self) -> None:
         """Disconnect cleanly (the broker keeps the session and queues for it), then
         write what is queued (unacknowledged: the broker sends it again anyway)."""
         self._stopping.set()
+        self.sessions.close()
         self.client.disconnect()
         self.client.loop_stop()
         if self._writer is not None:
@@ -154,12 +183,19 @@ class Ingest:
     ) -> None:
         if reason.is_failure:
             self._refusal = str(reason)
-            log.error("broker refused the hub: %s", reason)
+            self._answered.set()
+            line = self._log.note("refused")
+            if line is not None:
+                log.error("broker refused the hub: %s (%d times so far, %d lines held back)",
+                          reason, *line)
             return
         self._refusal = ""
+        self._backoff.succeeded()
         client.subscribe(wire.table_filter(self.event), qos=1)
 
     def _connect_failed(self, _client: mqtt.Client, _userdata: Any) -> None:
+        self._answered.set()
+        self._backoff.failed()
         # paho retries without a word; say once why, if TLS is why (a replaced certificate).
         problem = listener_problem(self.host, self.port, self._tls)
         if problem is not None and problem != self._tls_reported:
@@ -173,25 +209,35 @@ class Ingest:
         if any(r.is_failure for r in reasons):
             log.error("broker refused the hub's subscription: %s", reasons)
             return
-        self.connected.set()  # connected and subscribed: nothing sent from now on is missed
-        if self._lost:
-            log.warning("reconnected to the broker at %s:%d", self.host, self.port)
-            self._lost = False
-        self.changes.link_changed(True)
+        with self._link_lock:
+            self.connected.set()  # connected and subscribed: nothing sent from now is missed
+            self._answered.set()
+            if self._lost:
+                log.warning("reconnected to the broker at %s:%d", self.host, self.port)
+                self._lost = False
+            self.changes.link_changed(True)
 
     def _disconnected(
         self, _client: mqtt.Client, _userdata: Any, _flags: Any, reason: ReasonCode, _props: Any
     ) -> None:
-        self.connected.clear()
+        self._answered.set()
         if reason.is_failure:
-            log.warning("lost the broker (%s); reconnecting", reason)
-            self._lost = True
-            self.changes.link_changed(False)
+            self._backoff.failed()
+        with self._link_lock:
+            was_up = self.connected.is_set()
+            self.connected.clear()
+            if reason.is_failure and was_up:
+                log.warning("lost the broker (%s); reconnecting", reason)
+                self._lost = True
+                self.changes.link_changed(False)
 
     # --- in ---------------------------------------------------------------------
 
-    def _message(self, _client: mqtt.Client, _userdata: Any, msg: mqtt.MQTTMessage) -> None:
-        self._inbox.put(msg)  # paho's thread never waits on the disk
+    def _message(self, client: mqtt.Client, _userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        self._inbox.put((client, msg))  # paho's thread never waits on the disk
+        name = wire.split(self.event, msg.topic)
+        if name is not None and name.topic is not None:  # a table of the format: its own
+            self.sessions.open(name.table)  # session from now on (once; bounded in number)
 
     def _write_loop(self) -> None:
         """The writer thread: each time, every message queued, in one transaction."""
@@ -217,8 +263,9 @@ class Ingest:
             if last:
                 return
 
-    def take_batch(self, batch: list[mqtt.MQTTMessage]) -> None:
-        """Write ``batch`` in one transaction; then acknowledge and announce what it took.
+    def take_batch(self, batch: list[Delivered]) -> None:
+        """Write ``batch`` in one transaction; then acknowledge (each message on the client
+        that delivered it) and announce what it took.
 
         Every message is checked against the wire format first, outside the ledger's
         lock: one that is not the format is refused alone (noted in the rejections,
@@ -229,21 +276,21 @@ class Ingest:
         acknowledged, so no message can wedge the broker's window. If the commit
         fails, none is acknowledged.
         """
-        durable = any(self._kind(m.topic) not in RETAINED_KINDS for m in batch)
-        checked = [(msg, self._check(msg.topic, msg.payload)) for msg in batch]
-        done: list[mqtt.MQTTMessage] = []
+        durable = any(self._kind(m.topic) not in RETAINED_KINDS for _c, m in batch)
+        checked = [(client, msg, self._check(msg.topic, msg.payload)) for client, msg in batch]
+        done: list[Delivered] = []
         changes: list[tuple[str, wire.Topic]] = []
         try:
             with self.ledger.store.batch(durable=durable):
-                for msg, taken in checked:
+                for client, msg, taken in checked:
                     if self._write_one(msg.topic, taken, changes):
-                        done.append(msg)
+                        done.append((client, msg))
         except sqlite3.Error:
             log.exception("the ledger could not commit %d message(s)", len(batch))
             return
-        for msg in done:  # in the order received, as MQTT wants
+        for client, msg in done:  # in the order received, as MQTT wants
             if msg.qos > 0:
-                self.client.ack(msg.mid, msg.qos)
+                client.ack(msg.mid, msg.qos)
         for table, kind in changes:
             self.changes.changed(table, kind)
 
@@ -291,7 +338,7 @@ class Ingest:
                 log.exception("the ledger could not take a message on %s", topic)
                 return False
             return self._refuse(table, topic, exc)
-        except (ContradictingEventError, WireFormatError):
+        except (ContradictingEventError, RecordRefusedError, WireFormatError):
             return True  # refused for good; the ledger noted it
         except Exception as exc:  # this message only (its savepoint is undone)
             return self._refuse(table, topic, exc)

@@ -57,3 +57,8 @@ class NotSentError(HubError, RuntimeError):
 
 class AssignmentRefusedError(HubError, ValueError):
     """Some boards of a round could not be assigned as asked (the rest were)."""
+
+
+class RecordRefusedError(HubError, ValueError):
+    """A table's record past what the ledger keeps of one table (its count or bytes, or
+    records of games the ledger does not know): refused and noted, never stored."""
