@@ -105,6 +105,7 @@ class TableSessions:
         self._lock = threading.Lock()
         self._clients: dict[str, mqtt.Client] = {}
         self._refused: set[str] = set()
+        self._subscribed: set[str] = set()
         self._closed = False
         self._log = LogThrottle()
 
@@ -112,6 +113,11 @@ class TableSessions:
         """The tables with a session of their own (refused ones left out)."""
         with self._lock:
             return sorted(set(self._clients) - self._refused)
+
+    def subscribed(self) -> list[str]:
+        """The tables whose session is connected and subscribed now."""
+        with self._lock:
+            return sorted(self._subscribed)
 
     def open(self, table: str) -> None:
         """Keep a session for ``table`` from now on (nothing if it has one, was refused, or
@@ -152,7 +158,15 @@ class TableSessions:
             c.subscribe(topic, qos=1)
 
         def disconnected(_c: mqtt.Client, _u: Any, _f: Any, _r: Any, _p: Any) -> None:
+            with self._lock:
+                self._subscribed.discard(table)
             backoff.failed()
+
+        def subscribed(_c: mqtt.Client, _u: Any, _m: int, codes: list[ReasonCode],
+                       _p: Any) -> None:
+            if not any(code.is_failure for code in codes):
+                with self._lock:
+                    self._subscribed.add(table)
 
         def connect_failed(_c: mqtt.Client, _u: Any) -> None:
             backoff.failed()
@@ -160,6 +174,7 @@ class TableSessions:
         client.on_connect = connected
         client.on_disconnect = disconnected
         client.on_connect_fail = connect_failed
+        client.on_subscribe = subscribed
         client.on_message = lambda c, _u, msg: self._deliver((c, msg))
         return client
 
