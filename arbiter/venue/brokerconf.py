@@ -110,6 +110,7 @@ def acl_text(event: str, tables: list[str]) -> str:
             "# another table's (one table's flood cannot push another's events out).",
             f"user {table_session_login(HUB_USER, table)}",
             f"topic read {table_pattern(event, table, Topic.EVENTS)}",
+            "",
             f"user {table_user(table)}",
             *(f"topic write {table_pattern(event, table, kind)}"
               for kind in (Topic.ONLINE, Topic.STATUS, Topic.EVENTS, Topic.RECORD)),
