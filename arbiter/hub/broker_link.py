@@ -213,8 +213,10 @@ class Ingest:
             self.connected.set()  # connected and subscribed: nothing sent from now is missed
             self._answered.set()
             if self._lost:
-                log.warning("reconnected to the broker at %s:%d", self.host, self.port)
                 self._lost = False
+                if (line := self._log.note("link")) is not None:  # a flapping link: bounded
+                    log.warning("reconnected to the broker at %s:%d (%d changes of the link"
+                                " so far, %d lines held back)", self.host, self.port, *line)
             self.changes.link_changed(True)
 
     def _disconnected(
@@ -227,7 +229,9 @@ class Ingest:
             was_up = self.connected.is_set()
             self.connected.clear()
             if reason.is_failure and was_up:
-                log.warning("lost the broker (%s); reconnecting", reason)
+                if (line := self._log.note("link")) is not None:
+                    log.warning("lost the broker (%s); reconnecting (%d changes of the link so"
+                                " far, %d lines held back)", reason, *line)
                 self._lost = True
                 self.changes.link_changed(False)
 
