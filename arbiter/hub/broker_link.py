@@ -280,8 +280,9 @@ class Ingest:
         acknowledged, so no message can wedge the broker's window. If the commit
         fails, none is acknowledged.
         """
-        durable = any(self._kind(m.topic) not in RETAINED_KINDS for _c, m in batch)
-        checked = [(client, msg, self._check(msg.topic, msg.payload)) for client, msg in batch]
+        durable = any(_kind(self.event, m.topic) not in RETAINED_KINDS for _c, m in batch)
+        checked = [(client, msg, _check(self.event, msg.topic, msg.payload))
+                   for client, msg in batch]
         done: list[Delivered] = []
         changes: list[tuple[str, wire.Topic]] = []
         try:
@@ -298,29 +299,6 @@ class Ingest:
         for table, kind in changes:
             self.changes.changed(table, kind)
 
-    def _check(self, topic: str, payload: bytes) -> _Checked:
-        """What to do with one message: (table, topic, message) or (table, None, refusal),
-        or None for a topic that is not a table's of this event (acknowledged, ignored)."""
-        name = wire.split(self.event, topic)
-        if name is None:
-            return None
-        if name.topic is None:
-            return name.table, None, WireFormatError(f"unknown topic {name.rest[:40]!r}")
-        try:
-            return name.table, name.topic, wire.parse(name.topic, payload, table=name.table,
-                                                      game=name.game)
-        except WireFormatError as exc:
-            return name.table, None, exc
-
-    def _kind(self, topic: str) -> wire.Topic | None:
-        name = wire.split(self.event, topic)
-        return None if name is None else name.topic
-
-    def _what(self, topic: str) -> str:
-        """The part of a table's topic after its prefix, for a refusal's note."""
-        name = wire.split(self.event, topic)
-        return "" if name is None else name.rest
-
     def _write_one(
         self, topic: str, taken: _Checked, changes: list[tuple[str, wire.Topic]]
     ) -> bool:
@@ -333,7 +311,7 @@ class Ingest:
             if kind is None:
                 assert isinstance(message, WireFormatError)
                 self.ledger.events.note_rejection(
-                    table, message.seq, f"{self._what(topic)}: {message}")
+                    table, message.seq, f"{_what(self.event, topic)}: {message}")
             else:
                 self._take(table, kind, message, topic, changes)
             return True
@@ -352,8 +330,9 @@ class Ingest:
         SQLite's range, a constraint): noted and acknowledged, so it cannot come back.
         Logged as every refusal is, within the one log rule (note_rejection)."""
         try:
-            self.ledger.events.note_rejection(table, None, f"{self._what(topic)}: the ledger failed"
-                                                    f" ({type(exc).__name__})")
+            self.ledger.events.note_rejection(
+                table, None, f"{_what(self.event, topic)}: the ledger failed"
+                             f" ({type(exc).__name__})")
         except sqlite3.Error:
             return False
         return True
@@ -442,3 +421,27 @@ def _transient(exc: sqlite3.Error) -> bool:
     """A fault of the disk or the database (the message may be taken when sent again), not
     of the message (a constraint, a value SQLite cannot hold)."""
     return isinstance(exc, sqlite3.OperationalError) or type(exc) is sqlite3.DatabaseError
+
+
+def _check(event: str, topic: str, payload: bytes) -> _Checked:
+    """What to do with one message: (table, topic, message) or (table, None, refusal),
+    or None for a topic that is not a table's of this event (acknowledged, ignored)."""
+    name = wire.split(event, topic)
+    if name is None:
+        return None
+    if name.topic is None:
+        return name.table, None, WireFormatError(f"unknown topic {name.rest[:40]!r}")
+    try:
+        return name.table, name.topic, wire.parse(name.topic, payload, table=name.table,
+                                                  game=name.game)
+    except WireFormatError as exc:
+        return name.table, None, exc
+
+def _kind(event: str, topic: str) -> wire.Topic | None:
+    name = wire.split(event, topic)
+    return None if name is None else name.topic
+
+def _what(event: str, topic: str) -> str:
+    """The part of a table's topic after its prefix, for a refusal's note."""
+    name = wire.split(event, topic)
+    return "" if name is None else name.rest
