@@ -116,3 +116,54 @@ def test_a_flood_while_the_hub_is_away_never_drops_another_tables_game(
     print(f"flood of {FLOOD} from table 7 published in {flooded:.1f} s; table 2's game "
           f"in the ledger {arrived:.2f} s after the hub returned; {refused} of the flood "
           "reached the hub")
+
+
+def test_a_session_the_broker_refuses_leaves_that_table_to_the_main_session(
+    venue: tuple[int, Path], tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    port, out = venue
+    with Ledger(tmp_path / "hub.sqlite", EVENT) as ledger:
+        ledger.tables.set_online("9", False)  # a table this broker has no login for
+        ledger.tables.set_online("2", False)
+        hub = Ingest(ledger, EVENT, "127.0.0.1", port, username="hub",
+                     password=_secret(out, "hub"))
+        hub.start()
+        try:
+            wait_until(lambda: hub.sessions.subscribed() == ["2"], what="table 2's session")
+            wait_until(lambda: any("refused the hub's session for table '9'" in r.getMessage()
+                                   for r in caplog.records), what="the refusal said")
+            assert hub.sessions.tables() == ["2"]
+            assert hub.connected.is_set()  # the main session serves on
+        finally:
+            hub.stop()
+
+
+def test_a_flood_while_the_hub_is_up_never_drops_another_tables_game(
+    venue: tuple[int, Path], tmp_path: Path
+) -> None:
+    port, out = venue
+    with Ledger(tmp_path / "hub.sqlite", EVENT) as ledger:
+        hub = Ingest(ledger, EVENT, "127.0.0.1", port, username="hub",
+                     password=_secret(out, "hub"))
+        hub.start()
+        two, seven = _table(port, out, "2"), _table(port, out, "7")
+        try:
+            for client, name in ((two, "2"), (seven, "7")):
+                client.publish(f"gg/{EVENT}/table/{name}/online", b"true", qos=1,
+                               retain=True).wait_for_publish(10)
+            wait_until(lambda: hub.sessions.subscribed() == ["2", "7"],
+                       what="the hub's sessions for tables 2 and 7")
+            # Table 7 floods while table 2 plays its game, both at once.
+            flood = [seven.publish(f"gg/{EVENT}/table/7/events", b'{"junk": %d}' % n, qos=1)
+                     for n in range(FLOOD)]
+            _publish_all(two, f"gg/{EVENT}/table/2/events", _game("2"))
+            for info in flood:
+                info.wait_for_publish(120)
+            wait_until(lambda: len(ledger.events.of_table("2")) == 12, timeout=120,
+                       what="table 2's whole game")
+        finally:
+            hub.stop()
+            for client in (two, seven):
+                client.disconnect()
+                client.loop_stop()
+        assert [e["seq"] for e in ledger.events.of_table("2")] == list(range(1, 13))
