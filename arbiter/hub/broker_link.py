@@ -70,6 +70,12 @@ MAX_BATCH = 500
 _Checked = tuple[str, wire.Topic, object] | tuple[str, None, WireFormatError] | None
 #: Topics the broker keeps retained and gives again: a batch of only these needs no fsync.
 RETAINED_KINDS = frozenset({wire.Topic.ONLINE, wire.Topic.STATUS})
+#: What the main session subscribes to. Not the records: they come by each table's own
+#: session (:mod:`arbiter.hub.sessions`), for the broker queues what it gives at a
+#: subscription too, within the same per-client bounds, and a venue's records (one a
+#: game) given at once would overflow the main session's; its retained ``online``,
+#: ``status``, ``assignment`` and ``resend`` are four a table.
+MAIN_KINDS = tuple(kind for kind in wire.Topic if kind is not wire.Topic.RECORD)
 
 
 class Ingest:
@@ -130,7 +136,9 @@ class Ingest:
         self._stopping = threading.Event()
         self._log = LogThrottle()  # the broker's refusals, logged in a bounded way
         self.sessions = TableSessions(event, host, port, self._inbox.put, login=username,
-                                      password=password, base_id=client_id, tls=tls)
+                                      password=password, base_id=client_id, tls=tls,
+                                      refused=self._records_here)
+        self._records_by_main: set[str] = set()  # tables with no session of their own
 
     # --- life -------------------------------------------------------------------
 
@@ -191,7 +199,21 @@ class Ingest:
             return
         self._refusal = ""
         self._backoff.succeeded()
-        client.subscribe(wire.table_filter(self.event), qos=1)
+        client.unsubscribe(wire.table_filter(self.event))  # a session from before: all of it
+        with self._link_lock:
+            by_main = sorted(self._records_by_main)
+        client.subscribe([(wire.table_filter(self.event, kind), 1) for kind in MAIN_KINDS]
+                         + [(wire.table_pattern(self.event, t, wire.Topic.RECORD), 1)
+                            for t in by_main])
+
+    def _records_here(self, table: str) -> None:
+        """``table`` has no session of its own (refused, or past the most): its records
+        come by the main session."""
+        with self._link_lock:
+            if table in self._records_by_main:
+                return
+            self._records_by_main.add(table)
+        self.client.subscribe(wire.table_pattern(self.event, table, wire.Topic.RECORD), qos=1)
 
     def _connect_failed(self, _client: mqtt.Client, _userdata: Any) -> None:
         self._answered.set()
@@ -288,7 +310,11 @@ class Ingest:
         try:
             with self.ledger.store.batch(durable=durable):
                 for client, msg, taken in checked:
-                    if self._write_one(msg.topic, taken, changes):
+                    # A table's own session brings a second copy of its events (the main
+                    # one has them too): a refusal is noted once, from the main session.
+                    copy = (client is not self.client
+                            and _kind(self.event, msg.topic) is wire.Topic.EVENTS)
+                    if self._write_one(msg.topic, taken, changes, copy):
                         done.append((client, msg))
         except sqlite3.Error:
             log.exception("the ledger could not commit %d message(s)", len(batch))
@@ -300,18 +326,23 @@ class Ingest:
             self.changes.changed(table, kind)
 
     def _write_one(
-        self, topic: str, taken: _Checked, changes: list[tuple[str, wire.Topic]]
+        self, topic: str, taken: _Checked, changes: list[tuple[str, wire.Topic]],
+        copy: bool = False,
     ) -> bool:
         """Hand one checked message to the ledger; True when it is done with (kept or
-        refused): to be acknowledged."""
+        refused): to be acknowledged. A ``copy`` is refused without a note."""
         if taken is None:
             return True
         table, kind, message = taken
         try:
             if kind is None:
                 assert isinstance(message, WireFormatError)
-                self.ledger.events.note_rejection(
-                    table, message.seq, f"{_what(self.event, topic)}: {message}")
+                if not copy:
+                    self.ledger.events.note_rejection(
+                        table, message.seq, f"{_what(self.event, topic)}: {message}")
+            elif kind is wire.Topic.EVENTS:
+                if self.ledger.events.record(table, cast(wire.Event, message), note=not copy):
+                    changes.append((table, kind))
             else:
                 self._take(table, kind, message, topic, changes)
             return True
@@ -352,9 +383,6 @@ class Ingest:
         if kind is wire.Topic.ONLINE:
             self.ledger.tables.set_online(table, bool(message))
             changes.append((table, kind))
-        elif kind is wire.Topic.EVENTS:
-            if self.ledger.events.record(table, cast(wire.Event, message)):
-                changes.append((table, kind))
         elif kind is wire.Topic.STATUS:
             self.ledger.tables.set_status(table, cast(wire.StatusMessage, message))
             changes.append((table, kind))

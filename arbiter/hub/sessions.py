@@ -1,21 +1,24 @@
 """The hub's sessions at the broker: reconnection paced with a capped, jittered backoff,
-and one persistent session per table for that table's events.
+and one persistent session per table for that table's events and records.
 
 The broker holds a bounded queue per client for a client that is away (broker-config's
 ``max_queued_messages``/``max_queued_bytes``). With one session for the whole venue, one
 table's flood filled that queue and the broker dropped another table's real game (issue
-27). So beside its main session (every topic of the event) the hub keeps, for each table it
-knows, a session of its own subscribed to that table's ``events`` only: a flood fills the
-flooding table's queue and the main one, never another table's. Statuses, records and
-``online`` need no such queue: they are retained, and the broker gives them again at
-every subscription. An event that comes by both sessions is kept once (the ledger keys
-events by table and sequence number).
+27). So beside its main session (every table topic but the records) the hub keeps, for
+each table it knows, a session of its own subscribed to that table's ``events`` and
+``record/<game>``: a flood fills the flooding table's queue and the main
+one, never another table's. Statuses and ``online`` need no such queue: they are
+retained, one a table, and the broker gives them again at every subscription. Records
+are retained too, but one a game: given all at once at a subscription they would
+overflow the main session's queue, so they come by the table's session alone. An event
+that comes by both sessions is kept once (the ledger keys events by table and sequence
+number), and a refused one is noted once (the table session's copy is refused quietly).
 
 Each session's login is :func:`arbiter.mqtt.address.table_session_login` of the hub's
 (broker-config writes them, with the hub's password, each allowed to read one table's
-events); its client id is that login. A broker that refuses one (a broker configured
-before these logins, or for other tables) costs only that table's isolation: the main
-session still carries its events. Its paho client runs in paho's own thread.
+events and records); its client id is that login. A broker that refuses one (a broker
+configured before these logins, or for other tables) costs only that table's isolation:
+the main session then carries its records too. Its paho client runs in paho's own thread.
 """
 
 from __future__ import annotations
@@ -93,19 +96,22 @@ class TableSessions:
     """The hub's per-table sessions for ``event`` at ``host``:``port``: each delivers its
     table's events to ``deliver`` (from paho's thread), to be acknowledged on the client
     given with it. ``login`` is the hub's user (None: an open broker; ``base_id`` then
-    names the sessions). Thread-safe."""
+    names the sessions). ``refused(table)`` is told of a table that will have no session
+    (the broker refused it, or :data:`MAX_SESSIONS` are open). Thread-safe."""
 
     def __init__(self, event: str, host: str, port: int, deliver: Callable[[Delivered], None],
                  *, login: str | None, password: str | None, base_id: str,
-                 tls: ssl.SSLContext | None) -> None:
+                 tls: ssl.SSLContext | None, refused: Callable[[str], None]) -> None:
         self.event, self.host, self.port = event, host, port
         self._deliver = deliver
+        self._refused_to = refused
         self._login, self._password, self._base = login, password, base_id
         self._tls = tls
         self._lock = threading.Lock()
         self._clients: dict[str, mqtt.Client] = {}
         self._refused: set[str] = set()
         self._subscribed: set[str] = set()
+        self._past: set[str] = set()  # tables met past MAX_SESSIONS
         self._closed = False
         self._log = LogThrottle()
 
@@ -123,10 +129,18 @@ class TableSessions:
         """Keep a session for ``table`` from now on (nothing if it has one, was refused, or
         :data:`MAX_SESSIONS` are open). Returns at once: paho connects in its thread."""
         with self._lock:
-            if self._closed or table in self._clients or len(self._clients) >= MAX_SESSIONS:
+            if self._closed or table in self._clients or table in self._past:
                 return
-            client = self._client(table)
-            self._clients[table] = client
+            if len(self._clients) >= MAX_SESSIONS:
+                self._past.add(table)
+                full = True
+            else:
+                full = False
+                client = self._client(table)
+                self._clients[table] = client
+        if full:
+            self._refused_to(table)
+            return
         client.connect_async(self.host, self.port, keepalive=KEEPALIVE)
         client.loop_start()
 
@@ -148,14 +162,15 @@ class TableSessions:
             client.username_pw_set(name, self._password)
         secure(client, self._tls)
         backoff = Backoff(client)
-        topic = wire.topic(self.event, table, wire.Topic.EVENTS)
+        topics = [(wire.topic(self.event, table, wire.Topic.EVENTS), 1),
+                  (wire.table_pattern(self.event, table, wire.Topic.RECORD), 1)]
 
         def connected(c: mqtt.Client, _u: Any, _f: Any, reason: ReasonCode, _p: Any) -> None:
             if reason.is_failure:
                 self._refuse(c, table, str(reason))
                 return
             backoff.succeeded()
-            c.subscribe(topic, qos=1)
+            c.subscribe(topics)
 
         def disconnected(_c: mqtt.Client, _u: Any, _f: Any, _r: Any, _p: Any) -> None:
             with self._lock:
@@ -184,8 +199,10 @@ class TableSessions:
         with self._lock:
             self._refused.add(table)
         client.disconnect()  # from paho's thread: its loop ends
+        self._refused_to(table)
         line = self._log.note("refused")
         if line is not None:
             log.warning("the broker refused the hub's session for table %r (%s): its events "
-                        "come by the hub's main session only, which one table's flood can "
-                        "fill (%d refused so far, %d lines held back)", table, reason, *line)
+                        "and records come by the hub's main session only, which one table's "
+                        "flood can fill (%d refused so far, %d lines held back)", table, reason,
+                        *line)

@@ -4,7 +4,9 @@ Writes ``mosquitto.conf`` (no anonymous access), ``passwd`` (Mosquitto's
 PBKDF2-SHA512 format, the one ``mosquitto_passwd`` writes), ``acl`` (each table
 publishes only under its own prefix and reads only its assignment and resend
 requests; the hub reads everything of the event and writes the assignments and
-resend requests; ``organiser``, the hub's commands run beside it, only writes those),
+resend requests; ``organiser``, the hub's commands run beside it, only writes those;
+``hub-table-N``, the hub's session for table N, with the hub's password, reads that
+table's events and records),
 one password file per user under ``secrets/``, and for each table one small file,
 ``tables/table-N.toml`` (its ``[tournament]`` settings) beside its password
 (``tables/table-N.password``), which ``gg-arbiter join`` (or ``setup.sh --service
@@ -44,16 +46,22 @@ HUB_USER = "hub"
 #: the hub serves: client ids are logins, so they must not log in as the hub itself.
 ORGANISER_USER = "organiser"
 #: Messages the broker holds for each of the hub's sessions while it is away. The hub
-#: keeps one session per table for that table's events (:mod:`arbiter.hub.sessions`), so a
-#: table's queue holds its own events only: a game has at most 41 challenges (each takes
-#: at least one of 42 pieces off the board and the last one left is a Flag), so at most 43
-#: events; 1,000 holds a day of rounds. The hub's main session (statuses, records, every
-#: table's events again) may lose messages to a flood: its statuses and records are
-#: retained (sent again at each subscription) and its events are in the tables' sessions.
+#: keeps one session per table for that table's events and records
+#: (:mod:`arbiter.hub.sessions`), so a table's queue holds its own only: a game has at
+#: most 41 challenges (each takes at least one of 42 pieces off the board and the last one
+#: left is a Flag), so at most 43 events and a record; 1,000 holds a day of rounds. The
+#: hub's main session (statuses, ``online``, every table's events again) may lose messages
+#: to a flood: its statuses are retained (sent again at each subscription) and its events
+#: are in the tables' sessions.
 QUEUE_PER_CLIENT = 1000
+#: Messages the main session gets at once when it subscribes, per table: its retained
+#: ``online``, ``status``, ``assignment`` and ``resend`` (the broker queues them within the
+#: same bound), twice over.
+BURST_PER_TABLE = 8
 #: Bytes the broker holds per client at most, beside the count: 1,000 events of the wire's
-#: largest (4 KiB) is 4 MiB; real events are about 300 bytes. One login flooding fills its
-#: own table's session and the main one: 8 MiB, whatever it sends.
+#: largest (4 KiB), or 200 records of a long game (20 KiB); real events are about 300
+#: bytes. One login flooding fills its own table's session and the main one: 8 MiB,
+#: whatever it sends.
 QUEUE_BYTES = 4 * 1024 * 1024
 #: The largest MQTT packet a client may send (Mosquitto's ``max_packet_size``, which is
 #: global: every topic kind comes over a table's one connection, so no listener split can
@@ -106,10 +114,11 @@ def acl_text(event: str, tables: list[str]) -> str:
     ]
     for table in tables:
         lines += [
-            "# The hub's session for this table's events alone: its queue holds nothing of",
-            "# another table's (one table's flood cannot push another's events out).",
+            "# The hub's session for this table's events and records alone: its queue holds",
+            "# nothing of another table's (one table's flood cannot push another's out).",
             f"user {table_session_login(HUB_USER, table)}",
             f"topic read {table_pattern(event, table, Topic.EVENTS)}",
+            f"topic read {table_pattern(event, table, Topic.RECORD)}",
             "",
             f"user {table_user(table)}",
             *(f"topic write {table_pattern(event, table, kind)}"
@@ -149,6 +158,12 @@ def listener_lines(port: int, tls: TlsListener | None, listen: str = "") -> list
     ]
 
 
+def queue_size(tables: int) -> int:
+    """``max_queued_messages`` for ``tables`` tables: a day of a table's events, and the
+    main session's retained state of every table given at its subscription."""
+    return max(QUEUE_PER_CLIENT, BURST_PER_TABLE * tables)
+
+
 def conf_text(out: Path, port: int, tls: TlsListener | None = None, *, tables: int = 1,
               listen: str = "") -> str:
     """The broker's ``mosquitto.conf`` (``tables``: how many it serves, for the comment)."""
@@ -166,7 +181,7 @@ def conf_text(out: Path, port: int, tls: TlsListener | None = None, *, tables: i
         f"max_packet_size {MAX_PACKET}",
         "# What the broker holds for each client while it is away: the hub has a session",
         "# per table for its events, so a table's flood fills its own queue, not another's.",
-        f"max_queued_messages {QUEUE_PER_CLIENT}",
+        f"max_queued_messages {queue_size(tables)}",
         f"max_queued_bytes {QUEUE_BYTES}",
         "# Keep retained status, records and assignments, and the hub's sessions, across a",
         "# broker restart; saved every half minute, never per message (a store rewritten per",

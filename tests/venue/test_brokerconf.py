@@ -50,14 +50,14 @@ def test_config_bounds_packets_queues_and_saves_and_logs_no_saves(tmp_path: Path
     assert sorted(conf["log_type"]) == ["error", "notice", "warning"]
 
 
-def test_acl_gives_each_table_session_of_the_hub_that_tables_events_only(
+def test_acl_gives_each_table_session_of_the_hub_that_tables_events_and_records_only(
     tmp_path: Path
 ) -> None:
     out, _conf_options = _conf(tmp_path)
     acl = (out / "acl").read_text().split("\n\n")
     block = next(b for b in acl if f"user {table_session_login('hub', '2')}\n" in b)
     assert [ln for ln in block.splitlines() if ln.startswith("topic")] == [
-        f"topic read gg/{EVENT}/table/2/events"]
+        f"topic read gg/{EVENT}/table/2/events", f"topic read gg/{EVENT}/table/2/record/#"]
     users = [ln.split(":")[0] for ln in (out / "passwd").read_text().splitlines()]
     assert {"hub-table-1", "hub-table-2"} <= set(users)
 
