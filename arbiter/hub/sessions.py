@@ -177,11 +177,13 @@ class TableSessions:
                 self._subscribed.discard(table)
             backoff.failed()
 
-        def subscribed(_c: mqtt.Client, _u: Any, _m: int, codes: list[ReasonCode],
+        def subscribed(c: mqtt.Client, _u: Any, _m: int, codes: list[ReasonCode],
                        _p: Any) -> None:
-            if not any(code.is_failure for code in codes):
-                with self._lock:
-                    self._subscribed.add(table)
+            if any(code.is_failure for code in codes):  # its ACL lets it read neither
+                self._refuse(c, table, f"subscription refused: {codes}")
+                return
+            with self._lock:
+                self._subscribed.add(table)
 
         def connect_failed(_c: mqtt.Client, _u: Any) -> None:
             backoff.failed()
