@@ -1,13 +1,14 @@
 """The hub's MQTT side: table topics into the ledger, assignments out to the tables.
 
-Subscribes to ``gg/<event>/table/+/#`` at QoS 1 with a persistent session
-(MQTT 3.1.1 ``clean_session=False`` and a fixed client id), so messages
-published while the hub is down are queued by the broker and delivered when
-it comes back; and keeps a session of its own for each table's events
-(:mod:`arbiter.hub.sessions`), so one table's flood cannot push another's out
-of a shared queue. A broker that is down or slow at the start does not stop
-the hub: it serves, says its link is down, and tries again with a capped,
-jittered backoff; only a broker that answers and refuses the hub's login does.
+Subscribes to every table topic of the event but the records (:data:`MAIN_KINDS`)
+at QoS 1 with a persistent session (MQTT 3.1.1 ``clean_session=False`` and a
+fixed client id), so messages published while the hub is down are queued by
+the broker and delivered when it comes back; and keeps a session of its own
+for each table's events and records (:mod:`arbiter.hub.sessions`), so one
+table's flood cannot push another's out of a shared queue. A broker that is
+down or slow at the start does not stop the hub: it serves, says its link is
+down, and tries again with a capped, jittered backoff; only a broker that
+answers and refuses the hub's login does.
 Acknowledgements are manual: a QoS 1 event is acknowledged
 only once the ledger has it on disk (or has refused it for good), so a hub
 killed mid-message gets it again.
@@ -18,8 +19,8 @@ every message queued and writes them in one ledger transaction (one fsync,
 (:attr:`Ingest.changes`). So the broker's window of unacknowledged messages
 never waits on one fsync per message, and a backlog after a slow disk is
 written at once. Retained ``online``, ``status`` and ``record/<game>`` topics
-arrive again at every subscription, which is how a restarted hub catches up
-with the tables' state.
+arrive again at every subscription (the records at the table's own session's),
+which is how a restarted hub catches up with the tables' state.
 
 The hub publishes only the retained ``assignment`` and ``resend`` of each
 table, never under a table's own topics (:mod:`arbiter.hub.outgoing`).
