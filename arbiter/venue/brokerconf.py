@@ -72,6 +72,17 @@ QUEUE_BYTES = 4 * 1024 * 1024
 #: payload over its own topic's smaller limit (a 6 KiB event) passes the broker and is
 #: refused by the hub (:func:`arbiter.wire.parse`), logged by the one throttle.
 MAX_PACKET = max(MAX_BYTES.values()) + 4 * 1024
+#: The broker's heap at most (Mosquitto's ``memory_limit``), in bytes: a base, and per
+#: table its retained state (``online``, ``status``, ``assignment``, ``resend``: a few KiB)
+#: and records (one a game, about 20 KiB: 30 games of a long event are 600 KiB, and the
+#: wire allows 64 KiB each), its hub sessions' queues when the hub is away (a round is
+#: under 300 KiB) and its connection. Retained records are one topic a game, and
+#: Mosquitto has no bound on their number: this is the bound on all of them, so on the
+#: store it saves too. Past it the broker refuses the message that would go over and
+#: disconnects its sender (a flood of records fills it for everyone: the machine, the hub
+#: on it and its disk survive).
+MEMORY_BASE = 32 * 1024 * 1024
+MEMORY_PER_TABLE = 2 * 1024 * 1024
 #: Seconds between saves of the broker's store (retained messages and the hub's sessions
 #: with their queues). Not on every change: a store of N MB rewritten per message was the
 #: red team's 1.25 GB per 10 s. What a crash loses of the last half minute comes back: the
@@ -164,6 +175,11 @@ def queue_size(tables: int) -> int:
     return max(QUEUE_PER_CLIENT, BURST_PER_TABLE * tables)
 
 
+def memory_limit(tables: int) -> int:
+    """``memory_limit`` for ``tables`` tables (see MEMORY_BASE)."""
+    return MEMORY_BASE + MEMORY_PER_TABLE * tables
+
+
 def conf_text(out: Path, port: int, tls: TlsListener | None = None, *, tables: int = 1,
               listen: str = "") -> str:
     """The broker's ``mosquitto.conf`` (``tables``: how many it serves, for the comment)."""
@@ -183,6 +199,9 @@ def conf_text(out: Path, port: int, tls: TlsListener | None = None, *, tables: i
         "# per table for its events, so a table's flood fills its own queue, not another's.",
         f"max_queued_messages {queue_size(tables)}",
         f"max_queued_bytes {QUEUE_BYTES}",
+        "# The broker's memory at most, and so its store: retained records are one a game,",
+        "# and nothing else bounds their number.",
+        f"memory_limit {memory_limit(tables)}",
         "# Keep retained status, records and assignments, and the hub's sessions, across a",
         "# broker restart; saved every half minute, never per message (a store rewritten per",
         "# message is gigabytes a minute under a flood). What a crash loses comes back: the",

@@ -44,6 +44,10 @@ def test_config_bounds_packets_queues_and_saves_and_logs_no_saves(tmp_path: Path
     (messages,), (size,) = conf["max_queued_messages"], conf["max_queued_bytes"]
     # A table's session holds a day of its events (43 a game at most), and bytes bound it.
     assert int(messages) >= 43 * 10 and 0 < int(size) <= 16 * 1024 * 1024
+    # The broker's memory is bounded, above what a long event's records need (30 games a
+    # table, each record at the wire's largest).
+    (limit,) = map(int, conf["memory_limit"])
+    assert 2 * 30 * largest < limit <= 256 * 1024 * 1024
     # Never a save per message, nor every second.
     assert conf["autosave_on_changes"] == ["false"] and int(conf["autosave_interval"][0]) >= 10
     # 'information' is where "Saving in-memory database" goes; errors and notices stay.
@@ -135,3 +139,39 @@ def test_the_broker_saves_without_a_log_line_and_notes_logins(
     log = mosq.log.read_text()
     assert "as table-1" in log  # a login is a notice: still logged
     assert "Saving in-memory database" not in log
+
+
+def _rss(pid: int) -> int:
+    """A process's resident memory, in bytes."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS")
+
+
+def test_a_flood_of_retained_records_is_bounded_by_the_brokers_memory(
+    broker: tuple[Mosquitto, Path]
+) -> None:
+    mosq, out = broker
+    assert mosq.proc is not None
+    (limit,) = [int(ln.split()[1]) for ln in mosq.conf.read_text().splitlines()
+                if ln.startswith("memory_limit ")]
+    table = _Table(mosq.port, out)
+    record = b"r" * wire.MAX_BYTES[wire.Topic.RECORD]
+    sent = 0
+    try:
+        # One record topic a game: Mosquitto counts no retained topics, its memory bound
+        # stops them. Twice the bound's worth is never taken.
+        for game in range(2 * limit // len(record)):
+            info = table.client.publish(f"gg/{EVENT}/table/1/record/{game}", record, qos=1,
+                                        retain=True)
+            if table.dropped.is_set():
+                break
+            info.wait_for_publish(10)
+            sent += 1
+        assert table.dropped.wait(30), "the broker took twice its memory bound of records"
+    finally:
+        table.close()
+    assert sent * len(record) < limit
+    assert _rss(mosq.proc.pid) < limit + 16 * 1024 * 1024
+    assert "out of memory" in mosq.log.read_text()
