@@ -421,29 +421,10 @@ class Ingest:
             qos=1, retain=True)) for table, payload in self.ledger.admin.assignments(
                 round_number).items()]
         thread = BackgroundThread(
-            lambda _stopping: self._watch_republish(round_number, sent), REPUBLISH
+            lambda _stopping: _watch_republish(round_number, sent, self._stopping), REPUBLISH
         )
         thread.start()
         return thread
-
-    def _watch_republish(self, round_number: int,
-                         sent: list[tuple[str, mqtt.MQTTMessageInfo]]) -> None:
-        deadline, said = time.monotonic() + PUBLISH_TIMEOUT, False
-        while True:
-            waiting = [table for table, info in sent if not info.is_published()]
-            if not waiting:
-                if said:
-                    log.warning("round %d's assignments: the broker has them all now",
-                                round_number)
-                return
-            if not said and time.monotonic() >= deadline:
-                said = True
-                log.warning("round %d's assignments re-sent at start: the broker has not "
-                            "taken those of table(s) %s in %.0f s; they stay queued and go "
-                            "out when it does", round_number, ", ".join(waiting),
-                            PUBLISH_TIMEOUT)
-            if self._stopping.wait(0.2):
-                return
 
 
 def _transient(exc: sqlite3.Error) -> bool:
@@ -466,11 +447,35 @@ def _check(event: str, topic: str, payload: bytes) -> _Checked:
     except WireFormatError as exc:
         return name.table, None, exc
 
+
 def _kind(event: str, topic: str) -> wire.Topic | None:
     name = wire.split(event, topic)
     return None if name is None else name.topic
+
 
 def _what(event: str, topic: str) -> str:
     """The part of a table's topic after its prefix, for a refusal's note."""
     name = wire.split(event, topic)
     return "" if name is None else name.rest
+
+
+def _watch_republish(round_number: int, sent: list[tuple[str, mqtt.MQTTMessageInfo]],
+                     stopping: threading.Event) -> None:
+    """Until the broker has taken every assignment ``sent`` (or ``stopping``): says once
+    if it has not in :data:`PUBLISH_TIMEOUT`, and then when it has."""
+    deadline, said = time.monotonic() + PUBLISH_TIMEOUT, False
+    while True:
+        waiting = [table for table, info in sent if not info.is_published()]
+        if not waiting:
+            if said:
+                log.warning("round %d's assignments: the broker has them all now",
+                            round_number)
+            return
+        if not said and time.monotonic() >= deadline:
+            said = True
+            log.warning("round %d's assignments re-sent at start: the broker has not "
+                        "taken those of table(s) %s in %.0f s; they stay queued and go "
+                        "out when it does", round_number, ", ".join(waiting),
+                        PUBLISH_TIMEOUT)
+        if stopping.wait(0.2):
+            return
