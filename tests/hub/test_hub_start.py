@@ -139,8 +139,8 @@ def _venue(port: int) -> dict[str, Any]:
     return dict(json.loads(body))
 
 
-def _serve_while(data: Path, broker_url: str, web: int,
-                 body: Callable[[], None]) -> tuple[int, list[BaseException]]:
+def _serve_while(data: Path, broker_url: str, web: int, body: Callable[[], None],
+                 *more: str) -> tuple[int, list[BaseException]]:
     """Run ``gg-arbiter hub`` (in this thread, as ``main`` is) while ``body`` runs in
     another; then the hub's own stop (SIGTERM). Returns its exit code and body's failure."""
     failed: list[BaseException] = []
@@ -157,7 +157,8 @@ def _serve_while(data: Path, broker_url: str, web: int,
     helper = threading.Thread(target=run)
     try:
         helper.start()
-        code = hub(data, "--broker", broker_url, "--host", "127.0.0.1", "--port", str(web))
+        code = hub(data, "--broker", broker_url, "--host", "127.0.0.1", "--port", str(web),
+                   *more)
     finally:
         helper.join(60)
         for sig, handler in handlers.items():
@@ -190,10 +191,20 @@ def test_hub_with_no_broker_serves_at_once_says_so_and_takes_events_when_it_come
                              json.dumps(new_game("T1", 1, "g1")), qos=1).wait_for_publish(5)
         wait_until(lambda: any(t["table"] == "T1" and t["game"] == "g1"
                                for t in _venue(web)["tables"]), what="table T1's game")
+        # ... and the resender works again: the table says it published two events.
+        asked = Subscriber(port, f"gg/{EVENT}/table/T1/resend")
+        table.client.publish(f"gg/{EVENT}/table/T1/status",
+                             json.dumps({"format": 1, "table": "T1", "state": "idle",
+                                         "event_seq": 2}), qos=1,
+                             retain=True).wait_for_publish(5)
+        asked.wait(lambda s: s.messages, what="the hub's resend request")
+        seen["asked"] = asked.messages[-1].json()["ranges"]
+        asked.close()
         table.close()
 
     try:
-        code, failed = _serve_while(tmp_path / "hub", broker.url, web, body)
+        code, failed = _serve_while(tmp_path / "hub", broker.url, web, body,
+                                    "--resend-after", "0.5")
     finally:
         broker.stop()
     assert not failed, failed
@@ -201,6 +212,7 @@ def test_hub_with_no_broker_serves_at_once_says_so_and_takes_events_when_it_come
     assert seen["down"]["up"] is False and seen["down"]["since"] > 0
     assert "broker link down since" in seen["page"]
     assert "broker link is down" in seen["organiser"] or "broker link down" in seen["organiser"]
+    assert seen["asked"] == [[2, 2]]
 
 
 def test_a_broker_that_holds_its_connack_does_not_wedge_the_hub(
