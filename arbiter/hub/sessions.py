@@ -94,7 +94,7 @@ class Backoff:
 
 class TableSessions:
     """The hub's per-table sessions for ``event`` at ``host``:``port``: each delivers its
-    table's events to ``deliver`` (from paho's thread), to be acknowledged on the client
+    table's events and records to ``deliver`` (from paho's thread), to be acknowledged on the client
     given with it. ``login`` is the hub's user (None: an open broker; ``base_id`` then
     names the sessions). ``refused(table)`` is told of a table that will have no session
     (the broker refused it, or :data:`MAX_SESSIONS` are open). Thread-safe."""
@@ -196,8 +196,8 @@ class TableSessions:
         return client
 
     def _refuse(self, client: mqtt.Client, table: str, reason: str) -> None:
-        """The broker refused a table's session: the main session alone carries its events.
-        Given up at once (a login the broker does not know will not come)."""
+        """The broker refused a table's session: the main session alone carries its events
+        and records. Given up at once (a login the broker does not know will not come)."""
         with self._lock:
             self._refused.add(table)
         client.disconnect()  # from paho's thread: its loop ends
