@@ -1,16 +1,18 @@
 """Benchmark the venue broker's backlog: how fast ``broker-config``'s Mosquitto takes and
 then hands over a backlog queued for a hub that is away.
 
-Run: .venv/bin/python bench/bench_broker_backlog.py [--messages 10000] [--tables 200]
+Run: .venv/bin/python bench/bench_broker_backlog.py [--messages 1000] [--tables 200]
 
 Writes the broker files with ``gg-arbiter broker-config`` (listening on 127.0.0.1, a free
 port) and runs Mosquitto on its ``mosquitto.conf`` as written; then the same with the
 persistence lines as they were before issue 19 (``autosave_on_changes true``: a save per
-change). For each: the hub's session subscribes and goes away, one table login publishes
-MESSAGES QoS 1 events (paho's window of 20 in flight, as a table), then the hub comes
-back and takes them all. Prints the rate at which the broker acknowledged the table while
-the backlog grew (overall and over the last thousand) and the rate at which the backlog
-drained to the hub, in messages/s. Target: the drain beats the 134 messages/s into the hub
+change). For each: the hub's session for table 1's events (its login ``hub-table-1``: the
+hub keeps one a table, arbiter/hub/sessions.py) subscribes and goes away, table 1's login
+publishes MESSAGES QoS 1 events (paho's window of 20 in flight, as a table; at most a
+session's queue, ``QUEUE_PER_CLIENT``), then the session comes back and takes them all.
+Prints the rate at which the broker acknowledged the table while the backlog grew
+(overall and over the last thousand) and the rate at which the backlog drained to the hub,
+in messages/s. Target: the drain beats the 134 messages/s into the hub
 of the 200-table bench (bench/bench_hub_venue.py). Needs mosquitto.
 """
 
@@ -32,6 +34,8 @@ import paho.mqtt.client as mqtt  # noqa: E402
 from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
 
 from arbiter.app.cli import main as gg_arbiter  # noqa: E402
+from arbiter.mqtt.address import table_session_login  # noqa: E402
+from arbiter.venue.brokerconf import QUEUE_PER_CLIENT  # noqa: E402
 from tests.support.mqtt import Mosquitto  # noqa: E402
 from tests.support.spawn import free_port  # noqa: E402
 
@@ -66,11 +70,12 @@ def run(workdir: Path, messages: int, tables: int, old_persistence: bool) -> tup
     broker = Mosquitto.with_config(workdir / "broker", conf, port).start()
     secret = {u: (out / "secrets" / f"{u}.password").read_text().strip()
               for u in ("hub", "table-1")}
+    login = table_session_login("hub", "1")
     try:
-        hub = _client(port, "hub", secret["hub"], clean=False)
+        hub = _client(port, login, secret["hub"], clean=False)
         subscribed = threading.Event()
         hub.on_subscribe = lambda *_: subscribed.set()
-        hub.subscribe(f"gg/{EVENT}/#", qos=1)
+        hub.subscribe(f"gg/{EVENT}/table/1/events", qos=1)
         if not subscribed.wait(10):  # then away, its session kept
             raise SystemExit("the hub's subscription was not acknowledged")
         hub.disconnect()
@@ -97,8 +102,8 @@ def run(workdir: Path, messages: int, tables: int, old_persistence: bool) -> tup
             if count[0] == messages:
                 got.set()
 
-        back = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="hub", clean_session=False)
-        back.username_pw_set("hub", secret["hub"])
+        back = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=login, clean_session=False)
+        back.username_pw_set(login, secret["hub"])
         back.on_message = on_message
         start = time.perf_counter()
         back.connect("127.0.0.1", port)
@@ -115,7 +120,7 @@ def run(workdir: Path, messages: int, tables: int, old_persistence: bool) -> tup
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--messages", type=int, default=10_000)
+    parser.add_argument("--messages", type=int, default=QUEUE_PER_CLIENT)
     parser.add_argument("--tables", type=int, default=200)
     args = parser.parse_args()
     ok = True

@@ -13,6 +13,15 @@ from tests.support.tools import missing, require_tool
 from tests.support.web import CHROMIUM_ARGS
 
 
+@pytest.fixture(autouse=True)
+def _fresh_log_budget() -> None:
+    """Every test starts with the one log throttle's minute unspent (arbiter.logthrottle):
+    lines another test's refusals wrote are not this test's to count."""
+    from arbiter.logthrottle import SHARED
+
+    SHARED.reset()
+
+
 @pytest.fixture
 def mock_factory() -> Iterator[object]:
     """Install gpiozero's MockFactory (with PWM pins) as the default pin factory."""

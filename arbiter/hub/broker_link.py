@@ -1,9 +1,15 @@
 """The hub's MQTT side: table topics into the ledger, assignments out to the tables.
 
-Subscribes to ``gg/<event>/table/+/#`` at QoS 1 with a persistent session
-(MQTT 3.1.1 ``clean_session=False`` and a fixed client id), so messages
-published while the hub is down are queued by the broker and delivered when
-it comes back. Acknowledgements are manual: a QoS 1 event is acknowledged
+Subscribes to every table topic of the event but the records (:data:`MAIN_KINDS`)
+at QoS 1 with a persistent session (MQTT 3.1.1 ``clean_session=False`` and a
+fixed client id), so messages published while the hub is down are queued by
+the broker and delivered when it comes back; and keeps a session of its own
+for each table's events and records (:mod:`arbiter.hub.sessions`), so one
+table's flood cannot push another's out of a shared queue. A broker that is
+down or slow at the start does not stop the hub: it serves, says its link is
+down, and tries again with a capped, jittered backoff; only a broker that
+answers and refuses the hub's login does.
+Acknowledgements are manual: a QoS 1 event is acknowledged
 only once the ledger has it on disk (or has refused it for good), so a hub
 killed mid-message gets it again.
 
@@ -13,8 +19,8 @@ every message queued and writes them in one ledger transaction (one fsync,
 (:attr:`Ingest.changes`). So the broker's window of unacknowledged messages
 never waits on one fsync per message, and a backlog after a slow disk is
 written at once. Retained ``online``, ``status`` and ``record/<game>`` topics
-arrive again at every subscription, which is how a restarted hub catches up
-with the tables' state.
+arrive again at every subscription (the records at the table's own session's),
+which is how a restarted hub catches up with the tables' state.
 
 The hub publishes only the retained ``assignment`` and ``resend`` of each
 table, never under a table's own topics (:mod:`arbiter.hub.outgoing`).
@@ -37,7 +43,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 from arbiter import wire
 from arbiter.hub.changes import Changes
-from arbiter.hub.errors import ContradictingEventError, IngestError
+from arbiter.hub.errors import ContradictingEventError, IngestError, RecordRefusedError
 from arbiter.hub.ledger import Ledger, ResendAsk
 from arbiter.hub.outgoing import (
     PUBLISH_TIMEOUT,
@@ -45,6 +51,8 @@ from arbiter.hub.outgoing import (
     publish_retained,
 )
 from arbiter.hub.resend import resend_payload
+from arbiter.hub.sessions import KEEPALIVE, Backoff, Delivered, TableSessions
+from arbiter.logthrottle import LogThrottle
 from arbiter.mqtt.tls import check_listener, listener_problem, secure
 from arbiter.threads import BackgroundThread, declare
 from arbiter.wire.errors import WireFormatError
@@ -63,6 +71,12 @@ MAX_BATCH = 500
 _Checked = tuple[str, wire.Topic, object] | tuple[str, None, WireFormatError] | None
 #: Topics the broker keeps retained and gives again: a batch of only these needs no fsync.
 RETAINED_KINDS = frozenset({wire.Topic.ONLINE, wire.Topic.STATUS})
+#: What the main session subscribes to. Not the records: they come by each table's own
+#: session (:mod:`arbiter.hub.sessions`), for the broker queues what it gives at a
+#: subscription too, within the same per-client bounds, and a venue's records (one a
+#: game) given at once would overflow the main session's; its retained ``online``,
+#: ``status``, ``assignment`` and ``resend`` are four a table.
+MAIN_KINDS = tuple(kind for kind in wire.Topic if kind is not wire.Topic.RECORD)
 
 
 class Ingest:
@@ -94,9 +108,10 @@ class Ingest:
         self.changes = Changes()
         self._lost = False  # the link went down after it was up: say when it is back
         self.connected = threading.Event()
+        client_id = client_id or f"gg-hub-{event}"
         self.client = mqtt.Client(
             CallbackAPIVersion.VERSION2,
-            client_id=client_id or f"gg-hub-{event}",
+            client_id=client_id,
             clean_session=False,
             protocol=mqtt.MQTTv311,
             manual_ack=True,
@@ -106,43 +121,66 @@ class Ingest:
         self._tls = tls
         self._tls_reported: str | None = None
         secure(self.client, tls)  # mqtts://: verified TLS, never plain
-        # A venue's broker restart should cost seconds, not paho's default 2 minutes.
-        self.client.reconnect_delay_set(min_delay=1, max_delay=5)
+        # A venue's broker restart should cost seconds, not paho's default 2 minutes; and
+        # a broker back after a fault is not met by every client at the same instant.
+        self._backoff = Backoff(self.client)
         self.client.on_connect = self._connected
         self.client.on_disconnect = self._disconnected
         self.client.on_connect_fail = self._connect_failed
         self.client.on_subscribe = self._subscribed
         self.client.on_message = self._message
-        self._inbox: queue.Queue[mqtt.MQTTMessage | None] = queue.Queue()
+        self._inbox: queue.Queue[Delivered | None] = queue.Queue()
         self._writer: BackgroundThread | None = None
         self._refusal = ""  # the broker's reason when it refused the hub's login
+        self._answered = threading.Event()  # the first attempt's outcome, whichever
+        self._link_lock = threading.Lock()  # the link's state and its announcements
         self._stopping = threading.Event()
+        self._log = LogThrottle()  # the broker's refusals, logged in a bounded way
+        self.sessions = TableSessions(event, host, port, self._inbox.put, login=username,
+                                      password=password, base_id=client_id, tls=tls,
+                                      refused=self._records_here)
+        self._records_by_main: set[str] = set()  # tables with no session of their own
 
     # --- life -------------------------------------------------------------------
 
-    def start(self, timeout: float = 10.0) -> None:
-        """Connect, subscribe and serve in paho's thread; IngestError if not subscribed in
-        ``timeout``; BrokerTlsError (at once) if TLS is why it cannot connect."""
+    def start(self, timeout: float = 3.0) -> None:
+        """Connect, subscribe and serve in paho's thread, trying again with a backoff for
+        as long as it takes; waits at most ``timeout`` for the first attempt's outcome.
+
+        :raises IngestError: the broker answered and refused the hub's login (a wrong
+            password does not mend itself: said at once, in one line).
+        :raises BrokerTlsError: (at once) TLS is why it cannot connect.
+        A broker that is down or does not answer is no error: the link is down (the
+        pages say so, and since when) until the broker is there.
+        """
         check_listener(self.host, self.port, self._tls)
         self._writer = BackgroundThread(
             lambda _stopping: self._write_loop(), LEDGER_WRITER,
             wake=lambda: self._inbox.put(None),  # after what is queued: it is written first
         )
         self._writer.start()
-        self.client.connect_async(self.host, self.port, keepalive=30)
+        self.client.connect_async(self.host, self.port, keepalive=KEEPALIVE)
         self.client.loop_start()
-        if not self.connected.wait(timeout):
+        self._answered.wait(timeout)
+        if self._refusal:  # it answered: the cause is the login, not the network
             self.stop()
-            if self._refusal:  # it answered: the cause is the login, not the network
-                raise IngestError(f"the broker at {self.host}:{self.port} refused the hub: "
-                                  f"{self._refusal} (check the user of --broker and "
-                                  "--password-file)")
-            raise IngestError(f"no connection to the broker at {self.host}:{self.port}")
+            raise IngestError(f"the broker at {self.host}:{self.port} refused the hub: "
+                              f"{self._refusal} (check the user of --broker and "
+                              "--password-file)")
+        with self._link_lock:
+            if not self.connected.is_set():
+                self._lost = True
+                log.warning("no connection to the broker at %s:%d yet: serving, and trying "
+                            "again until it answers", self.host, self.port)
+                self.changes.link_changed(False)
+        for table in self.ledger.tables.names():  # the tables' own sessions, as before
+            self.sessions.open(table)
 
     def stop(self) -> None:
         """Disconnect cleanly (the broker keeps the session and queues for it), then
         write what is queued (unacknowledged: the broker sends it again anyway)."""
         self._stopping.set()
+        self.sessions.close()
         self.client.disconnect()
         self.client.loop_stop()
         if self._writer is not None:
@@ -154,12 +192,33 @@ class Ingest:
     ) -> None:
         if reason.is_failure:
             self._refusal = str(reason)
-            log.error("broker refused the hub: %s", reason)
+            self._answered.set()
+            line = self._log.note("refused")
+            if line is not None:
+                log.error("broker refused the hub: %s (%d times so far, %d lines held back)",
+                          reason, *line)
             return
         self._refusal = ""
-        client.subscribe(wire.table_filter(self.event), qos=1)
+        self._backoff.succeeded()
+        client.unsubscribe(wire.table_filter(self.event))  # a session from before: all of it
+        with self._link_lock:
+            by_main = sorted(self._records_by_main)
+        client.subscribe([(wire.table_filter(self.event, kind), 1) for kind in MAIN_KINDS]
+                         + [(wire.table_pattern(self.event, t, wire.Topic.RECORD), 1)
+                            for t in by_main])
+
+    def _records_here(self, table: str) -> None:
+        """``table`` has no session of its own (refused, or past the most): its records
+        come by the main session."""
+        with self._link_lock:
+            if table in self._records_by_main:
+                return
+            self._records_by_main.add(table)
+        self.client.subscribe(wire.table_pattern(self.event, table, wire.Topic.RECORD), qos=1)
 
     def _connect_failed(self, _client: mqtt.Client, _userdata: Any) -> None:
+        self._answered.set()
+        self._backoff.failed()
         # paho retries without a word; say once why, if TLS is why (a replaced certificate).
         problem = listener_problem(self.host, self.port, self._tls)
         if problem is not None and problem != self._tls_reported:
@@ -173,25 +232,39 @@ class Ingest:
         if any(r.is_failure for r in reasons):
             log.error("broker refused the hub's subscription: %s", reasons)
             return
-        self.connected.set()  # connected and subscribed: nothing sent from now on is missed
-        if self._lost:
-            log.warning("reconnected to the broker at %s:%d", self.host, self.port)
-            self._lost = False
-        self.changes.link_changed(True)
+        with self._link_lock:
+            self.connected.set()  # connected and subscribed: nothing sent from now is missed
+            self._answered.set()
+            if self._lost:
+                self._lost = False
+                if (line := self._log.note("link")) is not None:  # a flapping link: bounded
+                    log.warning("reconnected to the broker at %s:%d (%d changes of the link"
+                                " so far, %d lines held back)", self.host, self.port, *line)
+            self.changes.link_changed(True)
 
     def _disconnected(
         self, _client: mqtt.Client, _userdata: Any, _flags: Any, reason: ReasonCode, _props: Any
     ) -> None:
-        self.connected.clear()
+        self._answered.set()
         if reason.is_failure:
-            log.warning("lost the broker (%s); reconnecting", reason)
-            self._lost = True
-            self.changes.link_changed(False)
+            self._backoff.failed()
+        with self._link_lock:
+            was_up = self.connected.is_set()
+            self.connected.clear()
+            if reason.is_failure and was_up:
+                if (line := self._log.note("link")) is not None:
+                    log.warning("lost the broker (%s); reconnecting (%d changes of the link so"
+                                " far, %d lines held back)", reason, *line)
+                self._lost = True
+                self.changes.link_changed(False)
 
     # --- in ---------------------------------------------------------------------
 
-    def _message(self, _client: mqtt.Client, _userdata: Any, msg: mqtt.MQTTMessage) -> None:
-        self._inbox.put(msg)  # paho's thread never waits on the disk
+    def _message(self, client: mqtt.Client, _userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        self._inbox.put((client, msg))  # paho's thread never waits on the disk
+        name = wire.split(self.event, msg.topic)
+        if name is not None and name.topic is not None:  # a table of the format: its own
+            self.sessions.open(name.table)  # session from now on (once; bounded in number)
 
     def _write_loop(self) -> None:
         """The writer thread: each time, every message queued, in one transaction."""
@@ -217,8 +290,9 @@ class Ingest:
             if last:
                 return
 
-    def take_batch(self, batch: list[mqtt.MQTTMessage]) -> None:
-        """Write ``batch`` in one transaction; then acknowledge and announce what it took.
+    def take_batch(self, batch: list[Delivered]) -> None:
+        """Write ``batch`` in one transaction; then acknowledge (each message on the client
+        that delivered it) and announce what it took.
 
         Every message is checked against the wire format first, outside the ledger's
         lock: one that is not the format is refused alone (noted in the rejections,
@@ -229,60 +303,47 @@ class Ingest:
         acknowledged, so no message can wedge the broker's window. If the commit
         fails, none is acknowledged.
         """
-        durable = any(self._kind(m.topic) not in RETAINED_KINDS for m in batch)
-        checked = [(msg, self._check(msg.topic, msg.payload)) for msg in batch]
-        done: list[mqtt.MQTTMessage] = []
+        durable = any(_kind(self.event, m.topic) not in RETAINED_KINDS for _c, m in batch)
+        checked = [(client, msg, _check(self.event, msg.topic, msg.payload))
+                   for client, msg in batch]
+        done: list[Delivered] = []
         changes: list[tuple[str, wire.Topic]] = []
         try:
             with self.ledger.store.batch(durable=durable):
-                for msg, taken in checked:
-                    if self._write_one(msg.topic, taken, changes):
-                        done.append(msg)
+                for client, msg, taken in checked:
+                    # A table's own session brings a second copy of its events (the main
+                    # one has them too): a refusal is noted once, from the main session.
+                    copy = (client is not self.client
+                            and _kind(self.event, msg.topic) is wire.Topic.EVENTS)
+                    if self._write_one(msg.topic, taken, changes, copy):
+                        done.append((client, msg))
         except sqlite3.Error:
             log.exception("the ledger could not commit %d message(s)", len(batch))
             return
-        for msg in done:  # in the order received, as MQTT wants
+        for client, msg in done:  # in the order received, as MQTT wants
             if msg.qos > 0:
-                self.client.ack(msg.mid, msg.qos)
+                client.ack(msg.mid, msg.qos)
         for table, kind in changes:
             self.changes.changed(table, kind)
 
-    def _check(self, topic: str, payload: bytes) -> _Checked:
-        """What to do with one message: (table, topic, message) or (table, None, refusal),
-        or None for a topic that is not a table's of this event (acknowledged, ignored)."""
-        name = wire.split(self.event, topic)
-        if name is None:
-            return None
-        if name.topic is None:
-            return name.table, None, WireFormatError(f"unknown topic {name.rest[:40]!r}")
-        try:
-            return name.table, name.topic, wire.parse(name.topic, payload, table=name.table,
-                                                      game=name.game)
-        except WireFormatError as exc:
-            return name.table, None, exc
-
-    def _kind(self, topic: str) -> wire.Topic | None:
-        name = wire.split(self.event, topic)
-        return None if name is None else name.topic
-
-    def _what(self, topic: str) -> str:
-        """The part of a table's topic after its prefix, for a refusal's note."""
-        name = wire.split(self.event, topic)
-        return "" if name is None else name.rest
-
     def _write_one(
-        self, topic: str, taken: _Checked, changes: list[tuple[str, wire.Topic]]
+        self, topic: str, taken: _Checked, changes: list[tuple[str, wire.Topic]],
+        copy: bool = False,
     ) -> bool:
         """Hand one checked message to the ledger; True when it is done with (kept or
-        refused): to be acknowledged."""
+        refused): to be acknowledged. A ``copy`` is refused without a note."""
         if taken is None:
             return True
         table, kind, message = taken
         try:
             if kind is None:
                 assert isinstance(message, WireFormatError)
-                self.ledger.events.note_rejection(
-                    table, message.seq, f"{self._what(topic)}: {message}")
+                if not copy:
+                    self.ledger.events.note_rejection(
+                        table, message.seq, f"{_what(self.event, topic)}: {message}")
+            elif kind is wire.Topic.EVENTS:
+                if self.ledger.events.record(table, cast(wire.Event, message), note=not copy):
+                    changes.append((table, kind))
             else:
                 self._take(table, kind, message, topic, changes)
             return True
@@ -291,7 +352,7 @@ class Ingest:
                 log.exception("the ledger could not take a message on %s", topic)
                 return False
             return self._refuse(table, topic, exc)
-        except (ContradictingEventError, WireFormatError):
+        except (ContradictingEventError, RecordRefusedError, WireFormatError):
             return True  # refused for good; the ledger noted it
         except Exception as exc:  # this message only (its savepoint is undone)
             return self._refuse(table, topic, exc)
@@ -301,8 +362,9 @@ class Ingest:
         SQLite's range, a constraint): noted and acknowledged, so it cannot come back.
         Logged as every refusal is, within the one log rule (note_rejection)."""
         try:
-            self.ledger.events.note_rejection(table, None, f"{self._what(topic)}: the ledger failed"
-                                                    f" ({type(exc).__name__})")
+            self.ledger.events.note_rejection(
+                table, None, f"{_what(self.event, topic)}: the ledger failed"
+                             f" ({type(exc).__name__})")
         except sqlite3.Error:
             return False
         return True
@@ -322,9 +384,6 @@ class Ingest:
         if kind is wire.Topic.ONLINE:
             self.ledger.tables.set_online(table, bool(message))
             changes.append((table, kind))
-        elif kind is wire.Topic.EVENTS:
-            if self.ledger.events.record(table, cast(wire.Event, message)):
-                changes.append((table, kind))
         elif kind is wire.Topic.STATUS:
             self.ledger.tables.set_status(table, cast(wire.StatusMessage, message))
             changes.append((table, kind))
@@ -362,32 +421,61 @@ class Ingest:
             qos=1, retain=True)) for table, payload in self.ledger.admin.assignments(
                 round_number).items()]
         thread = BackgroundThread(
-            lambda _stopping: self._watch_republish(round_number, sent), REPUBLISH
+            lambda _stopping: _watch_republish(round_number, sent, self._stopping), REPUBLISH
         )
         thread.start()
         return thread
-
-    def _watch_republish(self, round_number: int,
-                         sent: list[tuple[str, mqtt.MQTTMessageInfo]]) -> None:
-        deadline, said = time.monotonic() + PUBLISH_TIMEOUT, False
-        while True:
-            waiting = [table for table, info in sent if not info.is_published()]
-            if not waiting:
-                if said:
-                    log.warning("round %d's assignments: the broker has them all now",
-                                round_number)
-                return
-            if not said and time.monotonic() >= deadline:
-                said = True
-                log.warning("round %d's assignments re-sent at start: the broker has not "
-                            "taken those of table(s) %s in %.0f s; they stay queued and go "
-                            "out when it does", round_number, ", ".join(waiting),
-                            PUBLISH_TIMEOUT)
-            if self._stopping.wait(0.2):
-                return
 
 
 def _transient(exc: sqlite3.Error) -> bool:
     """A fault of the disk or the database (the message may be taken when sent again), not
     of the message (a constraint, a value SQLite cannot hold)."""
     return isinstance(exc, sqlite3.OperationalError) or type(exc) is sqlite3.DatabaseError
+
+
+def _check(event: str, topic: str, payload: bytes) -> _Checked:
+    """What to do with one message: (table, topic, message) or (table, None, refusal),
+    or None for a topic that is not a table's of this event (acknowledged, ignored)."""
+    name = wire.split(event, topic)
+    if name is None:
+        return None
+    if name.topic is None:
+        return name.table, None, WireFormatError(f"unknown topic {name.rest[:40]!r}")
+    try:
+        return name.table, name.topic, wire.parse(name.topic, payload, table=name.table,
+                                                  game=name.game)
+    except WireFormatError as exc:
+        return name.table, None, exc
+
+
+def _kind(event: str, topic: str) -> wire.Topic | None:
+    name = wire.split(event, topic)
+    return None if name is None else name.topic
+
+
+def _what(event: str, topic: str) -> str:
+    """The part of a table's topic after its prefix, for a refusal's note."""
+    name = wire.split(event, topic)
+    return "" if name is None else name.rest
+
+
+def _watch_republish(round_number: int, sent: list[tuple[str, mqtt.MQTTMessageInfo]],
+                     stopping: threading.Event) -> None:
+    """Until the broker has taken every assignment ``sent`` (or ``stopping``): says once
+    if it has not in :data:`PUBLISH_TIMEOUT`, and then when it has."""
+    deadline, said = time.monotonic() + PUBLISH_TIMEOUT, False
+    while True:
+        waiting = [table for table, info in sent if not info.is_published()]
+        if not waiting:
+            if said:
+                log.warning("round %d's assignments: the broker has them all now",
+                            round_number)
+            return
+        if not said and time.monotonic() >= deadline:
+            said = True
+            log.warning("round %d's assignments re-sent at start: the broker has not "
+                        "taken those of table(s) %s in %.0f s; they stay queued and go "
+                        "out when it does", round_number, ", ".join(waiting),
+                        PUBLISH_TIMEOUT)
+        if stopping.wait(0.2):
+            return

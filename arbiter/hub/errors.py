@@ -67,3 +67,8 @@ class UnplayedRoundError(HubError, ValueError):
 class EventLengthError(HubError, ValueError):
     """The event's length (its announced number of rounds) refuses this: a round past it,
     or a length below the rounds already paired or beyond any event's."""
+
+
+class RecordRefusedError(HubError, ValueError):
+    """A table's record past what the ledger keeps of one table (its count or bytes, or
+    records of games the ledger does not know): refused and noted, never stored."""

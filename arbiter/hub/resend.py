@@ -20,6 +20,7 @@ from collections.abc import Callable
 from arbiter import wire
 from arbiter.errors import ArbiterError
 from arbiter.hub.ledger import Ledger, ResendAsk
+from arbiter.logthrottle import LogThrottle
 from arbiter.threads import BackgroundThread, declare
 
 RESENDER = declare("hub-resend", __name__,
@@ -73,6 +74,7 @@ class Resender:
         self._seen: dict[str, list[tuple[int, int, float]]] = {}  # missing runs, since when
         self._wake = threading.Event()
         self._thread = BackgroundThread(self._run, RESENDER, wake=self._wake.set)
+        self._log = LogThrottle()
 
     # --- driven by the ingest (any thread) ----------------------------------------
 
@@ -105,8 +107,11 @@ class Resender:
             last = last_asks.get(table)
             if not due or (last is not None and _covered(due, last.ranges)):
                 continue
-            log.warning("table %s: events %s missing for %.0f s: asking the table to resend",
-                        table, _text(due), self.grace)
+            line = self._log.note(table)  # a table's status can claim any count: bounded
+            if line is not None:
+                log.warning("table %s: events %s missing for %.0f s: asking the table to"
+                            " resend (%d asked of this table so far, %d lines held back)",
+                            table, _text(due), self.grace, *line)
             ask = self._send(table, due)
             if ask is not None:
                 asked.append(ask)
@@ -139,7 +144,10 @@ class Resender:
         try:
             self._publish(ask)
         except ArbiterError as exc:  # the broker away: the organiser's page shows the gap
-            log.error("table %s: the resend request could not be sent: %s", table, exc)
+            line = self._log.note("not sent")
+            if line is not None:
+                log.error("table %s: the resend request could not be sent: %s (%d not sent so"
+                          " far, %d lines held back)", table, exc, *line)
             return None
         return ask
 

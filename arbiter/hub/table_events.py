@@ -46,7 +46,7 @@ class TableEvents:
 
     # --- tables and their events ------------------------------------------------
 
-    def record(self, table: str, event: Mapping[str, object]) -> bool:
+    def record(self, table: str, event: Mapping[str, object], *, note: bool = True) -> bool:
         """Keep one table event, exactly once; True when new, False for a copy of one held.
 
         ``table`` is the table named by the topic the event came on. The event is checked
@@ -56,12 +56,14 @@ class TableEvents:
         :raises TopicMismatchError: the payload names another table.
         :raises WireFormatError: the payload does not follow the contract.
         :raises ContradictingEventError: another payload is held for this (table, seq).
-        Each refusal is logged and noted in the rejections, never stored as an event.
+        Each refusal is logged and noted in the rejections (with ``note``: a second copy
+        of a message already seen is refused without), never stored as an event.
         """
         try:
             checked = wire.check_event(event, table)
         except WireFormatError as exc:
-            self.note_rejection(table, exc.seq, str(exc))
+            if note:
+                self.note_rejection(table, exc.seq, str(exc))
             raise
         seq, game, kind = checked["seq"], str(checked["game"]), checked["type"]
         text = wire.canonical(checked)
@@ -86,7 +88,8 @@ class TableEvents:
         if held[0] == text:
             return False
         reason = f"event {seq} of table {table!r} contradicts the one held"
-        self.note_rejection(table, seq, reason)
+        if note:
+            self.note_rejection(table, seq, reason)
         raise ContradictingEventError(reason)
 
     def note_rejection(self, table: str, seq: int | None, reason: str) -> None:

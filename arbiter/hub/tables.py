@@ -4,15 +4,26 @@ lacks, and which tables of the round are silent."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from datetime import datetime, timedelta
 from typing import cast
 
 from arbiter import wire
+from arbiter.hub.errors import RecordRefusedError
 from arbiter.hub.store import LedgerStore
 from arbiter.hub.table_events import TableEvents
 
 #: How long a table of the round may publish nothing the hub gets before it is flagged.
 PUBLISHES_NOTHING_AFTER = timedelta(minutes=1)
+#: Records kept per table at most. A table publishes one record a game it finished; a
+#: long event is 10 to 15 rounds, a game replayed now and then: 200 is ten times that.
+RECORDS_PER_TABLE = 200
+#: Bytes of records kept per table at most: a long game's record is about 20 KiB (the
+#: wire allows 64), so 200 long games; 3,000 60 KB records no longer grow the ledger 178 MB.
+RECORD_BYTES_PER_TABLE = 4 * 1024 * 1024
+#: Records kept per table of games the ledger has no event of (yet: a retained record may
+#: come before the game's events, after a restart): a few, not thousands.
+UNKNOWN_GAME_RECORDS = 10
 
 
 class TableState:
@@ -47,13 +58,23 @@ class TableState:
             )
 
     def set_record(self, table: str, game: str, record: wire.JsonObject) -> None:
-        """Keep the full record a table published for a game that is over."""
+        """Keep the full record a table published for a game that is over, within the
+        table's bounds (:data:`RECORDS_PER_TABLE`, :data:`RECORD_BYTES_PER_TABLE`,
+        :data:`UNKNOWN_GAME_RECORDS`); a record replacing one held counts once.
+
+        :raises RecordRefusedError: past a bound (noted and logged as every refusal)."""
+        text = wire.canonical(record)
         with self.store.write() as db:
-            db.execute(
-                "INSERT INTO records VALUES (?, ?, ?, ?) ON CONFLICT(table_name, game)"
-                " DO UPDATE SET payload=excluded.payload",
-                (table, game, wire.canonical(record), self.store.now()),
-            )
+            why = _over_bounds(db, table, game, len(text.encode()))
+            if why is None:
+                db.execute(
+                    "INSERT INTO records VALUES (?, ?, ?, ?) ON CONFLICT(table_name, game)"
+                    " DO UPDATE SET payload=excluded.payload",
+                    (table, game, text, self.store.now()),
+                )
+        if why is not None:
+            self.events.note_rejection(table, None, f"record/{game}: {why}")
+            raise RecordRefusedError(f"table {table!r}, record/{game}: {why}")
 
     def record(self, table: str, game: str) -> wire.JsonObject | None:
         """The full record of a game, once its table published it (None before)."""
@@ -127,3 +148,26 @@ class TableState:
             elif since > quiet:
                 silent.append((table, f"no event since {last}"))
         return silent
+
+
+def _over_bounds(db: sqlite3.Connection, table: str, game: str, size: int) -> str | None:
+    """Why ``table``'s record of ``game`` (``size`` bytes) may not be kept, or None."""
+    ((count, total, held, unknown),) = db.execute(
+        "SELECT COUNT(*), COALESCE(SUM(LENGTH(CAST(payload AS BLOB))), 0),"
+        " COALESCE(SUM(LENGTH(CAST(payload AS BLOB))) FILTER (WHERE game=?), -1),"
+        " COUNT(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM games g"
+        " WHERE g.table_name=r.table_name AND g.game=r.game))"
+        " FROM records r WHERE table_name=?", (game, table)).fetchall()
+    if held >= 0:  # replacing its own record: only the bytes can go over
+        return (None if total - held + size <= RECORD_BYTES_PER_TABLE
+                else f"over the {RECORD_BYTES_PER_TABLE} bytes of records kept per table")
+    if count >= RECORDS_PER_TABLE:
+        return f"over the {RECORDS_PER_TABLE} records kept per table"
+    if total + size > RECORD_BYTES_PER_TABLE:
+        return f"over the {RECORD_BYTES_PER_TABLE} bytes of records kept per table"
+    known = db.execute("SELECT 1 FROM games WHERE table_name=? AND game=?",
+                       (table, game)).fetchone()
+    if known is None and unknown >= UNKNOWN_GAME_RECORDS:
+        return (f"a record of a game with no event here, past the {UNKNOWN_GAME_RECORDS}"
+                " kept per table")
+    return None

@@ -50,3 +50,10 @@ class BrokerAddress:
     def __str__(self) -> str:  # never the password (it goes to the log)
         user = f"{self.username}@" if self.username else ""
         return f"{'mqtts' if self.tls else 'mqtt'}://{user}{self.host}:{self.port}"
+
+
+def table_session_login(user: str, table: str) -> str:
+    """The login (and so the client id) of the hub's own session for ``table``'s events,
+    beside its main one as ``user`` (see :mod:`arbiter.hub.sessions`): broker-config writes
+    one per table, with the hub's password, allowed to read that table's events only."""
+    return f"{user}-table-{table}"

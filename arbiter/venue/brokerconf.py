@@ -4,7 +4,9 @@ Writes ``mosquitto.conf`` (no anonymous access), ``passwd`` (Mosquitto's
 PBKDF2-SHA512 format, the one ``mosquitto_passwd`` writes), ``acl`` (each table
 publishes only under its own prefix and reads only its assignment and resend
 requests; the hub reads everything of the event and writes the assignments and
-resend requests; ``organiser``, the hub's commands run beside it, only writes those),
+resend requests; ``organiser``, the hub's commands run beside it, only writes those;
+``hub-table-N``, the hub's session for table N, with the hub's password, reads that
+table's events and records),
 one password file per user under ``secrets/``, and for each table one small file,
 ``tables/table-N.toml`` (its ``[tournament]`` settings) beside its password
 (``tables/table-N.password``), which ``gg-arbiter join`` (or ``setup.sh --service
@@ -31,10 +33,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arbiter.fleet.settings import NAME
-from arbiter.mqtt.address import TLS_PORT, BrokerAddress
+from arbiter.mqtt.address import TLS_PORT, BrokerAddress, table_session_login
 from arbiter.mqtt.errors import BrokerAddressError
 from arbiter.venue.errors import BrokerConfigError
-from arbiter.wire import Topic, event_filter, table_filter, table_pattern
+from arbiter.wire import MAX_BYTES, Topic, event_filter, table_filter, table_pattern
 
 #: Mosquitto 2's password hash: PBKDF2 with SHA-512, this many rounds, a 12-byte salt.
 ROUNDS = 101
@@ -43,15 +45,50 @@ HUB_USER = "hub"
 #: The login of the hub's commands (``hub assign``, ``publish``, ``gaps --resend``) while
 #: the hub serves: client ids are logins, so they must not log in as the hub itself.
 ORGANISER_USER = "organiser"
-#: Messages the broker holds per client (the hub) while it is away: one round at every
-#: table, with room to spare. A game has at most 41 challenges (each takes at least one
-#: of 42 pieces off the board and the last one left is a Flag), so at most 43 events and
-#: a record; each challenge makes about 5 status messages (a piece placed, both, the
-#: verdict, the board cleared: measured with ``run --sim``), so a game is under 260
-#: messages. 1,000 per table holds a round with almost four times that to spare.
-QUEUE_PER_TABLE = 1000
-#: The least queue, whatever the number of tables (Mosquitto's own default is 1,000).
-QUEUE_MIN = 10_000
+#: Messages the broker holds for each of the hub's sessions while it is away. The hub
+#: keeps one session per table for that table's events and records
+#: (:mod:`arbiter.hub.sessions`), so a table's queue holds its own only: a game has at
+#: most 41 challenges (each takes at least one of 42 pieces off the board and the last one
+#: left is a Flag), so at most 43 events and a record; 1,000 holds a day of rounds. The
+#: hub's main session (statuses, ``online``, every table's events again) may lose messages
+#: to a flood: its statuses are retained (sent again at each subscription) and its events
+#: are in the tables' sessions.
+QUEUE_PER_CLIENT = 1000
+#: Messages the main session gets at once when it subscribes, per table: its retained
+#: ``online``, ``status``, ``assignment`` and ``resend`` (the broker queues them within the
+#: same bound), twice over.
+BURST_PER_TABLE = 8
+#: Bytes the broker holds per client at most, beside the count: 1,000 events of the wire's
+#: largest (4 KiB), or 200 records of a long game (20 KiB); real events are about 300
+#: bytes. One login flooding fills its own table's session and the main one: 8 MiB,
+#: whatever it sends.
+QUEUE_BYTES = 4 * 1024 * 1024
+#: The largest MQTT packet a client may send (Mosquitto's ``max_packet_size``, which is
+#: global: every topic kind comes over a table's one connection, so no listener split can
+#: bound them apart). The wire's largest payload is a record's 64 KiB
+#: (:data:`arbiter.wire.MAX_BYTES`); a packet adds its fixed header (5 bytes), the topic
+#: (2 + at most about 200 bytes: ``gg/<event>/table/<table>/record/<game>``) and a
+#: packet id (2): 4 KiB is room to spare. A larger packet disconnects its sender; a
+#: payload over its own topic's smaller limit (a 6 KiB event) passes the broker and is
+#: refused by the hub (:func:`arbiter.wire.parse`), logged by the one throttle.
+MAX_PACKET = max(MAX_BYTES.values()) + 4 * 1024
+#: The broker's heap at most (Mosquitto's ``memory_limit``), in bytes: a base, and per
+#: table its retained state (``online``, ``status``, ``assignment``, ``resend``: a few KiB)
+#: and records (one a game, about 20 KiB: 30 games of a long event are 600 KiB, and the
+#: wire allows 64 KiB each), its hub sessions' queues when the hub is away (a round is
+#: under 300 KiB) and its connection. Retained records are one topic a game, and
+#: Mosquitto has no bound on their number: this is the bound on all of them, so on the
+#: store it saves too. Past it the broker refuses the message that would go over and
+#: disconnects its sender (a flood of records fills it for everyone: the machine, the hub
+#: on it and its disk survive).
+MEMORY_BASE = 32 * 1024 * 1024
+MEMORY_PER_TABLE = 2 * 1024 * 1024
+#: Seconds between saves of the broker's store (retained messages and the hub's sessions
+#: with their queues). Not on every change: a store of N MB rewritten per message was the
+#: red team's 1.25 GB per 10 s. What a crash loses of the last half minute comes back: the
+#: tables publish their retained state again when they reconnect, and the hub asks them
+#: for events their status says it lacks (a resend).
+AUTOSAVE_SECONDS = 30
 #: The user Debian's Mosquitto drops to when started as root, before it reads its files.
 BROKER_USER = "mosquitto"
 
@@ -88,6 +125,12 @@ def acl_text(event: str, tables: list[str]) -> str:
     ]
     for table in tables:
         lines += [
+            "# The hub's session for this table's events and records alone: its queue holds",
+            "# nothing of another table's (one table's flood cannot push another's out).",
+            f"user {table_session_login(HUB_USER, table)}",
+            f"topic read {table_pattern(event, table, Topic.EVENTS)}",
+            f"topic read {table_pattern(event, table, Topic.RECORD)}",
+            "",
             f"user {table_user(table)}",
             *(f"topic write {table_pattern(event, table, kind)}"
               for kind in (Topic.ONLINE, Topic.STATUS, Topic.EVENTS, Topic.RECORD)),
@@ -127,33 +170,51 @@ def listener_lines(port: int, tls: TlsListener | None, listen: str = "") -> list
 
 
 def queue_size(tables: int) -> int:
-    """``max_queued_messages`` for ``tables`` tables (see QUEUE_PER_TABLE)."""
-    return max(QUEUE_MIN, QUEUE_PER_TABLE * tables)
+    """``max_queued_messages`` for ``tables`` tables: a day of a table's events, and the
+    main session's retained state of every table given at its subscription."""
+    return max(QUEUE_PER_CLIENT, BURST_PER_TABLE * tables)
+
+
+def memory_limit(tables: int) -> int:
+    """``memory_limit`` for ``tables`` tables (see MEMORY_BASE)."""
+    return MEMORY_BASE + MEMORY_PER_TABLE * tables
 
 
 def conf_text(out: Path, port: int, tls: TlsListener | None = None, *, tables: int = 1,
               listen: str = "") -> str:
+    """The broker's ``mosquitto.conf`` (``tables``: how many it serves, for the comment)."""
     return "\n".join([
-        "# gg-arbiter broker-config: the venue broker (mosquitto -c this file).",
+        f"# gg-arbiter broker-config: the venue broker for {tables} table(s)"
+        " (mosquitto -c this file).",
         *listener_lines(port, tls, listen),
         "allow_anonymous false",
         f"password_file {out / 'passwd'}",
         f"acl_file {out / 'acl'}",
         "# A client's id is its login: no password can take over another's session.",
         "use_username_as_clientid true",
-        f"# A round at every table ({QUEUE_PER_TABLE} a table) for a hub that is away.",
+        "# No packet over the wire format's largest message (a 64 KiB record) and its",
+        "# topic: a larger one disconnects its sender.",
+        f"max_packet_size {MAX_PACKET}",
+        "# What the broker holds for each client while it is away: the hub has a session",
+        "# per table for its events, so a table's flood fills its own queue, not another's.",
         f"max_queued_messages {queue_size(tables)}",
-        "# Keep retained status, records and assignments across a broker restart.",
+        f"max_queued_bytes {QUEUE_BYTES}",
+        "# The broker's memory at most, and so its store: retained records are one a game,",
+        "# and nothing else bounds their number.",
+        f"memory_limit {memory_limit(tables)}",
+        "# Keep retained status, records and assignments, and the hub's sessions, across a",
+        "# broker restart; saved every half minute, never per message (a store rewritten per",
+        "# message is gigabytes a minute under a flood). What a crash loses comes back: the",
+        "# tables publish their state again and the hub asks them for missing events.",
         "persistence true",
         f"persistence_location {out / 'db'}/",
-        "# Save every second, not only on a clean stop: after a kill -9 or a crash the",
-        "# broker still holds the hub's session and what it had queued for it. (Saving on",
-        "# every change rewrites the whole store per message: the tables' messages for a hub",
-        "# that is away were taken at 53-61 a second while a backlog of 10,000 grew. A second",
-        "# lost in a crash comes back: the hub asks the tables for what their status says",
-        "# it lacks.)",
         "autosave_on_changes false",
-        "autosave_interval 1",
+        f"autosave_interval {AUTOSAVE_SECONDS}",
+        "# Errors, warnings and notices (logins, disconnections); not 'information',",
+        "# which says 'Saving in-memory database' at every save.",
+        "log_type error",
+        "log_type warning",
+        "log_type notice",
         "",
     ])
 
@@ -286,6 +347,9 @@ def _write_files(out: Path, *, event: str, names: list[str], users: list[str], p
         passwords[user] = password = secrets.token_urlsafe(18)
         lines.append(password_line(user, password))
         _private(keys / f"{user}.password", password + "\n")
+    # The hub's per-table sessions log in with the hub's password (its one secret file).
+    lines += [password_line(table_session_login(HUB_USER, t), passwords[HUB_USER])
+              for t in names]
     _private(passwd, "\n".join(lines) + "\n")
     (out / "acl").write_text(acl_text(event, names))
     (out / "mosquitto.conf").write_text(conf_text(out, port, tls, tables=len(names),

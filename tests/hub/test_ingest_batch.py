@@ -17,6 +17,7 @@ from paho.mqtt.enums import MQTTErrorCode
 from arbiter import wire
 from arbiter.hub.broker_link import Ingest
 from arbiter.hub.ledger import Ledger
+from arbiter.hub.sessions import Delivered
 from tests.support.contract import challenge, new_game
 
 EVENT = "open-2026"
@@ -64,6 +65,11 @@ def ingest(ledger: Ledger, seen: Seen) -> Ingest:
     return ing
 
 
+def _by(ingest: Ingest, batch: list[mqtt.MQTTMessage]) -> list[Delivered]:
+    """``batch`` as the ingest's main client delivered it."""
+    return [(ingest.client, msg) for msg in batch]
+
+
 def _message(mid: int, table: str, kind: str, payload: Any) -> mqtt.MQTTMessage:
     msg = mqtt.MQTTMessage(mid, (wire.prefix(EVENT, table) + kind).encode())
     msg.payload = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
@@ -85,7 +91,7 @@ def test_ingest_writes_a_batch_in_one_commit_then_acks_and_announces(
     statements: list[str] = []
     ledger.store._db.set_trace_callback(statements.append)
     try:
-        ingest.take_batch(batch)
+        ingest.take_batch(_by(ingest, batch))
     finally:
         ledger.store._db.set_trace_callback(None)
     everything = [("T1", 1), ("T1", 2), ("T2", 1)]
@@ -113,11 +119,11 @@ def test_ingest_refuses_alone_a_message_the_ledger_cannot_keep(
         "CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.table_name='T2'"
         " BEGIN SELECT RAISE(ABORT, 'refused'); END"
     )
-    ingest.take_batch([
+    ingest.take_batch(_by(ingest, [
         _message(1, "T1", "events", new_game("T1", 1, "g1")),
         _message(2, "T2", "events", new_game("T2", 1, "g1")),
         _message(3, "T1", "events", challenge("T1", 2, "g1", 1, 1, 0)),
-    ])
+    ]))
     assert [mid for mid, _disk in seen.acks] == [1, 2, 3]
     assert seen.acks[0][1] == [("T1", 1), ("T1", 2)]
     assert [(t, k) for t, k, _disk in seen.changes] == [("T1", wire.Topic.EVENTS)] * 2
@@ -133,11 +139,11 @@ def test_ingest_leaves_a_message_the_ledger_fails_on_unacknowledged(
         "CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.table_name='T2'"
         " BEGIN SELECT disk_fails(); END"
     )
-    ingest.take_batch([
+    ingest.take_batch(_by(ingest, [
         _message(1, "T1", "events", new_game("T1", 1, "g1")),
         _message(2, "T2", "events", new_game("T2", 1, "g1")),
         _message(3, "T1", "events", challenge("T1", 2, "g1", 1, 1, 0)),
-    ])
+    ]))
     # T2's message is sent again by the broker at the next connection; the others stay.
     assert [mid for mid, _disk in seen.acks] == [1, 3]
     assert seen.acks[0][1] == [("T1", 1), ("T1", 2)]
@@ -151,11 +157,11 @@ def test_ingest_acks_nothing_of_a_batch_whose_commit_failed(
         "CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.table_name='T2'"
         " BEGIN SELECT RAISE(ROLLBACK, 'the disk failed'); END"
     )
-    ingest.take_batch([
+    ingest.take_batch(_by(ingest, [
         _message(1, "T1", "events", new_game("T1", 1, "g1")),
         _message(2, "T2", "events", new_game("T2", 1, "g1")),
         _message(3, "T3", "events", new_game("T3", 1, "g1")),
-    ])
+    ]))
     assert seen.acks == []
     assert seen.changes == []
     assert seen.on_disk() == []
@@ -210,12 +216,12 @@ def test_ingest_a_poison_pill_never_rolls_back_the_honest_messages_beside_it(
 ) -> None:
     # 2**63 does not fit SQLite's INTEGER: it raised OverflowError inside the batch, which
     # rolled every message of it back, acknowledged none, and came back for ever.
-    ingest.take_batch([
+    ingest.take_batch(_by(ingest, [
         _message(1, "T1", "events", new_game("T1", 1, "g1")),
         _message(2, "T2", "events", {**challenge("T2", 2, "g1", 1, 1, 0), "seq": 2**63}),
         _message(3, "T2", "events", {**challenge("T2", 2, "g1", 1, 1, 0), "number": 2**63}),
         _message(4, "T1", "events", challenge("T1", 2, "g1", 1, 1, 0)),
-    ])
+    ]))
     assert [mid for mid, _disk in seen.acks] == [1, 2, 3, 4]
     assert seen.acks[0][1] == [("T1", 1), ("T1", 2)]
     assert [t for _at, t, _seq, _why in ledger.events.rejections()] == ["T2", "T2"]

@@ -58,7 +58,7 @@ def test_ingest_a_flood_of_half_characters_writes_a_few_lines(
     for mid in range(1, 5_001):
         msg = mqtt.MQTTMessage(mid, wire.topic(EVENT, "T1", wire.Topic.STATUS).encode())
         msg.payload, msg.qos = HALF, 1
-        batch.append(msg)
+        batch.append((ingest.client, msg))
     with caplog.at_level(logging.INFO):
         for start in range(0, len(batch), 500):
             ingest.take_batch(batch[start:start + 500])

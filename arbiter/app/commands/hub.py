@@ -48,7 +48,7 @@ def register(sub: Any, parser_class: type[argparse.ArgumentParser]) -> None:
                           "(default: the system's trust store)")
     hub.add_argument("--password-file", metavar="FILE",
                      help="the broker password of the URL's user (e.g. secrets/hub.password)")
-    hub.add_argument("--connect-timeout", type=float, default=10.0, help=argparse.SUPPRESS)
+    hub.add_argument("--connect-timeout", type=float, default=3.0, help=argparse.SUPPRESS)
     hub.add_argument("--host", default="0.0.0.0", help="web address to serve on (default all)")
     hub.add_argument("--port", type=int, default=DEFAULT_WEB_PORT,
                      help=f"web port (default {DEFAULT_WEB_PORT}; 0 picks a free one)")
@@ -91,9 +91,10 @@ def _serve(args: argparse.Namespace, requests: StopRequests) -> int:
         ingest.changes.follow(feed)
         ingest.changes.follow_link(feed)
         ingest.changes.follow(resender)
-        # Connected and subscribed first: a broker that cannot be reached, or TLS that
-        # cannot work (BrokerTlsError, at once), stops the hub in one line (said by main)
-        # before it shows a PIN or opens its web port.
+        # A broker that refuses the hub's login, or TLS that cannot work (BrokerTlsError,
+        # at once), stops the hub in one line (said by main) before it shows a PIN or opens
+        # its web port. A broker that is down or slow does not: the hub serves, its pages
+        # say the link is down and since when, and it tries again with a backoff.
         ingest.start(timeout=args.connect_timeout)
         try:
             server = _web_server(args, ledger, feed, ingest, resender)
