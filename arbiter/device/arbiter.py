@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
+from arbiter.device.confirm import CONFIRM_SECONDS, Hold, NewGameConfirmation
 from arbiter.device.enrollment import EnrollmentMode
 from arbiter.device.errors import DeviceError
 from arbiter.device.event_thread import Worker
@@ -35,17 +36,18 @@ from arbiter.drivers.readers.sim import SimSlots
 from arbiter.drivers.signals import Signals
 from arbiter.errors import ArbiterError
 from arbiter.fleet.state import FleetState
+from arbiter.rules.errors import WrongGameError
 from arbiter.rules.game import EndingKind, Game
 from arbiter.rules.jsondata import JsonDict
 from arbiter.rules.ranks import Side
 from arbiter.rules.verdict import Role
-from arbiter.storage.journal import GameStore
+from arbiter.storage.journal import GameStore, StoreError
 from arbiter.storage.registry import TagRegistry
 from arbiter.threads import BackgroundThread, declare
 from arbiter.tunes.rtttl import Tune
 
 NEW_GAME = declare("new-game", __name__,
-                   "starts a new game for the held NEW GAME button (waits for the device's thread)")
+                   "hands a hold of the NEW GAME button to the device's thread and waits")
 
 __all__ = ["COMMAND_TIMEOUT", "Arbiter", "DeviceError", "DeviceState"]
 
@@ -73,8 +75,10 @@ class Arbiter:
     :param sim: the simulator's slots when running without hardware.
     :param registry: the RFID tag registry, when enrollment is possible.
     :param outputs: the watchers ``signals`` was built to notify (its ``on_change``).
-    :param new_game_button: held, it starts a new game; closed with the device.
-    :param clock: monotonic seconds for the worker's heartbeat (tests pass a fake).
+    :param new_game_button: held twice within a few seconds, it starts a new game
+        (:mod:`arbiter.device.confirm`); closed with the device.
+    :param clock: monotonic seconds for the worker's heartbeat and the button's
+        confirmation window (tests pass a fake).
     :param fleet: the tournament link's state (broker, assignment); None: no tournament.
     """
 
@@ -111,7 +115,9 @@ class Arbiter:
             on_error=lambda: self._sequence.report("internal error: see the log"),
             reading_budget=COMMAND_TIMEOUT,  # a verdict with its battle phrase and Taps
             clock=clock,
+            on_idle=self._confirm_run_out,
         )
+        self._confirm = NewGameConfirmation(clock)
         self._started = False
         self._closed = False
         self._sequence = ChallengeSequence(
@@ -185,25 +191,77 @@ class Arbiter:
             raise DeviceError("the arbiter is shut down")
         return self._worker.call(action, timeout)
 
-    def new_game(self) -> int:
-        """Start a new game (one still on is recorded as abandoned); returns its id."""
-        return self._call(self._do_new_game)
+    def new_game(self, abandon: int | None = None) -> int:
+        """Start a new game (one still on is recorded as abandoned); returns its id.
 
-    def _do_new_game(self) -> int:
+        :param abandon: the game the caller confirmed it abandons; checked on the
+            worker, so a confirmation never abandons a game started meanwhile.
+        :raises WrongGameError: ``abandon`` is given and the current game is another
+            one still on.
+        """
+        return self._call(lambda: self._do_new_game(abandon))
+
+    def _do_new_game(self, abandon: int | None = None) -> int:
         if self._enrollment.active:
             raise DeviceError("finish or stop enrollment first")
+        current = self.store.current
+        if abandon is not None and abandon != current.id and not current.over:
+            raise WrongGameError(f"game {abandon} is not the current game ({current.id})")
+        self._confirm.withdraw()
         assignment = self.fleet.assignment if self.fleet is not None else None
-        return self._sequence.new_game(assignment.to_dict() if assignment else None)
+        try:
+            game_id = self._sequence.new_game(assignment.to_dict() if assignment else None)
+        except BaseException:
+            self._signals.unconfirm()  # no new game: what showed before the question
+            raise
+        self._signals.unconfirm(show=False)  # the new game's signals are showing
+        return game_id
 
     def _new_game_held(self) -> None:
         def press() -> None:
             try:
-                self.new_game()
+                self._call(self._button_held)
             except ArbiterError as exc:  # a button has nowhere to show it but the log
                 log.warning("NEW GAME button: no new game: %s", exc)
 
         # The button's own thread calls this: a thread of its own waits for the worker.
         BackgroundThread(lambda _stopping: press(), NEW_GAME).start()
+
+    def _button_held(self) -> None:
+        """A hold of NEW GAME (worker): the first asks to confirm, the second in time
+        starts the game (:mod:`arbiter.device.confirm`)."""
+        if self._confirm.hold() is Hold.ASKED:
+            log.info("NEW GAME button: hold it again within %.0f s to start a new game",
+                     CONFIRM_SECONDS)
+            self._signals.confirm()
+            return
+        game_id = self._do_new_game(self.store.current.id)
+        log.info("NEW GAME button: confirmed, game %d", game_id)
+
+    def _confirm_run_out(self) -> None:
+        """The worker's idle turn: a question past its window goes, the display returns."""
+        if self._confirm.run_out():
+            log.info("NEW GAME button: not confirmed in time, nothing changed")
+            self._signals.unconfirm()
+
+    @property
+    def sealed_games(self) -> tuple[int, ...]:
+        """Abandoned games whose ranks stay secret until the next game has begun."""
+        return self.store.sealed
+
+    def reveal_abandoned(self) -> list[int]:
+        """The players say the next game has begun: reveal the sealed abandoned games
+        (the ids; none when nothing was sealed).
+
+        :raises DeviceError: a reveal could not be written (that game stays sealed).
+        """
+        def reveal() -> list[int]:
+            try:
+                return self.store.reveal_abandoned()
+            except StoreError as exc:
+                raise DeviceError(f"the game record cannot be written: {exc}") from None
+
+        return self._call(reveal)
 
     def declare_end(
         self, kind: EndingKind, winner: Side | None, game_id: int | None = None
@@ -381,6 +439,8 @@ class Arbiter:
     # -- the worker ----------------------------------------------------------
 
     def _on_reading(self, reading: SlotReading) -> None:
+        if self._confirm.withdraw():  # a piece moved: the players play on
+            self._signals.unconfirm()
         if self._enrollment.active:
             self._sequence.note(reading)  # shown in the status, never judged
             self._enrollment.step(self._sequence.readings)

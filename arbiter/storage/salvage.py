@@ -174,7 +174,7 @@ def peek(path: Path) -> tuple[bool, float | None]:
     if len(lines) >= 2 and lines[-1] == b"":  # the last line is complete
         with contextlib.suppress(ValueError, UnicodeDecodeError):
             last = decode(lines[-2].removesuffix(b"\r"))
-            over = last.get("t") == "end" or bool(
+            over = last.get("t") in ("end", "reveal") or bool(
                 last.get("t") == "challenge" and last.get("fallen_flag")
             )
     return over, started
