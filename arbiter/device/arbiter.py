@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from arbiter.device.confirm import CONFIRM_SECONDS, Hold, NewGameConfirmation
+from arbiter.device.confirm import NewGameButton
 from arbiter.device.enrollment import EnrollmentMode
 from arbiter.device.errors import DeviceError
 from arbiter.device.event_thread import Worker
@@ -41,7 +41,7 @@ from arbiter.rules.game import EndingKind, Game
 from arbiter.rules.jsondata import JsonDict
 from arbiter.rules.ranks import Side
 from arbiter.rules.verdict import Role
-from arbiter.storage.journal import GameStore, StoreError
+from arbiter.storage.journal import GameStore
 from arbiter.storage.registry import TagRegistry
 from arbiter.threads import BackgroundThread, declare
 from arbiter.tunes.rtttl import Tune
@@ -115,9 +115,10 @@ class Arbiter:
             on_error=lambda: self._sequence.report("internal error: see the log"),
             reading_budget=COMMAND_TIMEOUT,  # a verdict with its battle phrase and Taps
             clock=clock,
-            on_idle=self._confirm_run_out,
+            on_idle=lambda: self._question.run_out(),
         )
-        self._confirm = NewGameConfirmation(clock)
+        self._question = NewGameButton(
+            signals, lambda: self._do_new_game(self.store.current.id), clock)
         self._started = False
         self._closed = False
         self._sequence = ChallengeSequence(
@@ -192,13 +193,8 @@ class Arbiter:
         return self._worker.call(action, timeout)
 
     def new_game(self, abandon: int | None = None) -> int:
-        """Start a new game (one still on is recorded as abandoned); returns its id.
-
-        :param abandon: the game the caller confirmed it abandons; checked on the
-            worker, so a confirmation never abandons a game started meanwhile.
-        :raises WrongGameError: ``abandon`` is given and the current game is another
-            one still on.
-        """
+        """Start a new game (one still on is abandoned: ``abandon`` names it, checked on
+        the worker, else :class:`WrongGameError`); returns its id."""
         return self._call(lambda: self._do_new_game(abandon))
 
     def _do_new_game(self, abandon: int | None = None) -> int:
@@ -207,42 +203,19 @@ class Arbiter:
         current = self.store.current
         if abandon is not None and abandon != current.id and not current.over:
             raise WrongGameError(f"game {abandon} is not the current game ({current.id})")
-        self._confirm.withdraw()
-        assignment = self.fleet.assignment if self.fleet is not None else None
-        try:
-            game_id = self._sequence.new_game(assignment.to_dict() if assignment else None)
-        except BaseException:
-            self._signals.unconfirm()  # no new game: what showed before the question
-            raise
-        self._signals.unconfirm(show=False)  # the new game's signals are showing
-        return game_id
+        held = self.fleet.assignment if self.fleet is not None else None
+        return self._question.starting(
+            lambda: self._sequence.new_game(held.to_dict() if held else None))
 
     def _new_game_held(self) -> None:
         def press() -> None:
             try:
-                self._call(self._button_held)
+                self._call(self._question.held)
             except ArbiterError as exc:  # a button has nowhere to show it but the log
                 log.warning("NEW GAME button: no new game: %s", exc)
 
         # The button's own thread calls this: a thread of its own waits for the worker.
         BackgroundThread(lambda _stopping: press(), NEW_GAME).start()
-
-    def _button_held(self) -> None:
-        """A hold of NEW GAME (worker): the first asks to confirm, the second in time
-        starts the game (:mod:`arbiter.device.confirm`)."""
-        if self._confirm.hold() is Hold.ASKED:
-            log.info("NEW GAME button: hold it again within %.0f s to start a new game",
-                     CONFIRM_SECONDS)
-            self._signals.confirm()
-            return
-        game_id = self._do_new_game(self.store.current.id)
-        log.info("NEW GAME button: confirmed, game %d", game_id)
-
-    def _confirm_run_out(self) -> None:
-        """The worker's idle turn: a question past its window goes, the display returns."""
-        if self._confirm.run_out():
-            log.info("NEW GAME button: not confirmed in time, nothing changed")
-            self._signals.unconfirm()
 
     @property
     def sealed_games(self) -> tuple[int, ...]:
@@ -250,18 +223,8 @@ class Arbiter:
         return self.store.sealed
 
     def reveal_abandoned(self) -> list[int]:
-        """The players say the next game has begun: reveal the sealed abandoned games
-        (the ids; none when nothing was sealed).
-
-        :raises DeviceError: a reveal could not be written (that game stays sealed).
-        """
-        def reveal() -> list[int]:
-            try:
-                return self.store.reveal_abandoned()
-            except StoreError as exc:
-                raise DeviceError(f"the game record cannot be written: {exc}") from None
-
-        return self._call(reveal)
+        """The next game began by the players' word: reveal the sealed games (ids)."""
+        return self._call(self._sequence.reveal_abandoned)
 
     def declare_end(
         self, kind: EndingKind, winner: Side | None, game_id: int | None = None
@@ -439,8 +402,7 @@ class Arbiter:
     # -- the worker ----------------------------------------------------------
 
     def _on_reading(self, reading: SlotReading) -> None:
-        if self._confirm.withdraw():  # a piece moved: the players play on
-            self._signals.unconfirm()
+        self._question.withdraw()  # a piece moved: the players play on
         if self._enrollment.active:
             self._sequence.note(reading)  # shown in the status, never judged
             self._enrollment.step(self._sequence.readings)

@@ -13,7 +13,11 @@ press.
 from __future__ import annotations
 
 import enum
+import logging
 from collections.abc import Callable
+from typing import Protocol
+
+log = logging.getLogger(__name__)
 
 #: Seconds after the first hold within which a second hold confirms NEW GAME.
 CONFIRM_SECONDS = 10.0
@@ -65,3 +69,58 @@ class NewGameConfirmation:
             return False
         self._asked_at = None
         return True
+
+
+class PromptSignals(Protocol):
+    """The signals of the question (:class:`arbiter.drivers.signals.Signals`)."""
+
+    def confirm(self) -> None: ...
+
+    def unconfirm(self, *, show: bool = True) -> None: ...
+
+
+class NewGameButton:
+    """What a hold of NEW GAME does, on the device's worker (not thread-safe).
+
+    :param signals: shows the question and takes it back.
+    :param start_game: starts the new game (abandoning the current one); its id.
+    :param clock: monotonic seconds for the window (tests pass a fake clock).
+    """
+
+    def __init__(self, signals: PromptSignals, start_game: Callable[[], int],
+                 clock: Callable[[], float]) -> None:
+        self._question = NewGameConfirmation(clock)
+        self._signals = signals
+        self._start_game = start_game
+
+    def held(self) -> None:
+        """The button was held: ask, or (asked within the window) start the game."""
+        if self._question.hold() is Hold.ASKED:
+            log.info("NEW GAME button: hold it again within %.0f s to start a new game",
+                     CONFIRM_SECONDS)
+            self._signals.confirm()
+            return
+        log.info("NEW GAME button: confirmed, game %d", self._start_game())
+
+    def withdraw(self) -> None:
+        """A piece moved: the players play on; the LEDs show what they showed."""
+        if self._question.withdraw():
+            self._signals.unconfirm()
+
+    def run_out(self) -> None:
+        """The worker's idle turn: a question past its window goes."""
+        if self._question.run_out():
+            log.info("NEW GAME button: not confirmed in time, nothing changed")
+            self._signals.unconfirm()
+
+    def starting(self, start: Callable[[], int]) -> int:
+        """Any NEW GAME (the button's, the page's): the question is answered; the prompt
+        gives way to the new game's signals, or, when none started, to what showed."""
+        self._question.withdraw()
+        try:
+            game_id = start()
+        except BaseException:
+            self._signals.unconfirm()
+            raise
+        self._signals.unconfirm(show=False)
+        return game_id

@@ -139,10 +139,8 @@ class GameStore:
         try:
             self._current = self._open_latest()
             #: Abandoned games whose ranks stay secret until the next game begins, oldest first.
-            self._sealed = self._find_sealed()
-            if self._sealed and _begun(self._current):
-                # Cut short between the next game's first line and the reveal: mend it.
-                self._reveal_sealed(time.time())
+            self._sealed: list[int] = []
+            self._open_sealed()
         except BaseException:
             self.close()
             raise
@@ -190,21 +188,30 @@ class GameStore:
         self._salvage.finish_new_games([self._path(i) for i in older], game.started_at)
         return game
 
-    def _find_sealed(self) -> list[int]:
-        """The sealed games before the current one: the abandoned games at the end of the
-        list not revealed yet (a revealed game, or any other, has no sealed one before it:
-        they are revealed together). A damaged journal ends the search: not touched."""
-        sealed: list[int] = []
+    def _open_sealed(self) -> None:
+        """Find the sealed games, newest first back to the first game neither abandoned
+        nor sealed (they are revealed together, so none is sealed before it), and further
+        back to any game this opening ended as abandoned. A sealed game that a later game
+        began after (cut short between that game's first line and the reveal, or ended by
+        this opening behind games played since) is revealed now. A damaged journal ends
+        the search: it is not touched."""
+        begun = _begun(self._current)
+        oldest = min(self._salvage.abandoned, default=self._current.id)
+        late: list[int] = []
         for game_id in reversed([i for i in self.game_ids() if i < self._current.id]):
             try:
                 game = read_game(self.data_dir, game_id)
             except (CorruptDataError, UnknownGameError, OSError):
                 break
-            if not game.abandoned or game.revealed_at is not None:
-                break
             if game.sealed:
-                sealed.insert(0, game_id)
-        return sealed
+                (late if begun else self._sealed).insert(0, game_id)
+            elif game_id <= oldest and (not game.abandoned or game.revealed_at is not None):
+                break
+            begun = begun or _begun(game)
+        if late:
+            pending, self._sealed = self._sealed, late
+            self._reveal_sealed(time.time())
+            self._sealed = self._sealed + pending  # any left (a refused write) stay sealed
 
     def _reveal_sealed(self, at: float) -> list[int]:
         """Append a ``reveal`` line to each sealed game (the next game has begun); returns
@@ -384,8 +391,6 @@ class GameStore:
                         os.unlink(pending)
                     raise
                 old_game.end(abandoned)
-                if old_game.sealed:  # its ranks stay secret until the next game begins
-                    self._sealed.append(old_game.id)
             try:
                 os.replace(pending, path)
                 fsync_path(self.games_dir)
@@ -398,6 +403,8 @@ class GameStore:
                 os.close(old_fd)
             self._fd = fd
             self._current = game
+            if old_game.sealed and old_game.id not in self._sealed:
+                self._sealed.append(old_game.id)  # secret until the next game begins
         if ended_old:
             self.appends.tell(old_game.id)
         self.appends.tell(game.id)

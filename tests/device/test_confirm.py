@@ -163,7 +163,7 @@ def test_confirm_second_hold_abandons_and_keeps_ranks_secret(rig: Rig) -> None:
     wait_until(lambda: rig.arbiter.state is DeviceState.IDLE)
     rig.challenge("B:COL", "W:MAJ")  # the next game has begun
     assert not read_game(rig.config.data_dir, 1).sealed
-    assert rig.arbiter.sealed_games == ()
+    assert not rig.arbiter.sealed_games
 
 
 @pytest.mark.slow  # seconds of real time (tests/support/kinds.py)

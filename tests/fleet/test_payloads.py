@@ -133,15 +133,16 @@ def test_outbox_holds_an_abandoned_game_until_the_next_game_begins(
             held = outbox.pending(Cursor(), 100)
         assert [(p.seq, p.item.game, _kind(p.item)) for p in held] == [
             (1, 1, "new_game"), (2, 1, "challenge"), (3, 1, "game_over")]
-        assert held[-1].item.body["ending"]["kind"] == "abandoned"  # type: ignore[index]
+        over: Any = held[-1].item.body
+        assert over["ending"]["kind"] == "abandoned"
         assert rank_leaks(json.dumps([p.item.body for p in held])) == []
         assert not [r for r in caplog.records if r.levelno >= logging.WARNING]  # the rule
         store.accept(_pair("B:COL", "W:MAJ"))  # game 2 begins: game 1 revealed
         later = outbox.pending(held[-1].after, 100)
     assert [(p.seq, p.item.game, _kind(p.item)) for p in later] == [
         (None, 1, "record"), (4, 2, "new_game"), (5, 2, "challenge")]
-    record = cast(RecordBody, later[0].item.body)["record"]
-    assert record["challenges"][0]["defender"] == "B:5*G"  # type: ignore[index]
+    record: Any = cast(RecordBody, later[0].item.body)["record"]
+    assert record["challenges"][0]["defender"] == "B:5*G"
 
 
 def test_cursor_file_round_trip_and_damage(tmp_path: Path) -> None:

@@ -51,7 +51,7 @@ def test_abandoned_game_sealed_until_the_next_games_first_challenge(tmp_path: Pa
             game.full_record()
         assert rank_leaks(json.dumps(game.public_view())) == []
         store.accept(pair("W:COL", "B:MAJ"))  # the next game has begun
-        assert store.sealed == ()
+        assert not store.sealed
         revealed = store.get(1)
         assert not revealed.sealed
         assert revealed.full_record()["challenges"][0]["attacker"] == "W:SPY"
@@ -93,7 +93,7 @@ def test_abandoned_games_in_a_row_wait_for_a_game_that_begins(tmp_path: Path) ->
     with GameStore(tmp_path) as store:
         assert store.sealed == (1,)  # found again at open, past the empty game 2
         store.accept(pair("W:2LT", "B:SGT"))  # game 3 begins
-        assert store.sealed == ()
+        assert not store.sealed
         store.new_game()  # game 3 abandoned in its turn: game 4 current
         assert store.sealed == (3,)
         assert [read_game(tmp_path, i).sealed for i in (1, 2, 3)] == [False, False, True]
