@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
+from arbiter.device.confirm import NewGameButton
 from arbiter.device.enrollment import EnrollmentMode
 from arbiter.device.errors import DeviceError
 from arbiter.device.event_thread import Worker
@@ -35,6 +36,7 @@ from arbiter.drivers.readers.sim import SimSlots
 from arbiter.drivers.signals import Signals
 from arbiter.errors import ArbiterError
 from arbiter.fleet.state import FleetState
+from arbiter.rules.errors import WrongGameError
 from arbiter.rules.game import EndingKind, Game
 from arbiter.rules.jsondata import JsonDict
 from arbiter.rules.ranks import Side
@@ -45,7 +47,7 @@ from arbiter.threads import BackgroundThread, declare
 from arbiter.tunes.rtttl import Tune
 
 NEW_GAME = declare("new-game", __name__,
-                   "starts a new game for the held NEW GAME button (waits for the device's thread)")
+                   "hands a hold of the NEW GAME button to the device's thread and waits")
 
 __all__ = ["COMMAND_TIMEOUT", "Arbiter", "DeviceError", "DeviceState"]
 
@@ -73,8 +75,10 @@ class Arbiter:
     :param sim: the simulator's slots when running without hardware.
     :param registry: the RFID tag registry, when enrollment is possible.
     :param outputs: the watchers ``signals`` was built to notify (its ``on_change``).
-    :param new_game_button: held, it starts a new game; closed with the device.
-    :param clock: monotonic seconds for the worker's heartbeat (tests pass a fake).
+    :param new_game_button: held twice within a few seconds, it starts a new game
+        (:mod:`arbiter.device.confirm`); closed with the device.
+    :param clock: monotonic seconds for the worker's heartbeat and the button's
+        confirmation window (tests pass a fake).
     :param fleet: the tournament link's state (broker, assignment); None: no tournament.
     """
 
@@ -111,7 +115,10 @@ class Arbiter:
             on_error=lambda: self._sequence.report("internal error: see the log"),
             reading_budget=COMMAND_TIMEOUT,  # a verdict with its battle phrase and Taps
             clock=clock,
+            on_idle=lambda: self._question.run_out(),
         )
+        self._question = NewGameButton(
+            signals, lambda: self._do_new_game(self.store.current.id), clock)
         self._started = False
         self._closed = False
         self._sequence = ChallengeSequence(
@@ -185,25 +192,39 @@ class Arbiter:
             raise DeviceError("the arbiter is shut down")
         return self._worker.call(action, timeout)
 
-    def new_game(self) -> int:
-        """Start a new game (one still on is recorded as abandoned); returns its id."""
-        return self._call(self._do_new_game)
+    def new_game(self, abandon: int | None = None) -> int:
+        """Start a new game (one still on is abandoned: ``abandon`` names it, checked on
+        the worker, else :class:`WrongGameError`); returns its id."""
+        return self._call(lambda: self._do_new_game(abandon))
 
-    def _do_new_game(self) -> int:
+    def _do_new_game(self, abandon: int | None = None) -> int:
         if self._enrollment.active:
             raise DeviceError("finish or stop enrollment first")
-        assignment = self.fleet.assignment if self.fleet is not None else None
-        return self._sequence.new_game(assignment.to_dict() if assignment else None)
+        current = self.store.current
+        if abandon is not None and abandon != current.id and not current.over:
+            raise WrongGameError(f"game {abandon} is not the current game ({current.id})")
+        held = self.fleet.assignment if self.fleet is not None else None
+        return self._question.starting(
+            lambda: self._sequence.new_game(held.to_dict() if held else None))
 
     def _new_game_held(self) -> None:
         def press() -> None:
             try:
-                self.new_game()
+                self._call(self._question.held)
             except ArbiterError as exc:  # a button has nowhere to show it but the log
                 log.warning("NEW GAME button: no new game: %s", exc)
 
         # The button's own thread calls this: a thread of its own waits for the worker.
         BackgroundThread(lambda _stopping: press(), NEW_GAME).start()
+
+    @property
+    def sealed_games(self) -> tuple[int, ...]:
+        """Abandoned games whose ranks stay secret until the next game has begun."""
+        return self.store.sealed
+
+    def reveal_abandoned(self) -> list[int]:
+        """The next game began by the players' word: reveal the sealed games (ids)."""
+        return self._call(self._sequence.reveal_abandoned)
 
     def declare_end(
         self, kind: EndingKind, winner: Side | None, game_id: int | None = None
@@ -381,6 +402,7 @@ class Arbiter:
     # -- the worker ----------------------------------------------------------
 
     def _on_reading(self, reading: SlotReading) -> None:
+        self._question.withdraw()  # a piece moved: the players play on
         if self._enrollment.active:
             self._sequence.note(reading)  # shown in the status, never judged
             self._enrollment.step(self._sequence.readings)

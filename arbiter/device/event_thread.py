@@ -88,6 +88,8 @@ class Worker:
         with its tunes) before the worker counts as stuck.
     :param clock: monotonic seconds, for the heartbeat (tests pass a fake).
     :param beat_every: seconds an idle worker waits before beating anyway.
+    :param on_idle: runs on the worker each time it has waited ``beat_every`` with
+        nothing to do (what runs out with time: the NEW GAME button's question).
     """
 
     def __init__(
@@ -99,8 +101,10 @@ class Worker:
         reading_budget: float,
         clock: Callable[[], float] = time.monotonic,
         beat_every: float = BEAT_EVERY,
+        on_idle: Callable[[], None] | None = None,
     ) -> None:
         self._on_reading = on_reading
+        self._on_idle = on_idle
         self._after_command = after_command
         self._on_error = on_error
         self._reading_budget = reading_budget
@@ -195,6 +199,11 @@ class Worker:
             try:
                 event = self._events.get(timeout=self._beat_every)
             except queue.Empty:
+                if self._on_idle is not None:
+                    try:
+                        self._on_idle()
+                    except Exception:  # as for an event: the device keeps running
+                        log.exception("unexpected error in the idle turn")
                 continue  # idle: the next turn beats
             if isinstance(event, _Stop):
                 return

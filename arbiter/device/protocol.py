@@ -119,7 +119,21 @@ class DeviceView(Protocol):
 
     # -- commands ------------------------------------------------------------
 
-    def new_game(self) -> int: ...
+    def new_game(self, abandon: int | None = None) -> int:
+        """Start a new game; ``abandon``: the game still on the caller confirmed it ends.
+
+        :raises WrongGameError: ``abandon`` is not the current game, which is still on.
+        """
+        ...
+
+    @property
+    def sealed_games(self) -> tuple[int, ...]:
+        """Abandoned games whose ranks stay secret until the next game has begun."""
+        ...
+
+    def reveal_abandoned(self) -> list[int]:
+        """The next game has begun by the players' word: reveal the sealed games."""
+        ...
 
     def declare_end(
         self, kind: EndingKind, winner: Side | None, game_id: int | None = None

@@ -226,6 +226,17 @@ class ChallengeSequence:
             self._signals.ready()
         return game.id
 
+    def reveal_abandoned(self) -> list[int]:
+        """Reveal the sealed abandoned games (the next game has begun); their ids.
+
+        :raises DeviceError: the record cannot be written (that game stays sealed).
+        """
+        try:
+            return self._store.reveal_abandoned()
+        except StoreError as exc:
+            log.error("could not record the reveal: %s", exc)
+            raise DeviceError(f"the game record cannot be written: {exc}") from None
+
     def declare_end(self, kind: EndingKind, winner: Side | None, game_id: int | None) -> None:
         """Record an ending the device cannot see.
 

@@ -58,6 +58,8 @@ DOUBLE_BLINK = Blink(0.15, 0.15, flashes=2, pause=0.9)
 ERROR_BLINK = Blink(0.1, 0.1)
 #: Status LED when the device is not working: bursts of three, unlike any other.
 FAULT_BLINK = Blink(0.05, 0.05, flashes=3, pause=0.6)
+#: All three LEDs together: NEW GAME asks to be confirmed (hold the button again).
+CONFIRM_BLINK = Blink(0.4, 0.4)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from arbiter.drivers.buzzer import open_buzzer
 from arbiter.drivers.errors import SignalsClosedError, UnknownTuneError
 from arbiter.drivers.leds import LedPanel
 from arbiter.drivers.outputs import (
+    CONFIRM_BLINK,
     DOUBLE_BLINK,
     ERROR_BLINK,
     FAULT_BLINK,
@@ -52,6 +53,7 @@ TAPS = declare("taps", __name__,
 
 # The values are re-exported: the device, the web and the tests know them from here.
 __all__ = [
+    "CONFIRM_BLINK",
     "DOUBLE_BLINK",
     "ERROR_BLINK",
     "FAULT_BLINK",
@@ -125,6 +127,8 @@ class Signals:
         self._closed = False
         # What result()/clear() asked the winner LEDs to show; the battle flashing defers it.
         self._winner_target: tuple[LedState, LedState] = (LED_OFF, LED_OFF)
+        # What the LEDs showed before NEW GAME's question (confirm()), to show again.
+        self._before_confirm: tuple[LedState, LedState, LedState] | None = None
         self._flashing = False
         self._version = 0
         # A tune playing on its own thread (Taps), cut short by the next tune.
@@ -220,6 +224,26 @@ class Signals:
         """Status LED flashes in bursts of three, then the "fault" tune (blocking)."""
         self._show(status=LedState(LedMode.BLINK, FAULT_BLINK))
         self._perform("fault")
+
+    def confirm(self) -> None:
+        """NEW GAME asks to be confirmed: all three LEDs blink together, then the
+        "confirm" tune (blocking). The same whatever the game's state: it tells nothing.
+        :meth:`unconfirm` shows again what the LEDs showed before."""
+        blink = LedState(LedMode.BLINK, CONFIRM_BLINK)
+        with self._state:
+            self._check_open()
+            if self._before_confirm is None:
+                self._before_confirm = (*self._winner_target, self._leds.status)
+        self._show(attacker=blink, defender=blink, status=blink)
+        self._perform("confirm")
+
+    def unconfirm(self, *, show: bool = True) -> None:
+        """The question of :meth:`confirm` is withdrawn: the LEDs show what they showed
+        (``show=False``: answered; the caller shows what follows)."""
+        with self._state:
+            before, self._before_confirm = self._before_confirm, None
+        if before is not None and show:
+            self._show(attacker=before[0], defender=before[1], status=before[2])
 
     def clear(self) -> None:
         """Slots emptied: winner LEDs off, status LED steady, no tune."""

@@ -16,6 +16,7 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
+from arbiter import wire
 from arbiter.fleet.errors import CursorError
 from arbiter.fleet.payloads import OutboxItem, game_items
 from arbiter.rules.game import Game
@@ -88,7 +89,9 @@ class Outbox:
     only while no later game follows it. The walk therefore stops at the first
     game that is neither over nor the newest (or cannot be read): its ending, when
     it comes, is numbered before the next game's events, whatever the order in
-    which the files reached the disk.
+    which the files reached the disk. It also stops after a sealed abandoned game's
+    events: its record comes when the next game begins, and it must go out before
+    the next game's events (which the cursor would otherwise pass it by).
     """
 
     def __init__(self, data_dir: Path) -> None:
@@ -125,7 +128,7 @@ class Outbox:
         if game is None:
             return None
         items = game_items(game)
-        settled = game.over or damaged
+        settled = (game.over and not game.sealed) or damaged
         self._cache = {k: v for k, v in self._cache.items() if k >= game_id}
         self._cache[game_id] = (key, items, settled)
         return items, settled
@@ -150,13 +153,19 @@ class Outbox:
                     number = seq
                 out.append(Pending(item, number, Cursor(game_id, item.index + 1, seq)))
             if not settled and place < len(ids) - 1:
-                self._wait_for(game_id, ids[-1])
+                # Over but not settled: a sealed game, its record still to come.
+                self._wait_for(game_id, ids[-1],
+                               sealed=items[-1].kind is wire.EventType.GAME_OVER)
                 return out
         self._waiting = None
         return out
 
-    def _wait_for(self, game_id: int, newest: int) -> None:
+    def _wait_for(self, game_id: int, newest: int, *, sealed: bool) -> None:
         if self._waiting != game_id:
             self._waiting = game_id
+            if sealed:  # the rule, not a fault: nothing to warn of
+                log.info("broker: game %d was abandoned; its record and the next games'"
+                         " events go out once the next game has begun", game_id)
+                return
             log.warning("broker: game %d is still open though game %d follows it; later "
                         "games are published once it has its ending", game_id, newest)

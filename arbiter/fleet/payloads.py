@@ -3,7 +3,7 @@
 Everything a game in progress puts on the wire is built from its recorded
 challenges (:class:`arbiter.rules.game.Challenge`): a side, a public verdict word
 and counts, never a rank or a tag; the full record goes out only once the game
-is over.
+is over and not sealed (an abandoned game's only once the next game has begun).
 The topics, types and checks are :mod:`arbiter.wire`'s, shared with the hub.
 """
 
@@ -55,8 +55,9 @@ def challenge_body(challenge: Challenge, eliminated: wire.Eliminated) -> wire.Ch
 
 
 def game_items(game: Game) -> list[OutboxItem]:
-    """The game's events in order, then (once it is over) its record, from the game's
-    challenges and ending as recorded.
+    """The game's events in order, then (once it is over and not sealed) its record, from
+    the game's challenges and ending as recorded. A sealed abandoned game's record is its
+    last item once revealed: the items only ever grow at the end.
 
     A challenge whose journal line was lost (repaired record) is still an
     event: its number, with ``attacker_side``, ``result`` and ``at`` null.
@@ -84,8 +85,9 @@ def game_items(game: Game) -> list[OutboxItem]:
         ending = game.ending
         items.append(OutboxItem(game.id, len(items), wire.EventType.GAME_OVER, wire.game_over(
             ending.kind.value, ending.winner.letter if ending.winner else None, ending.at)))
-        items.append(OutboxItem(game.id, len(items), None,
-                                RecordBody(record=game.full_record())))
+        if not game.sealed:
+            items.append(OutboxItem(game.id, len(items), None,
+                                    RecordBody(record=game.full_record())))
     return items
 
 

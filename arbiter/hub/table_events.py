@@ -160,6 +160,17 @@ class TableEvents:
                 for t, g, rnd, board, white, black, ch, lw, lb, ending, winner, result, scored,
                 over in rows]
 
+    def begun_after(self, table: str, game: str) -> bool:
+        """True when ``table`` began a game after ``game``: one started later (a higher
+        first seq) with a challenge played, or ended other than abandoned. Until then an
+        abandoned game's record is not shown (issue 27: players may go on with it after a
+        mistaken NEW GAME), whatever a table of an older version published."""
+        rows = self.store.read(
+            "SELECT 1 FROM games g JOIN games a ON a.table_name=g.table_name AND a.game=?"
+            " WHERE g.table_name=? AND g.started_seq > a.started_seq AND (g.challenges > 0"
+            " OR (g.ending IS NOT NULL AND g.ending <> 'abandoned')) LIMIT 1", (game, table))
+        return bool(rows)
+
     def over_limit(self) -> list[tuple[str, int | None, int]]:
         """(table, round, games kept but not scored) of each table that opened more than
         :data:`arbiter.hub.scoring.MAX_GAMES_PER_ROUND` games under one round (None: under

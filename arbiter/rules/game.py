@@ -1,7 +1,10 @@
 """A game's record: accepted challenges, at most one ending, and two views.
 
 The public view holds no rank and is safe to show while the game is on; the
-full record holds every rank and is refused until the game is over.
+full record holds every rank and is refused while the game is *sealed*: while it
+is on, and, for a game abandoned by NEW GAME with challenges played, until the
+next game has begun (players who go on after a mistaken NEW GAME must not play
+with their ranks known).
 """
 
 from __future__ import annotations
@@ -117,10 +120,35 @@ class Game:
     #: The tournament's assignment this game was started with (round, board and
     #: the players' names, as the hub sent it), or None: names, never ranks.
     assignment: JsonDict | None = None
+    #: When an abandoned game was released for its reveal (the next game began), or None.
+    revealed_at: float | None = None
 
     @property
     def over(self) -> bool:
         return self.ending is not None
+
+    @property
+    def abandoned(self) -> bool:
+        return self.ending is not None and self.ending.kind is EndingKind.ABANDONED
+
+    @property
+    def sealed(self) -> bool:
+        """True while its ranks stay secret: the game is on, or it was abandoned with
+        challenges played and the next game has not begun (:meth:`reveal` not called)."""
+        if self.ending is None:
+            return True
+        return self.abandoned and self.challenge_count > 0 and self.revealed_at is None
+
+    def reveal(self, at: float) -> None:
+        """The next game has begun: this abandoned game's record may be shown.
+
+        :raises EndingError: not an abandoned game, or revealed already.
+        """
+        if not self.abandoned:
+            raise EndingError(f"game {self.id} was not abandoned: nothing to reveal")
+        if self.revealed_at is not None:
+            raise EndingError(f"game {self.id} is revealed already")
+        self.revealed_at = at
 
     @property
     def challenge_count(self) -> int:
@@ -219,10 +247,13 @@ class Game:
     def full_record(self) -> JsonDict:
         """Every challenge with its ranks, the survivors and the fallen.
 
-        :raises RecordSealedError: while the game is on.
+        :raises RecordSealedError: while the game is :attr:`sealed`.
         """
         if not self.over:
             raise RecordSealedError(f"game {self.id} is still on: ranks stay secret")
+        if self.sealed:
+            raise RecordSealedError(f"game {self.id} was abandoned: its ranks stay secret "
+                                    "until the next game has begun")
         record = self.public_view()
         record["challenges"] = [
             {

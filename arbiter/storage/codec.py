@@ -2,11 +2,13 @@
 
 Each line is ``JSON<TAB>crc32-hex`` and ends with a newline. The first line
 is the game header (``"t": "game"``); then challenge (``"challenge"``) and
-declared ending (``"end"``) lines. A repaired file has ``"unreadable"`` lines
-where a damaged challenge line was (the challenge happened; its pieces are
-lost). A captured Flag is not written as an ending: replaying its challenge
-ends the game again. Lines may end in CRLF (a file saved on another
-computer). The durable writing of these lines is :mod:`arbiter.storage.journal`'s job.
+declared ending (``"end"``) lines; an abandoned game gets a ``"reveal"`` line
+once the next game has begun (before it, its ranks stay secret). A repaired
+file has ``"unreadable"`` lines where a damaged challenge line was (the
+challenge happened; its pieces are lost). A captured Flag is not written as an
+ending: replaying its challenge ends the game again. Lines may end in CRLF (a
+file saved on another computer). The durable writing of these lines is
+:mod:`arbiter.storage.journal`'s job.
 """
 
 from __future__ import annotations
@@ -101,6 +103,11 @@ def ending_record(ending: Ending) -> JsonDict:
     return {"t": "end", **ending.to_dict()}
 
 
+def reveal_record(at: float) -> JsonDict:
+    """An abandoned game may be revealed: the next game began at ``at``."""
+    return {"t": "reveal", "at": at}
+
+
 def unreadable_record(number: int) -> JsonDict:
     """Stands in for a challenge whose line was damaged (written only by a repair)."""
     return {"t": "unreadable", "n": number}
@@ -115,6 +122,8 @@ def records_of(game: Game) -> Iterator[JsonDict]:
         yield challenge_record(challenge) if challenge else unreadable_record(number)
     if game.ending is not None and game.ending.kind is not EndingKind.FLAG_CAPTURED:
         yield ending_record(game.ending)
+    if game.revealed_at is not None:
+        yield reveal_record(game.revealed_at)
 
 
 def _challenge_from(record: JsonDict) -> Challenge:
@@ -198,9 +207,12 @@ class _Reader:
             )
             self.pending = 0
             return
-        if kind not in ("challenge", "unreadable", "end"):
+        if kind not in ("challenge", "unreadable", "end", "reveal"):
             raise ValueError(f"unknown record type {kind!r}")
         game = self._game(record)
+        if kind == "reveal":
+            game.reveal(float(record["at"]))  # EndingError: not abandoned, or twice
+            return
         if kind == "end":
             ending = _ending_from(record)
             if game.over:

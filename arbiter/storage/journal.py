@@ -12,6 +12,13 @@ Layout: ``DATA/games/000001.jsonl``; the lines and their records are
 :mod:`arbiter.storage.codec`'s, and what opening mends (damaged files, torn tails,
 writes cut short) is :mod:`arbiter.storage.salvage`'s. This module keeps the files
 durable: the directory lock, fsynced appends, and the start of each new game.
+
+An abandoned game (NEW GAME before its end) with challenges played stays
+*sealed* (:attr:`arbiter.rules.game.Game.sealed`) until the next game has begun:
+its first accepted challenge, a declared ending, or :meth:`GameStore.reveal_abandoned`.
+Then a ``reveal`` line is appended to the abandoned game's journal, after the
+line that began the next game is durable, so a crash between the two leaves the
+ranks hidden and the next start appends the line (the next game has begun).
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ from arbiter.storage.codec import (
     ending_record,
     header_record,
     parse_game,
+    reveal_record,
 )
 from arbiter.storage.datalock import DataDirLock
 from arbiter.storage.durable import fsync_path, write_durably
@@ -130,6 +138,9 @@ class GameStore:
         self._fd: int | None = None
         try:
             self._current = self._open_latest()
+            #: Abandoned games whose ranks stay secret until the next game begins, oldest first.
+            self._sealed: list[int] = []
+            self._open_sealed()
         except BaseException:
             self.close()
             raise
@@ -176,6 +187,76 @@ class GameStore:
             older = ids[:-1]
         self._salvage.finish_new_games([self._path(i) for i in older], game.started_at)
         return game
+
+    def _open_sealed(self) -> None:
+        """Find the sealed games, newest first back to the first game neither abandoned
+        nor sealed (they are revealed together, so none is sealed before it), and further
+        back to any game this opening ended as abandoned. A sealed game that a later game
+        began after (cut short between that game's first line and the reveal, or ended by
+        this opening behind games played since) is revealed now. A damaged journal ends
+        the search: it is not touched."""
+        begun = _begun(self._current)
+        oldest = min(self._salvage.abandoned, default=self._current.id)
+        late: list[int] = []
+        for game_id in reversed([i for i in self.game_ids() if i < self._current.id]):
+            try:
+                game = read_game(self.data_dir, game_id)
+            except (CorruptDataError, UnknownGameError, OSError):
+                break
+            if game.sealed:
+                (late if begun else self._sealed).insert(0, game_id)
+            elif game_id <= oldest and (not game.abandoned or game.revealed_at is not None):
+                break
+            begun = begun or _begun(game)
+        if late:
+            pending, self._sealed = self._sealed, late
+            self._reveal_sealed(time.time())
+            self._sealed = self._sealed + pending  # any left (a refused write) stay sealed
+
+    def _reveal_sealed(self, at: float) -> list[int]:
+        """Append a ``reveal`` line to each sealed game (the next game has begun); returns
+        the ids revealed. A write the disk refuses leaves that game (and the later ones)
+        sealed, to be tried again at the next challenge: revealing late is safe."""
+        revealed: list[int] = []
+        while self._sealed:
+            game_id = self._sealed[0]
+            try:
+                # A reveal cut short by a power cut left a torn tail: set aside, never
+                # appended to (it would join the next line).
+                self._salvage.load_for_append(self._path(game_id))
+                fd = os.open(self._path(game_id), os.O_WRONLY | os.O_APPEND)
+                try:
+                    self._append(fd, encode(reveal_record(at)))
+                finally:
+                    os.close(fd)
+            except (OSError, StoreError, CorruptDataError) as exc:
+                log.error("could not record that game %d may be revealed: %s", game_id, exc)
+                break
+            self._sealed.pop(0)
+            revealed.append(game_id)
+            log.info("game %d (abandoned) revealed: the next game has begun", game_id)
+        return revealed
+
+    @property
+    def sealed(self) -> tuple[int, ...]:
+        """Ids of the abandoned games whose ranks stay secret until the next game begins."""
+        with self._lock:
+            return tuple(self._sealed)
+
+    def reveal_abandoned(self) -> list[int]:
+        """The next game has begun by the players' word (no challenge yet): reveal the
+        sealed abandoned games. Returns their ids (none: nothing was sealed).
+
+        :raises StoreError: a reveal could not be written (that game stays sealed).
+        """
+        with self._lock:
+            wanted = len(self._sealed)
+            revealed = self._reveal_sealed(time.time())
+        for game_id in revealed:
+            self.appends.tell(game_id)
+        if len(revealed) < wanted:
+            raise StoreError(f"could not record the reveal in {self.games_dir}: see the log")
+        return revealed
 
     def _next_id(self) -> int:
         # Count files set aside too, so a salvaged game's id is never reused
@@ -238,7 +319,11 @@ class GameStore:
             assert self._fd is not None
             self._append(self._fd, encode(challenge_record(challenge)))
             game.apply(challenge)
+            # Only after the challenge is durable: the next game has begun.
+            revealed = self._reveal_sealed(challenge.at) if self._sealed else []
         self.appends.tell(game.id)
+        for game_id in revealed:
+            self.appends.tell(game_id)
         return challenge
 
     def declare_end(self, kind: EndingKind, winner: Side | None) -> Ending:
@@ -251,7 +336,12 @@ class GameStore:
         with self._lock:
             game_id = self._current.id
             ending = self._end(Ending(kind, winner, time.time()))
+            # A game ended by the players' word was played: the one abandoned before it
+            # may be revealed.
+            revealed = self._reveal_sealed(ending.at) if self._sealed else []
         self.appends.tell(game_id)
+        for old_id in revealed:
+            self.appends.tell(old_id)
         return ending
 
     def _end(self, ending: Ending) -> Ending:
@@ -313,6 +403,8 @@ class GameStore:
                 os.close(old_fd)
             self._fd = fd
             self._current = game
+            if old_game.sealed and old_game.id not in self._sealed:
+                self._sealed.append(old_game.id)  # secret until the next game begins
         if ended_old:
             self.appends.tell(old_game.id)
         self.appends.tell(game.id)
@@ -344,6 +436,11 @@ class GameStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _begun(game: Game) -> bool:
+    """A game has begun once a challenge is recorded in it or players declared its end."""
+    return game.challenge_count > 0 or (game.over and not game.abandoned)
 
 
 def _ids_in(games_dir: Path) -> Iterator[int]:

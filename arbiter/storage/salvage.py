@@ -48,6 +48,8 @@ class Salvage:
         self.games_dir = games_dir
         self.repair = repair
         self.problems: list[str] = []
+        #: Ids of the games this opening ended as abandoned (a later game follows each).
+        self.abandoned: list[int] = []
         self._append = append
 
     def remove_temp_files(self) -> None:
@@ -100,6 +102,7 @@ class Salvage:
             "game %d was left open by a NEW GAME cut short: recorded as abandoned",
             loaded.game.id,
         )
+        self.abandoned.append(loaded.game.id)
 
     def load_for_append(self, path: Path) -> LoadedGame | None:
         """``path``'s game, its torn tail set aside, salvaged if damaged (with
@@ -174,7 +177,7 @@ def peek(path: Path) -> tuple[bool, float | None]:
     if len(lines) >= 2 and lines[-1] == b"":  # the last line is complete
         with contextlib.suppress(ValueError, UnicodeDecodeError):
             last = decode(lines[-2].removesuffix(b"\r"))
-            over = last.get("t") == "end" or bool(
+            over = last.get("t") in ("end", "reveal") or bool(
                 last.get("t") == "challenge" and last.get("fallen_flag")
             )
     return over, started

@@ -16,7 +16,7 @@ from arbiter.tunes.rtttl import Tune, parse
 __all__ = ["DEFAULT_TUNES", "REQUIRED_TUNES", "load_tunes"]
 
 #: The tunes the device plays; a config must provide each (defaults fill the gaps).
-REQUIRED_TUNES: tuple[str, ...] = ("battle", "taps", "error", "ready", "fault")
+REQUIRED_TUNES: tuple[str, ...] = ("battle", "taps", "error", "ready", "fault", "confirm")
 
 DEFAULT_TUNES: Mapping[str, str] = MappingProxyType(
     {
@@ -33,6 +33,8 @@ DEFAULT_TUNES: Mapping[str, str] = MappingProxyType(
         "ready": "Ready:d=16,o=5,b=160:c,e,8g",
         # Falling to a low C: the device itself is not working. 0.83 s.
         "fault": "Fault:d=8,o=5,b=180:g,e,c,4c4",
+        # Three short high beeps: NEW GAME asks to be confirmed (hold it again). 0.47 s.
+        "confirm": "Confirm:d=16,o=6,b=160:c,p,c,p,c",
     }
 )
 

@@ -98,6 +98,22 @@ def test_cli_record_hides_ranks_until_over(
     assert "W:SPY attacks B:5*G: attacker" in text and "Black won" in text
 
 
+def test_cli_record_hides_an_abandoned_games_ranks_until_the_next_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with GameStore(tmp_path) as store:
+        store.accept(pair("W:SPY", "B:5*G"))
+        store.new_game()  # game 1 abandoned
+        for args in (["1", "--json"], ["1"]):
+            assert main(["record", "--data", str(tmp_path), *args]) == 0
+            out = capsys.readouterr().out
+            assert "SPY" not in out and "5*G" not in out
+        assert "until the next game has begun" in out
+        store.accept(pair("B:COL", "W:MAJ"))  # game 2 begins
+    assert main(["record", "--data", str(tmp_path), "1"]) == 0
+    assert "W:SPY attacks B:5*G: attacker" in capsys.readouterr().out
+
+
 def test_cli_record_corrupt_file_named(tmp_path: Path) -> None:
     with GameStore(tmp_path) as store:
         store.accept(pair("W:SPY", "B:5*G"))

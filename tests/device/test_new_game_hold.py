@@ -1,4 +1,5 @@
-"""NEW GAME is a deliberate act: the button must be held for the documented time.
+"""NEW GAME is a deliberate act: the button must be held for the documented time, twice
+(the first hold asks to confirm; tests/device/test_confirm.py tests the question).
 
 Driven through gpiozero mock pins on a device assembled from the shipped
 default config, the way the real button reaches it. The hold time a player is
@@ -19,6 +20,7 @@ import pytest
 from arbiter.app.assembly import build_arbiter
 from arbiter.app.config import load_config
 from arbiter.drivers.pins import mock_pin_factory
+from tests.support.waiting import wait_until
 
 GAMES_PAGE = (Path(__file__).resolve().parents[2] / "docs" / "play" / "games.md").read_text()
 
@@ -71,12 +73,22 @@ def test_new_game_hold_starts_a_game_only_after_the_full_hold(device: Any) -> No
     time.sleep(hold / 4)  # the player's press length, not a wait for a result
     pin.drive_high()
 
+    # The first full hold only asks to confirm (the confirm tune): no game yet.
+    pressed = time.monotonic()
+    pin.drive_low()
+    wait_until(lambda: any(t["name"] == "confirm" for t in arbiter.outputs()["played"]),
+               timeout=hold + 30, what="the question a first hold asks")
+    asked_after = time.monotonic() - pressed
+    pin.drive_high()
+    assert arbiter.status()["game_id"] == first
+
     pressed = time.monotonic()
     pin.drive_low()
     assert _next_game(updates, first, timeout=hold + 30)
     held_for = time.monotonic() - pressed
     pin.drive_high()
-    # A lower bound only: a busy machine can make the game start later, never sooner.
+    # Lower bounds only: a busy machine can make them later, never sooner.
+    assert asked_after >= hold - 0.05, f"asked after {asked_after:.2f} s, hold is {hold} s"
     assert held_for >= hold - 0.05, f"new game after {held_for:.2f} s, hold is {hold} s"
     assert arbiter.status()["game_id"] == first + 1  # the short press counted for nothing
     arbiter.unsubscribe(updates)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any, cast
 
@@ -17,6 +18,7 @@ from arbiter.fleet.errors import AssignmentMessageError, CursorError, SettingsEr
 from arbiter.fleet.outbox import Cursor, CursorFile, Outbox
 from arbiter.fleet.payloads import (
     OutboxItem,
+    RecordBody,
     encode,
     event_payload,
     game_items,
@@ -115,6 +117,32 @@ def test_outbox_numbers_events_after_the_cursor_and_again_the_same(tmp_path: Pat
     ]
     assert later[-1].after == Cursor(2, 1, 5)
     assert len(outbox.pending(first[1].after, 2)) == 2
+
+
+def test_outbox_holds_an_abandoned_game_until_the_next_game_begins(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 27 item 9: an abandoned game's events go out (no rank), its record does not;
+    the walk waits there, so the record, when the next game begins, goes out before the
+    next game's events and the sequence numbers never move."""
+    with GameStore(tmp_path) as store:
+        store.accept(_pair("W:SPY", "B:5*G"))
+        store.new_game()  # game 1 abandoned, sealed
+        outbox = Outbox(tmp_path)
+        with caplog.at_level(logging.INFO, logger="arbiter.fleet.outbox"):
+            held = outbox.pending(Cursor(), 100)
+        assert [(p.seq, p.item.game, _kind(p.item)) for p in held] == [
+            (1, 1, "new_game"), (2, 1, "challenge"), (3, 1, "game_over")]
+        over: Any = held[-1].item.body
+        assert over["ending"]["kind"] == "abandoned"
+        assert rank_leaks(json.dumps([p.item.body for p in held])) == []
+        assert not [r for r in caplog.records if r.levelno >= logging.WARNING]  # the rule
+        store.accept(_pair("B:COL", "W:MAJ"))  # game 2 begins: game 1 revealed
+        later = outbox.pending(held[-1].after, 100)
+    assert [(p.seq, p.item.game, _kind(p.item)) for p in later] == [
+        (None, 1, "record"), (4, 2, "new_game"), (5, 2, "challenge")]
+    record: Any = cast(RecordBody, later[0].item.body)["record"]
+    assert record["challenges"][0]["defender"] == "B:5*G"
 
 
 def test_cursor_file_round_trip_and_damage(tmp_path: Path) -> None:

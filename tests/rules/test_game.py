@@ -172,3 +172,51 @@ def test_game_survivors_start_as_full_army() -> None:
     army = survivors(game, Side.WHITE)
     assert len(army) == 21
     assert army.count(Piece(Side.WHITE, Rank.PRIVATE)) == 6
+
+
+# -- an abandoned game: sealed until the next game has begun (issue 27 item 9) -----------
+
+
+def test_game_abandoned_with_challenges_is_sealed_until_revealed() -> None:
+    game = Game(id=1, started_at=0.0)
+    play(game, "W:SPY", "B:5*G")
+    game.end(Ending(EndingKind.ABANDONED, None, 200.0))
+    assert game.over and game.abandoned and game.sealed
+    with pytest.raises(RecordSealedError, match="next game"):
+        game.full_record()
+    game.reveal(300.0)
+    assert not game.sealed and game.revealed_at == 300.0
+    assert game.full_record()["challenges"][0]["attacker"] == "W:SPY"
+    with pytest.raises(EndingError, match="already"):
+        game.reveal(400.0)
+
+
+@pytest.mark.parametrize(
+    ("ending", "challenges", "sealed"),
+    [
+        (None, 0, True),  # on: sealed, as ever
+        (None, 1, True),
+        (EndingKind.ABANDONED, 0, False),  # nothing played: nothing to hide
+        (EndingKind.ABANDONED, 1, True),
+        (EndingKind.DRAW, 1, False),  # ended normally: revealed at once, as before
+        (EndingKind.RESIGNATION, 1, False),
+        (EndingKind.FLAG_HOME, 1, False),
+    ],
+)
+def test_game_sealed_by_ending(ending: EndingKind | None, challenges: int, sealed: bool) -> None:
+    game = Game(id=1, started_at=0.0)
+    for _ in range(challenges):
+        play(game, "W:COL", "B:MAJ")
+    if ending is not None:
+        winner = Side.WHITE if ending.has_winner else None
+        game.end(Ending(ending, winner, 200.0))
+    assert game.sealed is sealed
+
+
+def test_game_reveal_refused_unless_abandoned() -> None:
+    game = Game(id=1, started_at=0.0)
+    with pytest.raises(EndingError, match="not abandoned"):
+        game.reveal(1.0)  # on
+    play(game, "W:PVT", "B:FLG")
+    with pytest.raises(EndingError, match="not abandoned"):
+        game.reveal(1.0)  # flag captured: revealed anyway

@@ -55,6 +55,9 @@ def test_recovery_kill_9_inside_new_game_never_leaves_an_open_game_behind_a_newe
         assert not list((tmp_path / "games").glob("*.pending*"))
         assert store.new_game().id == 2
         assert store.get(1).ending is not None
+        # Abandoned with a challenge played: secret until game 2 begins (issue 27 item 9).
+        assert store.sealed == (1,)
+        store.accept(pair("B:SPY", "W:5*G"))
         assert store.get(1).full_record()["challenges"][0]["attacker"] == "W:COL"
 
 
@@ -69,7 +72,10 @@ def test_recovery_every_older_open_game_is_abandoned(tmp_path: Path) -> None:
     games = tmp_path / "games"
     for game_id in (1, 3):  # as if both NEW GAMEs had been cut short
         path = games / f"{game_id:06d}.jsonl"
-        path.write_bytes(b"".join(path.read_bytes().splitlines(keepends=True)[:-1]))
+        # Up to the ending: game 1's reveal line (game 2 began) goes with it.
+        lines = path.read_bytes().splitlines(keepends=True)
+        path.write_bytes(b"".join(ln for ln in lines if b'"t":"end"' not in ln
+                                  and b'"t":"reveal"' not in ln))
         assert read_game(tmp_path, game_id).ending is None
     with GameStore(tmp_path) as store:
         assert store.current.id == 4
@@ -80,6 +86,10 @@ def test_recovery_every_older_open_game_is_abandoned(tmp_path: Path) -> None:
             assert ending.at == starts[successor]
         flag = store.get(2).ending
         assert flag is not None and flag.kind is EndingKind.FLAG_CAPTURED
+        # Game 2 was played after game 1: game 1 is revealed at once; game 4, after game 3,
+        # has not begun: game 3 stays secret (issue 27 item 9).
+        assert not store.get(1).sealed
+        assert store.sealed == (3,)
 
 
 def test_recovery_leftover_temp_journal_does_not_skip_a_number(tmp_path: Path) -> None:

@@ -67,6 +67,8 @@ def _new_game_before_issue_19(self: GameStore, assignment: JsonDict | None = Non
         if old_fd is not None:
             os.close(old_fd)
         self._current = game
+        if old_game.sealed:  # secret until the next game begins, as the store ships it
+            self._sealed.append(old_game.id)
         return game
 
 

@@ -28,7 +28,7 @@ def _pitches(tune: Tune) -> list[float]:
 
 
 def test_default_tunes_cover_required_names() -> None:
-    assert set(REQUIRED_TUNES) == {"battle", "taps", "error", "ready", "fault"}
+    assert set(REQUIRED_TUNES) == {"battle", "taps", "error", "ready", "fault", "confirm"}
     assert set(REQUIRED_TUNES) <= set(DEFAULT_TUNES)
 
 

@@ -5,7 +5,8 @@ challenges and of pieces lost per side, players, pairings, results and
 standings. A table's status is copied field by field from a fixed list, never
 passed through, so whatever a later table adds to it stays off the venue
 screen. A game's record (its ranks) is shown only once the ledger holds the
-game's ``game_over`` event and the table's record of it.
+game's ``game_over`` event and the table's record of it, and, for an abandoned game,
+once the table has begun a game after it.
 """
 
 from __future__ import annotations
@@ -311,7 +312,11 @@ def game(ledger: Ledger, table: str, game_id: str) -> dict[str, Any] | None:
         return None
     out = game_summary(row)
     out["reveal"] = None
-    if row.ending is not None:
+    # An abandoned game stays sealed until its table has begun the next game.
+    out["sealed"] = row.ending is None or (
+        row.ending == "abandoned" and row.challenges > 0
+        and not ledger.events.begun_after(table, game_id))
+    if not out["sealed"]:
         record = ledger.tables.record(table, game_id)
         if record is not None and record.get("ending"):
             try:

@@ -15,12 +15,14 @@ SIDE_NAMES = {side.letter: side.title for side in Side}
 
 
 def summary(game: Game) -> dict[str, Any]:
-    """A game's public summary (no rank): id, start, over, counts, ending."""
+    """A game's public summary (no rank): id, start, over, counts, ending, and whether
+    its ranks are kept back (``sealed``: on, or abandoned and the next game not begun)."""
     view = game.public_view()
     return {
         "id": view["id"],
         "started_at": view["started_at"],
         "over": view["over"],
+        "sealed": game.sealed,
         "challenge_count": view["challenge_count"],
         "eliminated": view["eliminated"],
         "ending": view["ending"],

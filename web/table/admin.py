@@ -10,6 +10,11 @@ the Pi's memory.
 
 A device command that fails (busy, record unwritable, refused) answers 503
 with the device's message on the API and shows it on the admin page.
+
+NEW GAME over a game with challenges played abandons it: the page asks to
+confirm first, and the API wants ``{"abandon": <that game's id>}`` (409
+otherwise), so one click or one request by mistake changes nothing, and a
+confirmation never abandons a game started meanwhile.
 """
 
 from __future__ import annotations
@@ -90,15 +95,67 @@ def _device_failed(exc: DeviceError) -> tuple[Response, int]:
     return jsonify({"error": str(exc)}), 503
 
 
+def game_to_abandon() -> tuple[int, int] | None:
+    """(id, challenges) of the current game when NEW GAME would abandon it (it is on and
+    a challenge was played), else None."""
+    status = get_device().status()
+    count = int(status.get("challenge_count") or 0)
+    if status.get("ending") is None and count > 0:
+        return int(status["game_id"]), count
+    return None
+
+
+def _abandon_field(value: Any) -> int | None:
+    """The ``abandon`` game id as sent, or None. :raises AdminInputError: not an id."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise AdminInputError("abandon must be the id of the game NEW GAME abandons")
+    text = str(value).strip()
+    if not text.isascii() or not text.isdigit() or len(text) > 9:
+        raise AdminInputError("abandon must be the id of the game NEW GAME abandons")
+    return int(text)
+
+
 @bp.post("/api/games")
 def api_new_game() -> tuple[Response, int]:
+    """Start a new game. Over a game still on with challenges played, the body must be
+    ``{"abandon": <its id>}``: 409 (nothing changed) otherwise."""
     require_admin_api()
-    device = get_device()
+    body = json_object('{"abandon": <the id of the game still on>}') if request.get_data() else {}
     try:
-        game_id = device.new_game()
+        abandon = _abandon_field(body.get("abandon"))
+    except AdminInputError as exc:
+        abort(400, description=str(exc))
+    device = get_device()
+    on = game_to_abandon()
+    if on is not None and abandon != on[0]:
+        return jsonify({
+            "error": f"game {on[0]} is on ({on[1]} challenge(s)): NEW GAME abandons it, its"
+                     " record kept secret until the next game has begun; send"
+                     f' {{"abandon": {on[0]}}} to confirm',
+            "abandon": on[0],
+        }), 409
+    try:
+        game_id = device.new_game(abandon=abandon)
+    except WrongGameError as exc:
+        return jsonify({"error": str(exc)}), 409
     except DeviceError as exc:
         return _device_failed(exc)
     return jsonify({"game_id": game_id, "status": device.status()}), 201
+
+
+@bp.post("/api/games/reveal")
+def api_reveal_abandoned() -> tuple[Response, int]:
+    """The next game has begun by the players' word (no challenge yet): reveal the
+    abandoned games kept secret. ``{"revealed": [ids]}``."""
+    require_admin_api()
+    device = get_device()
+    try:
+        revealed = device.reveal_abandoned()
+    except DeviceError as exc:
+        return _device_failed(exc)
+    return jsonify({"revealed": revealed}), 200
 
 
 @bp.post("/api/games/<int:game_id>/end")
@@ -267,6 +324,7 @@ def dashboard() -> str:
         status=device.status(),
         enrollment=device.enrollment_status(),
         can_enroll=device.can_enroll,
+        sealed=device.sealed_games,
         report=None,
     )
 
@@ -274,12 +332,39 @@ def dashboard() -> str:
 @bp.post("/admin/new-game")
 @admin_page
 def new_game() -> ResponseReturnValue:
+    """Start a new game; over a game with challenges played, first a page that asks to
+    confirm its abandonment (its form sends ``abandon``, the game it was shown for)."""
     try:
-        game_id = get_device().new_game()
+        abandon = _abandon_field(request.form.get("abandon"))
+    except AdminInputError as exc:
+        flash(str(exc), "error")
+        return redirect(url_for("admin.dashboard"))
+    on = game_to_abandon()
+    if on is not None and abandon != on[0]:
+        return render_template("confirm_new_game.html", game_id=on[0], challenges=on[1])
+    try:
+        game_id = get_device().new_game(abandon=abandon)
+    except WrongGameError:
+        flash(f"Game {abandon} is no longer the current game: no new game was started. "
+              "Look at the game below and start again.", "error")
     except DeviceError as exc:
         flash(str(exc), "error")
     else:
         flash(f"Game {game_id} started.", "ok")
+    return redirect(url_for("admin.dashboard"))
+
+
+@bp.post("/admin/reveal")
+@admin_page
+def reveal_abandoned() -> ResponseReturnValue:
+    try:
+        revealed = get_device().reveal_abandoned()
+    except DeviceError as exc:
+        flash(str(exc), "error")
+    else:
+        ids = ", ".join(map(str, revealed))
+        flash(f"Game {ids} revealed." if revealed else "No abandoned game was kept secret.",
+              "ok")
     return redirect(url_for("admin.dashboard"))
 
 
@@ -362,5 +447,6 @@ def selftest() -> ResponseReturnValue:
         status=device.status(),
         enrollment=device.enrollment_status(),
         can_enroll=device.can_enroll,
+        sealed=device.sealed_games,
         report=report,
     )

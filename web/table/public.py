@@ -2,7 +2,7 @@
 
 Nothing here names a rank while a game is on: the status comes from the
 device's rank-free ``status()``, and a game's full record is served only
-once that game is over.
+once that game is over and not sealed (an abandoned game's once the next game has begun).
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ log = logging.getLogger(__name__)
 bp = Blueprint("public", __name__)
 
 STILL_ON = "game {id} is still on: its record is revealed when it is over"
+ABANDONED = ("game {id} was abandoned (NEW GAME): its record is revealed once the next game"
+             " has begun")
 DAMAGED = (
     "the record file of game {id} is damaged (it failed its check), so the game cannot be shown"
 )
@@ -113,7 +115,8 @@ def api_game(game_id: int) -> Response | tuple[Response, int]:
     try:
         record = game.full_record()
     except RecordSealedError:
-        return jsonify({"error": STILL_ON.format(id=game_id)}), 403
+        words = ABANDONED if game.over else STILL_ON
+        return jsonify({"error": words.format(id=game_id)}), 403
     if notice is not None:
         record = {**record, "damaged": True, "notice": notice}
     return jsonify(record)
@@ -131,7 +134,7 @@ def games() -> str:
 @bp.get("/games/<int:game_id>")
 def game_page(game_id: int) -> str | tuple[str, int]:
     game, notice = read_game(game_id)
-    if not game.over:
+    if game.sealed:
         view = game.public_view()
         return render_template("still_on.html", game=view), 403
     return render_template("reveal.html", game=present.reveal(game.full_record()), notice=notice)

@@ -1,4 +1,5 @@
-"""``gg-arbiter record [GAME_ID]``: print or export a game (ranks only once it is over)."""
+"""``gg-arbiter record [GAME_ID]``: print or export a game (ranks only once it is over, and
+for an abandoned game only once the next game has begun)."""
 
 from __future__ import annotations
 
@@ -42,13 +43,14 @@ def _cmd_record(args: argparse.Namespace) -> int:
     except StoreError as exc:
         raise CliError(str(exc)) from None
     if args.json:
-        print(json.dumps(game.full_record() if game.over else game.public_view(), indent=2))
+        print(json.dumps(game.public_view() if game.sealed else game.full_record(), indent=2))
         return 0
     print(_describe(game))
-    if not game.over:
+    if game.sealed:
         for v in game.public_view()["verdicts"]:
             print(f"  {v['number']:3d}. {v['attacker_side']} attacks: {v['result']}")
-        print("  (ranks stay secret until the game is over)")
+        print("  (ranks stay secret until the game is over)" if not game.over else
+              "  (abandoned: ranks stay secret until the next game has begun)")
         return 0
     for c in game.challenges:
         survivor = c.verdict.survivor.public_word

@@ -268,7 +268,7 @@ def test_api_end_unwritable_record_503(device: Any, client: Any, monkeypatch: An
 
 
 def test_api_new_game_device_busy_503(device: Any, client: Any, monkeypatch: Any) -> None:
-    def busy() -> int:
+    def busy(abandon: int | None = None) -> int:
         raise DeviceError("the device is busy (a tune or self-test): try again")
 
     monkeypatch.setattr(device, "new_game", busy)
@@ -510,7 +510,7 @@ def test_admin_new_game_device_error_flashes(
 ) -> None:
     token = admin_login(client)
 
-    def busy() -> int:
+    def busy(abandon: int | None = None) -> int:
         raise DeviceError("the device is busy (a tune or self-test): try again")
 
     monkeypatch.setattr(device, "new_game", busy)

@@ -101,9 +101,11 @@ def test_bench_api_selftest_refused_once_a_game_has_begun(client: Any, device: A
     assert response.status_code == 409
     assert "game is in progress" in response.json["error"]
     assert rank_leaks(response.get_data(as_text=True)) == []
-    assert client.post("/api/games", headers=ADMIN).status_code == 201  # a new game...
+    assert client.post("/api/games", headers=ADMIN).status_code == 409  # asks to confirm
+    abandon = {"abandon": device.status()["game_id"]}
+    assert client.post("/api/games", json=abandon, headers=ADMIN).status_code == 201  # new game
     response = client.post("/api/admin/selftest", json=QUICK, headers=ADMIN)
-    assert response.status_code == 200  # ...and the test may run again
+    assert response.status_code == 200  # and the test may run again
 
 
 @pytest.mark.parametrize(

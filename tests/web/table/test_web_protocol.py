@@ -139,9 +139,17 @@ class FakeDevice:
     def game(self, game_id: int) -> Game:
         return self._store.get(game_id)
 
-    def new_game(self) -> int:
+    def new_game(self, abandon: int | None = None) -> int:
         self.asked.append("new_game")
         return self._store.new_game().id
+
+    @property
+    def sealed_games(self) -> tuple[int, ...]:
+        return self._store.sealed
+
+    def reveal_abandoned(self) -> list[int]:
+        self.asked.append("reveal_abandoned")
+        return self._store.reveal_abandoned()
 
     def declare_end(
         self, kind: EndingKind, winner: Side | None, game_id: int | None = None
