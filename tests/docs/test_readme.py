@@ -31,7 +31,8 @@ def test_readme_states_the_two_commands_ci_runs() -> None:
     ci = (ROOT / ".ci" / "run").read_text()
     assert "bash setup.sh && .venv/bin/gg-arbiter run" in README
     test_command = (
-        "bash setup.sh --dev && .venv/bin/ruff check . && .venv/bin/mypy && .venv/bin/pytest -q"
+        "bash setup.sh --dev && .venv/bin/ruff check . && .venv/bin/mypy"
+        " && .venv/bin/pytest -q -n 2"
     )
     assert test_command in README
     for step in test_command.split(" && "):

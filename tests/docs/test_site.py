@@ -89,7 +89,7 @@ def test_site_home_page_takes_its_commands_from_readme(site: Path) -> None:
     home = (site / "index.html").read_text(encoding="utf-8")
     text = re.sub(r"<[^>]+>", "", home).replace("&amp;", "&")
     assert "bash setup.sh && .venv/bin/gg-arbiter run" in text
-    assert ".venv/bin/ruff check . && .venv/bin/mypy && .venv/bin/pytest -q" in text
+    assert ".venv/bin/ruff check . && .venv/bin/mypy && .venv/bin/pytest -q -n 2" in text
 
 
 def test_site_build_fails_on_a_page_left_out_of_the_nav(tmp_path: Path) -> None:
