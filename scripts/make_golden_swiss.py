@@ -34,6 +34,8 @@ from arbiter.tournament.trf import export_trf
 EVENTS = [
     (8, 5, 1), (8, 7, 2), (8, 9, 12), (9, 5, 3), (9, 7, 4), (9, 9, 13), (16, 7, 5),
     (16, 9, 6), (21, 7, 7), (21, 9, 8), (40, 9, 9), (101, 5, 10),
+    # The big opens (issue 26): a few rounds each, the engine taking seconds a round.
+    (500, 4, 14), (1000, 3, 15),
 ]
 
 
@@ -92,11 +94,15 @@ def main() -> None:
     ap.add_argument("--out", default="tests/tournament/golden")
     ap.add_argument("--measure", type=int, default=0, help="events per size to compare")
     ap.add_argument("--sizes", default="8,9,16,21,40,101,200")
+    ap.add_argument("--only", default="", help="player counts of EVENTS to make, comma-separated")
     args = ap.parse_args()
     if args.measure:
         measure(args.engine, args.measure, [int(s) for s in args.sizes.split(",")])
         return
+    only = {int(s) for s in args.only.split(",") if s}
     for n, rounds, seed in EVENTS:
+        if only and n not in only:
+            continue
         rng = random.Random(seed)
         players = players_for(n)
         games: list[Game] = []
