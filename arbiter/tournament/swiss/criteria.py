@@ -154,6 +154,21 @@ class Criteria:
         # Room for the bracket's own choices (exchanges, transpositions).
         return w << (3 * bits + 1)
 
+    def outside_edges(self) -> dict[tuple[int, int], int]:
+        """Every allowed pair's weight outside any bracket, ``edge(h, lo, False, False)``
+        keyed (h, lo): then only completion and C2 (and C9, when it applies) are set, so
+        they are made here at once, not field by field."""
+        n = self.n
+        if self.single_downfloater_bye:
+            weights = {(h, lo): self.edge(h, lo, False, False)
+                       for lo in range(n) for h in range(lo)}
+            return {key: w for key, w in weights.items() if w}
+        shift, compatible = self.low_shift, self.compatible
+        top = [(1 + (not self.bye_candidate(v))) << shift for v in range(n)]
+        extra = [((not self.bye_candidate(v)) << shift) for v in range(n)]
+        return {(h, lo): top[h] + extra[lo] for lo in range(n) for h in range(lo)
+                if compatible(h, lo)}
+
     def lowest_bye_score(self) -> int | None:
         """The score the bye goes to, when a pairing search shows it at once, else None.
 

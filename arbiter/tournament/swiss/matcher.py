@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 
 from arbiter.tournament.swiss.matching import (
     NATIVE_BITS,
@@ -30,6 +30,11 @@ class Matcher:
         self.relaxed = False
         #: How many of the players given to the last compute() had their choice made.
         self.settled = 0
+        #: While set, (A, B, relaxed): matchings are computed over the pairs of A with B
+        #: alone, their weights as the last compute() took them (less the completion
+        #: field when ``relaxed``): the caller knows the rest of the round is worth the
+        #: same whatever they choose (BracketWalk._alone).
+        self.within: tuple[set[int], set[int], bool] | None = None
         #: While set, (U, c, sentinel, check): matchings are computed over U alone, each
         #: edge's weight less c(edge), and a player of U left unmatched gets ``sentinel``
         #: (a player below U) as mate. Dropping the players below U relaxes only the
@@ -41,6 +46,10 @@ class Matcher:
             tuple[set[int], Callable[[int, int], int], int, Callable[[list[int]], bool] | None]
             | None
         ) = None
+        # The weights over ``upper``'s players (_relaxed_weights) and the ``upper`` they
+        # are for: set() and finalise() keep them up to date while it stays.
+        self._relaxed: dict[Edge, int] | None = None
+        self._relaxed_for: object = None
 
     def set(self, a: int, b: int, w: int) -> None:
         if a in self.final or b in self.final:
@@ -53,13 +62,38 @@ class Matcher:
         elif self.weight.pop(key, None) is not None:
             self.near[a].discard(b)
             self.near[b].discard(a)
+        cache = self._relaxed
+        if cache is not None and self.upper is not None:
+            only, completion, _, _ = self.upper
+            if a in only and b in only:
+                less = w - completion(a, b) if w > 0 else 0
+                if less > 0:
+                    cache[key] = less
+                else:
+                    cache.pop(key, None)
+
+    def set_all(self, weights: dict[Edge, int]) -> None:
+        """Every pair's weight at once, in place of all those set (keys: (lower, higher));
+        before any pair is finalised."""
+        assert not self.final
+        near: list[set[int]] = [set() for _ in range(self.size)]
+        for (a, b), w in weights.items():
+            if w > 0:
+                near[a].add(b)
+                near[b].add(a)
+        self.near = near
+        self.weight = {key: w for key, w in weights.items() if w > 0}
+        self._relaxed = None
 
     def finalise(self, a: int, b: int) -> None:
         self.final[a] = b
         self.final[b] = a
+        cache = self._relaxed if self._relaxed is not None else {}
         for v in (a, b):
             for u in self.near[v]:
-                self.weight.pop((u, v) if u < v else (v, u), None)
+                key = (u, v) if u < v else (v, u)
+                self.weight.pop(key, None)
+                cache.pop(key, None)
                 if u not in (a, b):
                     self.near[u].discard(v)
             self.near[v] = set()
@@ -72,16 +106,20 @@ class Matcher:
         turn the best the rest allows. As many as fit native integers are taken:
         :attr:`settled` says how many (all when no native matching is made).
         """
+        if self.within is not None:
+            side, other, relaxed = self.within
+            weight, near = self.weight, self.near
+            pairs = {(a, b) if a < b else (b, a) for a in side for b in near[a] if b in other}
+            if relaxed:
+                assert self.upper is not None
+                completion = self.upper[1]
+                weights = {key: weight[key] - completion(*key) for key in pairs}
+            else:
+                weights = {key: weight[key] for key in pairs}
+            return self._match({k: w for k, w in weights.items() if w > 0}, choices)
         if self.upper is not None:
-            only, completion, sentinel, check = self.upper
-            relaxed: dict[tuple[int, int], int] = {}
-            for a in only:
-                for b in self.near[a]:
-                    if a < b and b in only:
-                        w = self.weight[a, b] - completion(a, b)
-                        if w > 0:
-                            relaxed[a, b] = w
-            mate = self._match(relaxed, choices)
+            only, _, sentinel, check = self.upper
+            mate = self._match(self._relaxed_weights(), choices)
             left = [v for v in only if mate[v] == v]
             if check is None or check(left):
                 for v in left:
@@ -90,6 +128,56 @@ class Matcher:
                 return mate
         self.relaxed = False
         return self._match(self.weight, choices)
+
+    def _relaxed_weights(self) -> dict[Edge, int]:
+        """The weights over :attr:`upper`'s players alone, less the completion field:
+        made once for each :attr:`upper`, then kept up to date by set() and finalise()."""
+        assert self.upper is not None
+        if self._relaxed is not None and self._relaxed_for is self.upper:
+            return self._relaxed
+        only, completion, _, _ = self.upper
+        relaxed: dict[Edge, int] = {}
+        for a in only:
+            for b in self.near[a]:
+                if a < b and b in only:
+                    w = self.weight[a, b] - completion(a, b)
+                    if w > 0:
+                        relaxed[a, b] = w
+        self._relaxed, self._relaxed_for = relaxed, self.upper
+        return relaxed
+
+    def pairs_outside(self, v: int, inside: Collection[int]) -> list[tuple[int, int]]:
+        """``v``'s partners outside ``inside`` with their weights, as the last compute()
+        took them (over :attr:`upper`'s players less completion when it was relaxed)."""
+        if self.relaxed:
+            assert self.upper is not None
+            only, completion, _, _ = self.upper
+            found = []
+            for u in self.near[v]:
+                if u in only and u not in inside:
+                    w = self.weight[(u, v) if u < v else (v, u)] - completion(u, v)
+                    if w > 0:
+                        found.append((u, w))
+            return found
+        return [(u, self.weight[(u, v) if u < v else (v, u)])
+                for u in self.near[v] if u not in inside]
+
+    def could_use(self, edges: Collection[Edge]) -> bool | None:
+        """Whether some maximum-weight matching (of the graph :meth:`compute` matches
+        first) has one of ``edges`` (each as (lower, higher)); None: not told natively.
+        Each of them gets an addend below every weight's last bit, together less than
+        it: so the matching is one of the maximum ones, and among those one with the
+        most of ``edges``. (Over :attr:`upper`'s players, a True may be one whose
+        players left below could not be completed: only a False is sure there.)"""
+        weights = self._relaxed_weights() if self.upper is not None else self.weight
+        small = compress_weights(weights)
+        room = (min(len(edges), self.size // 2) + 1).bit_length()
+        if max(small.values(), default=0).bit_length() + room > NATIVE_BITS:
+            small = compress_weights(weights, exact=True)
+            if max(small.values(), default=0).bit_length() + room > NATIVE_BITS:
+                return None
+        biased = {key: (w << room) + (key in edges) for key, w in small.items()}
+        return any(key in edges for key in native_matching(biased, self.size))
 
     def _match(self, weights: dict[Edge, int], choices: Choices | None) -> list[int]:
         small = compress_weights(weights)
