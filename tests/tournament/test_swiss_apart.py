@@ -15,6 +15,7 @@ from arbiter.tournament.errors import EventTooLargeError, NoLegalPairingError
 from arbiter.tournament.model import Game, Pairing, Player, Result
 from arbiter.tournament.swiss import swiss_round
 from arbiter.tournament.swiss.apart import (
+    _raise,
     _Worker,
     pairing_process,
     stop_pairing_process,
@@ -64,8 +65,6 @@ def test_running_out_of_its_memory_refuses_the_event(fresh: None) -> None:
         reply = small.pair(request)
         assert not isinstance(reply, list)
         with pytest.raises(EventTooLargeError) as caught:
-            from arbiter.tournament.swiss.apart import _raise
-
             _raise(reply)
         assert caught.value.ran_out and caught.value.players == 1000
         assert "ran out of the 200 MB the pairing process may use" in str(caught.value)

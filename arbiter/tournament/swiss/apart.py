@@ -121,6 +121,7 @@ class _Worker:
         self.lock = threading.Lock()  # one pairing at a time on the one pipe
         self.process: subprocess.Popen[bytes] | None = None
         self.address_space = address_space
+        self.ended: int | None = None  # the exit code of the last worker that ended
 
     def _start(self) -> tuple[IO[bytes], IO[bytes]]:
         process = self.process
@@ -141,22 +142,28 @@ class _Worker:
         """The worker's answer to ``request``: asked again of a new worker once when the
         worker ends before answering (it may have been stopped while idle)."""
         with self.lock:
-            for attempt in (1, 2):
-                to_worker, from_worker = self._start()
-                try:
-                    pickle.dump(request, to_worker)
-                    to_worker.flush()
-                    reply: list[Pairing] | _Refusal = pickle.load(from_worker)
-                    return reply
-                except (EOFError, OSError, pickle.UnpicklingError):
-                    code = self.process.wait() if self.process is not None else None
-                    self.close()
-                    if attempt == 2:
-                        raise PairingError(
-                            f"the pairing process ended before answering (exit code {code});"
-                            " nothing was paired"
-                        ) from None
-            raise AssertionError("unreachable")
+            reply = self._ask(request)
+            if reply is None:
+                reply = self._ask(request)
+            if reply is None:
+                raise PairingError(
+                    f"the pairing process ended before answering (exit code {self.ended});"
+                    " nothing was paired"
+                )
+            return reply
+
+    def _ask(self, request: tuple[object, ...]) -> list[Pairing] | _Refusal | None:
+        """The worker's answer, or None when it ended first (its exit code: ``ended``)."""
+        to_worker, from_worker = self._start()
+        try:
+            pickle.dump(request, to_worker)
+            to_worker.flush()
+            reply: list[Pairing] | _Refusal = pickle.load(from_worker)
+            return reply
+        except (EOFError, OSError, pickle.UnpicklingError):
+            self.ended = self.process.wait() if self.process is not None else None
+            self.close()
+            return None
 
     def close(self) -> None:
         """Stop the worker (the next pairing starts another)."""

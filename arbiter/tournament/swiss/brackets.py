@@ -98,10 +98,14 @@ class BracketWalk:
             cur.append(nxt)
             nxt += 1
         base: dict[Edge, int] = {}
+        edge = self.criteria.edge
+        weights: list[tuple[int, int, int]] = []
         for li in range(sgb, len(cur)):
+            lv, in_bracket, in_next = cur[li], li < nsgb, li >= nsgb
             for si in range(li):
-                base[li, si] = self.criteria.edge(cur[si], cur[li], li < nsgb, li >= nsgb)
-                self.matcher.set(cur[li], cur[si], base[li, si])
+                base[li, si] = w = edge(cur[si], lv, in_bracket, in_next)
+                weights.append((lv, cur[si], w))
+        self.matcher.set_many(weights)
         return _Bracket(
             cur, sgb, nsgb, sgb_v, sgb_v + (nsgb - sgb), group_start, nxt, base,
             self.criteria.size_bits,

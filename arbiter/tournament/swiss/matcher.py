@@ -50,6 +50,9 @@ class Matcher:
         # are for: set() and finalise() keep them up to date while it stays.
         self._relaxed: dict[Edge, int] | None = None
         self._relaxed_for: object = None
+        # Likewise the weights of ``within``'s pairs (_within_weights).
+        self._within: dict[Edge, int] | None = None
+        self._within_for: object = None
 
     def set(self, a: int, b: int, w: int) -> None:
         if a in self.final or b in self.final:
@@ -89,11 +92,13 @@ class Matcher:
         self.final[a] = b
         self.final[b] = a
         cache = self._relaxed if self._relaxed is not None else {}
+        within = self._within if self._within is not None else {}
         for v in (a, b):
             for u in self.near[v]:
                 key = (u, v) if u < v else (v, u)
                 self.weight.pop(key, None)
                 cache.pop(key, None)
+                within.pop(key, None)
                 if u not in (a, b):
                     self.near[u].discard(v)
             self.near[v] = set()
@@ -107,16 +112,7 @@ class Matcher:
         :attr:`settled` says how many (all when no native matching is made).
         """
         if self.within is not None:
-            side, other, relaxed = self.within
-            weight, near = self.weight, self.near
-            pairs = {(a, b) if a < b else (b, a) for a in side for b in near[a] if b in other}
-            if relaxed:
-                assert self.upper is not None
-                completion = self.upper[1]
-                weights = {key: weight[key] - completion(*key) for key in pairs}
-            else:
-                weights = {key: weight[key] for key in pairs}
-            return self._match({k: w for k, w in weights.items() if w > 0}, choices)
+            return self._match(self._within_weights(), choices)
         if self.upper is not None:
             only, _, sentinel, check = self.upper
             mate = self._match(self._relaxed_weights(), choices)
@@ -128,6 +124,45 @@ class Matcher:
                 return mate
         self.relaxed = False
         return self._match(self.weight, choices)
+
+    def _within_weights(self) -> dict[Edge, int]:
+        """The weights of :attr:`within`'s pairs: made once for each, then kept up to
+        date by finalise() (nothing else changes while it is set)."""
+        assert self.within is not None
+        if self._within is not None and self._within_for is self.within:
+            return self._within
+        side, other, relaxed = self.within
+        weight, near = self.weight, self.near
+        pairs = {(a, b) if a < b else (b, a) for a in side for b in near[a] if b in other}
+        if relaxed:
+            assert self.upper is not None
+            completion = self.upper[1]
+            weights = {key: weight[key] - completion(*key) for key in pairs}
+        else:
+            weights = {key: weight[key] for key in pairs}
+        self._within = {key: w for key, w in weights.items() if w > 0}
+        self._within_for = self.within
+        return self._within
+
+    def set_many(self, pairs: list[tuple[int, int, int]]) -> None:
+        """set(a, b, w) for each of ``pairs``: at once while neither :attr:`upper` nor
+        :attr:`within` is set (a bracket opening: the bulk of the weights)."""
+        if self.upper is not None or self.within is not None:
+            for a, b, w in pairs:
+                self.set(a, b, w)
+            return
+        weight, near, final = self.weight, self.near, self.final
+        for a, b, w in pairs:
+            if a in final or b in final:
+                continue
+            key = (a, b) if a < b else (b, a)
+            if w > 0:
+                weight[key] = w
+                near[a].add(b)
+                near[b].add(a)
+            elif weight.pop(key, None) is not None:
+                near[a].discard(b)
+                near[b].discard(a)
 
     def _relaxed_weights(self) -> dict[Edge, int]:
         """The weights over :attr:`upper`'s players alone, less the completion field:
