@@ -346,7 +346,7 @@ class BracketWalk:
         ``whole``: ``s1`` is the remainder's S1 and ``mate`` made no exchange. Then every
         maximum matching pairs each S1 player with an S2 player (an S1 player paired
         otherwise is an exchange, which the exchanges' field counts); when the S2 players
-        it uses are the same in all of them (:meth:`_s2_used`), the other players' pairs
+        it uses are the same in all of them (:func:`_alone`), the other players' pairs
         do not depend on S1's choices, and those are made on the S1-S2 pairs alone: a
         smaller graph, on which the fields equal on all its pairs fall away
         (matching.compress_weights), so more S1 players choose in each matching. The
@@ -355,9 +355,9 @@ class BracketWalk:
         """
         matcher, cur, remainder = self.matcher, bracket.cur, bracket.remainder
         among, full = remainder, mate
-        if whole and not self._bye_below(bracket):
+        if whole and not _bye_below(self.criteria, bracket):
             assert full is not None
-            if self._alone(bracket, full, s1):
+            if _alone(matcher, bracket, full, s1):
                 among = remainder[len(s1):]
                 within = ({cur[pi] for pi in s1}, {cur[oi] for oi in among}, matcher.relaxed)
         while s1:
@@ -383,35 +383,37 @@ class BracketWalk:
             mate = [matcher.final.get(v, m) for v, m in enumerate(full)]
         return mate
 
-    def _alone(self, bracket: _Bracket, mate: list[int], s1: list[int]) -> bool:
-        """Whether S1's choices may be made on the S1-S2 pairs alone (``mate``: a maximum
-        matching with no exchange). Every maximum matching pairs each S1 player with an
-        S2 player; S2's others (when S2 is larger) are not paired within the score group
-        in ``mate``, so in none (the bracket's pairs are as many in every one); and when
-        each of them weighs the same with every player outside S1 and S2 (and may be left
-        below as well as any other: :attr:`Matcher.upper` needs no check, or ``mate`` left
-        none), the rest of the round is worth the same whichever S2 players S1 leaves."""
-        matcher, cur = self.matcher, bracket.cur
-        s1_v = {cur[pi] for pi in s1}
-        s2_v = [cur[oi] for oi in bracket.remainder[len(s1):]]
-        others = [v for v in s2_v if mate[v] not in s1_v]
-        if len(others) != len(s2_v) - len(s1):
-            return False
-        if not others:
-            return True
-        if any(bracket.sgb_v <= mate[v] < bracket.nsgb_v or mate[v] == v for v in others):
-            return False
-        if matcher.relaxed:
-            assert matcher.upper is not None
-            sentinel, check = matcher.upper[2:]
-            if check is not None and any(mate[v] == sentinel for v in others):
-                return False
-        inside = s1_v.union(s2_v)
-        profiles = {tuple(sorted(matcher.pairs_outside(v, inside))) for v in s2_v}
-        return len(profiles) == 1
 
-    def _bye_below(self, bracket: _Bracket) -> bool:
-        """Whether :meth:`_move_down` will look at the pairs of this bracket's players."""
-        criteria, group_start = self.criteria, bracket.group_start
-        return (criteria.n % 2 == 1 and group_start < criteria.n
-                and criteria.bye_score >= criteria.score[group_start])
+def _alone(matcher: Matcher, bracket: _Bracket, mate: list[int], s1: list[int]) -> bool:
+    """Whether S1's choices may be made on the S1-S2 pairs alone (``mate``: a maximum
+    matching with no exchange). Every maximum matching pairs each S1 player with an
+    S2 player; S2's others (when S2 is larger) are not paired within the score group
+    in ``mate``, so in none (the bracket's pairs are as many in every one); and when
+    each of them weighs the same with every player outside S1 and S2 (and may be left
+    below as well as any other: :attr:`Matcher.upper` needs no check, or ``mate`` left
+    none), the rest of the round is worth the same whichever S2 players S1 leaves."""
+    cur = bracket.cur
+    s1_v = {cur[pi] for pi in s1}
+    s2_v = [cur[oi] for oi in bracket.remainder[len(s1):]]
+    others = [v for v in s2_v if mate[v] not in s1_v]
+    if len(others) != len(s2_v) - len(s1):
+        return False
+    if not others:
+        return True
+    if any(bracket.sgb_v <= mate[v] < bracket.nsgb_v or mate[v] == v for v in others):
+        return False
+    if matcher.relaxed:
+        assert matcher.upper is not None
+        sentinel, check = matcher.upper[2:]
+        if check is not None and any(mate[v] == sentinel for v in others):
+            return False
+    inside = s1_v.union(s2_v)
+    profiles = {tuple(sorted(matcher.pairs_outside(v, inside))) for v in s2_v}
+    return len(profiles) == 1
+
+
+def _bye_below(criteria: Criteria, bracket: _Bracket) -> bool:
+    """Whether :meth:`BracketWalk._move_down` will read the pairs of this bracket's players."""
+    group_start = bracket.group_start
+    return (criteria.n % 2 == 1 and group_start < criteria.n
+            and criteria.bye_score >= criteria.score[group_start])

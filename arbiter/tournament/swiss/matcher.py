@@ -33,7 +33,7 @@ class Matcher:
         #: While set, (A, B, relaxed): matchings are computed over the pairs of A with B
         #: alone, their weights as the last compute() took them (less the completion
         #: field when ``relaxed``): the caller knows the rest of the round is worth the
-        #: same whatever they choose (BracketWalk._alone).
+        #: same whatever they choose (brackets._alone).
         self.within: tuple[set[int], set[int], bool] | None = None
         #: While set, (U, c, sentinel, check): matchings are computed over U alone, each
         #: edge's weight less c(edge), and a player of U left unmatched gets ``sentinel``
