@@ -346,7 +346,7 @@ class BracketWalk:
         ``whole``: ``s1`` is the remainder's S1 and ``mate`` made no exchange. Then every
         maximum matching pairs each S1 player with an S2 player (an S1 player paired
         otherwise is an exchange, which the exchanges' field counts); when the S2 players
-        it uses are the same in all of them (:func:`_alone`), the other players' pairs
+        it uses are the same in all of them (:func:`_s2_for`), the other players' pairs
         do not depend on S1's choices, and those are made on the S1-S2 pairs alone: a
         smaller graph, on which the fields equal on all its pairs fall away
         (matching.compress_weights), so more S1 players choose in each matching. The
@@ -357,8 +357,9 @@ class BracketWalk:
         among, full = remainder, mate
         if whole and not _bye_below(self.criteria, bracket):
             assert full is not None
-            if _alone(matcher, bracket, full, s1):
-                among = remainder[len(s1):]
+            used = _s2_for(matcher, bracket, full, s1)
+            if used is not None:
+                among = used
                 within = ({cur[pi] for pi in s1}, {cur[oi] for oi in among}, matcher.relaxed)
         while s1:
             if mate is None:
@@ -384,32 +385,39 @@ class BracketWalk:
         return mate
 
 
-def _alone(matcher: Matcher, bracket: _Bracket, mate: list[int], s1: list[int]) -> bool:
-    """Whether S1's choices may be made on the S1-S2 pairs alone (``mate``: a maximum
-    matching with no exchange). Every maximum matching pairs each S1 player with an
-    S2 player; S2's others (when S2 is larger) are not paired within the score group
-    in ``mate``, so in none (the bracket's pairs are as many in every one); and when
-    each of them weighs the same with every player outside S1 and S2 (and may be left
+def _s2_for(
+    matcher: Matcher, bracket: _Bracket, mate: list[int], s1: list[int]
+) -> list[int] | None:
+    """The S2 places S1's choices may be made among on the S1-S2 pairs alone (``mate``: a
+    maximum matching with no exchange); None: not so. Every maximum matching pairs each
+    S1 player with an S2 player. S2's others (when S2 is larger) are not paired within
+    the score group in ``mate``, so in none (the bracket's pairs are as many in every
+    one). Then the rest of the round is worth the same whichever S2 players S1 uses when
+    each S2 player weighs the same with every player outside S1 and S2 (and may be left
     below as well as any other: :attr:`Matcher.upper` needs no check, or ``mate`` left
-    none), the rest of the round is worth the same whichever S2 players S1 leaves."""
+    none). (Else which of them S1 leaves may be a tie that S1's choices break, as in
+    most brackets of later rounds: asking every maximum matching whether S1 can leave
+    another costs a matching, and found one each time in the benchmark's events.)"""
     cur = bracket.cur
     s1_v = {cur[pi] for pi in s1}
-    s2_v = [cur[oi] for oi in bracket.remainder[len(s1):]]
+    s2 = bracket.remainder[len(s1):]
+    s2_v = [cur[oi] for oi in s2]
     others = [v for v in s2_v if mate[v] not in s1_v]
     if len(others) != len(s2_v) - len(s1):
-        return False
+        return None
     if not others:
-        return True
+        return s2
     if any(bracket.sgb_v <= mate[v] < bracket.nsgb_v or mate[v] == v for v in others):
-        return False
+        return None
     if matcher.relaxed:
         assert matcher.upper is not None
         sentinel, check = matcher.upper[2:]
         if check is not None and any(mate[v] == sentinel for v in others):
-            return False
+            return None
     inside = s1_v.union(s2_v)
-    profiles = {tuple(sorted(matcher.pairs_outside(v, inside))) for v in s2_v}
-    return len(profiles) == 1
+    if len({tuple(sorted(matcher.pairs_outside(v, inside))) for v in s2_v}) == 1:
+        return s2
+    return None
 
 
 def _bye_below(criteria: Criteria, bracket: _Bracket) -> bool:

@@ -33,7 +33,7 @@ class Matcher:
         #: While set, (A, B, relaxed): matchings are computed over the pairs of A with B
         #: alone, their weights as the last compute() took them (less the completion
         #: field when ``relaxed``): the caller knows the rest of the round is worth the
-        #: same whatever they choose (brackets._alone).
+        #: same whatever they choose (brackets._s2_for).
         self.within: tuple[set[int], set[int], bool] | None = None
         #: While set, (U, c, sentinel, check): matchings are computed over U alone, each
         #: edge's weight less c(edge), and a player of U left unmatched gets ``sentinel``
@@ -196,23 +196,6 @@ class Matcher:
             return found
         return [(u, self.weight[(u, v) if u < v else (v, u)])
                 for u in self.near[v] if u not in inside]
-
-    def could_use(self, edges: Collection[Edge]) -> bool | None:
-        """Whether some maximum-weight matching (of the graph :meth:`compute` matches
-        first) has one of ``edges`` (each as (lower, higher)); None: not told natively.
-        Each of them gets an addend below every weight's last bit, together less than
-        it: so the matching is one of the maximum ones, and among those one with the
-        most of ``edges``. (Over :attr:`upper`'s players, a True may be one whose
-        players left below could not be completed: only a False is sure there.)"""
-        weights = self._relaxed_weights() if self.upper is not None else self.weight
-        small = compress_weights(weights)
-        room = (min(len(edges), self.size // 2) + 1).bit_length()
-        if max(small.values(), default=0).bit_length() + room > NATIVE_BITS:
-            small = compress_weights(weights, exact=True)
-            if max(small.values(), default=0).bit_length() + room > NATIVE_BITS:
-                return None
-        biased = {key: (w << room) + (key in edges) for key, w in small.items()}
-        return any(key in edges for key in native_matching(biased, self.size))
 
     def _match(self, weights: dict[Edge, int], choices: Choices | None) -> list[int]:
         small = compress_weights(weights)
