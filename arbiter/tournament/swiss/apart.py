@@ -12,6 +12,7 @@ input and comes back on its standard output, waited for without a thread.
 
 from __future__ import annotations
 
+import atexit
 import os
 import pickle
 import subprocess
@@ -181,6 +182,8 @@ class _Worker:
 
 
 _WORKER = _Worker()
+# The worker ends at the end of its input anyway; closing it here waits for it.
+atexit.register(_WORKER.close)
 
 
 def swiss_round_apart(
