@@ -159,15 +159,21 @@ class Criteria:
         keyed (h, lo): then only completion and C2 (and C9, when it applies) are set, so
         they are made here at once, not field by field."""
         n = self.n
+        weights: dict[tuple[int, int], int] = {}
         if self.single_downfloater_bye:
-            weights = {(h, lo): self.edge(h, lo, False, False)
-                       for lo in range(n) for h in range(lo)}
-            return {key: w for key, w in weights.items() if w}
-        shift, compatible = self.low_shift, self.compatible
+            for lo in range(n):
+                for h in range(lo):
+                    w = self.edge(h, lo, False, False)
+                    if w:
+                        weights[h, lo] = w
+            return weights
+        shift, incompatible = self.low_shift, self._incompatible()  # kept for later checks
         top = [(1 + (not self.bye_candidate(v))) << shift for v in range(n)]
         extra = [((not self.bye_candidate(v)) << shift) for v in range(n)]
-        return {(h, lo): top[h] + extra[lo] for lo in range(n) for h in range(lo)
-                if compatible(h, lo)}
+        for lo in range(n):
+            low, away = extra[lo], incompatible[lo]
+            weights.update(((h, lo), top[h] + low) for h in range(lo) if h not in away)
+        return weights
 
     def lowest_bye_score(self) -> int | None:
         """The score the bye goes to, when a pairing search shows it at once, else None.
