@@ -69,7 +69,7 @@ def test_the_venue_answers_while_a_big_round_is_paired(hub: Hub) -> None:
     assert worker is not None
     with open(f"/proc/{worker}/stat", encoding="ascii") as stat:
         fields = stat.read().rsplit(")", 1)[1].split()
-    assert (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK") >= 1.0
+    assert (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK") >= 0.5
     # ... it took long enough to be seen, and the venue never waited on it.
     assert len(during) >= 5, during
     assert statistics.median(during) < 0.25, during
