@@ -27,7 +27,7 @@ from arbiter.tournament.names import check_name
 from arbiter.tournament.players_csv import read_players_csv
 from arbiter.tournament.roundrobin import berger_round
 from arbiter.tournament.standings import DEFAULT_TIEBREAKS, Standing, TieBreak, standings
-from arbiter.tournament.swiss import swiss_round
+from arbiter.tournament.swiss.apart import swiss_round_apart
 
 SYSTEMS = ("swiss", "round-robin", "manual")
 #: Highest rating a player may have (Elo-like ratings stay well below it).
@@ -150,7 +150,8 @@ class Administration:
                     f"round {first.round} board {first.board} has no result yet: Swiss pairs"
                     " on the scores, so every game must be over first"
                 )
-            pairings = swiss_round(
+            # In the pairing process: a big event's pairing never holds the pages.
+            pairings = swiss_round_apart(
                 self.seeded(), self.games_for_pairing(), number, self.total_rounds()
             )
         elif system == "round-robin":

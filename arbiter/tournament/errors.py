@@ -46,13 +46,22 @@ class EventTooLargeError(PairingError):
     """An event with more players than a Swiss pairing can hold in this machine's memory:
     refused before any of it is built (see swiss.PAIRING_MEMORY)."""
 
-    def __init__(self, players: int, needed_mb: int, limit_mb: int, most: int) -> None:
-        super().__init__(
-            f"{players} players: pairing them would take about {needed_mb} MB, more than the"
-            f" {limit_mb} MB allowed; a Swiss round pairs at most {most} players"
-        )
+    def __init__(
+        self, players: int, needed_mb: int, limit_mb: int, most: int, ran_out: bool = False
+    ) -> None:
+        if ran_out:  # the pairing process's address space, not the estimate, said so
+            text = (f"{players} players: pairing them ran out of the {limit_mb} MB the"
+                    f" pairing process may use; a Swiss round pairs at most {most} players")
+        else:
+            text = (f"{players} players: pairing them would take about {needed_mb} MB, more"
+                    f" than the {limit_mb} MB allowed; a Swiss round pairs at most {most}"
+                    " players")
+        super().__init__(text)
         self.players = players
+        self.needed_mb = needed_mb
+        self.limit_mb = limit_mb
         self.most = most
+        self.ran_out = ran_out
 
 
 class TrfError(TournamentError, ValueError):

@@ -52,9 +52,11 @@ __all__ = [
 ]
 
 #: The memory a round's pairing may take. The weights of every pair of players are held
-#: at once, so it grows with the square of the players: measured at about 640 bytes a pair
-#: (bench/bench_swiss.py: 112 MB at 500 players, 30 MB of it the interpreter). 1 GiB keeps
-#: a 2 GB Raspberry Pi clear of the out-of-memory killer and pairs up to 1,832 players.
+#: at once, so it grows with the square of the players: 640 bytes a pair keeps a margin
+#: over what bench/bench_swiss.py measures (98 MB at 500 players, 249 MB at 1,000, 30 MB
+#: of it the interpreter: about 440 bytes a pair). 1 GiB keeps a 2 GB Raspberry Pi clear
+#: of the out-of-memory killer and pairs up to 1,832 players; the pairing process's
+#: address space (apart.PAIRING_ADDRESS_SPACE) stops any pairing that still outgrows it.
 PAIRING_MEMORY = 1 << 30
 BYTES_PER_PAIR = 640
 

@@ -98,10 +98,14 @@ class BracketWalk:
             cur.append(nxt)
             nxt += 1
         base: dict[Edge, int] = {}
+        edge = self.criteria.edge
+        weights: list[tuple[int, int, int]] = []
         for li in range(sgb, len(cur)):
+            lv, in_bracket, in_next = cur[li], li < nsgb, li >= nsgb
             for si in range(li):
-                base[li, si] = self.criteria.edge(cur[si], cur[li], li < nsgb, li >= nsgb)
-                self.matcher.set(cur[li], cur[si], base[li, si])
+                base[li, si] = w = edge(cur[si], lv, in_bracket, in_next)
+                weights.append((lv, cur[si], w))
+        self.matcher.set_many(weights)
         return _Bracket(
             cur, sgb, nsgb, sgb_v, sgb_v + (nsgb - sgb), group_start, nxt, base,
             self.criteria.size_bits,
@@ -201,13 +205,13 @@ class BracketWalk:
         significant part, and how many exchanges it makes: with none, this one matching
         settles the bracket."""
         cur, nsgb_v, s1 = bracket.cur, bracket.nsgb_v, bracket.remainder[: bracket.rem_pairs]
-        mate = self.matcher.compute(self._s1_choice(bracket, s1))
+        mate = self.matcher.compute(self._s1_choice(bracket, s1, bracket.remainder))
         exchanges = 0
         for pi in s1:
             pv = cur[pi]
             exchanges += mate[pv] <= pv or mate[pv] >= nsgb_v
         if not exchanges:
-            mate = self._settle(bracket, mate, s1)
+            mate = self._settle(bracket, mate, s1, whole=True)
         return mate, exchanges
 
     def _exchanges_from_s1(self, bracket: _Bracket, mate: list[int], exchanges: int) -> list[int]:
@@ -316,29 +320,54 @@ class BracketWalk:
             raise NoLegalPairingError(criteria.played + 1, "the last bracket cannot be completed")
         return new_cur, new_sgb
 
-    def _s1_choice(self, bracket: _Bracket, s1: list[int]) -> Choices:
+    def _s1_choice(self, bracket: _Bracket, s1: list[int], among: list[int]) -> Choices:
         """Addends that make each S1 player, in order, meet the highest-placed opponent the
-        rest allows (see :meth:`Matcher.compute`). Done one by one, each would be a
-        matching with small addends on that player's edges; together they are one."""
-        cur, remainder, base, matched = bracket.cur, bracket.remainder, bracket.base, self.matched
+        rest allows (see :meth:`Matcher.compute`), of the places ``among``. Done one by one,
+        each would be a matching with small addends on that player's edges; together they
+        are one."""
+        cur, base, matched = bracket.cur, bracket.base, self.matched
 
         def addends_of(i: int) -> dict[Edge, int]:
             pi = s1[i]
             addends: dict[Edge, int] = {}
-            for value, oi in enumerate(reversed(remainder), start=1):
+            for value, oi in enumerate(reversed(among), start=1):
                 if oi > pi and not matched[cur[oi]] and base[oi, pi]:
                     addends[cur[pi], cur[oi]] = value
             return addends
 
-        return len(s1), addends_of, len(remainder) + 1
+        return len(s1), addends_of, len(among) + 1
 
-    def _settle(self, bracket: _Bracket, mate: list[int] | None, s1: list[int]) -> list[int]:
+    def _settle(
+        self, bracket: _Bracket, mate: list[int] | None, s1: list[int], whole: bool = False
+    ) -> list[int]:
         """Pair each player of ``s1``, in order, with the highest-placed opponent the rest
-        allows; ``mate``: a matching already made with all their choices, if any."""
-        matcher, cur = self.matcher, bracket.cur
+        allows; ``mate``: a matching already made with all their choices, if any.
+
+        ``whole``: ``s1`` is the remainder's S1 and ``mate`` made no exchange. Then every
+        maximum matching pairs each S1 player with an S2 player (an S1 player paired
+        otherwise is an exchange, which the exchanges' field counts); when the S2 players
+        it uses are the same in all of them (:func:`_s2_for`), the other players' pairs
+        do not depend on S1's choices, and those are made on the S1-S2 pairs alone: a
+        smaller graph, on which the fields equal on all its pairs fall away
+        (matching.compress_weights), so more S1 players choose in each matching. The
+        other players keep ``mate``'s pairs. (Not when the bye may go below: the next
+        bracket's criteria then read those pairs as the last matching made them.)
+        """
+        matcher, cur, remainder = self.matcher, bracket.cur, bracket.remainder
+        among, full = remainder, mate
+        if whole and not _bye_below(self.criteria, bracket):
+            assert full is not None
+            used = _s2_for(matcher, bracket, full, s1)
+            if used is not None:
+                among = used
+                within = ({cur[pi] for pi in s1}, {cur[oi] for oi in among}, matcher.relaxed)
         while s1:
             if mate is None:
-                mate = matcher.compute(self._s1_choice(bracket, s1))
+                if among is not remainder:
+                    matcher.within = within
+                    # The S2 players left: fewer addends, more S1 players a matching.
+                    among = [oi for oi in among if not self.matched[cur[oi]]]
+                mate = matcher.compute(self._s1_choice(bracket, s1, among))
             for pi in s1[: matcher.settled]:
                 pv = cur[pi]
                 mv = mate[pv]
@@ -349,4 +378,50 @@ class BracketWalk:
             if s1:
                 mate = None
         assert mate is not None
+        if matcher.within is not None:
+            matcher.within = None
+            assert full is not None
+            mate = [matcher.final.get(v, m) for v, m in enumerate(full)]
         return mate
+
+
+def _s2_for(
+    matcher: Matcher, bracket: _Bracket, mate: list[int], s1: list[int]
+) -> list[int] | None:
+    """The S2 places S1's choices may be made among on the S1-S2 pairs alone (``mate``: a
+    maximum matching with no exchange); None: not so. Every maximum matching pairs each
+    S1 player with an S2 player. S2's others (when S2 is larger) are not paired within
+    the score group in ``mate``, so in none (the bracket's pairs are as many in every
+    one). Then the rest of the round is worth the same whichever S2 players S1 uses when
+    each S2 player weighs the same with every player outside S1 and S2 (and may be left
+    below as well as any other: :attr:`Matcher.upper` needs no check, or ``mate`` left
+    none). (Else which of them S1 leaves may be a tie that S1's choices break, as in
+    most brackets of later rounds: asking every maximum matching whether S1 can leave
+    another costs a matching, and found one each time in the benchmark's events.)"""
+    cur = bracket.cur
+    s1_v = {cur[pi] for pi in s1}
+    s2 = bracket.remainder[len(s1):]
+    s2_v = [cur[oi] for oi in s2]
+    others = [v for v in s2_v if mate[v] not in s1_v]
+    if len(others) != len(s2_v) - len(s1):
+        return None
+    if not others:
+        return s2
+    if any(bracket.sgb_v <= mate[v] < bracket.nsgb_v or mate[v] == v for v in others):
+        return None
+    if matcher.relaxed:
+        assert matcher.upper is not None
+        sentinel, check = matcher.upper[2:]
+        if check is not None and any(mate[v] == sentinel for v in others):
+            return None
+    inside = s1_v.union(s2_v)
+    if len({tuple(sorted(matcher.pairs_outside(v, inside))) for v in s2_v}) == 1:
+        return s2
+    return None
+
+
+def _bye_below(criteria: Criteria, bracket: _Bracket) -> bool:
+    """Whether :meth:`BracketWalk._move_down` will read the pairs of this bracket's players."""
+    group_start = bracket.group_start
+    return (criteria.n % 2 == 1 and group_start < criteria.n
+            and criteria.bye_score >= criteria.score[group_start])

@@ -154,6 +154,27 @@ class Criteria:
         # Room for the bracket's own choices (exchanges, transpositions).
         return w << (3 * bits + 1)
 
+    def outside_edges(self) -> dict[tuple[int, int], int]:
+        """Every allowed pair's weight outside any bracket, ``edge(h, lo, False, False)``
+        keyed (h, lo): then only completion and C2 (and C9, when it applies) are set, so
+        they are made here at once, not field by field."""
+        n = self.n
+        weights: dict[tuple[int, int], int] = {}
+        if self.single_downfloater_bye:
+            for lo in range(n):
+                for h in range(lo):
+                    w = self.edge(h, lo, False, False)
+                    if w:
+                        weights[h, lo] = w
+            return weights
+        shift, incompatible = self.low_shift, self._incompatible()  # kept for later checks
+        top = [(1 + (not self.bye_candidate(v))) << shift for v in range(n)]
+        extra = [((not self.bye_candidate(v)) << shift) for v in range(n)]
+        for lo in range(n):
+            low, away = extra[lo], incompatible[lo]
+            weights.update(((h, lo), top[h] + low) for h in range(lo) if h not in away)
+        return weights
+
     def lowest_bye_score(self) -> int | None:
         """The score the bye goes to, when a pairing search shows it at once, else None.
 

@@ -73,21 +73,22 @@ class Dutch:
         score = self.criteria.score
         matcher = Matcher(n)
         odd = n % 2 == 1
-        for lo in range(n):
-            for h in range(lo):
-                if odd:
+        if odd:
+            weights: dict[tuple[int, int], int] = {}
+            order, shifts = self.criteria.order, self.criteria.group_shift
+            for lo in range(n):
+                for h in range(lo):
                     w = 0
                     if self.criteria.compatible(lo, h):
-                        order = self.criteria.order
                         w = 1 + (not order[lo].bye_eligible) + (not order[h].bye_eligible)
                         w <<= self.criteria.groups_shift
-                        shifts = self.criteria.group_shift
                         w |= shifts[score[lo]] + shifts[score[h]]
                         w <<= self.criteria.size_bits
                         w |= score[lo] >= score[0]
-                    matcher.set(lo, h, w)
-                else:
-                    matcher.set(lo, h, self.criteria.edge(h, lo, False, False))
+                    weights[h, lo] = w
+            matcher.set_all(weights)
+        else:
+            matcher.set_all(self.criteria.outside_edges())
         if not odd:
             # Completion is the weights' first field: the first bracket's matching is
             # complete exactly when some pairing keeps the absolute criteria.
@@ -112,7 +113,5 @@ class Dutch:
                             reverse=True)
             for rank, count in enumerate(counts):
                 self.criteria.unplayed_rank[count] = rank
-            for lo in range(n):
-                for h in range(lo):
-                    matcher.set(lo, h, self.criteria.edge(h, lo, False, False))
+            matcher.set_all(self.criteria.outside_edges())
         return BracketWalk(self.criteria, matcher).run()

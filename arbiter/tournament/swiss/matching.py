@@ -4,6 +4,7 @@ otherwise; and a quick search for a perfect matching."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import networkx as nx
@@ -142,6 +143,9 @@ def compress_weights(weights: dict[Edge, int], exact: bool = False) -> dict[Edge
     for w in touched:
         union |= w
     runs = _runs(union)
+    fields = _lex_fields(runs, touched) if len(runs) > 1 else None
+    if fields is not None:
+        return _compress_fields(fields, touched, weights, exact)
     places = _places(runs, _bounds(runs, touched, weights, exact))
     if all(p == low for p, (low, _) in zip(places, runs, strict=True)):
         return weights
@@ -167,6 +171,73 @@ def _runs(union: int) -> list[tuple[int, int]]:
         while bit < top and not union >> bit & 1:
             bit += 1
     return runs
+
+
+def _lex_fields(
+    runs: list[tuple[int, int]], touched: dict[int, set[int]]
+) -> list[dict[int, int]] | None:
+    """The runs as fields that rank matchings in order, highest first, each run less what
+    repeats a higher field; each field as its value for each weight, lowest field first.
+    None: some run's sums can carry into the next one (by :func:`_bounds`' bound), so
+    the runs do not rank matchings in order.
+
+    When no sum carries, a matching's total ranks it by its runs' sums, the highest run
+    first. Where the higher fields leave two matchings equal, a run's sum less ``c``
+    times a higher field's sum ranks them as the run's sum does: so from each run the
+    largest multiple of each higher field that leaves no value negative is taken away,
+    and a run left empty (every edge's value that multiple of a higher one's, as the
+    criteria's fields set on the same pairs are) is dropped. The criteria set several
+    fields on every pair of the bracket, and the exchanges' field borrows from them.
+    """
+    below = 0
+    for (low, _), bound in zip(runs, _bounds(runs, touched, {}, False), strict=True):
+        if below >> low:
+            return None
+        below += bound << low
+    values = list(touched)
+    shapes: list[list[int]] = []  # the fields kept, highest first, divided by their gcd
+    kept: list[list[int]] = []
+    for low, width in reversed(runs):
+        mask = (1 << width) - 1
+        column = [(w >> low) & mask for w in values]
+        for shape in shapes:
+            c = min(v // s for v, s in zip(column, shape, strict=True) if s)
+            if c:
+                column = [v - c * s for v, s in zip(column, shape, strict=True)]
+        if any(column):
+            common = math.gcd(*column)
+            shapes.append([v // common for v in column])
+            kept.append(column)
+    return [dict(zip(values, column, strict=True)) for column in reversed(kept)]
+
+
+def _compress_fields(
+    fields: list[dict[int, int]], touched: dict[int, set[int]], weights: dict[Edge, int],
+    exact: bool,
+) -> dict[Edge, int]:
+    """Weights that put each field (lowest first, from :func:`_lex_fields`) just above
+    the bound on the lower fields' sums: each bound as :func:`_bounds` makes it."""
+    places: list[int] = []
+    below = 0
+    for field in fields:
+        ends: set[int] = set()
+        largest = 0
+        for w, v in field.items():
+            if v:
+                ends |= touched[w]
+                largest = max(largest, v)
+        bound = largest * (len(ends) // 2)
+        if exact and HAVE_NATIVE and largest.bit_length() < NATIVE_BITS // 2:
+            values = {key: field[w] for key, w in weights.items() if field[w]}
+            best = native_matching(values, 1 + max(max(key) for key in values))
+            bound = sum(values[key if key in values else key[::-1]] for key in best)
+        places.append(below.bit_length())
+        below += bound << places[-1]
+    mapped = {
+        w: sum(field[w] << place for field, place in zip(fields, places, strict=True))
+        for w in touched
+    }
+    return {key: mapped[w] for key, w in weights.items()}
 
 
 def _bounds(
