@@ -42,7 +42,7 @@ def _request(hub: Hub, method: str, path: str, body: Any = None) -> tuple[int, A
 def test_the_venue_answers_while_a_big_round_is_paired(hub: Hub) -> None:
     event = import_trf((GOLDEN / "dutch-500p-4r-seed14.trf").read_text(encoding="utf-8"))
     last = max(g.pairing.round for g in event.games)
-    hub.ledger.admin.import_event(
+    hub.ledger.unplayed.import_event(
         event.players, [g for g in event.games if g.pairing.round < last], event.total_rounds
     )
     answer: list[tuple[int, Any]] = []
