@@ -14,7 +14,7 @@ from datetime import timedelta
 from typing import Any
 
 from arbiter.app.commands import hub_ledger
-from arbiter.app.commands.common import Serving
+from arbiter.app.commands.common import BrokerHelp, Serving, add_broker_options
 from arbiter.app.commands.hub_common import BrokerLink, broker_link, open_ledger, span
 from arbiter.app.errors import HubCliError
 from arbiter.app.stopping import StopRequests
@@ -34,21 +34,21 @@ WEB = declare("hub-web", __name__,
 
 DEFAULT_WEB_PORT = 8088
 
+HUB_BROKER_HELP = BrokerHelp(
+    broker="MQTT broker, mqtt://[USER[:PASSWORD]@]HOST[:1883] or, with TLS, "
+           "mqtts://[USER[:PASSWORD]@]HOST[:8883]",
+    ca_file="for mqtts://: the CA certificate that signed the broker's "
+            "(default: the system's trust store)",
+    password_file="the broker password of the URL's user (e.g. secrets/hub.password)",
+)
+
 
 def register(sub: Any, parser_class: type[argparse.ArgumentParser]) -> None:
     """Add ``hub`` and its subcommands to the ``gg-arbiter`` subparsers ``sub``."""
     hub = sub.add_parser("hub", help="the tournament hub: serve an event, or script its ledger")
     hub.add_argument("--event", required=True, metavar="SLUG", help="the event's short name")
     hub.add_argument("--data", metavar="DIR", help="directory of the ledger (hub.sqlite)")
-    hub.add_argument("--broker", metavar="URL",
-                     help="MQTT broker, mqtt://[USER[:PASSWORD]@]HOST[:1883] or, with TLS, "
-                          "mqtts://[USER[:PASSWORD]@]HOST[:8883]")
-    hub.add_argument("--ca-file", metavar="PATH",
-                     help="for mqtts://: the CA certificate that signed the broker's "
-                          "(default: the system's trust store)")
-    hub.add_argument("--password-file", metavar="FILE",
-                     help="the broker password of the URL's user (e.g. secrets/hub.password)")
-    hub.add_argument("--connect-timeout", type=float, default=3.0, help=argparse.SUPPRESS)
+    add_broker_options(hub, HUB_BROKER_HELP, connect_timeout=3.0)
     hub.add_argument("--host", default="0.0.0.0", help="web address to serve on (default all)")
     hub.add_argument("--port", type=int, default=DEFAULT_WEB_PORT,
                      help=f"web port (default {DEFAULT_WEB_PORT}; 0 picks a free one)")
