@@ -15,7 +15,9 @@ with h11):
 - a connection that has not sent a whole request within ``request_timeout``
   seconds (idle, trickling, or silent after its answer) is closed
   (:class:`TimedH11Protocol`); a request the HTTP parser refuses (bad request
-  line, headers too big) answers 400 JSON with the security headers; a body is
+  line, headers too big) answers 400 JSON with the security headers, and one past
+  the server's connection limit (``streams`` + :data:`SLOW_CONNECTIONS` + the
+  workers) a quick 503 JSON, with them too; a body is
   read whole on the loop before a worker thread takes the request (a trickling
   client holds no thread), and one past :data:`web.kit.body.MAX_BODY_BYTES` is
   refused (413): by Flask from its ``Content-Length`` before it is read, or here
@@ -48,6 +50,7 @@ from uvicorn import Config
 from uvicorn import Server as UvicornServer
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from arbiter.logthrottle import LogThrottle
 from arbiter.threads import BackgroundThread, declare
 from web.kit.astream import TRANSPORT, Receive, Scope, Send, StreamEndpoint
 from web.kit.body import MAX_BODY_BYTES, body_limits
@@ -73,6 +76,10 @@ REQUEST_TIMEOUT = 10.0
 SHUTDOWN_SECONDS = 3.0
 #: Pending connections the listening socket holds (a crowd reconnecting at once).
 BACKLOG = 2048
+#: Seconds a client refused past the connection limit is asked to wait (Retry-After).
+BUSY_RETRY_AFTER = 5
+#: The refusal past the connection limit (uvicorn's own says "Service Unavailable", as text).
+BUSY = "busy: too many connections to this server at once; try again in a few seconds"
 
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
@@ -135,13 +142,18 @@ _UVICORN_LOG = logging.getLogger(f"{__name__}.uvicorn")
 _UVICORN_LOG.addFilter(_QuietParserWarnings())
 
 
+_BUSY_LOG = LogThrottle()
+
+
 class TimedH11Protocol(H11Protocol):
     """uvicorn's HTTP/1.1 connection, closed when it has not sent a whole request within
     ``request_timeout`` seconds (from its opening, and again after each answer: a
     trickling client is closed too, whose every byte would restart uvicorn's own idle
-    timer); its parser's refusals answer JSON with the security headers; and it offers
-    the app its transport (:data:`web.kit.astream.TRANSPORT`), which an event stream
-    writes its body to from the loop, with no task woken per message."""
+    timer); its parser's refusals, and its refusals past the connection limit (the
+    config's ``limit_concurrency``, checked here instead of by uvicorn, whose 503 is
+    plain text), answer JSON with the security headers; and it offers the app its
+    transport (:data:`web.kit.astream.TRANSPORT`), which an event stream writes its body
+    to from the loop, with no task woken per message."""
 
     request_timeout = REQUEST_TIMEOUT
 
@@ -150,8 +162,20 @@ class TimedH11Protocol(H11Protocol):
         self.logger = _UVICORN_LOG
         inner = self.app
         self._deadline: asyncio.TimerHandle | None = None
+        # uvicorn would answer past the limit before the app, in text: the app does it.
+        limit, self.limit_concurrency = self.limit_concurrency, None
 
         async def app(scope: Scope, receive: Receive, send: Send) -> None:
+            # uvicorn's own test, counted as it counts (this request's task is in
+            # ``tasks`` by now, not yet when uvicorn looks).
+            if limit is not None and (len(self.connections) >= limit
+                                      or len(self.tasks) > limit):
+                if (line := _BUSY_LOG.note("busy")) is not None:
+                    log.warning("refused a request past the limit of %d connections (%d "
+                                "times so far, %d lines held back)", limit, *line)
+                await _answer_json(send, 503, BUSY,
+                                   [(b"retry-after", str(BUSY_RETRY_AFTER).encode())])
+                return
             scope["extensions"] = {**(scope.get("extensions") or {}), TRANSPORT: self.transport}
             await inner(scope, receive, send)
 
@@ -259,12 +283,14 @@ class Router:
         await self._wsgi(scope, replay, send)
 
 
-async def _answer_json(send: Send, status: int, error: str) -> None:
+async def _answer_json(send: Send, status: int, error: str,
+                       extra: list[tuple[bytes, bytes]] | None = None) -> None:
     raw = json.dumps({"error": error}).encode()
     await send({"type": "http.response.start", "status": status, "headers": [
         (b"content-type", b"application/json"), (b"cache-control", b"no-store"),
         (b"content-length", str(len(raw)).encode()), (b"connection", b"close"),
-        *((k.lower().encode(), v.encode()) for k, v in SECURITY_HEADERS.items())]})
+        *((k.lower().encode(), v.encode()) for k, v in SECURITY_HEADERS.items()),
+        *(extra or [])]})
     await send({"type": "http.response.body", "body": raw, "more_body": False})
 
 
