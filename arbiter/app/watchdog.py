@@ -10,7 +10,9 @@ from collections.abc import Callable
 log = logging.getLogger(__name__)
 
 
-def _systemd_notify() -> Callable[[str], object]:
+def systemd_notify() -> Callable[[str], object]:
+    """What sends one notification to systemd (sd_notify: READY=1, STATUS=..., WATCHDOG=1);
+    it does nothing where systemd asked for none (no NOTIFY_SOCKET)."""
     import sdnotify
 
     notifier = sdnotify.SystemdNotifier()
@@ -43,7 +45,7 @@ class Watchdog:
         notify: Callable[[str], object] | None = None,
         interval: float | None = None,
     ) -> None:
-        self._notify = notify if notify is not None else _systemd_notify()
+        self._notify = notify if notify is not None else systemd_notify()
         self.interval = interval if interval is not None else _interval_from_env()
         self._starving = False
 

@@ -294,10 +294,25 @@ async def _answer_json(send: Send, status: int, error: str,
     await send({"type": "http.response.body", "body": raw, "more_body": False})
 
 
+class _Uvicorn(UvicornServer):
+    """uvicorn's server, saying when its start-up is over (:meth:`run` may have begun well
+    before the loop answers a request)."""
+
+    def __init__(self, config: Config) -> None:
+        super().__init__(config)
+        self.settled = threading.Event()  # started, or given up
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        try:
+            await super().startup(sockets)
+        finally:
+            self.settled.set()
+
+
 class AsyncWebServer:
     """A uvicorn server for one app; :meth:`close` also ends the open event streams."""
 
-    def __init__(self, app: Flask, server: UvicornServer, sock: socket.socket,
+    def __init__(self, app: Flask, server: _Uvicorn, sock: socket.socket,
                  pool: WorkerPool) -> None:
         self.app = app
         self._server = server
@@ -325,6 +340,13 @@ class AsyncWebServer:
         """Client connections open now (streams, requests, idle and slow ones)."""
         return len(self._server.server_state.connections)
 
+    def wait_serving(self, timeout: float) -> bool:
+        """Wait until the server answers requests (its loop runs on its socket): True,
+        or False if it ended, was closed or did not start within ``timeout`` seconds."""
+        if not self._server.settled.wait(timeout):
+            return False
+        return self._server.started and not self._finished.is_set() and not self._closed
+
     def run(self) -> None:
         """Serve until :meth:`close` (blocks; run it in a thread)."""
         with self._lock:
@@ -338,6 +360,7 @@ class AsyncWebServer:
                 raise
         finally:
             self._finished.set()
+            self._server.settled.set()  # a run that ended before its start-up did
 
     def close(self) -> None:
         """End the streams, stop the loop and the workers, close the socket. Idempotent."""
@@ -346,6 +369,7 @@ class AsyncWebServer:
                 return
             self._closed = True
             running = self._running.is_set()
+        self._server.settled.set()  # nobody waits for a start that will not come
         hub = self.app.extensions.get("arbiter_streams")
         if isinstance(hub, StreamHub):
             hub.stop()
@@ -406,7 +430,7 @@ def make_async_server(
     )
     # uvicorn's own lines (started, shutting down, waiting) are not the hub's news.
     logging.getLogger("uvicorn.error").setLevel(logging.WARNING)
-    server = AsyncWebServer(app, UvicornServer(config), sock, pool)
+    server = AsyncWebServer(app, _Uvicorn(config), sock, pool)
     everywhere = server.host in ("", "0.0.0.0", "::")
     log.info("web page on %s", f"every address, port {server.port} (on this machine: "
              f"{server.url})" if everywhere else server.url)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import logging
+import threading
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -18,6 +20,7 @@ from arbiter.app.commands.common import BrokerHelp, Serving, add_broker_options
 from arbiter.app.commands.hub_common import BrokerLink, broker_link, open_ledger, span
 from arbiter.app.errors import HubCliError
 from arbiter.app.stopping import StopRequests
+from arbiter.app.watchdog import systemd_notify
 from arbiter.hub.broker_link import Ingest
 from arbiter.hub.ledger import Ledger
 from arbiter.hub.resend import GRACE, Resender
@@ -33,6 +36,9 @@ WEB = declare("hub-web", __name__,
               "serves the venue and organiser pages (the asynchronous server's event loop)")
 
 DEFAULT_WEB_PORT = 8088
+#: Seconds the web server may take to answer once its thread runs (else the hub stops:
+#: systemd, never told READY=1, restarts it).
+WEB_START_SECONDS = 30.0
 
 HUB_BROKER_HELP = BrokerHelp(
     broker="MQTT broker, mqtt://[USER[:PASSWORD]@]HOST[:1883] or, with TLS, "
@@ -82,6 +88,7 @@ def _serve(args: argparse.Namespace, requests: StopRequests) -> int:
     if not args.broker:
         raise HubCliError("gg-arbiter hub: give --broker URL to serve (or a subcommand)")
     link = broker_link(args)
+    systemd = SystemdStatus(systemd_notify(), str(link.address))
     with open_ledger(args) as ledger:
         feed = VenueFeed(ledger, timedelta(minutes=args.silent_after))
         ingest = Ingest(ledger, args.event, link.address.host, link.address.port,
@@ -90,6 +97,7 @@ def _serve(args: argparse.Namespace, requests: StopRequests) -> int:
         resender = Resender(ledger, ingest.publish_resend, grace=args.resend_after)
         ingest.changes.follow(feed)
         ingest.changes.follow_link(feed)
+        ingest.changes.follow_link(systemd)
         ingest.changes.follow(resender)
         # A broker that refuses the hub's login, or TLS that cannot work (BrokerTlsError,
         # at once), stops the hub in one line (said by main) before it shows a PIN or opens
@@ -106,8 +114,14 @@ def _serve(args: argparse.Namespace, requests: StopRequests) -> int:
             feed.start()
             resender.start()
             web.start()
+            if not server.wait_serving(WEB_START_SECONDS):
+                raise HubCliError(f"gg-arbiter hub: the web pages on {server.url} did not "
+                                  f"start within {WEB_START_SECONDS:g} s")
             _announce(args, link, ledger, ingest, server)
+            # The pages answer (the broker link may still be coming: they say so).
+            systemd.ready(server.url)
             requests.wait()
+            systemd.stopping()
         finally:
             web.stop()
             server.close()  # also when its thread never started
@@ -140,6 +154,40 @@ def _announce(args: argparse.Namespace, link: BrokerLink, ledger: Ledger, ingest
     print(f"hub serving event {args.event} from {link.address} into {ledger.path}",
           flush=True)
     print(serving_line(server.host, server.port, server.url), flush=True)
+
+
+class SystemdStatus:
+    """What the hub tells systemd (``Type=notify``): READY=1 once its pages answer, a
+    STATUS= line whenever its broker link goes up or down (``systemctl status gg-hub``
+    shows it), STOPPING=1 when it is asked to stop. A :class:`LinkFollower` of the
+    ingest: it sends one datagram on paho's thread, never waits."""
+
+    def __init__(self, notify: Callable[[str], object], broker: str) -> None:
+        self._notify = notify
+        self._broker = broker
+        self._lock = threading.Lock()  # paho's thread against the main one
+        self._up: bool | None = None  # not yet known
+        self._pages = ""  # where the pages answer, once they do
+
+    def link_changed(self, up: bool) -> None:
+        with self._lock:
+            self._up = up
+            self._notify(self._status())
+
+    def ready(self, url: str) -> None:
+        with self._lock:
+            self._pages = url
+            self._notify(f"READY=1\n{self._status()}")
+
+    def stopping(self) -> None:
+        with self._lock:
+            self._notify("STOPPING=1\nSTATUS=stopping")
+
+    def _status(self) -> str:
+        link = {None: "connecting to the broker", True: "connected to the broker",
+                False: "no connection to the broker, trying again"}[self._up]
+        pages = f"pages on {self._pages}; " if self._pages else ""
+        return f"STATUS={pages}{link} {self._broker}"
 
 
 def serving_line(host: str, port: int, url: str) -> str:
