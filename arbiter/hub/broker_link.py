@@ -131,6 +131,7 @@ class Ingest:
         self.client.on_message = self._message
         self._inbox: queue.Queue[Delivered | None] = queue.Queue()
         self._writer: BackgroundThread | None = None
+        self._writing_since: float | None = None  # when the batch being written began
         self._refusal = ""  # the broker's reason when it refused the hub's login
         self._answered = threading.Event()  # the first attempt's outcome, whichever
         self._link_lock = threading.Lock()  # the link's state and its announcements
@@ -186,6 +187,15 @@ class Ingest:
         if self._writer is not None:
             self._writer.stop(30)
             self._writer = None
+
+    def keeps_up(self, within: float) -> bool:
+        """Whether the ledger writer works (the hub's systemd watchdog asks): its thread
+        runs and no batch has been on its way for ``within`` seconds or more (waiting for
+        messages is no fault: a quiet venue sends none)."""
+        writer = self._writer
+        began = self._writing_since
+        return (writer is not None and writer.is_alive()
+                and (began is None or time.monotonic() - began < within))
 
     def _connected(
         self, client: mqtt.Client, _userdata: Any, _flags: Any, reason: ReasonCode, _props: Any
@@ -283,10 +293,13 @@ class Ingest:
                     last = True
                     break
                 batch.append(msg)
+            self._writing_since = time.monotonic()
             try:
                 self.take_batch(batch)
             except Exception:  # the ingest must not stop on one batch; what it did not ack
                 log.exception("the ingest's writer failed on a batch")  # comes again
+            finally:
+                self._writing_since = None
             if last:
                 return
 

@@ -1,6 +1,7 @@
 """``gg-arbiter hub`` under systemd (gg-hub.service is Type=notify): a real hub spawned with
 a NOTIFY_SOCKET of the test's own says READY=1 once its pages answer, its broker link's
-state in STATUS= lines as it changes, and STOPPING=1 when SIGTERM stops it."""
+state in STATUS= lines as it changes, WATCHDOG=1 while it is alive (the unit's
+WatchdogSec), and STOPPING=1 when SIGTERM stops it."""
 
 from __future__ import annotations
 
@@ -70,7 +71,8 @@ def test_the_hub_tells_systemd_ready_its_link_and_stopping(tmp_path: Path) -> No
     broker = Mosquitto(tmp_path / "broker", port=broker_port)  # not started yet
     with notify_socket() as (address, sock):
         notes = Notes(sock)
-        env = {**os.environ, "NOTIFY_SOCKET": address}
+        # systemd's WatchdogSec=0.4: fed every 0.2 s.
+        env = {**os.environ, "NOTIFY_SOCKET": address, "WATCHDOG_USEC": "400000"}
         hub = subprocess.Popen(
             [*gg_arbiter(), "hub", "--event", EVENT, "--data", str(tmp_path / "hub"),
              "--broker", f"mqtt://127.0.0.1:{broker_port}", "--host", "127.0.0.1",
@@ -84,6 +86,7 @@ def test_the_hub_tells_systemd_ready_its_link_and_stopping(tmp_path: Path) -> No
             assert f"http://127.0.0.1:{web}/" in status
             assert "no connection to the broker" in status
             assert f"mqtt://127.0.0.1:{broker_port}" in status
+            notes.until(lambda m: m == "WATCHDOG=1")
             broker.start()
             notes.until(lambda m: m.startswith("STATUS=") and "connected to the broker" in m
                         and "no connection" not in m)
@@ -98,3 +101,6 @@ def test_the_hub_tells_systemd_ready_its_link_and_stopping(tmp_path: Path) -> No
             out = hub.stdout.read().decode() if hub.stdout else ""
     assert "READY=1" not in out  # told to systemd, not printed
     assert not [m for m in notes.seen if "READY=1" in m][1:]  # once
+    fed = [n for n, m in enumerate(notes.seen) if m == "WATCHDOG=1"]
+    ready = next(n for n, m in enumerate(notes.seen) if "READY=1" in m)
+    assert fed and fed[0] > ready  # fed once serving, not before

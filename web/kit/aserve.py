@@ -301,8 +301,10 @@ class _Uvicorn(UvicornServer):
     def __init__(self, config: Config) -> None:
         super().__init__(config)
         self.settled = threading.Event()  # started, or given up
+        self.loop: asyncio.AbstractEventLoop | None = None
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        self.loop = asyncio.get_running_loop()
         try:
             await super().startup(sockets)
         finally:
@@ -346,6 +348,19 @@ class AsyncWebServer:
         if not self._server.settled.wait(timeout):
             return False
         return self._server.started and not self._finished.is_set() and not self._closed
+
+    def turns(self, timeout: float) -> bool:
+        """Whether the server's loop runs a call handed to it within ``timeout`` seconds
+        (a loop stuck in one request answers no other; the hub's systemd watchdog asks)."""
+        loop = self._server.loop
+        if loop is None or self._finished.is_set():
+            return False
+        done = threading.Event()
+        try:
+            loop.call_soon_threadsafe(done.set)
+        except RuntimeError:  # closed meanwhile
+            return False
+        return done.wait(timeout)
 
     def run(self) -> None:
         """Serve until :meth:`close` (blocks; run it in a thread)."""

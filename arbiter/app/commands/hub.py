@@ -20,7 +20,7 @@ from arbiter.app.commands.common import BrokerHelp, Serving, add_broker_options
 from arbiter.app.commands.hub_common import BrokerLink, broker_link, open_ledger, span
 from arbiter.app.errors import HubCliError
 from arbiter.app.stopping import StopRequests
-from arbiter.app.watchdog import systemd_notify
+from arbiter.app.watchdog import Watchdog, systemd_notify
 from arbiter.hub.broker_link import Ingest
 from arbiter.hub.ledger import Ledger
 from arbiter.hub.resend import GRACE, Resender
@@ -34,11 +34,17 @@ log = logging.getLogger(__name__)
 
 WEB = declare("hub-web", __name__,
               "serves the venue and organiser pages (the asynchronous server's event loop)")
+WATCHDOG = declare("hub-watchdog", __name__,
+                   "tells systemd the hub is alive (its web loop turns, its ledger writer "
+                   "keeps up), so a hung hub is restarted")
 
 DEFAULT_WEB_PORT = 8088
 #: Seconds the web server may take to answer once its thread runs (else the hub stops:
 #: systemd, never told READY=1, restarts it).
 WEB_START_SECONDS = 30.0
+#: Seconds one batch of the ledger writer may take before the hub counts as hung (its
+#: systemd watchdog is no longer fed); a Pi's SD card writes a full batch in well under.
+WRITER_STUCK_SECONDS = 60.0
 
 HUB_BROKER_HELP = BrokerHelp(
     broker="MQTT broker, mqtt://[USER[:PASSWORD]@]HOST[:1883] or, with TLS, "
@@ -88,7 +94,8 @@ def _serve(args: argparse.Namespace, requests: StopRequests) -> int:
     if not args.broker:
         raise HubCliError("gg-arbiter hub: give --broker URL to serve (or a subcommand)")
     link = broker_link(args)
-    systemd = SystemdStatus(systemd_notify(), str(link.address))
+    notify = systemd_notify()
+    systemd = SystemdStatus(notify, str(link.address))
     with open_ledger(args) as ledger:
         feed = VenueFeed(ledger, timedelta(minutes=args.silent_after))
         ingest = Ingest(ledger, args.event, link.address.host, link.address.port,
@@ -110,6 +117,7 @@ def _serve(args: argparse.Namespace, requests: StopRequests) -> int:
             ingest.stop()
             raise
         web = BackgroundThread(lambda _stopping: server.run(), WEB, wake=server.close)
+        watchdog = _watchdog(notify, server, ingest)
         try:
             feed.start()
             resender.start()
@@ -120,15 +128,35 @@ def _serve(args: argparse.Namespace, requests: StopRequests) -> int:
             _announce(args, link, ledger, ingest, server)
             # The pages answer (the broker link may still be coming: they say so).
             systemd.ready(server.url)
+            if watchdog is not None:
+                watchdog.start()
             requests.wait()
             systemd.stopping()
         finally:
+            if watchdog is not None:
+                watchdog.stop()
             web.stop()
             server.close()  # also when its thread never started
             resender.stop()
             feed.stop()
             ingest.stop()
     return 0
+
+
+def _watchdog(notify: Callable[[str], object], server: AsyncWebServer,
+              ingest: Ingest) -> BackgroundThread | None:
+    """With the unit's WatchdogSec (systemd's ``WATCHDOG_USEC``), the thread that feeds it
+    (WATCHDOG=1) each half of it while the hub's web loop turns and its ledger writer
+    keeps up: a hub hung in either is killed and started again. None without it."""
+    dog = Watchdog(notify, what="the hub (its web loop or its ledger writer)")
+    if not dog.interval:
+        return None
+    wait = min(5.0, dog.interval / 2)
+
+    def alive() -> bool:
+        return server.turns(wait) and ingest.keeps_up(WRITER_STUCK_SECONDS)
+
+    return BackgroundThread(lambda stopping: dog.run(alive, stopping), WATCHDOG)
 
 
 def _web_server(args: argparse.Namespace, ledger: Ledger, feed: VenueFeed, ingest: Ingest,

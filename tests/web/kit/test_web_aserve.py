@@ -342,6 +342,29 @@ def test_past_the_connection_limit_a_quick_503_json_with_the_security_headers() 
     assert " 200 " in served and json.loads(answer) == {"ok": True}
 
 
+def test_the_server_says_whether_its_loop_turns() -> None:
+    """What the hub's systemd watchdog asks: a loop stuck in one call (here held on an event
+    the test sets) does not turn; once free it does, and a closed server does not."""
+    app = _app(Ticker())
+    idle = make_async_server(app, "127.0.0.1", 0)
+    try:
+        assert not idle.turns(0.1)  # not running yet
+    finally:
+        idle.close()
+    with serving(app) as server:
+        assert server.wait_serving(10.0) and server.turns(5.0)
+        loop = server._server.loop
+        assert loop is not None
+        gate = threading.Event()
+        loop.call_soon_threadsafe(gate.wait, 30.0)
+        try:
+            assert not server.turns(0.3)
+        finally:
+            gate.set()
+        assert server.turns(5.0)
+    assert not server.turns(0.1)
+
+
 def test_a_body_past_the_limit_is_refused_and_one_at_the_limit_taken() -> None:
     with serving(_app(Ticker())) as server:
         big = MAX_BODY_BYTES + 1
