@@ -101,6 +101,6 @@ def test_the_hub_tells_systemd_ready_its_link_and_stopping(tmp_path: Path) -> No
             out = hub.stdout.read().decode() if hub.stdout else ""
     assert "READY=1" not in out  # told to systemd, not printed
     assert not [m for m in notes.seen if "READY=1" in m][1:]  # once
-    fed = [n for n, m in enumerate(notes.seen) if m == "WATCHDOG=1"]
-    ready = next(n for n, m in enumerate(notes.seen) if "READY=1" in m)
-    assert fed and fed[0] > ready  # fed once serving, not before
+    fed = [n for n, note in enumerate(notes.seen) if note == "WATCHDOG=1"]
+    first_ready = next(n for n, note in enumerate(notes.seen) if "READY=1" in note)
+    assert fed and fed[0] > first_ready  # fed once serving, not before
