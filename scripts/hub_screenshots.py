@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Make the docs' screenshots of the hub's public pages from the real pages.
 
-Serves the hub's app on loopback over a ledger filled by tests/support/hub_pages.py
+Serves the hub's app on loopback as ``gg-arbiter hub`` serves it (web.kit.aserve's
+asynchronous server, in the hub's declared web thread) over a ledger filled by
+tests/support/hub_pages.py
 (a round mid-play: one game over, one table offline, one never heard from; names of
 about 20 letters on the screens), and saves:
 
@@ -19,7 +21,6 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
@@ -28,12 +29,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from arbiter.app.commands.hub import WEB  # noqa: E402
 from arbiter.hub.ledger import Ledger  # noqa: E402
+from arbiter.threads import BackgroundThread  # noqa: E402
 from tests.support.hub_pages import long_names, populate  # noqa: E402
 from tests.support.web import CHROMIUM, CHROMIUM_ARGS, PIN  # noqa: E402
 from web.hub import create_hub_app  # noqa: E402
 from web.hub.feed import VenueFeed  # noqa: E402
-from web.kit.serve import make_server  # noqa: E402
+from web.kit.aserve import make_async_server  # noqa: E402
 
 #: The venue screens shown in the manual: a club night, a small open, a big one.
 SCREENS = (4, 8, 50)
@@ -81,12 +84,16 @@ def served(tables: int, names: list[str] | None) -> Iterator[str]:
         feed = VenueFeed(ledger, timedelta(minutes=10))
         feed.look_for_silence()
         app = create_hub_app(ledger, feed, tmp, test_config={"ADMIN_PIN": PIN, "TESTING": True})
-        server = make_server(app, "127.0.0.1", 0, streams=8)
-        threading.Thread(target=server.run, daemon=True).start()
+        server = make_async_server(app, "127.0.0.1", 0, streams=8)
+        web = BackgroundThread(lambda _stopping: server.run(), WEB, wake=server.close)
         try:
+            web.start()
+            if not server.wait_serving(30.0):
+                raise SystemExit(f"the hub's pages on {server.url} did not start")
             yield server.url
         finally:
-            server.close()
+            web.stop()
+            server.close()  # also when its thread never started
             feed.stop()
 
 

@@ -35,6 +35,8 @@ import sqlite3
 import ssl
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, cast
 
 import paho.mqtt.client as mqtt
@@ -77,6 +79,27 @@ RETAINED_KINDS = frozenset({wire.Topic.ONLINE, wire.Topic.STATUS})
 #: game) given at once would overflow the main session's; its retained ``online``,
 #: ``status``, ``assignment`` and ``resend`` are four a table.
 MAIN_KINDS = tuple(kind for kind in wire.Topic if kind is not wire.Topic.RECORD)
+
+
+class Progress:
+    """When the ledger writer's batch under way began (None: it waits for messages, which
+    a quiet venue may never send, and that is no fault): what the hub's systemd watchdog
+    asks, so that a writer stuck on the ledger gets the hub restarted."""
+
+    def __init__(self) -> None:
+        self.since: float | None = None
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Around one batch; left set when the batch ends the writer (stuck for good)."""
+        self.since = time.monotonic()
+        yield
+        self.since = None
+
+    def keeps_up(self, within: float) -> bool:
+        """Whether no batch has been under way for ``within`` seconds or more."""
+        since = self.since
+        return since is None or time.monotonic() - since < within
 
 
 class Ingest:
@@ -131,6 +154,7 @@ class Ingest:
         self.client.on_message = self._message
         self._inbox: queue.Queue[Delivered | None] = queue.Queue()
         self._writer: BackgroundThread | None = None
+        self.progress = Progress()  # the writer's, which the hub's systemd watchdog asks
         self._refusal = ""  # the broker's reason when it refused the hub's login
         self._answered = threading.Event()  # the first attempt's outcome, whichever
         self._link_lock = threading.Lock()  # the link's state and its announcements
@@ -283,10 +307,11 @@ class Ingest:
                     last = True
                     break
                 batch.append(msg)
-            try:
-                self.take_batch(batch)
-            except Exception:  # the ingest must not stop on one batch; what it did not ack
-                log.exception("the ingest's writer failed on a batch")  # comes again
+            with self.progress.batch():
+                try:
+                    self.take_batch(batch)
+                except Exception:  # the ingest must not stop on one batch; what it did not
+                    log.exception("the ingest's writer failed on a batch")  # ack comes again
             if last:
                 return
 

@@ -100,3 +100,20 @@ def test_command_line_page_names_every_command_option_and_variable() -> None:
         if variable not in section:
             missing.append(variable)
     assert not missing, f"docs/appliance/command-line.md does not name {missing}"
+
+
+def test_hub_and_run_take_the_broker_options_alike() -> None:
+    """One add_broker_options for both commands: the same options to the same values;
+    the hub's hidden --connect-timeout (3 s unless given) is the hub's alone."""
+    from arbiter.app.cli import build_parser
+
+    given = ["--broker", "mqtts://hub@hall.local:8883", "--ca-file", "/etc/ca.pem",
+             "--password-file", "/var/lib/gg-hub/hub.password"]
+    hub = build_parser().parse_args(["hub", "--event", "club", *given])
+    run = build_parser().parse_args(["run", *given])
+    for args in (hub, run):
+        assert (args.broker, args.ca_file, args.password_file) == (
+            "mqtts://hub@hall.local:8883", "/etc/ca.pem", "/var/lib/gg-hub/hub.password")
+    assert hub.connect_timeout == 3.0 and not hasattr(run, "connect_timeout")
+    assert build_parser().parse_args(
+        ["hub", "--event", "club", "--connect-timeout", "0.5"]).connect_timeout == 0.5

@@ -19,6 +19,7 @@ from arbiter.hub.broker_link import Ingest
 from arbiter.hub.ledger import Ledger
 from arbiter.hub.sessions import Delivered
 from tests.support.contract import challenge, new_game
+from tests.support.waiting import wait_until
 
 EVENT = "open-2026"
 
@@ -225,3 +226,28 @@ def test_ingest_a_poison_pill_never_rolls_back_the_honest_messages_beside_it(
     assert [mid for mid, _disk in seen.acks] == [1, 2, 3, 4]
     assert seen.acks[0][1] == [("T1", 1), ("T1", 2)]
     assert [t for _at, t, _seq, _why in ledger.events.rejections()] == ["T2", "T2"]
+
+
+def test_the_writer_held_up_on_the_ledger_no_longer_keeps_up(ledger: Ledger,
+                                                              ingest: Ingest) -> None:
+    """What the hub's systemd watchdog asks: an idle writer keeps up (a quiet venue sends
+    nothing); one whose batch cannot get at the ledger does not, until it can."""
+    progress = ingest.progress
+    ingest.start(timeout=1.0)  # no broker at port 1: the writer runs all the same
+    try:
+        assert progress.keeps_up(0.2)
+        with ledger.store.batch(durable=False):  # another writer holds the ledger
+            on_message = ingest.client.on_message
+            assert on_message is not None
+            on_message(  # as paho hands it a message
+                ingest.client, None, _message(1, "T1", "events", new_game("T1", 1, "g1")))
+            wait_until(lambda: not progress.keeps_up(0.2), timeout=10, what="the writer held up")
+        wait_until(lambda: progress.keeps_up(0.2), timeout=10, what="the writer free again")
+        wait_until(lambda: bool(seen_events(ledger)), timeout=10, what="the event written")
+    finally:
+        ingest.stop()
+
+
+def seen_events(ledger: Ledger) -> list[tuple[str, int]]:
+    with sqlite3.connect(ledger.path) as other:
+        return list(other.execute("SELECT table_name, seq FROM events"))

@@ -15,7 +15,9 @@ with h11):
 - a connection that has not sent a whole request within ``request_timeout``
   seconds (idle, trickling, or silent after its answer) is closed
   (:class:`TimedH11Protocol`); a request the HTTP parser refuses (bad request
-  line, headers too big) answers 400 JSON with the security headers; a body is
+  line, headers too big) answers 400 JSON with the security headers, and one past
+  the server's connection limit (``streams`` + :data:`SLOW_CONNECTIONS` + the
+  workers) a quick 503 JSON, with them too; a body is
   read whole on the loop before a worker thread takes the request (a trickling
   client holds no thread), and one past :data:`web.kit.body.MAX_BODY_BYTES` is
   refused (413): by Flask from its ``Content-Length`` before it is read, or here
@@ -48,6 +50,7 @@ from uvicorn import Config
 from uvicorn import Server as UvicornServer
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from arbiter.logthrottle import LogThrottle
 from arbiter.threads import BackgroundThread, declare
 from web.kit.astream import TRANSPORT, Receive, Scope, Send, StreamEndpoint
 from web.kit.body import MAX_BODY_BYTES, body_limits
@@ -73,6 +76,10 @@ REQUEST_TIMEOUT = 10.0
 SHUTDOWN_SECONDS = 3.0
 #: Pending connections the listening socket holds (a crowd reconnecting at once).
 BACKLOG = 2048
+#: Seconds a client refused past the connection limit is asked to wait (Retry-After).
+BUSY_RETRY_AFTER = 5
+#: The refusal past the connection limit (uvicorn's own says "Service Unavailable", as text).
+BUSY = "busy: too many connections to this server at once; try again in a few seconds"
 
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
@@ -135,13 +142,18 @@ _UVICORN_LOG = logging.getLogger(f"{__name__}.uvicorn")
 _UVICORN_LOG.addFilter(_QuietParserWarnings())
 
 
+_BUSY_LOG = LogThrottle()
+
+
 class TimedH11Protocol(H11Protocol):
     """uvicorn's HTTP/1.1 connection, closed when it has not sent a whole request within
     ``request_timeout`` seconds (from its opening, and again after each answer: a
     trickling client is closed too, whose every byte would restart uvicorn's own idle
-    timer); its parser's refusals answer JSON with the security headers; and it offers
-    the app its transport (:data:`web.kit.astream.TRANSPORT`), which an event stream
-    writes its body to from the loop, with no task woken per message."""
+    timer); its parser's refusals, and its refusals past the connection limit (the
+    config's ``limit_concurrency``, checked here instead of by uvicorn, whose 503 is
+    plain text), answer JSON with the security headers; and it offers the app its
+    transport (:data:`web.kit.astream.TRANSPORT`), which an event stream writes its body
+    to from the loop, with no task woken per message."""
 
     request_timeout = REQUEST_TIMEOUT
 
@@ -150,8 +162,20 @@ class TimedH11Protocol(H11Protocol):
         self.logger = _UVICORN_LOG
         inner = self.app
         self._deadline: asyncio.TimerHandle | None = None
+        # uvicorn would answer past the limit before the app, in text: the app does it.
+        limit, self.limit_concurrency = self.limit_concurrency, None
 
         async def app(scope: Scope, receive: Receive, send: Send) -> None:
+            # uvicorn's own test, counted as it counts (this request's task is in
+            # ``tasks`` by now, not yet when uvicorn looks).
+            if limit is not None and (len(self.connections) >= limit
+                                      or len(self.tasks) > limit):
+                if (line := _BUSY_LOG.note("busy")) is not None:
+                    log.warning("refused a request past the limit of %d connections (%d "
+                                "times so far, %d lines held back)", limit, *line)
+                await _answer_json(send, 503, BUSY,
+                                   [(b"retry-after", str(BUSY_RETRY_AFTER).encode())])
+                return
             scope["extensions"] = {**(scope.get("extensions") or {}), TRANSPORT: self.transport}
             await inner(scope, receive, send)
 
@@ -259,19 +283,38 @@ class Router:
         await self._wsgi(scope, replay, send)
 
 
-async def _answer_json(send: Send, status: int, error: str) -> None:
+async def _answer_json(send: Send, status: int, error: str,
+                       extra: list[tuple[bytes, bytes]] | None = None) -> None:
     raw = json.dumps({"error": error}).encode()
     await send({"type": "http.response.start", "status": status, "headers": [
         (b"content-type", b"application/json"), (b"cache-control", b"no-store"),
         (b"content-length", str(len(raw)).encode()), (b"connection", b"close"),
-        *((k.lower().encode(), v.encode()) for k, v in SECURITY_HEADERS.items())]})
+        *((k.lower().encode(), v.encode()) for k, v in SECURITY_HEADERS.items()),
+        *(extra or [])]})
     await send({"type": "http.response.body", "body": raw, "more_body": False})
+
+
+class _Uvicorn(UvicornServer):
+    """uvicorn's server, saying when its start-up is over (:meth:`run` may have begun well
+    before the loop answers a request)."""
+
+    def __init__(self, config: Config) -> None:
+        super().__init__(config)
+        self.settled = threading.Event()  # started, or given up
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        self.loop = asyncio.get_running_loop()
+        try:
+            await super().startup(sockets)
+        finally:
+            self.settled.set()
 
 
 class AsyncWebServer:
     """A uvicorn server for one app; :meth:`close` also ends the open event streams."""
 
-    def __init__(self, app: Flask, server: UvicornServer, sock: socket.socket,
+    def __init__(self, app: Flask, server: _Uvicorn, sock: socket.socket,
                  pool: WorkerPool) -> None:
         self.app = app
         self._server = server
@@ -299,6 +342,26 @@ class AsyncWebServer:
         """Client connections open now (streams, requests, idle and slow ones)."""
         return len(self._server.server_state.connections)
 
+    def wait_serving(self, timeout: float) -> bool:
+        """Wait until the server answers requests (its loop runs on its socket): True,
+        or False if it ended, was closed or did not start within ``timeout`` seconds."""
+        if not self._server.settled.wait(timeout):
+            return False
+        return self._server.started and not self._finished.is_set() and not self._closed
+
+    def turns(self, timeout: float) -> bool:
+        """Whether the server's loop runs a call handed to it within ``timeout`` seconds
+        (a loop stuck in one request answers no other; the hub's systemd watchdog asks)."""
+        loop = self._server.loop
+        if loop is None or self._finished.is_set():
+            return False
+        done = threading.Event()
+        try:
+            loop.call_soon_threadsafe(done.set)
+        except RuntimeError:  # closed meanwhile
+            return False
+        return done.wait(timeout)
+
     def run(self) -> None:
         """Serve until :meth:`close` (blocks; run it in a thread)."""
         with self._lock:
@@ -312,6 +375,7 @@ class AsyncWebServer:
                 raise
         finally:
             self._finished.set()
+            self._server.settled.set()  # a run that ended before its start-up did
 
     def close(self) -> None:
         """End the streams, stop the loop and the workers, close the socket. Idempotent."""
@@ -320,6 +384,7 @@ class AsyncWebServer:
                 return
             self._closed = True
             running = self._running.is_set()
+        self._server.settled.set()  # nobody waits for a start that will not come
         hub = self.app.extensions.get("arbiter_streams")
         if isinstance(hub, StreamHub):
             hub.stop()
@@ -380,7 +445,7 @@ def make_async_server(
     )
     # uvicorn's own lines (started, shutting down, waiting) are not the hub's news.
     logging.getLogger("uvicorn.error").setLevel(logging.WARNING)
-    server = AsyncWebServer(app, UvicornServer(config), sock, pool)
+    server = AsyncWebServer(app, _Uvicorn(config), sock, pool)
     everywhere = server.host in ("", "0.0.0.0", "::")
     log.info("web page on %s", f"every address, port {server.port} (on this machine: "
              f"{server.url})" if everywhere else server.url)

@@ -39,6 +39,30 @@ def add_config_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", metavar="DIR", help="data directory (games, tags, PIN)")
 
 
+@dataclass(frozen=True)
+class BrokerHelp:
+    """What one command's ``--help`` says of its broker options (a table's ``run`` and
+    the ``hub`` each in their own words: a table's come from its config's
+    ``[tournament]`` section, the hub's from the venue's ``broker-config``)."""
+
+    broker: str
+    ca_file: str
+    password_file: str
+
+
+def add_broker_options(p: argparse.ArgumentParser, says: BrokerHelp, *,
+                       connect_timeout: float | None = None) -> None:
+    """``--broker URL``, ``--ca-file PATH`` and ``--password-file FILE``: how a command
+    reaches the MQTT broker (the same names, values and meaning for every command); with
+    ``connect_timeout``, also the hidden ``--connect-timeout SECONDS`` of that default."""
+    p.add_argument("--broker", metavar="URL", help=says.broker)
+    p.add_argument("--ca-file", metavar="PATH", help=says.ca_file)
+    p.add_argument("--password-file", metavar="FILE", help=says.password_file)
+    if connect_timeout is not None:  # the tests' knob: how long the first attempt may take
+        p.add_argument("--connect-timeout", type=float, default=connect_timeout,
+                       help=argparse.SUPPRESS)
+
+
 def add_service_options(p: argparse.ArgumentParser) -> None:
     """``--pin`` and ``--port``: for a command the running arbiter may carry out."""
     p.add_argument("--pin", help="admin PIN, when the arbiter is running "

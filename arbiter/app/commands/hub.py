@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import argparse
 import logging
+import threading
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
 from arbiter.app.commands import hub_ledger
-from arbiter.app.commands.common import Serving
+from arbiter.app.commands.common import BrokerHelp, Serving, add_broker_options
 from arbiter.app.commands.hub_common import BrokerLink, broker_link, open_ledger, span
 from arbiter.app.errors import HubCliError
 from arbiter.app.stopping import StopRequests
+from arbiter.app.watchdog import Watchdog, systemd_notify
 from arbiter.hub.broker_link import Ingest
 from arbiter.hub.ledger import Ledger
 from arbiter.hub.resend import GRACE, Resender
@@ -31,8 +34,25 @@ log = logging.getLogger(__name__)
 
 WEB = declare("hub-web", __name__,
               "serves the venue and organiser pages (the asynchronous server's event loop)")
+WATCHDOG = declare("hub-watchdog", __name__,
+                   "tells systemd the hub is alive (its web loop turns, its ledger writer "
+                   "keeps up), so a hung hub is restarted")
 
 DEFAULT_WEB_PORT = 8088
+#: Seconds the web server may take to answer once its thread runs (else the hub stops:
+#: systemd, never told READY=1, restarts it).
+WEB_START_SECONDS = 30.0
+#: Seconds one batch of the ledger writer may take before the hub counts as hung (its
+#: systemd watchdog is no longer fed); a Pi's SD card writes a full batch in well under.
+WRITER_STUCK_SECONDS = 60.0
+
+HUB_BROKER_HELP = BrokerHelp(
+    broker="MQTT broker, mqtt://[USER[:PASSWORD]@]HOST[:1883] or, with TLS, "
+           "mqtts://[USER[:PASSWORD]@]HOST[:8883]",
+    ca_file="for mqtts://: the CA certificate that signed the broker's "
+            "(default: the system's trust store)",
+    password_file="the broker password of the URL's user (e.g. secrets/hub.password)",
+)
 
 
 def register(sub: Any, parser_class: type[argparse.ArgumentParser]) -> None:
@@ -40,15 +60,7 @@ def register(sub: Any, parser_class: type[argparse.ArgumentParser]) -> None:
     hub = sub.add_parser("hub", help="the tournament hub: serve an event, or script its ledger")
     hub.add_argument("--event", required=True, metavar="SLUG", help="the event's short name")
     hub.add_argument("--data", metavar="DIR", help="directory of the ledger (hub.sqlite)")
-    hub.add_argument("--broker", metavar="URL",
-                     help="MQTT broker, mqtt://[USER[:PASSWORD]@]HOST[:1883] or, with TLS, "
-                          "mqtts://[USER[:PASSWORD]@]HOST[:8883]")
-    hub.add_argument("--ca-file", metavar="PATH",
-                     help="for mqtts://: the CA certificate that signed the broker's "
-                          "(default: the system's trust store)")
-    hub.add_argument("--password-file", metavar="FILE",
-                     help="the broker password of the URL's user (e.g. secrets/hub.password)")
-    hub.add_argument("--connect-timeout", type=float, default=3.0, help=argparse.SUPPRESS)
+    add_broker_options(hub, HUB_BROKER_HELP, connect_timeout=3.0)
     hub.add_argument("--host", default="0.0.0.0", help="web address to serve on (default all)")
     hub.add_argument("--port", type=int, default=DEFAULT_WEB_PORT,
                      help=f"web port (default {DEFAULT_WEB_PORT}; 0 picks a free one)")
@@ -82,6 +94,8 @@ def _serve(args: argparse.Namespace, requests: StopRequests) -> int:
     if not args.broker:
         raise HubCliError("gg-arbiter hub: give --broker URL to serve (or a subcommand)")
     link = broker_link(args)
+    notify = systemd_notify()
+    systemd = SystemdStatus(notify, str(link.address))
     with open_ledger(args) as ledger:
         feed = VenueFeed(ledger, timedelta(minutes=args.silent_after))
         ingest = Ingest(ledger, args.event, link.address.host, link.address.port,
@@ -90,6 +104,7 @@ def _serve(args: argparse.Namespace, requests: StopRequests) -> int:
         resender = Resender(ledger, ingest.publish_resend, grace=args.resend_after)
         ingest.changes.follow(feed)
         ingest.changes.follow_link(feed)
+        ingest.changes.follow_link(systemd)
         ingest.changes.follow(resender)
         # A broker that refuses the hub's login, or TLS that cannot work (BrokerTlsError,
         # at once), stops the hub in one line (said by main) before it shows a PIN or opens
@@ -102,19 +117,46 @@ def _serve(args: argparse.Namespace, requests: StopRequests) -> int:
             ingest.stop()
             raise
         web = BackgroundThread(lambda _stopping: server.run(), WEB, wake=server.close)
+        watchdog = _watchdog(notify, server, ingest)
         try:
             feed.start()
             resender.start()
             web.start()
+            if not server.wait_serving(WEB_START_SECONDS):
+                raise HubCliError(f"gg-arbiter hub: the web pages on {server.url} did not "
+                                  f"start within {WEB_START_SECONDS:g} s")
             _announce(args, link, ledger, ingest, server)
+            # The pages answer (the broker link may still be coming: they say so).
+            systemd.ready(server.url)
+            if watchdog is not None:
+                watchdog.start()
             requests.wait()
+            systemd.stopping()
         finally:
+            if watchdog is not None:
+                watchdog.stop()
             web.stop()
             server.close()  # also when its thread never started
             resender.stop()
             feed.stop()
             ingest.stop()
     return 0
+
+
+def _watchdog(notify: Callable[[str], object], server: AsyncWebServer,
+              ingest: Ingest) -> BackgroundThread | None:
+    """With the unit's WatchdogSec (systemd's ``WATCHDOG_USEC``), the thread that feeds it
+    (WATCHDOG=1) each half of it while the hub's web loop turns and its ledger writer
+    keeps up: a hub hung in either is killed and started again. None without it."""
+    dog = Watchdog(notify, what="the hub (its web loop or its ledger writer)")
+    if not dog.interval:
+        return None
+    wait = min(5.0, dog.interval / 2)
+
+    def alive() -> bool:
+        return server.turns(wait) and ingest.progress.keeps_up(WRITER_STUCK_SECONDS)
+
+    return BackgroundThread(lambda stopping: dog.run(alive, stopping), WATCHDOG)
 
 
 def _web_server(args: argparse.Namespace, ledger: Ledger, feed: VenueFeed, ingest: Ingest,
@@ -140,6 +182,40 @@ def _announce(args: argparse.Namespace, link: BrokerLink, ledger: Ledger, ingest
     print(f"hub serving event {args.event} from {link.address} into {ledger.path}",
           flush=True)
     print(serving_line(server.host, server.port, server.url), flush=True)
+
+
+class SystemdStatus:
+    """What the hub tells systemd (``Type=notify``): READY=1 once its pages answer, a
+    STATUS= line whenever its broker link goes up or down (``systemctl status gg-hub``
+    shows it), STOPPING=1 when it is asked to stop. A :class:`LinkFollower` of the
+    ingest: it sends one datagram on paho's thread, never waits."""
+
+    def __init__(self, notify: Callable[[str], object], broker: str) -> None:
+        self._notify = notify
+        self._broker = broker
+        self._lock = threading.Lock()  # paho's thread against the main one
+        self._up: bool | None = None  # not yet known
+        self._pages = ""  # where the pages answer, once they do
+
+    def link_changed(self, up: bool) -> None:
+        with self._lock:
+            self._up = up
+            self._notify(self._status())
+
+    def ready(self, url: str) -> None:
+        with self._lock:
+            self._pages = url
+            self._notify(f"READY=1\n{self._status()}")
+
+    def stopping(self) -> None:
+        with self._lock:
+            self._notify("STOPPING=1\nSTATUS=stopping")
+
+    def _status(self) -> str:
+        link = {None: "connecting to the broker", True: "connected to the broker",
+                False: "no connection to the broker, trying again"}[self._up]
+        pages = f"pages on {self._pages}; " if self._pages else ""
+        return f"STATUS={pages}{link} {self._broker}"
 
 
 def serving_line(host: str, port: int, url: str) -> str:

@@ -8,7 +8,9 @@ import time
 from typing import Any
 
 from arbiter.app.commands.common import (
+    BrokerHelp,
     Serving,
+    add_broker_options,
     add_config_options,
     build_device,
     choose_sim,
@@ -17,6 +19,15 @@ from arbiter.app.commands.common import (
 )
 from arbiter.app.errors import CliError
 from arbiter.app.stopping import StopRequests
+
+TABLE_BROKER_HELP = BrokerHelp(
+    broker="tournament broker: mqtt://[user[:password]@]host[:port], or mqtts://... "
+           "with [tournament] ca_file (docs/tournament/broker.md)",
+    ca_file="mqtts:// only: the CA that signed the broker's certificate "
+            "(as [tournament] ca_file; this wins)",
+    password_file="the broker password, first line of FILE (as [tournament] "
+                  "password_file; this wins): kept out of the URL, which ps shows",
+)
 
 
 def _cmd_run(args: argparse.Namespace, requests: StopRequests) -> int:
@@ -70,15 +81,7 @@ def register(sub: Any) -> None:
     run.add_argument("--script", metavar="FILE",
                      help="play simulator commands from FILE, each once the device has "
                      "settled, then stop (implies --sim)")
-    run.add_argument("--broker", metavar="URL",
-                     help="tournament broker: mqtt://[user[:password]@]host[:port], or mqtts://... "
-                          "with [tournament] ca_file (docs/tournament/broker.md)")
+    add_broker_options(run, TABLE_BROKER_HELP)
     run.add_argument("--event", metavar="SLUG", help="tournament event (topic gg/SLUG/...)")
     run.add_argument("--table", metavar="NAME", help="this table's name in the tournament")
-    run.add_argument("--password-file", metavar="FILE",
-                     help="the broker password, first line of FILE (as [tournament] "
-                          "password_file; this wins): kept out of the URL, which ps shows")
-    run.add_argument("--ca-file", metavar="PATH",
-                     help="mqtts:// only: the CA that signed the broker's certificate "
-                          "(as [tournament] ca_file; this wins)")
     run.set_defaults(func=Serving(_cmd_run))

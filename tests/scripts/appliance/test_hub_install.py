@@ -126,6 +126,9 @@ def test_hub_install_off_a_pi(tmp_path: Path) -> None:
     assert one(service, "Restart") == "on-failure"
     assert one(hub["Unit"], "StartLimitIntervalSec") == "0"  # never gives up
     assert one(service, "Type") == ("notify" if hub_notifies() else "exec")
+    if hub_notifies():  # from the hub itself (gg-arbiter hub is the main process)
+        assert one(service, "NotifyAccess") == "main"
+        assert int(one(service, "WatchdogSec")) >= 10  # fed at half of it; no hair trigger
     assert one(service, "ProtectSystem") == "strict"
     assert one(service, "NoNewPrivileges") == "yes"
     assert HUB_DATA in one(service, "ReadWritePaths").split()

@@ -24,7 +24,7 @@ from flask import Flask, jsonify, request
 from arbiter import threads
 from tests.support.crowd import close_all, hold_streams
 from tests.support.waiting import wait_until
-from web.kit.aserve import AsyncWebServer, WorkerPool, make_async_server
+from web.kit.aserve import SLOW_CONNECTIONS, AsyncWebServer, WorkerPool, make_async_server
 from web.kit.astream import LoopStream, Pump
 from web.kit.body import MAX_BODY_BYTES
 from web.kit.broadcast import Broadcast, Member
@@ -312,6 +312,57 @@ def test_a_bad_request_answers_400_json_with_the_security_headers() -> None:
     assert "bad request" in json.loads(body)["error"]
     for name, value in SECURITY_HEADERS.items():
         assert headers[name.lower()] == value, name
+
+
+def test_past_the_connection_limit_a_quick_503_json_with_the_security_headers() -> None:
+    """The server holds ``streams`` + SLOW_CONNECTIONS + ``workers`` connections (uvicorn
+    counts the one asking among them): with that many open, one more request is refused
+    at once in JSON, as every other refusal; once they close, it is served."""
+    limit = 1 + SLOW_CONNECTIONS + 1
+    with serving(_app(Ticker()), streams=1, workers=1, request_timeout=60.0) as server:
+        idle = [socket.create_connection(("127.0.0.1", server.port), timeout=10)
+                for _ in range(limit - 1)]
+        try:
+            wait_until(lambda: server.connections == limit - 1, timeout=20.0)
+            started = time.monotonic()
+            status, headers, body = _request(server.port, b"GET /api/status HTTP/1.1\r\n"
+                                                          b"Host: t\r\n\r\n")
+            took = time.monotonic() - started
+        finally:
+            close_all(idle)
+        wait_until(lambda: server.connections == 0, timeout=20.0)
+        served, _h, answer = _request(server.port, b"GET /api/status HTTP/1.1\r\nHost: t\r\n"
+                                                   b"Connection: close\r\n\r\n")
+    assert " 503 " in status and took < 5
+    assert headers["content-type"] == "application/json"
+    assert headers["cache-control"] == "no-store" and headers["retry-after"] == "5"
+    assert "too many connections" in json.loads(body)["error"]
+    for name, value in SECURITY_HEADERS.items():
+        assert headers[name.lower()] == value, name
+    assert " 200 " in served and json.loads(answer) == {"ok": True}
+
+
+def test_the_server_says_whether_its_loop_turns() -> None:
+    """What the hub's systemd watchdog asks: a loop stuck in one call (here held on an event
+    the test sets) does not turn; once free it does, and a closed server does not."""
+    app = _app(Ticker())
+    idle = make_async_server(app, "127.0.0.1", 0)
+    try:
+        assert not idle.turns(0.1)  # not running yet
+    finally:
+        idle.close()
+    with serving(app) as server:
+        assert server.wait_serving(10.0) and server.turns(5.0)
+        loop = server._server.loop
+        assert loop is not None
+        gate = threading.Event()
+        loop.call_soon_threadsafe(gate.wait, 30.0)
+        try:
+            assert not server.turns(0.3)
+        finally:
+            gate.set()
+        assert server.turns(5.0)
+    assert not server.turns(0.1)
 
 
 def test_a_body_past_the_limit_is_refused_and_one_at_the_limit_taken() -> None:
