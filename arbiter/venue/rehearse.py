@@ -215,7 +215,8 @@ class Rehearsal:
             with (venue / "mosquitto.conf").open("a", encoding="utf-8") as conf:
                 conf.write("\n# venue rehearse, started as root: the files are root's\nuser root\n")
         self._spawn("broker", [mosquitto, "-c", str(venue / "mosquitto.conf")])
-        # The hub gives up on a broker it cannot reach at its start: the broker first.
+        # The broker first: the hub would wait and retry for it, but the tables joined
+        # below would log a refused connection each until it listens.
         self._ready("broker", _listening(self.broker_port), stopping)
         hub_data = self.work / "hub"
         self._run("hub", "--event", plan.event, "--data", str(hub_data), "set-pin", self.pin)
