@@ -90,7 +90,7 @@ def test_ingest_feeds_the_ledger_and_scores_the_game(
         for event in _game("T1", ledger):
             table.publish("events", event)
         record = {"format": 1, "table": "T1", "game": "g1", "record": {"challenges": []}}
-        table.publish("record/g1", record, retain=True)
+        table.publish("record", record, retain=True)
         wait_until(lambda: ledger.tables.record("T1", "g1") is not None
                    and ledger.events.last_seq("T1") == 4)
         assert ledger.admin.pairings(1)[0].result is Result.BLACK_WIN
