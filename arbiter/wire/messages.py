@@ -7,7 +7,7 @@ from __future__ import annotations
 import enum
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Literal, NotRequired, TypeAlias, TypedDict, cast
 
 from arbiter.rules.game import EndingKind
@@ -273,11 +273,11 @@ def record_message(table: str, game: GameId, record: JsonObject) -> RecordMessag
 
 
 def resend_message(table: str, request_id: int, ranges: list[list[int]],
-                   records: list[GameId] | None = None) -> ResendMessage:
+                   records: Sequence[GameId] = ()) -> ResendMessage:
     message: ResendMessage = {"format": FORMAT, "table": table, "id": request_id,
                               "ranges": ranges}
     if records:
-        message["records"] = records
+        message["records"] = list(records)
     return message
 
 

@@ -188,6 +188,7 @@ def test_records_missing_are_asked_for_after_the_grace_an_abandoned_ones_once_pu
     clock.now += GRACE
     [ask] = resender.check()
     assert (ask.ranges, ask.records) == ((), ("1",))  # not game 2's: not published yet
+    assert sent.asks == [ask]
     assert ResendRequest.from_payload(resend_payload(ask)) == ResendRequest(
         "T1", ask.id, (), frozenset({"1"}))
     clock.now += GRACE

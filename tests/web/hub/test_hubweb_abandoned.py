@@ -86,8 +86,8 @@ EMPTY_GAME = 1
 
 
 def _empty_game_record(message: Any) -> bool:
-    return (message.topic.endswith("/table/7/record")
-            and json.loads(message.payload).get("game") == EMPTY_GAME)
+    return bool(message.topic.endswith("/table/7/record")
+                and json.loads(message.payload).get("game") == EMPTY_GAME)
 
 
 def _leaks(messages: list[Any]) -> list[tuple[str, list[str]]]:
