@@ -109,7 +109,8 @@ def run(topics: int, old_acl: bool) -> None:
         for n in range(topics):
             if one.dropped.is_set():
                 break
-            one.client.publish(f"{wire.prefix(EVENT, '1')}record/{n}", big, qos=1, retain=True)
+            one.client.publish(wire.legacy_record_topic(EVENT, "1", n), big, qos=1,
+                               retain=True)
             sent += 1
         for kind in wire.TABLE_WRITES:
             for _ in range(20):
