@@ -1,7 +1,8 @@
 """The wire's topics: built and split by arbiter/wire/topics.py alone, both ways, for every kind.
 
 The expected names are docs/tournament/mqtt.md's (prefix P = ``gg/<event>/table/<table>/``, then the
-topic, ``record/<game>`` for a record); the filters are checked with paho's own matcher.
+topic; an earlier release's ``record/<game>`` is still read); the filters are checked with
+paho's own matcher.
 """
 
 from __future__ import annotations
@@ -16,12 +17,12 @@ from arbiter import wire
 from arbiter.wire import Topic
 
 ROOT = Path(__file__).resolve().parents[1]
-#: docs/tournament/mqtt.md's topic of each kind, for event ``demo``, table ``7`` (game ``12``).
+#: docs/tournament/mqtt.md's topic of each kind, for event ``demo``, table ``7``.
 DOCUMENTED = {
     Topic.ONLINE: "gg/demo/table/7/online",
     Topic.STATUS: "gg/demo/table/7/status",
     Topic.EVENTS: "gg/demo/table/7/events",
-    Topic.RECORD: "gg/demo/table/7/record/12",
+    Topic.RECORD: "gg/demo/table/7/record",
     Topic.ASSIGNMENT: "gg/demo/table/7/assignment",
     Topic.RESEND: "gg/demo/table/7/resend",
 }
@@ -33,11 +34,9 @@ def test_every_kind_is_documented() -> None:
 
 @pytest.mark.parametrize("kind", list(Topic))
 def test_each_topic_is_built_as_documented_and_split_back(kind: Topic) -> None:
-    game = "12" if kind is Topic.RECORD else None
-    name = wire.topic("demo", "7", kind, game)
+    name = wire.topic("demo", "7", kind)
     assert name == DOCUMENTED[kind]
-    assert wire.split("demo", name) == wire.TopicName("demo", "7", kind, game,
-                                                      name.removeprefix("gg/demo/table/7/"))
+    assert wire.split("demo", name) == wire.TopicName("demo", "7", kind, None, kind.value)
 
 
 @pytest.mark.parametrize("kind", list(Topic))
@@ -45,20 +44,26 @@ def test_each_topic_is_built_as_documented_and_split_back(kind: Topic) -> None:
     ("demo", "7", "12"), ("spring-open_2026", "T12", "g.1-x"), ("e", "a", 0),
 ])
 def test_round_trip_of_every_kind(kind: Topic, event: str, table: str, game: int | str) -> None:
-    on = game if kind is Topic.RECORD else None
-    split = wire.split(event, wire.topic(event, table, kind, on))
+    split = wire.split(event, wire.topic(event, table, kind))
     assert split is not None
-    assert (split.event, split.table, split.topic, split.game) == (
-        event, table, kind, None if on is None else str(on))
+    assert (split.event, split.table, split.topic, split.game) == (event, table, kind, None)
+    # An earlier release's record topic, one a game: still read, naming its game.
+    legacy = wire.split(event, wire.legacy_record_topic(event, table, game))
+    assert legacy is not None
+    assert (legacy.table, legacy.topic, legacy.game) == (table, Topic.RECORD, str(game))
 
 
-def test_a_game_goes_with_a_record_only() -> None:
+def test_a_legacy_record_topic_needs_a_game_that_is_a_topic_level() -> None:
+    assert wire.legacy_record_topic("demo", "7", 12) == "gg/demo/table/7/record/12"
     with pytest.raises(ValueError):
-        wire.topic("demo", "7", Topic.RECORD)
-    with pytest.raises(ValueError):
-        wire.topic("demo", "7", Topic.EVENTS, 3)
-    with pytest.raises(ValueError):
-        wire.topic("demo", "7", Topic.RECORD, "a/b")
+        wire.legacy_record_topic("demo", "7", "a/b")
+
+
+def test_a_table_writes_one_topic_of_each_kind_it_writes() -> None:
+    """Its records share the one ``record`` topic: no topic names a game (issue 27)."""
+    assert {wire.topic("demo", "7", k) for k in wire.TABLE_WRITES} == {
+        "gg/demo/table/7/online", "gg/demo/table/7/status", "gg/demo/table/7/events",
+        "gg/demo/table/7/record"}
 
 
 @pytest.mark.parametrize("name", [
@@ -87,6 +92,8 @@ def test_filters_match_exactly_their_topics(kind: Topic) -> None:
     assert topic_matches_sub(wire.table_filter("demo"), name)
     for other in Topic:
         assert topic_matches_sub(wire.table_filter("demo", other), name) == (other is kind)
+        assert topic_matches_sub(wire.table_filter("demo", other),
+                                 "gg/demo/table/7/record/12") == (other is Topic.RECORD)
         assert topic_matches_sub(wire.table_pattern("demo", "7", other), name) == (
             other is kind)
         assert not topic_matches_sub(wire.table_pattern("demo", "8", other), name)

@@ -95,9 +95,7 @@ class FleetLink:
             raise ValueError("no broker configured")
         self.settings = settings
         self.broker = settings.broker
-        self._topics = {kind: topic(settings.event, settings.table, kind) for kind in
-                        (Topic.ONLINE, Topic.STATUS, Topic.EVENTS, Topic.ASSIGNMENT,
-                         Topic.RESEND)}
+        self._topics = {kind: topic(settings.event, settings.table, kind) for kind in Topic}
         self.state = state
         self._reports = BrokerReports(state, str(self.broker), log)
         self._store = store
@@ -305,7 +303,8 @@ class FleetLink:
                     sent = pending.after
             # After the events it counts, so the hub never sees a status ahead of them.
             self._publish_status(client, sent.seq)
-            self._resend.serve(lambda pending: self._send(client, pending).mid, sent)
+            self._resend.serve(lambda pending: self._send(client, pending, again=True).mid,
+                               sent)
             if not inflight and not self._resend.busy:
                 self._drained.set()
         except Exception:  # the link must outlive any surprise; the device is not affected
@@ -353,16 +352,18 @@ class FleetLink:
         return cursor
 
     def _topic(self, pending: Pending) -> str:
-        if pending.seq is None:
-            return topic(self.settings.event, self.settings.table, Topic.RECORD,
-                         pending.item.game)
-        return self._topics[Topic.EVENTS]
+        return self._topics[Topic.RECORD if pending.seq is None else Topic.EVENTS]
 
-    def _send(self, client: mqtt.Client, pending: Pending) -> mqtt.MQTTMessageInfo:
+    def _send(self, client: mqtt.Client, pending: Pending, *,
+              again: bool = False) -> mqtt.MQTTMessageInfo:
+        """Publish one item at QoS 1. A record goes on the one ``record`` topic (the hub's
+        session for the table queues each while the hub is away), retained the first time
+        so the latest is kept; ``again`` (a resend) not retained: the latest stays so."""
         item, table = pending.item, self.settings.table
         if pending.seq is None:
             return client.publish(self._topic(pending),
-                                  encode(record_payload(item, table=table)), qos=1, retain=True)
+                                  encode(record_payload(item, table=table)), qos=1,
+                                  retain=not again)
         payload = encode(event_payload(item, table=table, seq=pending.seq))
         return client.publish(self._topic(pending), payload, qos=1)
 

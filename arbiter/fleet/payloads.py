@@ -23,7 +23,7 @@ __all__ = ["OFFLINE", "ONLINE", "OutboxItem", "encode", "event_payload", "game_i
 
 
 class RecordBody(TypedDict):
-    """The body of a ``record/<game>`` item: the game's full record."""
+    """The body of a record item: the game's full record."""
 
     record: wire.JsonObject
 
@@ -34,7 +34,7 @@ class OutboxItem:
 
     ``index`` is its place among the game's items (new game, challenges, game
     over, record), which only grows as the journal does. ``kind`` is the event's
-    type, or None for the record (published on ``record/<game>``, not ``events``).
+    type, or None for the record (published on ``record``, not ``events``).
     """
 
     game: int
@@ -99,7 +99,7 @@ def event_payload(item: OutboxItem, *, table: str, seq: int) -> wire.Event:
 
 
 def record_payload(item: OutboxItem, *, table: str) -> wire.RecordMessage:
-    """The ``record/<game>`` message (the full record: only once over)."""
+    """The ``record`` message (the full record, naming its game: only once over)."""
     if item.is_event:
         raise ValueError(f"item {item.index} of game {item.game} is an event, not a record")
     return wire.record_message(table, item.game, cast(RecordBody, item.body)["record"])

@@ -34,11 +34,12 @@ MAX_RANGES = wire.MAX_RANGES
 @dataclass(frozen=True)
 class ResendRequest:
     """Request ``id`` for ``table``: publish again the events numbered in ``ranges``
-    (each ``(first, last)``, both included)."""
+    (each ``(first, last)``, both included) and the records of the games in ``records``."""
 
     table: str
     id: int
     ranges: tuple[tuple[int, int], ...]
+    records: frozenset[str] = frozenset()
 
     @classmethod
     def from_payload(cls, payload: bytes) -> ResendRequest | None:
@@ -53,23 +54,28 @@ class ResendRequest:
         if message is None:
             return None
         return cls(message["table"], message["id"],
-                   tuple(sorted((a, b) for a, b in message["ranges"])))
+                   tuple(sorted((a, b) for a, b in message["ranges"])),
+                   frozenset(str(g) for g in message.get("records", [])))
 
     def wants(self, seq: int) -> bool:
         return any(first <= seq <= last for first, last in self.ranges)
 
+    def wants_record(self, game: int) -> bool:
+        return str(game) in self.records
+
     @property
     def last(self) -> int:
-        """The highest sequence number asked for."""
-        return max(last for _first, last in self.ranges)
+        """The highest sequence number asked for (0: records only)."""
+        return max((last for _first, last in self.ranges), default=0)
 
     def count(self) -> int:
-        """How many sequence numbers are asked for (overlapping ranges counted once)."""
+        """How many sequence numbers and records are asked for (overlapping ranges
+        counted once)."""
         total = done = 0
         for first, last in self.ranges:
             total += max(0, last - max(first, done + 1) + 1)
             done = max(done, last)
-        return total
+        return total + len(self.records)
 
 
 class ServedFile:

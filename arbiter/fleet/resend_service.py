@@ -4,7 +4,9 @@ paho's thread hands a request over (:meth:`ResendService.take`, no disk work); t
 publisher thread serves it (:meth:`ResendService.serve`): the events named go out
 exactly as the first time (same seq, same bytes), read by a walker of their own
 (a resend walks the journals from the start, which would empty the normal outbox's
-cache of the latest game), beside the cursor, which never moves back.
+cache of the latest game), beside the cursor, which never moves back. A record asked for
+goes out again if the walk meets it: only a record the outbox gives, so only once its
+game is over and revealed (a sealed abandoned game's not before the next has begun).
 """
 
 from __future__ import annotations
@@ -107,7 +109,8 @@ class ResendService:
                     job.scanned = True
                     break
                 job.scan = pending.after
-                if pending.seq is not None and job.request.wants(pending.seq):
+                if (job.request.wants(pending.seq) if pending.seq is not None
+                        else job.request.wants_record(pending.item.game)):
                     job.outstanding.add(send(pending))
                     job.sent += 1
                     room -= 1
@@ -124,21 +127,22 @@ class ResendService:
             if line is not None:
                 log.info("broker: ignoring resend request %d: served already (events %s;"
                          " seen %d time(s), %d lines held back)", request.id,
-                         _runs(request.ranges), *line)
+                         _asked(request), *line)
             return
         log.info("broker: the hub asks for events %s again (request %d)",
-                 _runs(request.ranges), request.id)
+                 _asked(request), request.id)
         self._job = _ResendJob(request, upto=sent.seq)
 
     def _end(self, job: _ResendJob) -> None:
         self._job = None
         asked = job.request
-        log.info("broker: resend request %d served: %d event(s) published again",
-                 asked.id, job.sent)
+        log.info("broker: resend request %d served: %d event(s) and record(s) published"
+                 " again", asked.id, job.sent)
         if job.sent < asked.count():
-            log.warning("broker: resend request %d named events the table had not published "
-                        "(it had up to %d): ignored; later ones go out the normal way if it "
-                        "holds them", asked.id, job.upto)
+            log.warning("broker: resend request %d named events or records the table had not"
+                        " published (it had events up to %d; a record goes out once its game"
+                        " is over and revealed): ignored; later ones go out the normal way if"
+                        " it holds them", asked.id, job.upto)
         self._served = (*self._served, asked.id)[-SERVED_KEPT:]
         try:
             self._served_file.save(self._served)
@@ -146,5 +150,10 @@ class ResendService:
             log.warning("broker: cannot save %s: %s", self._served_file.path, exc)
 
 
-def _runs(ranges: tuple[tuple[int, int], ...]) -> str:
-    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in ranges)
+def _asked(request: ResendRequest) -> str:
+    """The events' runs and the records asked for, for a log line."""
+    runs = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in request.ranges)
+    if not request.records:
+        return runs
+    games = ", ".join(sorted(request.records, key=lambda g: (len(g), g)))
+    return f"{runs or 'none'}, records of games {games}"

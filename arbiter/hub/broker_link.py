@@ -18,9 +18,10 @@ every message queued and writes them in one ledger transaction (one fsync,
 :meth:`LedgerStore.batch`), then acknowledges them and tells its followers
 (:attr:`Ingest.changes`). So the broker's window of unacknowledged messages
 never waits on one fsync per message, and a backlog after a slow disk is
-written at once. Retained ``online``, ``status`` and ``record/<game>`` topics
-arrive again at every subscription (the records at the table's own session's),
-which is how a restarted hub catches up with the tables' state.
+written at once. Retained ``online``, ``status`` and ``record`` topics (each table's
+latest record) arrive again at every subscription (the records at the table's own
+session's), which is how a restarted hub catches up with the tables' state; an earlier
+record it lacks it asks the table for (:mod:`arbiter.hub.resend`).
 
 The hub publishes only the retained ``assignment`` and ``resend`` of each
 table, never under a table's own topics (:mod:`arbiter.hub.outgoing`).

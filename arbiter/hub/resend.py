@@ -1,4 +1,5 @@
-"""Asking tables to publish again the events the ledger lacks (docs/tournament/mqtt.md, ``resend``).
+"""Asking tables to publish again the events and records the ledger lacks
+(docs/tournament/mqtt.md, ``resend``).
 
 A table's events can be missing in two ways: a gap (event n held, n-1 not) or
 a tail (its retained status says it published up to ``event_seq``, the ledger
@@ -8,6 +9,11 @@ but still race the ledger's write. So a run is asked for only once it has been
 missing for ``grace`` seconds, and only if the table's last request did not
 already ask for it (the request is retained: a table offline gets it when it
 comes back). The organiser can always ask again (``ask``).
+
+Records too: a table's records share one retained topic (the latest), so a hub that was
+not there when an earlier game's record went out (a fresh ledger, a session the broker
+dropped) lacks it; :meth:`arbiter.hub.tables.TableState.missing_records` names them,
+and they are asked for in the same request, by the same rule.
 """
 
 from __future__ import annotations
@@ -41,7 +47,8 @@ Runs = tuple[tuple[int, int], ...]
 
 def resend_payload(ask: ResendAsk) -> bytes:
     """The retained ``resend`` message of docs/tournament/mqtt.md."""
-    return wire.encode(wire.resend_message(ask.table, ask.id, [list(r) for r in ask.ranges]))
+    return wire.encode(wire.resend_message(ask.table, ask.id, [list(r) for r in ask.ranges],
+                                           list(ask.records)))
 
 
 def _covered(runs: Runs, by: Runs) -> bool:
@@ -72,6 +79,7 @@ class Resender:
         self._dirty: set[str] = set()
         self._all = True  # the first pass looks at every table the ledger knows
         self._seen: dict[str, list[tuple[int, int, float]]] = {}  # missing runs, since when
+        self._seen_records: dict[str, dict[str, float]] = {}  # missing records, since when
         self._wake = threading.Event()
         self._thread = BackgroundThread(self._run, RESENDER, wake=self._wake.set)
         self._log = LogThrottle()
@@ -81,7 +89,7 @@ class Resender:
     def changed(self, table: str, kind: wire.Topic) -> None:
         """A message of ``table`` reached the ledger: look at it at the next pass (the
         resender follows :attr:`arbiter.hub.ingest.Ingest.changes`)."""
-        if kind in (wire.Topic.EVENTS, wire.Topic.STATUS):
+        if kind in (wire.Topic.EVENTS, wire.Topic.STATUS, wire.Topic.RECORD):
             with self._lock:
                 self._dirty.add(table)
             self._wake.set()
@@ -89,13 +97,14 @@ class Resender:
     # --- one pass ---------------------------------------------------------------------
 
     def check(self) -> list[ResendAsk]:
-        """Ask each table for its runs missing for ``grace`` s and not asked yet."""
+        """Ask each table for its runs and records missing for ``grace`` s and not asked
+        yet."""
         now = self._clock()
         with self._lock:
             tables = set(self.ledger.tables.names()) if self._all else set(self._dirty)
             self._dirty.clear()
             self._all = False
-        tables |= set(self._seen)  # those waiting for their grace to end
+        tables |= set(self._seen) | set(self._seen_records)  # waiting for their grace
         asked: list[ResendAsk] = []
         last_asks = self.ledger.events.resends()
         for table in sorted(tables):
@@ -104,15 +113,18 @@ class Resender:
             # once these have come.
             due = tuple((a, b) for a, b, since in runs
                         if now - since >= self.grace)[:wire.MAX_RANGES]
+            records = tuple(g for g, since in self._track_records(table, now).items()
+                            if now - since >= self.grace)
             last = last_asks.get(table)
-            if not due or (last is not None and _covered(due, last.ranges)):
+            if not (due or records) or (last is not None and _covered(due, last.ranges)
+                                        and set(records) <= set(last.records)):
                 continue
             line = self._log.note(table)  # a table's status can claim any count: bounded
             if line is not None:
-                log.warning("table %s: events %s missing for %.0f s: asking the table to"
+                log.warning("table %s: %s missing for %.0f s: asking the table to"
                             " resend (%d asked of this table so far, %d lines held back)",
-                            table, _text(due), self.grace, *line)
-            ask = self._send(table, due)
+                            table, _what(due, records), self.grace, *line)
+            ask = self._send(table, due, records)
             if ask is not None:
                 asked.append(ask)
         return asked
@@ -128,19 +140,32 @@ class Resender:
             self._seen.pop(table, None)
         return runs
 
+    def _track_records(self, table: str, now: float) -> dict[str, float]:
+        """The games whose records the table lacks, each with when it was first seen so."""
+        old = self._seen_records.get(table, {})
+        games = {g: old.get(g, now) for g in self.ledger.tables.missing_records(table)}
+        if games:
+            self._seen_records[table] = games
+        else:
+            self._seen_records.pop(table, None)
+        return games
+
     def ask(self, table: str) -> ResendAsk | None:
-        """Ask ``table`` now for every run it is missing (the organiser's "ask again");
-        None when nothing is missing. :raises ArbiterError: not sent (from ``publish``)."""
+        """Ask ``table`` now for every run and record it is missing (the organiser's "ask
+        again"); None when nothing is missing. :raises ArbiterError: not sent (from
+        ``publish``)."""
         runs = tuple(self.ledger.tables.missing(table))
-        if not runs:
+        records = tuple(self.ledger.tables.missing_records(table))
+        if not runs and not records:
             return None
-        ask = self.ledger.events.ask_resend(table, runs)
+        ask = self.ledger.events.ask_resend(table, runs, records)
         self._publish(ask)
-        log.info("table %s: resend of events %s asked (request %d)", table, _text(runs), ask.id)
+        log.info("table %s: resend of %s asked (request %d)", table, _what(runs, records),
+                 ask.id)
         return ask
 
-    def _send(self, table: str, runs: Runs) -> ResendAsk | None:
-        ask = self.ledger.events.ask_resend(table, runs)
+    def _send(self, table: str, runs: Runs, records: tuple[str, ...] = ()) -> ResendAsk | None:
+        ask = self.ledger.events.ask_resend(table, runs, records)
         try:
             self._publish(ask)
         except ArbiterError as exc:  # the broker away: the organiser's page shows the gap
@@ -169,6 +194,8 @@ class Resender:
             now = self._clock()
             pending = [since + self.grace - now for runs in self._seen.values()
                        for _a, _b, since in runs if since + self.grace > now]
+            pending += [since + self.grace - now for games in self._seen_records.values()
+                        for since in games.values() if since + self.grace > now]
             wait = min(pending) if pending else IDLE
             self._wake.wait(min(wait, IDLE))
             self._wake.clear()
@@ -177,3 +204,11 @@ class Resender:
 
 def _text(runs: Runs) -> str:
     return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+
+
+def _what(runs: Runs, records: tuple[str, ...]) -> str:
+    """``events 1-3, 9`` and/or ``the records of games 4, 5``, for a log line."""
+    parts = [f"events {_text(runs)}"] if runs else []
+    if records:
+        parts.append("the records of games " + ", ".join(records))
+    return " and ".join(parts)

@@ -63,9 +63,11 @@ class Correction:
 @dataclass(frozen=True)
 class ResendAsk:
     """The last resend request of a table: its id (random), the runs asked for, and when
-    (None only in a ledger older than random ids: an id it learnt from the broker)."""
+    (None only in a ledger older than random ids: an id it learnt from the broker), and
+    the games whose records it asked for."""
 
     table: str
     id: int
     ranges: tuple[tuple[int, int], ...]
     asked_at: str | None
+    records: tuple[str, ...] = ()

@@ -6,11 +6,15 @@ The broker holds a bounded queue per client for a client that is away (broker-co
 table's flood filled that queue and the broker dropped another table's real game (issue
 27). So beside its main session (every table topic but the records) the hub keeps, for
 each table it knows, a session of its own subscribed to that table's ``events`` and
-``record/<game>``: a flood fills the flooding table's queue and the main
-one, never another table's. Statuses and ``online`` need no such queue: they are
-retained, one a table, and the broker gives them again at every subscription. Records
-are retained too, but one a game: given all at once at a subscription they would
-overflow the main session's queue, so they come by the table's session alone. An event
+``record`` (``record/#``: also an earlier release's ``record/<game>``): a flood fills
+the flooding table's queue and the main one, never another table's. Statuses and
+``online`` need no such queue: they are retained, one a table, and the broker gives them
+again at every subscription. A table's records share one retained topic (the latest),
+but each is published at QoS 1, so the table's session queues every one while the hub is
+away (a record the hub still lacks is asked for again: :mod:`arbiter.hub.resend`);
+an earlier release's were one retained topic a game, which given all at once at a
+subscription would overflow the main session's queue, so records come by the table's
+session alone. An event
 that comes by both sessions is kept once (the ledger keys events by table and sequence
 number), and a refused one is noted once (the table session's copy is refused quietly).
 

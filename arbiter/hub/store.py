@@ -60,7 +60,8 @@ CREATE TABLE IF NOT EXISTS rejections (
 CREATE INDEX IF NOT EXISTS rejections_of_table ON rejections (table_name, id);
 CREATE TABLE IF NOT EXISTS refused (table_name TEXT PRIMARY KEY, total INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS resends (
-    table_name TEXT PRIMARY KEY, id INTEGER NOT NULL, ranges TEXT NOT NULL, asked_at TEXT);
+    table_name TEXT PRIMARY KEY, id INTEGER NOT NULL, ranges TEXT NOT NULL, asked_at TEXT,
+    records TEXT NOT NULL DEFAULT '[]');
 CREATE TABLE IF NOT EXISTS byes (
     round INTEGER NOT NULL, player TEXT NOT NULL REFERENCES players(name),
     kind TEXT NOT NULL CHECK (kind IN ('F', 'H', 'Z')), PRIMARY KEY (round, player));
@@ -75,6 +76,7 @@ _ADDED_COLUMNS = (
     ("games", "pairing_id", "TEXT"),
     ("games", "limit_round", "INTEGER"),
     ("pairings", "forfeit", "INTEGER NOT NULL DEFAULT 0"),
+    ("resends", "records", "TEXT NOT NULL DEFAULT '[]'"),
 )
 #: Indexes, made after the columns they name exist. Every query a page or an event runs
 #: goes through one, so its time does not grow with what one table sent (issue 27).

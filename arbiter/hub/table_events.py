@@ -208,32 +208,38 @@ class TableEvents:
 
     # --- resend requests to the tables --------------------------------------------
 
-    def ask_resend(self, table: str, ranges: Sequence[tuple[int, int]]) -> ResendAsk:
-        """Note a new resend request for ``table``: a new random id, the runs and the time.
-        Published by the caller. The id is random (53 bits, none like the table's last),
-        so no other ledger, a fresh one of the same event included, asks under an id the
-        table has served already: a table serves each id once (issue 27).
-        Only the first :data:`arbiter.wire.MAX_RANGES` runs are asked for: a request
-        naming more is not the wire format, and the table would ignore it."""
+    def ask_resend(self, table: str, ranges: Sequence[tuple[int, int]],
+                   records: Sequence[str] = ()) -> ResendAsk:
+        """Note a new resend request for ``table``: a new random id, the runs, the games
+        whose records it lacks, and the time. Published by the caller. The id is random
+        (53 bits, none like the table's last), so no other ledger, a fresh one of the same
+        event included, asks under an id the table has served already: a table serves each
+        id once (issue 27). Only the first :data:`arbiter.wire.MAX_RANGES` runs and
+        :data:`arbiter.wire.MAX_RECORDS` records are asked for: a request naming more is
+        not the wire format, and the table would ignore it."""
         runs = tuple((int(a), int(b)) for a, b in ranges)[:wire.MAX_RANGES]
+        games = tuple(str(g) for g in records)[:wire.MAX_RECORDS]
         with self.store.write() as db:
             row = db.execute("SELECT id FROM resends WHERE table_name=?", (table,)).fetchone()
             request_id = row[0] if row else 0
             while request_id in (0, row[0] if row else 0):
                 request_id = secrets.randbelow(wire.MAX_INT) + 1
-            ask = ResendAsk(table, request_id, runs, self.store.now())
+            ask = ResendAsk(table, request_id, runs, self.store.now(), games)
             db.execute(
-                "INSERT OR REPLACE INTO resends VALUES (?, ?, ?, ?)",
-                (table, ask.id, json.dumps([list(r) for r in runs]), ask.asked_at),
+                "INSERT OR REPLACE INTO resends (table_name, id, ranges, asked_at, records)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (table, ask.id, json.dumps([list(r) for r in runs]), ask.asked_at,
+                 json.dumps(list(games))),
             )
         return ask
 
     def resends(self) -> dict[str, ResendAsk]:
         """The last resend request of each table asked by this ledger."""
-        rows = self.store.read("SELECT table_name, id, ranges, asked_at FROM resends"
+        rows = self.store.read("SELECT table_name, id, ranges, asked_at, records FROM resends"
                           " WHERE asked_at IS NOT NULL ORDER BY table_name")
-        return {t: ResendAsk(t, i, tuple((a, b) for a, b in json.loads(r)), at)
-                for t, i, r, at in rows}
+        return {t: ResendAsk(t, i, tuple((a, b) for a, b in json.loads(r)), at,
+                             tuple(json.loads(games)))
+                for t, i, r, at, games in rows}
 
     def unscored_games(self) -> list[tuple[str, str, str]]:
         """(table, game, why) of each game played that does not count, for the organiser

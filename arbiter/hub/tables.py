@@ -109,6 +109,21 @@ class TableState:
             runs.append((last + 1, published))
         return runs
 
+    def missing_records(self, table: str) -> list[str]:
+        """The games of ``table`` (the first :data:`arbiter.wire.MAX_RECORDS`, in the
+        order played) whose ``game_over`` the ledger holds and whose record it lacks, though
+        the table has published it: every record goes out right after its game's
+        ``game_over``, but a sealed abandoned game's only once the next game has begun,
+        and then before that game's events: so an abandoned game's record is missing only
+        once the ledger holds a later event of the table."""
+        return [g for (g,) in self.store.read(
+            "SELECT g.game FROM games g WHERE g.table_name=? AND g.ending IS NOT NULL"
+            " AND NOT EXISTS(SELECT 1 FROM records r WHERE r.table_name=g.table_name"
+            " AND r.game=g.game) AND (g.ending<>'abandoned' OR EXISTS(SELECT 1 FROM events"
+            " e WHERE e.table_name=g.table_name AND e.seq>(SELECT MAX(o.seq) FROM events o"
+            " WHERE o.table_name=g.table_name AND o.game=g.game)))"
+            " ORDER BY g.started_seq, g.game LIMIT ?", (table, wire.MAX_RECORDS))]
+
     def silent(
         self, quiet: timedelta, grace: timedelta = PUBLISHES_NOTHING_AFTER
     ) -> list[tuple[str, str]]:

@@ -2,8 +2,9 @@
 
 Writes ``mosquitto.conf`` (no anonymous access), ``passwd`` (Mosquitto's
 PBKDF2-SHA512 format, the one ``mosquitto_passwd`` writes), ``acl`` (each table
-publishes only under its own prefix and reads only its assignment and resend
-requests; the hub reads everything of the event and writes the assignments and
+writes only its own four topics, named exactly (so the broker keeps at most four
+retained messages of a table's login, whatever it publishes), and reads only its
+assignment and resend requests; the hub reads everything of the event and writes the assignments and
 resend requests; ``organiser``, the hub's commands run beside it, only writes those;
 ``hub-table-N``, the hub's session for table N, with the hub's password, reads that
 table's events and records),
@@ -36,7 +37,15 @@ from arbiter.fleet.settings import NAME
 from arbiter.mqtt.address import TLS_PORT, BrokerAddress, table_session_login
 from arbiter.mqtt.errors import BrokerAddressError
 from arbiter.venue.errors import BrokerConfigError
-from arbiter.wire import MAX_BYTES, Topic, event_filter, table_filter, table_pattern
+from arbiter.wire import (
+    MAX_BYTES,
+    TABLE_WRITES,
+    Topic,
+    event_filter,
+    table_filter,
+    table_pattern,
+    topic,
+)
 
 #: Mosquitto 2's password hash: PBKDF2 with SHA-512, this many rounds, a 12-byte salt.
 ROUNDS = 101
@@ -67,22 +76,28 @@ QUEUE_BYTES = 4 * 1024 * 1024
 #: global: every topic kind comes over a table's one connection, so no listener split can
 #: bound them apart). The wire's largest payload is a record's 64 KiB
 #: (:data:`arbiter.wire.MAX_BYTES`); a packet adds its fixed header (5 bytes), the topic
-#: (2 + at most about 200 bytes: ``gg/<event>/table/<table>/record/<game>``) and a
+#: (2 + at most about 200 bytes: ``gg/<event>/table/<table>/status``) and a
 #: packet id (2): 4 KiB is room to spare. A larger packet disconnects its sender; a
 #: payload over its own topic's smaller limit (a 6 KiB event) passes the broker and is
 #: refused by the hub (:func:`arbiter.wire.parse`), logged by the one throttle.
 MAX_PACKET = max(MAX_BYTES.values()) + 4 * 1024
+#: What one table's login can make the broker keep retained, at most: one message on each
+#: topic it may write (:data:`arbiter.wire.TABLE_WRITES`, granted by exact name), each at
+#: most a packet. Its records share one retained topic (the latest record), so no count
+#: of games, nor a flood of topics, grows it.
+RETAINED_PER_TABLE = len(TABLE_WRITES) * MAX_PACKET
 #: The broker's heap at most (Mosquitto's ``memory_limit``), in bytes: a base, and per
-#: table its retained state (``online``, ``status``, ``assignment``, ``resend``: a few KiB)
-#: and records (one a game, about 20 KiB: 30 games of a long event are 600 KiB, and the
-#: wire allows 64 KiB each), its hub sessions' queues when the hub is away (a round is
-#: under 300 KiB) and its connection. Retained records are one topic a game, and
-#: Mosquitto has no bound on their number: this is the bound on all of them, so on the
-#: store it saves too. Past it the broker refuses the message that would go over and
-#: disconnects its sender (a flood of records fills it for everyone: the machine, the hub
-#: on it and its disk survive).
+#: table its retained state (at most :data:`RETAINED_PER_TABLE`, 272 KiB; a real status
+#: and latest record are about 25 KiB), its hub session's queue while the hub is away (a
+#: day of rounds: about 450 events of 300 bytes and 15 records of 20 KiB, under 450 KiB)
+#: and its connection. The bound is the backstop, no longer what stops one login: one
+#: table's worst (its retained topics, its hub session's queue and the main session's,
+#: :data:`QUEUE_BYTES` each) is about 8.3 MiB, well inside the base, so one table alone
+#: cannot bring the broker to its limit and make it refuse the others'. Before records
+#: shared one topic (one a game, which Mosquitto cannot count per login) a table could
+#: fill it, and each table was given 2 MiB for them.
 MEMORY_BASE = 32 * 1024 * 1024
-MEMORY_PER_TABLE = 2 * 1024 * 1024
+MEMORY_PER_TABLE = 1024 * 1024
 #: Seconds between saves of the broker's store (retained messages and the hub's sessions
 #: with their queues). Not on every change: a store of N MB rewritten per message was the
 #: red team's 1.25 GB per 10 s. What a crash loses of the last half minute comes back: the
@@ -106,12 +121,14 @@ def table_user(table: str) -> str:
 
 
 def acl_text(event: str, tables: list[str]) -> str:
-    """The ACL: a hub that reads all, assigns and asks for resends; tables confined to
-    their own prefix."""
+    """The ACL: a hub that reads all, assigns and asks for resends; each table writing its
+    own topics (:data:`arbiter.wire.TABLE_WRITES`) by exact name, no pattern."""
     lines = [
         f"# gg-arbiter broker-config: event {event}, {len(tables)} tables.",
-        "# Each table writes only under its own prefix and reads only its assignment and",
-        "# resend requests; the hub writes only those two, never a table's own topics.",
+        "# Each table writes only its own four topics, named exactly (the broker keeps at",
+        "# most one retained message of each: its records share one topic, the latest),",
+        "# and reads only its assignment and resend requests; the hub writes only those",
+        "# two, never a table's own topics.",
         f"user {HUB_USER}",
         f"topic read {event_filter(event)}",
         f"topic write {table_filter(event, Topic.ASSIGNMENT)}",
@@ -132,8 +149,7 @@ def acl_text(event: str, tables: list[str]) -> str:
             f"topic read {table_pattern(event, table, Topic.RECORD)}",
             "",
             f"user {table_user(table)}",
-            *(f"topic write {table_pattern(event, table, kind)}"
-              for kind in (Topic.ONLINE, Topic.STATUS, Topic.EVENTS, Topic.RECORD)),
+            *(f"topic write {topic(event, table, kind)}" for kind in TABLE_WRITES),
             *(f"topic read {table_pattern(event, table, kind)}"
               for kind in (Topic.ASSIGNMENT, Topic.RESEND)),
             "",
@@ -199,8 +215,9 @@ def conf_text(out: Path, port: int, tls: TlsListener | None = None, *, tables: i
         "# per table for its events, so a table's flood fills its own queue, not another's.",
         f"max_queued_messages {queue_size(tables)}",
         f"max_queued_bytes {QUEUE_BYTES}",
-        "# The broker's memory at most, and so its store: retained records are one a game,",
-        "# and nothing else bounds their number.",
+        "# The broker's memory at most, a backstop: a table's login keeps at most four",
+        "# retained messages (its ACL names its topics exactly) and its hub sessions' queues",
+        "# are bounded above, so one table cannot fill it.",
         f"memory_limit {memory_limit(tables)}",
         "# Keep retained status, records and assignments, and the hub's sessions, across a",
         "# broker restart; saved every half minute, never per message (a store rewritten per",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import enum
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Literal, NotRequired, TypeAlias, TypedDict, cast
 
 from arbiter.rules.game import EndingKind
@@ -30,6 +30,9 @@ MAX_NAME = 64
 MAX_TEXT = 1_000
 #: Most ranges one resend request may name.
 MAX_RANGES = 256
+#: Most games whose records one resend request may name (a hub missing more asks for the
+#: first ones, then for the rest once those have come).
+MAX_RECORDS = 64
 #: A game's id: a whole number, or a short word usable as a topic level.
 GAME_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 #: A pairing's id: 128 random bits in hex, made by the hub's ledger when the round is
@@ -194,7 +197,8 @@ class StatusMessage(TypedDict):
 
 
 class RecordMessage(TypedDict):
-    """``P/record/<game>``: a finished game's full record (``GET /api/games/<id>``)."""
+    """``P/record``: a finished game's full record (``GET /api/games/<id>``), naming its
+    game (the latest record is retained; every one is published at QoS 1)."""
 
     format: int
     table: str
@@ -203,12 +207,15 @@ class RecordMessage(TypedDict):
 
 
 class ResendMessage(TypedDict):
-    """``P/resend`` (hub to table, retained): publish the events in ``ranges`` again."""
+    """``P/resend`` (hub to table, retained): publish the events in ``ranges`` again, and
+    the records of the games in ``records`` (absent from a hub before records were
+    asked for; a table before them ignores the field)."""
 
     format: int
     table: str
     id: int
     ranges: list[list[int]]
+    records: NotRequired[list[GameId]]
 
 
 Message: TypeAlias = (
@@ -265,8 +272,13 @@ def record_message(table: str, game: GameId, record: JsonObject) -> RecordMessag
     return {"format": FORMAT, "table": table, "game": game, "record": record}
 
 
-def resend_message(table: str, request_id: int, ranges: list[list[int]]) -> ResendMessage:
-    return {"format": FORMAT, "table": table, "id": request_id, "ranges": ranges}
+def resend_message(table: str, request_id: int, ranges: list[list[int]],
+                   records: Sequence[GameId] = ()) -> ResendMessage:
+    message: ResendMessage = {"format": FORMAT, "table": table, "id": request_id,
+                              "ranges": ranges}
+    if records:
+        message["records"] = list(records)
+    return message
 
 
 def encode(message: Message | Mapping[str, JsonValue]) -> bytes:

@@ -20,6 +20,7 @@ from arbiter.wire.messages import (
     MAX_INT,
     MAX_NAME,
     MAX_RANGES,
+    MAX_RECORDS,
     MAX_ROUND,
     MAX_TEXT,
     MAX_TIMESTAMP,
@@ -261,9 +262,12 @@ def _resend(obj: Mapping[str, object], table: str) -> ResendMessage:
             raise WireFormatError(f"a range must be [first, last] with 1 <= first <= last <="
                                   f" {MAX_INT}, not {_short(run)}")
         runs.append([run[0], run[1]])
-    if not runs:
-        raise WireFormatError(f"'ranges' must list 1 to {MAX_RANGES} [first, last] pairs")
-    return resend_message(table, request_id, runs)
+    games = ([_game(g) for g in _list(obj["records"], "records", MAX_RECORDS)]
+             if "records" in obj else [])
+    if not runs and not games:
+        raise WireFormatError(f"'ranges' must list 1 to {MAX_RANGES} [first, last] pairs,"
+                              f" or 'records' 1 to {MAX_RECORDS} games")
+    return resend_message(table, request_id, runs, games)
 
 
 # --- field checks ---------------------------------------------------------------------------

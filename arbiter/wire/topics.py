@@ -1,5 +1,12 @@
-"""The wire format's topics: ``gg/<event>/table/<table>/<topic>[/<game>]``, built and split
-here only, with each topic's size limit and whether the broker retains it."""
+"""The wire format's topics: ``gg/<event>/table/<table>/<topic>``, built and split here
+only, with each topic's size limit and whether the broker retains it.
+
+A table writes a fixed set of topics (:data:`TABLE_WRITES`), one each, so the broker's
+ACL can bound what one login keeps retained: at most one message a topic, whatever it
+publishes (issue 27). Its records share one retained topic, ``record``: the latest
+record, which names its game in its payload. A table of an earlier release published
+each game's record on ``record/<game>``: :func:`split` still reads that form.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +22,7 @@ class Topic(enum.Enum):
     ONLINE = "online"
     STATUS = "status"
     EVENTS = "events"
-    RECORD = "record"  # record/<game>
+    RECORD = "record"  # the latest record (record/<game>: an earlier release's)
     ASSIGNMENT = "assignment"  # hub to table
     RESEND = "resend"  # hub to table
 
@@ -32,6 +39,9 @@ MAX_BYTES: dict[Topic, int] = {
 }
 #: Topics kept retained by the broker: an empty payload clears them.
 RETAINED = frozenset({Topic.ONLINE, Topic.STATUS, Topic.RECORD, Topic.ASSIGNMENT, Topic.RESEND})
+#: The topics a table writes: its ACL grants these exact names and no other, so the
+#: broker keeps at most one retained message of each for a table's login.
+TABLE_WRITES = (Topic.ONLINE, Topic.STATUS, Topic.EVENTS, Topic.RECORD)
 
 
 #: The first level of every topic of the format.
@@ -40,7 +50,8 @@ ROOT = "gg"
 
 @dataclass(frozen=True)
 class TopicName:
-    """A table's topic, split: ``gg/<event>/table/<table>/<topic>[/<game>]``.
+    """A table's topic, split: ``gg/<event>/table/<table>/<topic>``. ``game`` is None but
+    for an earlier release's ``record/<game>``.
 
     ``topic`` is None for a topic under the table's prefix that is not of the wire
     format (``rest`` is what followed the prefix: the hub notes it when it refuses it).
@@ -58,24 +69,25 @@ def prefix(event: str, table: str) -> str:
     return f"{ROOT}/{event}/table/{table}/"
 
 
-def topic(event: str, table: str, kind: Topic, game: GameId | None = None) -> str:
-    """The name of a table's ``kind`` topic (a record's names its ``game``).
+def topic(event: str, table: str, kind: Topic) -> str:
+    """The name of a table's ``kind`` topic (a record's: the one its records share)."""
+    return prefix(event, table) + kind.value
 
-    :raises ValueError: a record without a game, a game on another topic, or a game id
-        that is not a topic level.
+
+def legacy_record_topic(event: str, table: str, game: GameId) -> str:
+    """``record/<game>``: where a table of an earlier release published a game's record
+    (the hub still reads it; broker-config's ACL no longer lets a table write it).
+
+    :raises ValueError: a game id that is not a topic level.
     """
-    if (kind is Topic.RECORD) != (game is not None):
-        raise ValueError(f"{kind.value}: a game goes with the record topic only")
-    if game is None:
-        return prefix(event, table) + kind.value
     if not GAME_ID.fullmatch(str(game)):
         raise ValueError(f"game {game!r} is not a topic level")
-    return f"{prefix(event, table)}{kind.value}/{game}"
+    return f"{prefix(event, table)}{Topic.RECORD.value}/{game}"
 
 
 def table_filter(event: str, kind: Topic | None = None) -> str:
     """The subscription (or ACL pattern) of every table's ``kind`` topic (None: all of
-    them, a record's games too)."""
+    them; a record's: the latest and an earlier release's per game)."""
     head = f"{ROOT}/{event}/table/+/"
     if kind is None:
         return head + "#"
@@ -83,7 +95,9 @@ def table_filter(event: str, kind: Topic | None = None) -> str:
 
 
 def table_pattern(event: str, table: str, kind: Topic) -> str:
-    """One table's ``kind`` topic as an ACL pattern (a record's: each of its games)."""
+    """One table's ``kind`` topic as a subscription or a read pattern (a record's also
+    matches an earlier release's ``record/<game>``: ``record/#`` matches ``record``).
+    A table's write ACL names :func:`topic` exactly."""
     return prefix(event, table) + kind.value + ("/#" if kind is Topic.RECORD else "")
 
 
@@ -106,13 +120,13 @@ def split(event: str, name: str) -> TopicName | None:
 
 
 def topic_of(rest: str) -> tuple[Topic, str | None] | None:
-    """(topic, game) of a table topic's part after the prefix (``record/7``: the game);
-    None for a topic that is not of the wire format."""
-    head, _, tail = rest.partition("/")
+    """(topic, game) of a table topic's part after the prefix (an earlier release's
+    ``record/7``: game 7); None for a topic that is not of the wire format."""
+    head, slash, tail = rest.partition("/")
     try:
         kind = Topic(head)
     except ValueError:
         return None
-    if kind is Topic.RECORD:
+    if kind is Topic.RECORD and slash:
         return (kind, tail) if GAME_ID.fullmatch(tail) else None
     return None if tail else (kind, None)

@@ -101,7 +101,7 @@ def test_a_table_with_its_password_file_publishes_its_game(
     for attacker, defender in GAME:
         table.rig.challenge(attacker, defender)
         table.rig.empty()
-    hub.wait(lambda s: s.on("/record/1"), what="the record")
+    hub.wait(lambda s: s.records(1), what="the record")
     assert seqs(hub.events()) == list(range(1, len(GAME) + 3))
     hub.close()
 

@@ -69,10 +69,10 @@ def test_whole_game_is_published_in_order_with_no_rank_until_the_record(
     sub.wait(lambda s: len(s.events()) == len(GAME), what="new game + 4 challenges")
     leaks = [(m.topic, rank_leaks(m.payload.decode())) for m in sub.messages]
     assert [leak for leak in leaks if leak[1]] == [], "a rank on the wire during the game"
-    assert not sub.on("/record/1")
+    assert not sub.records(1)
 
     play(table, GAME[-1:])
-    sub.wait(lambda s: s.on("/record/1"), what="the record once the game is over")
+    sub.wait(lambda s: s.records(1), what="the record once the game is over")
     events = sub.events()
     assert seqs(events) == list(range(1, len(GAME) + 3))
     assert [e["type"] for e in events] == ["new_game", *["challenge"] * len(GAME), "game_over"]
@@ -84,15 +84,15 @@ def test_whole_game_is_published_in_order_with_no_rank_until_the_record(
     assert [c["eliminated"] for c in challenges] == expected_eliminated(GAME)
     assert events[-1]["ending"]["kind"] == "flag_captured"
     assert events[-1]["ending"]["winner"] == "W"
-    record = sub.on("/record/1")[-1]  # retained: checked by a late subscriber below
+    record = sub.records(1)[-1]  # retained: checked by a late subscriber below
     game = read_game(tmp_path / "data", 1)
     assert record.json() == {"format": 1, "table": "7", "game": 1, "record": game.full_record()}
     assert "5*G" in record.payload.decode()  # the reveal names the ranks
 
     late = Subscriber(broker.port)
-    late.wait(lambda s: s.on("/record/1") and s.on("/status") and s.on("/online"),
+    late.wait(lambda s: s.records(1) and s.on("/status") and s.on("/online"),
               what="retained record, status, online")
-    assert all(late.on(t)[0].retain for t in ("/record/1", "/status", "/online"))
+    assert all(late.on(t)[0].retain for t in ("/record", "/status", "/online"))
     assert not late.on("/events")  # events are not retained
     status = late.on("/status")[-1].json()
     assert status["table"] == "7" and status["format"] == 1 and status["game_id"] == 1

@@ -55,7 +55,7 @@ def test_table_killed_after_each_challenge_loses_and_renumbers_nothing(
         total = len(GAME) + 2  # new game, each challenge, game over
         sub.wait(lambda s: set(seqs(s.events())) == set(range(1, total + 1)),
                  timeout=3 * WAIT, what="every event after the restarts")
-        sub.wait(lambda s: s.on("/record/1"), what="the record")
+        sub.wait(lambda s: s.records(1), what="the record")
         by_seq: dict[int, dict[str, Any]] = {}
         for event in sub.events():
             assert by_seq.setdefault(event["seq"], event) == event, "one seq, two events"

@@ -93,7 +93,7 @@ def test_a_flood_while_the_hub_is_away_never_drops_another_tables_game(
                          [b'{"junk": %d}' % n for n in range(FLOOD)])
             flooded = time.monotonic() - began
             _publish_all(two, f"gg/{EVENT}/table/2/events", _game("2"))
-            two.publish(f"gg/{EVENT}/table/2/record/g1", RECORD, qos=1,
+            two.publish(f"gg/{EVENT}/table/2/record", RECORD, qos=1,
                         retain=True).wait_for_publish(10)
 
             back = Ingest(ledger, EVENT, "127.0.0.1", port, username="hub",

@@ -90,7 +90,7 @@ def test_ingest_feeds_the_ledger_and_scores_the_game(
         for event in _game("T1", ledger):
             table.publish("events", event)
         record = {"format": 1, "table": "T1", "game": "g1", "record": {"challenges": []}}
-        table.publish("record/g1", record, retain=True)
+        table.publish("record", record, retain=True)
         wait_until(lambda: ledger.tables.record("T1", "g1") is not None
                    and ledger.events.last_seq("T1") == 4)
         assert ledger.admin.pairings(1)[0].result is Result.BLACK_WIN
@@ -98,6 +98,11 @@ def test_ingest_feeds_the_ledger_and_scores_the_game(
         assert online is True and status == {"format": 1, "table": "T1", "state": "idle"}
         # Followers are told after the commit and its acknowledgements: a moment later.
         wait_until(lambda: ("T1", wire.Topic.EVENTS) in changes)
+        # A table of an earlier release published each record on record/<game>: still read.
+        old = {"format": 1, "table": "T1", "game": "g0", "record": {"challenges": []}}
+        table.publish("record/g0", old, retain=True)
+        wait_until(lambda: ledger.tables.record("T1", "g0") is not None,
+                   what="an earlier release's record")
     finally:
         hub.stop()
 

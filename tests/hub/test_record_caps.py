@@ -50,7 +50,7 @@ def test_a_flood_of_records_for_unknown_games_grows_the_ledger_a_little(
                 batch = []
                 for n in range(start + 1, start + 101):
                     msg = mqtt.MQTTMessage(
-                        n, wire.topic(EVENT, "7", wire.Topic.RECORD, str(n)).encode())
+                        n, wire.topic(EVENT, "7", wire.Topic.RECORD).encode())
                     msg.payload, msg.qos = _record("7", str(n)), 1
                     batch.append((ingest.client, msg))
                 ingest.take_batch(batch)

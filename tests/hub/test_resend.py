@@ -14,7 +14,7 @@ from arbiter.fleet.resend import ResendRequest
 from arbiter.hub.ledger import Ledger, ResendAsk
 from arbiter.hub.resend import Resender, resend_payload
 from tests.support.clock import FakeClock
-from tests.support.contract import challenge, new_game
+from tests.support.contract import challenge, game_over, new_game
 
 EVENT = "open-2026"
 GRACE = 10.0
@@ -161,3 +161,48 @@ def test_more_runs_than_a_request_carries_are_asked_for_in_turns(ledger: Ledger)
     assert sent.asks == [ask, rest]
     assert ledger.events.ask_resend("T1", [(n, n) for n in range(1, 1000, 2)]).ranges == tuple(
         (n, n) for n in range(1, 2 * 256, 2))  # the organiser's "ask again" too
+
+
+def _game(ledger: Ledger, table: str, first: int, game: str, kind: str = "flag_captured",
+          challenges: int = 1) -> int:
+    """A whole game from event ``first`` on: new game, challenges, game over; the next seq."""
+    ledger.events.record(table, new_game(table, first, game))
+    for n in range(1, challenges + 1):
+        ledger.events.record(table, challenge(table, first + n, game, n, 0, n))
+    winner = "W" if kind == "flag_captured" else None
+    ledger.events.record(table, game_over(table, first + challenges + 1, game, kind, winner))
+    return first + challenges + 2
+
+
+def test_records_missing_are_asked_for_after_the_grace_an_abandoned_ones_once_published(
+    ledger: Ledger,
+) -> None:
+    """Issue 27 item 5: a table's records share one retained topic, so a hub that missed
+    one asks for it. A record goes out right after its game's ``game_over``; a sealed
+    abandoned game's only once the next game has begun, and before any event of it."""
+    resender, clock, sent = _resender(ledger)
+    seq = _game(ledger, "T1", 1, "1")
+    seq = _game(ledger, "T1", seq, "2", kind="abandoned")  # sealed: the table holds it back
+    resender.changed("T1", wire.Topic.EVENTS)
+    assert resender.check() == []
+    clock.now += GRACE
+    [ask] = resender.check()
+    assert (ask.ranges, ask.records) == ((), ("1",))  # not game 2's: not published yet
+    assert sent.asks == [ask]
+    assert ResendRequest.from_payload(resend_payload(ask)) == ResendRequest(
+        "T1", ask.id, (), frozenset({"1"}))
+    clock.now += GRACE
+    assert resender.check() == []  # asked already
+
+    ledger.events.record("T1", new_game("T1", seq, "3"))  # after game 2's record, if sent
+    ledger.tables.set_record("T1", "1", {"challenges": []})
+    resender.changed("T1", wire.Topic.EVENTS)
+    assert resender.check() == []
+    clock.now += GRACE
+    [again] = resender.check()
+    assert again.records == ("2",) and again.id != ask.id
+    ledger.tables.set_record("T1", "2", {"challenges": []})
+    resender.changed("T1", wire.Topic.RECORD)
+    clock.now += GRACE
+    assert resender.check() == [] and ledger.tables.missing_records("T1") == []
+    assert resender.ask("T1") is None  # the organiser's "ask again": nothing to ask

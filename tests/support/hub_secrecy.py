@@ -11,7 +11,7 @@ from web.hub import public
 
 STATIC = Path(public.__file__).parent / "static"
 AT = 1_790_000_000.0
-#: A finished game's full record, as a table publishes it on record/<game>.
+#: A finished game's full record, as a table publishes it on its record topic.
 RECORD = {
     "id": 1, "started_at": AT, "assignment": None,
     "challenges": [

@@ -304,6 +304,11 @@ class Subscriber:
     def events(self) -> list[dict[str, Any]]:
         return [m.json() for m in self.on("/events")]
 
+    def records(self, game: int | str | None = None) -> list[Message]:
+        """The messages on a table's ``record`` topic (of ``game``: naming it)."""
+        return [m for m in self.on("/record")
+                if game is None or (m.payload and str(m.json().get("game")) == str(game))]
+
     def wait(self, predicate: Callable[[Subscriber], object], timeout: float = WAIT,
              what: str = "") -> None:
         wait_until(lambda: predicate(self), timeout, what=what)

@@ -10,6 +10,7 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.reasoncodes import ReasonCode
 
 from arbiter import wire
 from arbiter.app.cli import main
@@ -20,7 +21,7 @@ from tests.support.spawn import free_port
 pytestmark = pytest.mark.timeout(120)
 EVENT = "demo"
 #: A packet's header and topic beside its payload: at most this (MQTT's fixed header is 5
-#: bytes, a topic ``gg/<32>/table/<t>/record/<game>`` well under 200, a packet id 2).
+#: bytes, a topic ``gg/<32>/table/<t>/status`` well under 200, a packet id 2).
 OVERHEAD = 256
 
 
@@ -66,6 +67,17 @@ def test_acl_gives_each_table_session_of_the_hub_that_tables_events_and_records_
     assert {"hub-table-1", "hub-table-2"} <= set(users)
 
 
+def test_acl_lets_a_table_write_its_four_topics_by_name_only(tmp_path: Path) -> None:
+    """No pattern: the broker keeps at most one retained message a topic it may write."""
+    out, _conf_options = _conf(tmp_path)
+    block = next(b for b in (out / "acl").read_text().split("\n\n")
+                 if "user table-2\n" in b)
+    writes = [ln.removeprefix("topic write ") for ln in block.splitlines()
+              if ln.startswith("topic write")]
+    assert writes == [f"gg/{EVENT}/table/2/{t}" for t in ("online", "status", "events",
+                                                           "record")]
+
+
 @pytest.fixture
 def broker(tmp_path: Path) -> Iterator[tuple[Mosquitto, Path]]:
     """broker-config's broker, started on its config exactly as written."""
@@ -84,12 +96,12 @@ def _secret(out: Path, user: str) -> str:
 
 
 class _Table:
-    """Table 1's login, noting when the broker drops it."""
+    """A table's login (table 1's by default), noting when the broker drops it."""
 
-    def __init__(self, port: int, out: Path) -> None:
+    def __init__(self, port: int, out: Path, table: str = "1") -> None:
         self.dropped = threading.Event()
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="")
-        self.client.username_pw_set("table-1", _secret(out, "table-1"))
+        self.client.username_pw_set(f"table-{table}", _secret(out, f"table-{table}"))
         self.client.on_disconnect = lambda *_args: self.dropped.set()
         self.client.connect("127.0.0.1", port, keepalive=30)
         self.client.loop_start()
@@ -106,11 +118,11 @@ def test_an_oversized_publish_disconnects_its_sender_and_reaches_no_one(
     hub = Subscriber(mosq.port, f"gg/{EVENT}/#", username="hub", password=_secret(out, "hub"))
     table = _Table(mosq.port, out)
     try:
-        topic = f"gg/{EVENT}/table/1/record/7"
+        topic = f"gg/{EVENT}/table/1/record"
         # The wire's largest record passes...
         table.client.publish(topic, b"r" * wire.MAX_BYTES[wire.Topic.RECORD], qos=1,
                              retain=True).wait_for_publish(10)
-        hub.wait(lambda s: s.on("/record/7"), what="the largest legitimate record")
+        hub.wait(lambda s: s.on("/record"), what="the largest legitimate record")
         # ... the red team's 50 MB retained record (and anything past the bound) does not.
         table.client.publish(topic, b"x" * (50 * 1024 * 1024), qos=1, retain=True)
         assert table.dropped.wait(30), "the broker kept a client sending 50 MB"
@@ -149,29 +161,74 @@ def _rss(pid: int) -> int:
     raise AssertionError("no VmRSS")
 
 
-def test_a_flood_of_retained_records_is_bounded_by_the_brokers_memory(
+#: Distinct record topics the flooding login tries (the red team's was one a game).
+FLOOD_TOPICS = 5_000
+
+
+def test_one_login_cannot_grow_the_retained_store_past_its_four_topics(
     broker: tuple[Mosquitto, Path]
 ) -> None:
+    """Table 1 publishes 5,000 retained records of the wire's largest size, each on a topic
+    of its own (``record/<n>``, an earlier release's form), and the largest retained
+    payload on each topic it may write; the ACL refuses the first (a PUBACK saying so),
+    the others replace one message each. Table 2's game still arrives whole, and what
+    the broker saves of table 1 is at most four packets."""
     mosq, out = broker
     assert mosq.proc is not None
     (limit,) = [int(ln.split()[1]) for ln in mosq.conf.read_text().splitlines()
                 if ln.startswith("memory_limit ")]
-    table = _Table(mosq.port, out)
-    record = b"r" * wire.MAX_BYTES[wire.Topic.RECORD]
-    sent = 0
+    (packet,) = [int(ln.split()[1]) for ln in mosq.conf.read_text().splitlines()
+                 if ln.startswith("max_packet_size ")]
+    hub = Subscriber(mosq.port, f"gg/{EVENT}/table/2/#", username="hub",
+                     password=_secret(out, "hub"))
+    refused: list[int] = []
+    answered = threading.Semaphore(0)
+
+    def on_publish(_c: object, _u: object, _mid: int, reason: ReasonCode, _p: object) -> None:
+        if reason.is_failure:
+            refused.append(reason.value)
+        answered.release()
+
+    flood = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="", protocol=mqtt.MQTTv5)
+    flood.username_pw_set("table-1", _secret(out, "table-1"))
+    flood.max_inflight_messages_set(200)
+    flood.on_publish = on_publish
+    flood.connect("127.0.0.1", mosq.port, keepalive=30)
+    flood.loop_start()
+    two = _Table(mosq.port, out, "2")
+    big = b"r" * wire.MAX_BYTES[wire.Topic.RECORD]
     try:
-        # One record topic a game: Mosquitto counts no retained topics, its memory bound
-        # stops them. Twice the bound's worth is never taken.
-        for game in range(2 * limit // len(record)):
-            info = table.client.publish(f"gg/{EVENT}/table/1/record/{game}", record, qos=1,
-                                        retain=True)
-            if table.dropped.is_set():
-                break
-            info.wait_for_publish(10)
-            sent += 1
-        assert table.dropped.wait(30), "the broker took twice its memory bound of records"
+        for n in range(FLOOD_TOPICS):
+            flood.publish(f"gg/{EVENT}/table/1/record/{n}", big, qos=1, retain=True)
+        for kind in wire.TABLE_WRITES:  # each replaced many times: one message kept
+            for _ in range(20):
+                flood.publish(wire.topic(EVENT, "1", kind), big, qos=1, retain=True)
+        # Table 2 meanwhile: its events and its record reach the hub.
+        for seq in range(1, 4):
+            two.client.publish(wire.topic(EVENT, "2", wire.Topic.EVENTS), b'{"seq": %d}' % seq,
+                               qos=1)
+        two.client.publish(wire.topic(EVENT, "2", wire.Topic.RECORD), b'{"game": 1}', qos=1,
+                           retain=True).wait_for_publish(30)
+        for _ in range(FLOOD_TOPICS + 20 * len(wire.TABLE_WRITES)):
+            assert answered.acquire(timeout=60), "the broker stopped answering table 1"
+        hub.wait(lambda s: len(s.events()) == 3 and s.on("/record"), what="table 2's game")
+        assert len(refused) == FLOOD_TOPICS and set(refused) == {0x87}  # not authorized
+        # A late reader of table 1 finds one message on each topic it may write.
+        late = Subscriber(mosq.port, f"gg/{EVENT}/table/1/#", username="hub",
+                          password=_secret(out, "hub"))
+        late.wait(lambda s: len(s.messages) == len(wire.TABLE_WRITES),
+                  what="table 1's retained messages")
+        assert sorted(m.topic.rsplit("/", 1)[1] for m in late.messages) == sorted(
+            k.value for k in wire.TABLE_WRITES)
+        late.close()
+        assert _rss(mosq.proc.pid) < limit
     finally:
-        table.close()
-    assert sent * len(record) < limit
-    assert _rss(mosq.proc.pid) < limit + 16 * 1024 * 1024
-    assert "out of memory" in mosq.log.read_text()
+        flood.disconnect()
+        flood.loop_stop()
+        two.close()
+        hub.close()
+    mosq.stop()  # a clean stop saves the store: what a restart would hold
+    (store,) = (out / "db").glob("*.db")
+    # Table 1's four packets at most, table 2's small record, and the store's own bytes.
+    assert store.stat().st_size < len(wire.TABLE_WRITES) * packet + 64 * 1024
+    assert "out of memory" not in mosq.log.read_text()

@@ -306,7 +306,8 @@ def api_tables() -> Response:
     return jsonify({
         "silent": feed().silent(),
         "gaps": {t: g for t in led.tables.names() if (g := led.tables.missing(t))},
-        "resends": {t: {"id": a.id, "ranges": a.ranges, "asked_at": a.asked_at}
+        "resends": {t: {"id": a.id, "ranges": a.ranges, "asked_at": a.asked_at,
+                        "records": list(a.records)}
                     for t, a in led.events.resends().items()},
         "rejections": [{"at": a, "table": t, "seq": s, "reason": r}
                        for a, t, s, r in led.events.rejections()[-REJECTIONS_LISTED:]],

@@ -50,7 +50,7 @@ def test_venue_live_secret_until_over_then_revealed(broker_hub: Hub) -> None:
         assert sse.wait(lambda s: _row(s, challenges=1, state="result", white=white)), sse.text()
         # A record arriving before the game's end (out of order, or a rogue client)
         # is kept but never shown while the ledger has the game on.
-        table.publish("record/1", {"format": 1, "table": "1", "game": 1, "record": RECORD},
+        table.publish("record", {"format": 1, "table": "1", "game": 1, "record": RECORD},
                       retain=True)
         wait_until(lambda: hub.ledger.tables.record("1", "1") is not None)
         fetched = crawl(hub.server, [("1", "1")], "game on, record held early")
