@@ -20,38 +20,13 @@
 # every step passed.
 set -euo pipefail
 
-uninstall_too=0
-root=""
-for arg in "$@"; do
-  case "$arg" in
-    --uninstall-too) uninstall_too=1 ;;
-    -h|--help) sed -n 2,20p "$0"; exit 0 ;;
-    -*) echo "hub-install-chroot.sh: unknown option $arg" >&2; exit 2 ;;
-    *) root="$arg" ;;
-  esac
-done
-[ -n "$root" ] || { echo "usage: $0 [--uninstall-too] ROOTDIR" >&2; exit 2; }
+tag=hub-chroot
+# shellcheck source=scripts/debian-root.sh
+source "$(dirname "$0")/debian-root.sh"
+root_args "$@"
 
-say() { printf '[hub-chroot] %s\n' "$*"; }
-die() { printf '[hub-chroot] FAILED: %s\n' "$*" >&2; exit 1; }
-
-[ "$(id -u)" -eq 0 ] || die "run as root (debootstrap, mount and chroot need it)"
-command -v debootstrap >/dev/null || die "needs debootstrap (apt-get install debootstrap)"
-repo="$(cd "$(dirname "$0")/.." && pwd)"
-root="$(mkdir -p "$root" && cd "$root" && pwd)"
-case "$root" in "$repo"|"$repo"/*) die "ROOTDIR must be outside the repo" ;; esac
-
-if [ ! -e "$root/.gg-debootstrap-done" ] && [ -n "$(ls -A "$root")" ]; then
-  die "$root holds an unfinished root (or something else): remove it or pick an empty directory"
-fi
-if [ ! -e "$root/.gg-debootstrap-done" ]; then
-  say "debootstrap bookworm into $root"
-  debootstrap --variant=minbase --include=python3,python3-venv,ca-certificates,passwd,systemd \
-    bookworm "$root" http://deb.debian.org/debian || die "debootstrap failed"
-  touch "$root/.gg-debootstrap-done"
-else
-  say "reusing the bookworm root in $root"
-fi
+make_root bookworm \
+  --variant=minbase --include=python3,python3-venv,ca-certificates,passwd,systemd
 # No package starts its daemon here (Debian's mosquitto would take port 1883 of this machine).
 printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"
 chmod 0755 "$root/usr/sbin/policy-rc.d"

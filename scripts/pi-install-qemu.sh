@@ -21,27 +21,11 @@
 # starting it. Exit status: 0 when every step passed.
 set -euo pipefail
 
-uninstall_too=0
-root=""
-for arg in "$@"; do
-  case "$arg" in
-    --uninstall-too) uninstall_too=1 ;;
-    -h|--help) sed -n 2,20p "$0"; exit 0 ;;
-    -*) echo "pi-install-qemu.sh: unknown option $arg" >&2; exit 2 ;;
-    *) root="$arg" ;;
-  esac
-done
-[ -n "$root" ] || { echo "usage: $0 [--uninstall-too] ROOTDIR" >&2; exit 2; }
-
-say() { printf '[pi-qemu] %s\n' "$*"; }
-die() { printf '[pi-qemu] FAILED: %s\n' "$*" >&2; exit 1; }
-
-[ "$(id -u)" -eq 0 ] || die "run as root (debootstrap, mount and chroot need it)"
-command -v debootstrap >/dev/null || die "needs debootstrap (apt-get install debootstrap)"
+tag=pi-qemu
+# shellcheck source=scripts/debian-root.sh
+source "$(dirname "$0")/debian-root.sh"
+root_args "$@"
 [ -x /usr/bin/qemu-aarch64-static ] || die "needs qemu-user-static (apt-get install qemu-user-static)"
-repo="$(cd "$(dirname "$0")/.." && pwd)"
-root="$(mkdir -p "$root" && cd "$root" && pwd)"
-case "$root" in "$repo"|"$repo"/*) die "ROOTDIR must be outside the repo" ;; esac
 
 # Running arm64 programs needs the kernel's binfmt_misc with qemu registered.
 if [ ! -e /proc/sys/fs/binfmt_misc/register ]; then
@@ -51,17 +35,8 @@ if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
   update-binfmts --enable qemu-aarch64 || die "cannot register qemu-aarch64 with binfmt_misc"
 fi
 
-if [ ! -e "$root/.gg-debootstrap-done" ] && [ -n "$(ls -A "$root")" ]; then
-  die "$root holds an unfinished root (or something else): remove it or pick an empty directory"
-fi
-if [ ! -e "$root/.gg-debootstrap-done" ]; then
-  say "debootstrap bookworm arm64 into $root (slow: the second stage runs under qemu)"
-  debootstrap --arch=arm64 --include=sudo,ca-certificates,python3,python3-venv \
-    bookworm "$root" http://deb.debian.org/debian || die "debootstrap failed"
-  touch "$root/.gg-debootstrap-done"
-else
-  say "reusing the bookworm arm64 root in $root"
-fi
+make_root "bookworm arm64 (slow: the second stage runs under qemu)" \
+  --arch=arm64 --include=sudo,ca-certificates,python3,python3-venv
 # With binfmt's F flag the kernel keeps qemu open; a copy inside helps when it is absent.
 install -D -m 0755 /usr/bin/qemu-aarch64-static "$root/usr/bin/qemu-aarch64-static"
 chroot "$root" uname -m | grep -qx aarch64 || die "the root does not run as aarch64"
