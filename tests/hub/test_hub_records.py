@@ -10,49 +10,24 @@ for the records it lacks (``resend``)."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from arbiter.app.cli import main
 from arbiter.fleet.outbox import CursorFile
 from tests.support.mqtt import Mosquitto, Subscriber
-from tests.support.tools import require_tool
-from tests.support.venue import Node, SimTable, hub_node, sim_table
+from tests.support.venue import HubFactory, SimTable, late_hub_venue
 from tests.support.waiting import WAIT, wait_until
-from tests.support.web import PIN
 
 pytestmark = pytest.mark.timeout(240)
 
 EVENT = "records"
 
-HubFactory = Callable[[float], Node]
-
-
 @pytest.fixture
 def venue(tmp_path: Path) -> Iterator[tuple[Mosquitto, SimTable, HubFactory, Path]]:
-    require_tool("mosquitto")
-    broker = Mosquitto(tmp_path / "broker", persistent=True)
-    broker.start()
-    url = f"mqtt://127.0.0.1:{broker.port}"
-    nodes: list[Node] = []
-    hub_data = tmp_path / "hub"
-
-    def make_hub(resend_after: float) -> Node:
-        assert main(["hub", "--event", EVENT, "--data", str(hub_data), "set-pin", PIN]) == 0
-        node = hub_node(hub_data, EVENT, url, "--resend-after", str(resend_after))
-        nodes.append(node)
-        return node.start()
-
-    try:
-        table = sim_table(tmp_path, "1", EVENT, url)
-        nodes.append(table.node.start())
-        yield broker, table, make_hub, hub_data / "hub.sqlite"
-    finally:
-        for n in nodes:
-            n.stop()
-        broker.stop()
+    with late_hub_venue(tmp_path, EVENT) as parts:
+        yield parts
 
 
 def _play(table: SimTable) -> int:

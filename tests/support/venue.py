@@ -15,11 +15,12 @@ import json
 import signal
 import sqlite3
 import subprocess
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from arbiter.app.cli import main
 from arbiter.fleet.outbox import Cursor, Outbox
 from arbiter.fleet.payloads import event_payload
 from arbiter.storage.journal import list_game_ids, read_game
@@ -164,6 +165,38 @@ def venue(
     finally:
         for node in nodes:
             node.stop()
+        broker.stop()
+
+
+#: Starts a hub (its organiser PIN set) that asks for what it missed after so many seconds.
+HubFactory = Callable[[float], Node]
+
+
+@contextmanager
+def late_hub_venue(
+    tmp_path: Path, event: str
+) -> Iterator[tuple[Mosquitto, SimTable, HubFactory, Path]]:
+    """A persistent broker and table 1 of ``event`` playing, with no hub yet: the hub comes
+    when the test calls the factory (the broker, the table, the factory, the ledger file)."""
+    require_tool("mosquitto")
+    broker = Mosquitto(tmp_path / "broker", persistent=True)
+    broker.start()
+    nodes: list[Node] = []
+    hub_data = tmp_path / "hub"
+
+    def make_hub(resend_after: float) -> Node:
+        assert main(["hub", "--event", event, "--data", str(hub_data), "set-pin", PIN]) == 0
+        node = hub_node(hub_data, event, broker.url, "--resend-after", str(resend_after))
+        nodes.append(node)
+        return node.start()
+
+    try:
+        table = sim_table(tmp_path, "1", event, broker.url)
+        nodes.append(table.node.start())
+        yield broker, table, make_hub, hub_data / "hub.sqlite"
+    finally:
+        for n in nodes:
+            n.stop()
         broker.stop()
 
 
