@@ -8,7 +8,9 @@ the bytes on the wire and parse what they decode).
 from __future__ import annotations
 
 import json
+import selectors
 import socket
+import time
 import zlib
 from typing import Any
 
@@ -100,3 +102,29 @@ def open_stream(port: int, headers: dict[str, str] | None = None,
     sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                  f"Accept: text/event-stream\r\n{extra}\r\n".encode())
     return sock
+
+
+def streams_showing(socks: list[socket.socket], mark: bytes, timeout: float) -> int:
+    """Read every socket (an open event stream, not compressed) until each has shown
+    ``mark``, or closed; how many showed it within ``timeout`` seconds."""
+    seen: dict[socket.socket, bytes] = dict.fromkeys(socks, b"")
+    done = 0
+    with selectors.DefaultSelector() as selector:
+        for sock in socks:
+            sock.setblocking(False)
+            selector.register(sock, selectors.EVENT_READ)
+        deadline = time.monotonic() + timeout
+        while done < len(socks) and time.monotonic() < deadline:
+            for key, _ in selector.select(0.2):
+                ready = key.fileobj
+                assert isinstance(ready, socket.socket)
+                sock = ready
+                try:
+                    chunk = sock.recv(65536)
+                except BlockingIOError:
+                    continue
+                seen[sock] = seen[sock][-len(mark):] + chunk
+                if mark in seen[sock] or not chunk:
+                    selector.unregister(sock)
+                    done += mark in seen[sock]
+    return done

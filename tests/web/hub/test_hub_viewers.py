@@ -7,10 +7,7 @@ from __future__ import annotations
 
 import json
 import os
-import selectors
-import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -23,6 +20,7 @@ from arbiter.hub.ledger import Ledger
 from tests.support.crowd import close_all, hold_streams, timed_get
 from tests.support.mqtt import mosquitto, port_open
 from tests.support.spawn import free_port, gg_arbiter
+from tests.support.sse import streams_showing
 from tests.support.waiting import wait_until
 from tests.support.web import PIN
 from web.hub import create_hub_app
@@ -51,31 +49,6 @@ def served(tmp_path: Path) -> Iterator[tuple[AsyncWebServer, VenueFeed]]:
             server.close()
 
 
-def _read_all(socks: list[socket.socket], mark: bytes, timeout: float) -> int:
-    """How many of ``socks`` (streams past their opening, not compressed) showed ``mark``
-    within ``timeout`` s."""
-    got = 0
-    tails = dict.fromkeys(socks, b"")
-    with selectors.DefaultSelector() as selector:
-        for sock in socks:
-            selector.register(sock, selectors.EVENT_READ)
-        deadline = time.monotonic() + timeout
-        while got < len(socks) and time.monotonic() < deadline:
-            for key, _ in selector.select(0.2):
-                ready = key.fileobj
-                assert isinstance(ready, socket.socket)
-                sock = ready
-                try:
-                    chunk = sock.recv(65536)
-                except BlockingIOError:
-                    continue
-                tails[sock] = tails[sock][-len(mark):] + chunk
-                if mark in tails[sock] or not chunk:
-                    selector.unregister(sock)
-                    got += mark in tails[sock]
-    return got
-
-
 @pytest.mark.slow  # seconds of real time
 def test_a_thousand_viewers_each_get_the_update_and_the_next_is_refused_then_served(
     served: tuple[AsyncWebServer, VenueFeed],
@@ -89,7 +62,7 @@ def test_a_thousand_viewers_each_get_the_update_and_the_next_is_refused_then_ser
         assert isinstance(body, dict) and "/api/venue" in body["error"]
         assert refused.headers["retry-after"] == "30"
         feed.refresh()  # the organiser paired, say: every page is told to fetch again
-        assert _read_all(socks, b'"type":"refresh"', 60) == 1000
+        assert streams_showing(socks, b'"type":"refresh"', 60) == 1000
         venue = timed_get(server.port, "/api/venue", timeout=10)
         assert venue.status == 200 and json.loads(venue.body)["event"] == "club"
     finally:

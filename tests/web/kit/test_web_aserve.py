@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import selectors
 import socket
 import threading
 import time
@@ -23,6 +22,7 @@ from flask import Flask, jsonify, request
 
 from arbiter import threads
 from tests.support.crowd import close_all, hold_streams
+from tests.support.sse import streams_showing
 from tests.support.waiting import wait_until
 from web.kit.aserve import SLOW_CONNECTIONS, AsyncWebServer, WorkerPool, make_async_server
 from web.kit.astream import LoopStream, Pump
@@ -131,31 +131,6 @@ def _stream_request() -> bytes:
     return f"GET {STREAM.path} HTTP/1.1\r\nHost: t\r\n\r\n".encode()
 
 
-def _read_until_all(socks: list[socket.socket], mark: bytes, timeout: float) -> int:
-    """Read every socket until each has shown ``mark``; how many did within ``timeout``."""
-    seen: dict[socket.socket, bytes] = dict.fromkeys(socks, b"")
-    done = 0
-    with selectors.DefaultSelector() as selector:
-        for sock in socks:
-            sock.setblocking(False)
-            selector.register(sock, selectors.EVENT_READ)
-        deadline = time.monotonic() + timeout
-        while done < len(socks) and time.monotonic() < deadline:
-            for key, _ in selector.select(0.2):
-                ready = key.fileobj
-                assert isinstance(ready, socket.socket)
-                sock = ready
-                try:
-                    chunk = sock.recv(65536)
-                except BlockingIOError:
-                    continue
-                seen[sock] = seen[sock][-len(mark):] + chunk
-                if mark in seen[sock] or not chunk:
-                    selector.unregister(sock)
-                    done += mark in seen[sock]
-    return done
-
-
 @pytest.mark.slow  # seconds of real time
 def test_a_thousand_streams_closed_give_their_places_back_at_once() -> None:
     """Issue 27, item 7: 200 streams opened and closed kept new viewers out for 10.8 s
@@ -189,7 +164,7 @@ def test_a_thousand_viewers_each_get_every_update() -> None:
             assert app.extensions["arbiter_streams"].open_streams == 1000
             for n in range(1, 6):
                 feed.publish(n)
-            assert _read_until_all(socks, b'{"n": 5, "pad": ""}', 60) == 1000
+            assert streams_showing(socks, b'{"n": 5, "pad": ""}', 60) == 1000
         finally:
             close_all(socks)
 
@@ -219,7 +194,7 @@ def test_the_stream_carries_the_security_headers_and_every_message() -> None:
         try:
             for n in range(1, 4):
                 feed.publish(n)
-            assert _read_until_all(socks, b'{"n": 3, "pad": ""}', 20) == 3
+            assert streams_showing(socks, b'{"n": 3, "pad": ""}', 20) == 3
         finally:
             close_all(socks)
         with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
@@ -249,10 +224,10 @@ def test_a_viewer_that_stops_reading_is_closed_and_the_others_still_served() -> 
                 feed.publish(n, pad=50_000)
                 if hub.open_streams == 2:
                     break
-                _read_until_all(readers, f'{{"n": {n}, '.encode(), 20)
+                streams_showing(readers, f'{{"n": {n}, '.encode(), 20)
             assert hub.open_streams == 2, "the stalled viewer was never dropped"
             feed.publish(1000)
-            assert _read_until_all(readers, b'{"n": 1000, "pad": ""}', 20) == 2
+            assert streams_showing(readers, b'{"n": 1000, "pad": ""}', 20) == 2
         finally:
             close_all([*readers, stalled])
 
@@ -299,7 +274,7 @@ def test_an_open_stream_is_never_timed_out() -> None:
         try:
             time.sleep(1.0)  # three request timeouts of real time, the thing under test
             feed.publish(1)
-            assert _read_until_all(socks, b'{"n": 1, "pad": ""}', 10) == 1
+            assert streams_showing(socks, b'{"n": 1, "pad": ""}', 10) == 1
         finally:
             close_all(socks)
 
