@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 from arbiter import wire  # noqa: E402
 from arbiter.app import cli  # noqa: E402
 from arbiter.hub.broker_link import Ingest  # noqa: E402
+from arbiter.hub.ledger_writer import LedgerWriter  # noqa: E402
 from web.hub.feed import VenueFeed  # noqa: E402
 
 _lock = threading.Lock()
@@ -81,7 +82,7 @@ def main() -> int:
     original_changed = VenueFeed.changed
     original_flush = VenueFeed.flush
     original_send = VenueFeed._send
-    original_take_batch = getattr(Ingest, "take_batch", None)  # absent before group commit
+    original_take_batch = LedgerWriter.take_batch
 
     def message(self: Ingest, client: Any, userdata: Any, msg: Any) -> None:
         mark = _challenge(msg.topic, msg.payload)
@@ -114,15 +115,13 @@ def main() -> int:
                 flushes.append((getattr(_pending, "begun", read), read, time.time(),
                                 sorted(message["patch"])))
 
-    def take_batch(self: Ingest, batch: list[Any]) -> None:
+    def take_batch(self: LedgerWriter, batch: list[Any]) -> None:
         begun = time.time()
-        assert original_take_batch is not None
         original_take_batch(self, batch)
         with _lock:
             batches.append((begun, time.time(), len(batch)))
 
-    if original_take_batch is not None:
-        Ingest.take_batch = take_batch  # type: ignore[method-assign]
+    LedgerWriter.take_batch = take_batch  # type: ignore[method-assign]
     Ingest._message = message  # type: ignore[method-assign, assignment]
     VenueFeed.changed = changed  # type: ignore[method-assign]
     VenueFeed.flush = flush  # type: ignore[method-assign]

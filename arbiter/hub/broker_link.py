@@ -9,16 +9,10 @@ table's flood cannot push another's out of a shared queue. A broker that is
 down or slow at the start does not stop the hub: it serves, says its link is
 down, and tries again with a capped, jittered backoff; only a broker that
 answers and refuses the hub's login does.
-Acknowledgements are manual: a QoS 1 event is acknowledged
-only once the ledger has it on disk (or has refused it for good), so a hub
-killed mid-message gets it again.
 
-Group commit: paho's thread only queues each message; a writer thread takes
-every message queued and writes them in one ledger transaction (one fsync,
-:meth:`LedgerStore.batch`), then acknowledges them and tells its followers
-(:attr:`Ingest.changes`). So the broker's window of unacknowledged messages
-never waits on one fsync per message, and a backlog after a slow disk is
-written at once. Retained ``online``, ``status`` and ``record`` topics (each table's
+paho's thread only queues each message it receives, unacknowledged, for the ledger
+writer (:mod:`arbiter.hub.ledger_writer`), which commits them in batches and then
+acknowledges them. Retained ``online``, ``status`` and ``record`` topics (each table's
 latest record) arrive again at every subscription (the records at the table's own
 session's), which is how a restarted hub catches up with the tables' state; an earlier
 record it lacks it asks the table for (:mod:`arbiter.hub.resend`).
@@ -31,14 +25,10 @@ A payload that names another table than its topic is refused and logged.
 from __future__ import annotations
 
 import logging
-import queue
-import sqlite3
 import ssl
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any, cast
+from typing import Any
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
@@ -46,34 +36,25 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 from arbiter import wire
 from arbiter.hub.changes import Changes
-from arbiter.hub.errors import ContradictingEventError, IngestError, RecordRefusedError
+from arbiter.hub.errors import IngestError
 from arbiter.hub.ledger import Ledger, ResendAsk
+from arbiter.hub.ledger_writer import LedgerWriter
 from arbiter.hub.outgoing import (
     PUBLISH_TIMEOUT,
     assignment_bytes,
     publish_retained,
 )
 from arbiter.hub.resend import resend_payload
-from arbiter.hub.sessions import KEEPALIVE, Backoff, Delivered, TableSessions
+from arbiter.hub.sessions import KEEPALIVE, Backoff, TableSessions
 from arbiter.logthrottle import LogThrottle
 from arbiter.mqtt.tls import check_listener, listener_problem, secure
 from arbiter.threads import BackgroundThread, declare
-from arbiter.wire.errors import WireFormatError
 
-LEDGER_WRITER = declare("hub-ledger-writer", __name__,
-                        "writes the table events the broker delivers into the ledger, in order")
 REPUBLISH = declare("hub-republish", __name__,
                     "watches a round's republished assignments until the broker has them all")
 
 log = logging.getLogger(__name__)
 
-#: Most messages written in one transaction (a replayed round arrives all at once).
-MAX_BATCH = 500
-#: A checked message: (table, its topic, the message), or (table, None, why it is refused),
-#: or None for a topic that is not a table's of this event.
-_Checked = tuple[str, wire.Topic, object] | tuple[str, None, WireFormatError] | None
-#: Topics the broker keeps retained and gives again: a batch of only these needs no fsync.
-RETAINED_KINDS = frozenset({wire.Topic.ONLINE, wire.Topic.STATUS})
 #: What the main session subscribes to. Not the records: they come by each table's own
 #: session (:mod:`arbiter.hub.sessions`), for the broker queues what it gives at a
 #: subscription too, within the same per-client bounds, and a venue's records (one a
@@ -82,33 +63,14 @@ RETAINED_KINDS = frozenset({wire.Topic.ONLINE, wire.Topic.STATUS})
 MAIN_KINDS = tuple(kind for kind in wire.Topic if kind is not wire.Topic.RECORD)
 
 
-class Progress:
-    """When the ledger writer's batch under way began (None: it waits for messages, which
-    a quiet venue may never send, and that is no fault): what the hub's systemd watchdog
-    asks, so that a writer stuck on the ledger gets the hub restarted."""
-
-    def __init__(self) -> None:
-        self.since: float | None = None
-
-    @contextmanager
-    def batch(self) -> Iterator[None]:
-        """Around one batch; left set when the batch ends the writer (stuck for good)."""
-        self.since = time.monotonic()
-        yield
-        self.since = None
-
-    def keeps_up(self, within: float) -> bool:
-        """Whether no batch has been under way for ``within`` seconds or more."""
-        since = self.since
-        return since is None or time.monotonic() - since < within
-
-
 class Ingest:
     """Feeds ``ledger`` from the broker at ``host``:``port`` for ``event``.
 
-    :attr:`changes` (:class:`arbiter.hub.changes.Changes`) tells its followers of each
-    message the ledger took (its :class:`arbiter.wire.Topic`), once committed, from
-    the ingest's writer thread, so pages can be told to refresh; and, from paho's
+    :attr:`writer` (:class:`arbiter.hub.ledger_writer.LedgerWriter`) writes what the
+    broker delivers into the ledger. :attr:`changes`
+    (:class:`arbiter.hub.changes.Changes`) tells its followers of each message the
+    ledger took (its :class:`arbiter.wire.Topic`), once committed, from the writer's
+    thread, so pages can be told to refresh; and, from paho's
     thread, when the hub's own link to the broker goes up (subscribed) or down, so
     pages can say so.
     """
@@ -153,15 +115,13 @@ class Ingest:
         self.client.on_connect_fail = self._connect_failed
         self.client.on_subscribe = self._subscribed
         self.client.on_message = self._message
-        self._inbox: queue.Queue[Delivered | None] = queue.Queue()
-        self._writer: BackgroundThread | None = None
-        self.progress = Progress()  # the writer's, which the hub's systemd watchdog asks
+        self.writer = LedgerWriter(ledger, event, self.changes, self.client)
         self._refusal = ""  # the broker's reason when it refused the hub's login
         self._answered = threading.Event()  # the first attempt's outcome, whichever
         self._link_lock = threading.Lock()  # the link's state and its announcements
         self._stopping = threading.Event()
         self._log = LogThrottle()  # the broker's refusals, logged in a bounded way
-        self.sessions = TableSessions(event, host, port, self._inbox.put, login=username,
+        self.sessions = TableSessions(event, host, port, self.writer.inbox.put, login=username,
                                       password=password, base_id=client_id, tls=tls,
                                       refused=self._records_here)
         self._records_by_main: set[str] = set()  # tables with no session of their own
@@ -179,11 +139,7 @@ class Ingest:
         pages say so, and since when) until the broker is there.
         """
         check_listener(self.host, self.port, self._tls)
-        self._writer = BackgroundThread(
-            lambda _stopping: self._write_loop(), LEDGER_WRITER,
-            wake=lambda: self._inbox.put(None),  # after what is queued: it is written first
-        )
-        self._writer.start()
+        self.writer.start()
         self.client.connect_async(self.host, self.port, keepalive=KEEPALIVE)
         self.client.loop_start()
         self._answered.wait(timeout)
@@ -208,9 +164,7 @@ class Ingest:
         self.sessions.close()
         self.client.disconnect()
         self.client.loop_stop()
-        if self._writer is not None:
-            self._writer.stop(30)
-            self._writer = None
+        self.writer.stop(30)
 
     def _connected(
         self, client: mqtt.Client, _userdata: Any, _flags: Any, reason: ReasonCode, _props: Any
@@ -286,138 +240,10 @@ class Ingest:
     # --- in ---------------------------------------------------------------------
 
     def _message(self, client: mqtt.Client, _userdata: Any, msg: mqtt.MQTTMessage) -> None:
-        self._inbox.put((client, msg))  # paho's thread never waits on the disk
+        self.writer.inbox.put((client, msg))  # paho's thread never waits on the disk
         name = wire.split(self.event, msg.topic)
         if name is not None and name.topic is not None:  # a table of the format: its own
             self.sessions.open(name.table)  # session from now on (once; bounded in number)
-
-    def _write_loop(self) -> None:
-        """The writer thread: each time, every message queued, in one transaction."""
-        while True:
-            first = self._inbox.get()
-            if first is None:
-                return
-            batch = [first]
-            last = False
-            while len(batch) < MAX_BATCH:
-                try:
-                    msg = self._inbox.get_nowait()
-                except queue.Empty:
-                    break
-                if msg is None:
-                    last = True
-                    break
-                batch.append(msg)
-            with self.progress.batch():
-                try:
-                    self.take_batch(batch)
-                except Exception:  # the ingest must not stop on one batch; what it did not
-                    log.exception("the ingest's writer failed on a batch")  # ack comes again
-            if last:
-                return
-
-    def take_batch(self, batch: list[Delivered]) -> None:
-        """Write ``batch`` in one transaction; then acknowledge (each message on the client
-        that delivered it) and announce what it took.
-
-        Every message is checked against the wire format first, outside the ledger's
-        lock: one that is not the format is refused alone (noted in the rejections,
-        acknowledged), never rolling back its neighbours. A message the ledger then
-        fails on is undone alone: for a fault of the disk (sqlite3.OperationalError)
-        it is not acknowledged, so the broker sends it again at the next connection;
-        for any other error (it can only be this message's) it is refused and
-        acknowledged, so no message can wedge the broker's window. If the commit
-        fails, none is acknowledged.
-        """
-        durable = any(_kind(self.event, m.topic) not in RETAINED_KINDS for _c, m in batch)
-        checked = [(client, msg, _check(self.event, msg.topic, msg.payload))
-                   for client, msg in batch]
-        done: list[Delivered] = []
-        changes: list[tuple[str, wire.Topic]] = []
-        try:
-            with self.ledger.store.batch(durable=durable):
-                for client, msg, taken in checked:
-                    # A table's own session brings a second copy of its events (the main
-                    # one has them too): a refusal is noted once, from the main session.
-                    copy = (client is not self.client
-                            and _kind(self.event, msg.topic) is wire.Topic.EVENTS)
-                    if self._write_one(msg.topic, taken, changes, copy):
-                        done.append((client, msg))
-        except sqlite3.Error:
-            log.exception("the ledger could not commit %d message(s)", len(batch))
-            return
-        for client, msg in done:  # in the order received, as MQTT wants
-            if msg.qos > 0:
-                client.ack(msg.mid, msg.qos)
-        for table, kind in changes:
-            self.changes.changed(table, kind)
-
-    def _write_one(
-        self, topic: str, taken: _Checked, changes: list[tuple[str, wire.Topic]],
-        copy: bool = False,
-    ) -> bool:
-        """Hand one checked message to the ledger; True when it is done with (kept or
-        refused): to be acknowledged. A ``copy`` is refused without a note."""
-        if taken is None:
-            return True
-        table, kind, message = taken
-        try:
-            if kind is None:
-                assert isinstance(message, WireFormatError)
-                if not copy:
-                    self.ledger.events.note_rejection(
-                        table, message.seq, f"{_what(self.event, topic)}: {message}")
-            elif kind is wire.Topic.EVENTS:
-                if self.ledger.events.record(table, cast(wire.Event, message), note=not copy):
-                    changes.append((table, kind))
-            else:
-                self._take(table, kind, message, topic, changes)
-            return True
-        except sqlite3.Error as exc:
-            if _transient(exc):  # the disk: not acknowledged, sent again
-                log.exception("the ledger could not take a message on %s", topic)
-                return False
-            return self._refuse(table, topic, exc)
-        except (ContradictingEventError, RecordRefusedError, WireFormatError):
-            return True  # refused for good; the ledger noted it
-        except Exception as exc:  # this message only (its savepoint is undone)
-            return self._refuse(table, topic, exc)
-
-    def _refuse(self, table: str, topic: str, exc: Exception) -> bool:
-        """Refuse a message the ledger failed on for a reason of its own (an integer out of
-        SQLite's range, a constraint): noted and acknowledged, so it cannot come back.
-        Logged as every refusal is, within the one log rule (note_rejection)."""
-        try:
-            self.ledger.events.note_rejection(
-                table, None, f"{_what(self.event, topic)}: the ledger failed"
-                             f" ({type(exc).__name__})")
-        except sqlite3.Error:
-            return False
-        return True
-
-    def _take(
-        self, table: str, kind: wire.Topic, message: object, topic: str,
-        changes: list[tuple[str, wire.Topic]],
-    ) -> None:
-        """One well-formed message into the ledger; what it changed is added to
-        ``changes``, to announce once committed."""
-        if kind is wire.Topic.ASSIGNMENT:
-            return  # the hub's own
-        if message is None:
-            return  # a cleared retained topic
-        if kind is wire.Topic.RESEND:
-            return  # the hub's own too (its ids are random: none to learn from the broker)
-        if kind is wire.Topic.ONLINE:
-            self.ledger.tables.set_online(table, bool(message))
-            changes.append((table, kind))
-        elif kind is wire.Topic.STATUS:
-            self.ledger.tables.set_status(table, cast(wire.StatusMessage, message))
-            changes.append((table, kind))
-        elif kind is wire.Topic.RECORD:
-            record = cast(wire.RecordMessage, message)
-            self.ledger.tables.set_record(table, str(record["game"]), record["record"])
-            changes.append((table, kind))
-
     # --- out --------------------------------------------------------------------
 
     def publish_assignment(
@@ -451,38 +277,6 @@ class Ingest:
         )
         thread.start()
         return thread
-
-
-def _transient(exc: sqlite3.Error) -> bool:
-    """A fault of the disk or the database (the message may be taken when sent again), not
-    of the message (a constraint, a value SQLite cannot hold)."""
-    return isinstance(exc, sqlite3.OperationalError) or type(exc) is sqlite3.DatabaseError
-
-
-def _check(event: str, topic: str, payload: bytes) -> _Checked:
-    """What to do with one message: (table, topic, message) or (table, None, refusal),
-    or None for a topic that is not a table's of this event (acknowledged, ignored)."""
-    name = wire.split(event, topic)
-    if name is None:
-        return None
-    if name.topic is None:
-        return name.table, None, WireFormatError(f"unknown topic {name.rest[:40]!r}")
-    try:
-        return name.table, name.topic, wire.parse(name.topic, payload, table=name.table,
-                                                  game=name.game)
-    except WireFormatError as exc:
-        return name.table, None, exc
-
-
-def _kind(event: str, topic: str) -> wire.Topic | None:
-    name = wire.split(event, topic)
-    return None if name is None else name.topic
-
-
-def _what(event: str, topic: str) -> str:
-    """The part of a table's topic after its prefix, for a refusal's note."""
-    name = wire.split(event, topic)
-    return "" if name is None else name.rest
 
 
 def _watch_republish(round_number: int, sent: list[tuple[str, mqtt.MQTTMessageInfo]],

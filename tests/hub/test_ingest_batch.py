@@ -92,7 +92,7 @@ def test_ingest_writes_a_batch_in_one_commit_then_acks_and_announces(
     statements: list[str] = []
     ledger.store._db.set_trace_callback(statements.append)
     try:
-        ingest.take_batch(_by(ingest, batch))
+        ingest.writer.take_batch(_by(ingest, batch))
     finally:
         ledger.store._db.set_trace_callback(None)
     everything = [("T1", 1), ("T1", 2), ("T2", 1)]
@@ -120,7 +120,7 @@ def test_ingest_refuses_alone_a_message_the_ledger_cannot_keep(
         "CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.table_name='T2'"
         " BEGIN SELECT RAISE(ABORT, 'refused'); END"
     )
-    ingest.take_batch(_by(ingest, [
+    ingest.writer.take_batch(_by(ingest, [
         _message(1, "T1", "events", new_game("T1", 1, "g1")),
         _message(2, "T2", "events", new_game("T2", 1, "g1")),
         _message(3, "T1", "events", challenge("T1", 2, "g1", 1, 1, 0)),
@@ -140,7 +140,7 @@ def test_ingest_leaves_a_message_the_ledger_fails_on_unacknowledged(
         "CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.table_name='T2'"
         " BEGIN SELECT disk_fails(); END"
     )
-    ingest.take_batch(_by(ingest, [
+    ingest.writer.take_batch(_by(ingest, [
         _message(1, "T1", "events", new_game("T1", 1, "g1")),
         _message(2, "T2", "events", new_game("T2", 1, "g1")),
         _message(3, "T1", "events", challenge("T1", 2, "g1", 1, 1, 0)),
@@ -158,7 +158,7 @@ def test_ingest_acks_nothing_of_a_batch_whose_commit_failed(
         "CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.table_name='T2'"
         " BEGIN SELECT RAISE(ROLLBACK, 'the disk failed'); END"
     )
-    ingest.take_batch(_by(ingest, [
+    ingest.writer.take_batch(_by(ingest, [
         _message(1, "T1", "events", new_game("T1", 1, "g1")),
         _message(2, "T2", "events", new_game("T2", 1, "g1")),
         _message(3, "T3", "events", new_game("T3", 1, "g1")),
@@ -177,8 +177,8 @@ def test_ingest_writer_thread_takes_what_paho_queued(
     statements: list[str] = []
     ledger.store._db.set_trace_callback(statements.append)
     try:
-        ingest._inbox.put(None)  # then stop
-        ingest._write_loop()
+        ingest.writer.inbox.put(None)  # then stop
+        ingest.writer.run()
     finally:
         ledger.store._db.set_trace_callback(None)
     assert statements.count("COMMIT") == 1
@@ -197,7 +197,7 @@ def test_ingest_writer_survives_a_batch_that_fails(ledger: Ledger, seen: Seen) -
     ingest = Ingest(ledger, EVENT, "127.0.0.1", 1)
     ingest.changes.follow(Failing())
     ingest.client.ack = seen.ack  # type: ignore[method-assign, assignment]
-    writer = threading.Thread(target=ingest._write_loop)
+    writer = threading.Thread(target=ingest.writer.run)
     writer.start()
     try:
         ingest._message(ingest.client, None, _message(1, "T1", "events", new_game("T1", 1, "g1")))
@@ -205,7 +205,7 @@ def test_ingest_writer_survives_a_batch_that_fails(ledger: Ledger, seen: Seen) -
         ingest._message(ingest.client, None,
                         _message(2, "T1", "events", challenge("T1", 2, "g1", 1, 1, 0)))
     finally:
-        ingest._inbox.put(None)
+        ingest.writer.inbox.put(None)
         writer.join(10)
     assert not writer.is_alive()
     assert [mid for mid, _disk in seen.acks] == [1, 2]
@@ -217,7 +217,7 @@ def test_ingest_a_poison_pill_never_rolls_back_the_honest_messages_beside_it(
 ) -> None:
     # 2**63 does not fit SQLite's INTEGER: it raised OverflowError inside the batch, which
     # rolled every message of it back, acknowledged none, and came back for ever.
-    ingest.take_batch(_by(ingest, [
+    ingest.writer.take_batch(_by(ingest, [
         _message(1, "T1", "events", new_game("T1", 1, "g1")),
         _message(2, "T2", "events", {**challenge("T2", 2, "g1", 1, 1, 0), "seq": 2**63}),
         _message(3, "T2", "events", {**challenge("T2", 2, "g1", 1, 1, 0), "number": 2**63}),
@@ -232,7 +232,7 @@ def test_the_writer_held_up_on_the_ledger_no_longer_keeps_up(ledger: Ledger,
                                                               ingest: Ingest) -> None:
     """What the hub's systemd watchdog asks: an idle writer keeps up (a quiet venue sends
     nothing); one whose batch cannot get at the ledger does not, until it can."""
-    progress = ingest.progress
+    progress = ingest.writer.progress
     ingest.start(timeout=1.0)  # no broker at port 1: the writer runs all the same
     try:
         assert progress.keeps_up(0.2)

@@ -61,7 +61,7 @@ def test_ingest_a_flood_of_half_characters_writes_a_few_lines(
         batch.append((ingest.client, msg))
     with caplog.at_level(logging.INFO):
         for start in range(0, len(batch), 500):
-            ingest.take_batch(batch[start:start + 500])
+            ingest.writer.take_batch(batch[start:start + 500])
     assert len(acked) == 5_000  # refused for good: never sent again
     assert ledger.events.refused() == {"T1": 5_000}
     # The first ten, then one in a thousand: 15 lines, never one per message.

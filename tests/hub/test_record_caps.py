@@ -53,7 +53,7 @@ def test_a_flood_of_records_for_unknown_games_grows_the_ledger_a_little(
                         n, wire.topic(EVENT, "7", wire.Topic.RECORD).encode())
                     msg.payload, msg.qos = _record("7", str(n)), 1
                     batch.append((ingest.client, msg))
-                ingest.take_batch(batch)
+                ingest.writer.take_batch(batch)
         grown = _ledger_bytes(ledger.path) - before
         kept = table_state.UNKNOWN_GAME_RECORDS
         assert len(acked) == count  # refused for good: never sent again

@@ -154,7 +154,7 @@ def _watchdog(notify: Callable[[str], object], server: AsyncWebServer,
     wait = min(5.0, dog.interval / 2)
 
     def alive() -> bool:
-        return server.turns(wait) and ingest.progress.keeps_up(WRITER_STUCK_SECONDS)
+        return server.turns(wait) and ingest.writer.progress.keeps_up(WRITER_STUCK_SECONDS)
 
     return BackgroundThread(lambda stopping: dog.run(alive, stopping), WATCHDOG)
 
