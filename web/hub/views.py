@@ -89,17 +89,8 @@ def table_row(
     unknown_why = None
     if not link_up:
         online, silent_why, unknown_why = None, None, LINK_DOWN
-    state = status["state"] if status else None
-    game = latest_game(ledger, table)
-    why = None
-    if game is not None and pairing is not None and not (
-            game.scored and (game.round, game.board) == (pairing.pairing.round,
-                                                         pairing.pairing.board)):
-        why = (unscored(ledger) if not_scored is None else not_scored).get((table, game.game))
-        if why is None:
-            game = None  # the round before's: its board's game has not begun
-            if state is not None:  # the device's own state ("game over") is of that game
-                state = NEW_GAME_NEEDED
+    game, why, state = _shown_game(ledger, table, pairing, not_scored,
+                                   status["state"] if status else None)
     white = pairing.pairing.white if pairing else (game.white if game else None)
     black = pairing.pairing.black if pairing else (game.black if game else None)
     ending = None
@@ -127,6 +118,26 @@ def table_row(
         "last_seen": seen,
         "software": status.get("software") if status else None,
     }
+
+
+def _shown_game(
+    ledger: Ledger, table: str, pairing: PairingRow | None,
+    not_scored: Mapping[tuple[str, str], str] | None, state: str | None,
+) -> tuple[GameRow | None, str | None, str | None]:
+    """The game a table shows under ``pairing``, why it does not count (None: it does, or
+    none is shown), and the table's ``state`` as shown: a game of a round before is
+    hidden, and the device's state then (say "game over") is that game's, so it reads
+    "new game needed"."""
+    game = latest_game(ledger, table)
+    if game is None or pairing is None or (
+            game.scored and (game.round, game.board) == (pairing.pairing.round,
+                                                         pairing.pairing.board)):
+        return game, None, state
+    why = (unscored(ledger) if not_scored is None else not_scored).get((table, game.game))
+    if why is not None:
+        return game, why, state  # played there, and does not count: shown, with why
+    # The round before's: its board's game has not begun.
+    return None, None, (NEW_GAME_NEEDED if state is not None else None)
 
 
 def venue(
