@@ -9,7 +9,7 @@ import paho.mqtt.client as mqtt
 import pytest
 
 from arbiter.app.cli import main
-from arbiter.venue.brokerconf import password_line
+from arbiter.venue.broker_logins import password_line
 from tests.fleet.conftest import GAME, TableFactory, secret
 from tests.support.mqtt import Mosquitto, Subscriber, seqs
 from tests.support.waiting import wait_until

@@ -106,7 +106,7 @@ def test_hub_start_survives_a_broker_slow_to_take_the_round_it_re_sends(
 def test_hub_refused_by_the_broker_says_so(tmp_path: Path,
                                            capsys: pytest.CaptureFixture[str]) -> None:
     passwd = tmp_path / "passwd"
-    from arbiter.venue.brokerconf import password_line
+    from arbiter.venue.broker_logins import password_line
 
     passwd.write_text(password_line("hub", "right") + "\n")
     broker = Mosquitto(tmp_path / "broker",

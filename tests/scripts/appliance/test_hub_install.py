@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from arbiter.app.cli import build_parser
-from arbiter.venue.brokerconf import password_line
+from arbiter.venue.broker_logins import password_line
 from tests.support.fake_system import ROOT, FakeSystem, Result
 from tests.support.mqtt import make_tls, port_open
 from tests.support.spawn import free_port
