@@ -1,8 +1,8 @@
 """``gg-arbiter hub ...``: run an event's hub, and script its ledger.
 
 ``gg-arbiter hub --event SLUG --broker URL`` serves (MQTT ingest into the
-ledger) until stopped; with a subcommand (:mod:`arbiter.app.commands.hub_ledger`)
-it acts on the ledger and exits: players, pairing, assignments, corrections,
+ledger) until stopped; with a subcommand (:mod:`arbiter.app.commands.hub_ledger`,
+:mod:`arbiter.app.commands.hub_reports`) it acts on the ledger and exits: players, pairing, assignments, corrections,
 standings, exports, archives. The ledger is ``DIR/hub.sqlite`` (``--data DIR``).
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-from arbiter.app.commands import hub_ledger
+from arbiter.app.commands import hub_ledger, hub_reports
 from arbiter.app.commands.common import BrokerHelp, Serving, add_broker_options
 from arbiter.app.commands.hub_common import BrokerLink, broker_link, open_ledger, span
 from arbiter.app.errors import HubCliError
@@ -76,6 +76,7 @@ def register(sub: Any, parser_class: type[argparse.ArgumentParser]) -> None:
     hub.set_defaults(func=Serving(_serve))
     cmds = hub.add_subparsers(dest="hub_command", metavar="SUBCOMMAND", parser_class=parser_class)
     hub_ledger.register(cmds, parser_class)
+    hub_reports.register(cmds)
 
 
 def _viewers(text: str) -> int:
