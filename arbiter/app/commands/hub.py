@@ -2,8 +2,9 @@
 
 ``gg-arbiter hub --event SLUG --broker URL`` serves (MQTT ingest into the
 ledger) until stopped; with a subcommand (:mod:`arbiter.app.commands.hub_ledger`,
-:mod:`arbiter.app.commands.hub_reports`) it acts on the ledger and exits: players, pairing, assignments, corrections,
-standings, exports, archives. The ledger is ``DIR/hub.sqlite`` (``--data DIR``).
+:mod:`arbiter.app.commands.hub_reports`) it acts on the ledger and exits: players,
+pairing, assignments, corrections, standings, exports, archives. The ledger is
+``DIR/hub.sqlite`` (``--data DIR``).
 """
 
 from __future__ import annotations
