@@ -24,7 +24,8 @@ from arbiter import threads
 from tests.support.crowd import close_all, hold_streams
 from tests.support.sse import streams_showing
 from tests.support.waiting import wait_until
-from web.kit.aserve import SLOW_CONNECTIONS, AsyncWebServer, WorkerPool, make_async_server
+from web.kit.aserve import SLOW_CONNECTIONS, AsyncWebServer, make_async_server
+from web.kit.workers import WorkerPool
 from web.kit.astream import LoopStream, Pump
 from web.kit.body import MAX_BODY_BYTES
 from web.kit.broadcast import Broadcast, Member
