@@ -1,5 +1,5 @@
-"""The asynchronous server (web.kit.aserve, web.kit.ahttp, web.kit.workers, web.kit.astream): streams with no thread per
-viewer, their places given back when a client goes, and the limits waitress kept
+"""The asynchronous server (web.kit.aserve, .ahttp, .workers, .astream): streams with
+no thread per viewer, their places given back when a client goes, and the limits waitress kept
 (request timeouts, JSON refusals with the security headers, body limit, clean stop).
 
 Real sockets against the real server, on a small app whose feed is the kit's one
