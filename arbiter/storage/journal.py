@@ -13,12 +13,9 @@ Layout: ``DATA/games/000001.jsonl``; the lines and their records are
 writes cut short) is :mod:`arbiter.storage.salvage`'s. This module keeps the files
 durable: the directory lock, fsynced appends, and the start of each new game.
 
-An abandoned game (NEW GAME before its end) with challenges played stays
-*sealed* (:attr:`arbiter.rules.game.Game.sealed`) until the next game has begun:
-its first accepted challenge, a declared ending, or :meth:`GameStore.reveal_abandoned`.
-Then a ``reveal`` line is appended to the abandoned game's journal, after the
-line that began the next game is durable, so a crash between the two leaves the
-ranks hidden and the next start appends the line (the next game has begun).
+Abandoned games sealed until the next game begins are
+:mod:`arbiter.storage.sealing`'s; who is told of each durable append,
+:mod:`arbiter.storage.listeners`'s.
 """
 
 from __future__ import annotations
@@ -28,7 +25,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 from arbiter.rules.contenders import Contenders
@@ -42,7 +39,6 @@ from arbiter.storage.codec import (
     ending_record,
     header_record,
     parse_game,
-    reveal_record,
 )
 from arbiter.storage.datalock import DataDirLock
 from arbiter.storage.durable import fsync_path, write_durably
@@ -52,11 +48,13 @@ from arbiter.storage.errors import (
     StoreLockedError,
     UnknownGameError,
 )
+from arbiter.storage.listeners import AppendListeners
 from arbiter.storage.paths import (
     make_private_dir,
     tighten_files,
 )
 from arbiter.storage.salvage import PENDING, Salvage
+from arbiter.storage.sealing import SealedGames
 
 # The errors are imported from here by the device, the web and the command line.
 __all__ = [
@@ -72,36 +70,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 _SUFFIX = ".jsonl"
-
-
-class AppendListeners:
-    """Who a :class:`GameStore` tells of each append made durable (a challenge, an ending,
-    a new game's journal in place): ``listener(game_id)``, on the appending thread,
-    outside the store's lock, so a listener must only take note (the broker's outbox
-    wakes its publisher), never wait. Thread-safe."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._listeners: list[Callable[[int], None]] = []
-
-    def add(self, listener: Callable[[int], None]) -> None:
-        with self._lock:
-            self._listeners.append(listener)
-
-    def remove(self, listener: Callable[[int], None]) -> None:
-        """Stop calling ``listener``; nothing happens if it is not one."""
-        with self._lock, contextlib.suppress(ValueError):
-            self._listeners.remove(listener)
-
-    def tell(self, game_id: int) -> None:
-        """Game ``game_id``'s journal holds a new record durably (called after the fsync)."""
-        with self._lock:
-            listeners = list(self._listeners)
-        for listener in listeners:
-            try:
-                listener(game_id)
-            except Exception:  # a listener's fault is not the record's: it stays written
-                log.exception("a listener of the game journal failed")
 
 
 class GameStore:
@@ -138,9 +106,11 @@ class GameStore:
         self._fd: int | None = None
         try:
             self._current = self._open_latest()
-            #: Abandoned games whose ranks stay secret until the next game begins, oldest first.
-            self._sealed: list[int] = []
-            self._open_sealed()
+            #: Abandoned games whose ranks stay secret until the next game begins.
+            self._sealed = SealedGames(self._path, self._salvage, self._append)
+            self._sealed.find(self._current, [i for i in self.game_ids() if i < self._current.id],
+                              lambda game_id: read_game(self.data_dir, game_id),
+                              self._salvage.abandoned, time.time())
         except BaseException:
             self.close()
             raise
@@ -188,60 +158,11 @@ class GameStore:
         self._salvage.finish_new_games([self._path(i) for i in older], game.started_at)
         return game
 
-    def _open_sealed(self) -> None:
-        """Find the sealed games, newest first back to the first game neither abandoned
-        nor sealed (they are revealed together, so none is sealed before it), and further
-        back to any game this opening ended as abandoned. A sealed game that a later game
-        began after (cut short between that game's first line and the reveal, or ended by
-        this opening behind games played since) is revealed now. A damaged journal ends
-        the search: it is not touched."""
-        begun = _begun(self._current)
-        oldest = min(self._salvage.abandoned, default=self._current.id)
-        late: list[int] = []
-        for game_id in reversed([i for i in self.game_ids() if i < self._current.id]):
-            try:
-                game = read_game(self.data_dir, game_id)
-            except (CorruptDataError, UnknownGameError, OSError):
-                break
-            if game.sealed:
-                (late if begun else self._sealed).insert(0, game_id)
-            elif game_id <= oldest and (not game.abandoned or game.revealed_at is not None):
-                break
-            begun = begun or _begun(game)
-        if late:
-            pending, self._sealed = self._sealed, late
-            self._reveal_sealed(time.time())
-            self._sealed = self._sealed + pending  # any left (a refused write) stay sealed
-
-    def _reveal_sealed(self, at: float) -> list[int]:
-        """Append a ``reveal`` line to each sealed game (the next game has begun); returns
-        the ids revealed. A write the disk refuses leaves that game (and the later ones)
-        sealed, to be tried again at the next challenge: revealing late is safe."""
-        revealed: list[int] = []
-        while self._sealed:
-            game_id = self._sealed[0]
-            try:
-                # A reveal cut short by a power cut left a torn tail: set aside, never
-                # appended to (it would join the next line).
-                self._salvage.load_for_append(self._path(game_id))
-                fd = os.open(self._path(game_id), os.O_WRONLY | os.O_APPEND)
-                try:
-                    self._append(fd, encode(reveal_record(at)))
-                finally:
-                    os.close(fd)
-            except (OSError, StoreError, CorruptDataError) as exc:
-                log.error("could not record that game %d may be revealed: %s", game_id, exc)
-                break
-            self._sealed.pop(0)
-            revealed.append(game_id)
-            log.info("game %d (abandoned) revealed: the next game has begun", game_id)
-        return revealed
-
     @property
     def sealed(self) -> tuple[int, ...]:
         """Ids of the abandoned games whose ranks stay secret until the next game begins."""
         with self._lock:
-            return tuple(self._sealed)
+            return self._sealed.ids
 
     def reveal_abandoned(self) -> list[int]:
         """The next game has begun by the players' word (no challenge yet): reveal the
@@ -250,8 +171,8 @@ class GameStore:
         :raises StoreError: a reveal could not be written (that game stays sealed).
         """
         with self._lock:
-            wanted = len(self._sealed)
-            revealed = self._reveal_sealed(time.time())
+            wanted = len(self._sealed.ids)
+            revealed = self._sealed.reveal(time.time())
         for game_id in revealed:
             self.appends.tell(game_id)
         if len(revealed) < wanted:
@@ -320,7 +241,7 @@ class GameStore:
             self._append(self._fd, encode(challenge_record(challenge)))
             game.apply(challenge)
             # Only after the challenge is durable: the next game has begun.
-            revealed = self._reveal_sealed(challenge.at) if self._sealed else []
+            revealed = self._sealed.reveal(challenge.at)
         self.appends.tell(game.id)
         for game_id in revealed:
             self.appends.tell(game_id)
@@ -338,7 +259,7 @@ class GameStore:
             ending = self._end(Ending(kind, winner, time.time()))
             # A game ended by the players' word was played: the one abandoned before it
             # may be revealed.
-            revealed = self._reveal_sealed(ending.at) if self._sealed else []
+            revealed = self._sealed.reveal(ending.at)
         self.appends.tell(game_id)
         for old_id in revealed:
             self.appends.tell(old_id)
@@ -403,8 +324,8 @@ class GameStore:
                 os.close(old_fd)
             self._fd = fd
             self._current = game
-            if old_game.sealed and old_game.id not in self._sealed:
-                self._sealed.append(old_game.id)  # secret until the next game begins
+            if old_game.sealed:
+                self._sealed.add(old_game.id)  # secret until the next game begins
         if ended_old:
             self.appends.tell(old_game.id)
         self.appends.tell(game.id)
@@ -436,11 +357,6 @@ class GameStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _begun(game: Game) -> bool:
-    """A game has begun once a challenge is recorded in it or players declared its end."""
-    return game.challenge_count > 0 or (game.over and not game.abandoned)
 
 
 def _ids_in(games_dir: Path) -> Iterator[int]:

@@ -68,7 +68,7 @@ def _new_game_before_issue_19(self: GameStore, assignment: JsonDict | None = Non
             os.close(old_fd)
         self._current = game
         if old_game.sealed:  # secret until the next game begins, as the store ships it
-            self._sealed.append(old_game.id)
+            self._sealed.add(old_game.id)
         return game
 
 

@@ -11,10 +11,10 @@ with h11):
   message from the feed's one writer; one more gets a quick 503 JSON and its page
   polls meanwhile;
 - everything else is the Flask app, through a2wsgi's WSGI adapter, run in a bounded
-  pool of :data:`WORKERS` declared threads (:class:`WorkerPool`);
+  pool of :data:`WORKERS` declared threads (:class:`web.kit.workers.WorkerPool`);
 - a connection that has not sent a whole request within ``request_timeout``
   seconds (idle, trickling, or silent after its answer) is closed
-  (:class:`TimedH11Protocol`); a request the HTTP parser refuses (bad request
+  (:class:`web.kit.ahttp.TimedH11Protocol`); a request the HTTP parser refuses (bad request
   line, headers too big) answers 400 JSON with the security headers, and one past
   the server's connection limit (``streams`` + :data:`SLOW_CONNECTIONS` + the
   workers) a quick 503 JSON, with them too; a body is
@@ -34,32 +34,23 @@ with h11):
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-import queue
 import socket
 import threading
-from collections.abc import Callable
-from concurrent.futures import Executor, Future
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
-import h11
 from a2wsgi import WSGIMiddleware
 from flask import Flask
 from uvicorn import Config
 from uvicorn import Server as UvicornServer
-from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from arbiter.logthrottle import LogThrottle
-from arbiter.threads import BackgroundThread, declare
-from web.kit.astream import TRANSPORT, Receive, Scope, Send, StreamEndpoint
+from web.kit.ahttp import REQUEST_TIMEOUT, answer_json, timed_protocol
+from web.kit.astream import Receive, Scope, Send, StreamEndpoint
 from web.kit.body import MAX_BODY_BYTES, body_limits
 from web.kit.errors import WebServerError
 from web.kit.events import StreamHub, StreamRoute
 from web.kit.hooks import SECURITY_HEADERS
-
-WORKER = declare("web-worker", __name__,
-                 "runs the Flask app's requests for the asynchronous server (a bounded pool)")
+from web.kit.workers import WorkerPool
 
 log = logging.getLogger(__name__)
 
@@ -70,161 +61,10 @@ DEFAULT_STREAMS = 2000
 WORKERS = 16
 #: Connections beyond the streams: requests, idle and slow clients until timed out.
 SLOW_CONNECTIONS = 250
-#: Seconds a connection may take to send a whole request (or stay idle between two).
-REQUEST_TIMEOUT = 10.0
 #: Seconds the server waits for its responses to end when it stops.
 SHUTDOWN_SECONDS = 3.0
 #: Pending connections the listening socket holds (a crowd reconnecting at once).
 BACKLOG = 2048
-#: Seconds a client refused past the connection limit is asked to wait (Retry-After).
-BUSY_RETRY_AFTER = 5
-#: The refusal past the connection limit (uvicorn's own says "Service Unavailable", as text).
-BUSY = "busy: too many connections to this server at once; try again in a few seconds"
-
-_P = ParamSpec("_P")
-_T = TypeVar("_T")
-
-
-class WorkerPool(Executor):
-    """A fixed pool of declared threads (:data:`WORKER`) running calls in their order."""
-
-    def __init__(self, workers: int) -> None:
-        if workers < 1:
-            raise ValueError(f"workers must be at least 1, not {workers}")
-        self._queue: queue.SimpleQueue[tuple[Future[Any], Callable[[], Any]] | None] = (
-            queue.SimpleQueue())
-        self._closed = False
-        self._threads = [BackgroundThread(self._work, WORKER, label=f"web-worker-{n}")
-                         for n in range(workers)]
-        for thread in self._threads:
-            thread.start()
-
-    def submit(self, fn: Callable[_P, _T], /, *args: _P.args,
-               **kwargs: _P.kwargs) -> Future[_T]:
-        if self._closed:
-            raise RuntimeError("the worker pool is shut down")
-        future: Future[_T] = Future()
-        self._queue.put((future, lambda: fn(*args, **kwargs)))
-        return future
-
-    def _work(self, stopping: threading.Event) -> None:
-        while not stopping.is_set():
-            item = self._queue.get()
-            if item is None:
-                return
-            future, call = item
-            if not future.set_running_or_notify_cancel():
-                continue
-            try:
-                result = call()
-            except BaseException as exc:  # handed to whoever waits for it
-                future.set_exception(exc)
-            else:
-                future.set_result(result)
-
-    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-        self._closed = True
-        for _thread in self._threads:  # every thread told first, then each waited for
-            self._queue.put(None)
-        for thread in self._threads:
-            thread.stop(5.0 if wait else 0.0)
-
-
-class _QuietParserWarnings(logging.Filter):
-    """uvicorn warns of every request its parser refuses: a rogue client could fill the
-    log; :meth:`TimedH11Protocol.send_400_response` says it at debug level instead."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return record.getMessage() != "Invalid HTTP request received."
-
-
-_UVICORN_LOG = logging.getLogger(f"{__name__}.uvicorn")
-_UVICORN_LOG.addFilter(_QuietParserWarnings())
-
-
-_BUSY_LOG = LogThrottle()
-
-
-class TimedH11Protocol(H11Protocol):
-    """uvicorn's HTTP/1.1 connection, closed when it has not sent a whole request within
-    ``request_timeout`` seconds (from its opening, and again after each answer: a
-    trickling client is closed too, whose every byte would restart uvicorn's own idle
-    timer); its parser's refusals, and its refusals past the connection limit (the
-    config's ``limit_concurrency``, checked here instead of by uvicorn, whose 503 is
-    plain text), answer JSON with the security headers; and it offers the app its
-    transport (:data:`web.kit.astream.TRANSPORT`), which an event stream writes its body
-    to from the loop, with no task woken per message."""
-
-    request_timeout = REQUEST_TIMEOUT
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.logger = _UVICORN_LOG
-        inner = self.app
-        self._deadline: asyncio.TimerHandle | None = None
-        # uvicorn would answer past the limit before the app, in text: the app does it.
-        limit, self.limit_concurrency = self.limit_concurrency, None
-
-        async def app(scope: Scope, receive: Receive, send: Send) -> None:
-            # uvicorn's own test, counted as it counts (this request's task is in
-            # ``tasks`` by now, not yet when uvicorn looks).
-            if limit is not None and (len(self.connections) >= limit
-                                      or len(self.tasks) > limit):
-                if (line := _BUSY_LOG.note("busy")) is not None:
-                    log.warning("refused a request past the limit of %d connections (%d "
-                                "times so far, %d lines held back)", limit, *line)
-                await _answer_json(send, 503, BUSY,
-                                   [(b"retry-after", str(BUSY_RETRY_AFTER).encode())])
-                return
-            scope["extensions"] = {**(scope.get("extensions") or {}), TRANSPORT: self.transport}
-            await inner(scope, receive, send)
-
-        self.app = app
-
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
-        self._arm()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if self._deadline is not None:
-            self._deadline.cancel()
-        super().connection_lost(exc)
-
-    def on_response_complete(self) -> None:
-        super().on_response_complete()
-        self._arm()
-
-    def _arm(self) -> None:
-        if self._deadline is not None:
-            self._deadline.cancel()
-        self._deadline = self.loop.call_later(self.request_timeout, self._expired)
-
-    def _expired(self) -> None:
-        if self.transport.is_closing() or self.conn.their_state not in (h11.IDLE, h11.SEND_BODY):
-            return  # a whole request is being answered (an open stream among them)
-        log.debug("closing %s: no whole request in %.1f s", self.client, self.request_timeout)
-        self.transport.close()
-
-    def send_400_response(self, msg: str) -> None:
-        log.debug("refused a request from %s: %s", self.client, msg)
-        body = json.dumps({"error": "bad request: the request could not be read as HTTP"})
-        headers = [(b"content-type", b"application/json"), (b"cache-control", b"no-store"),
-                   (b"connection", b"close"),
-                   *((k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items())]
-        try:
-            for event in (h11.Response(status_code=400, headers=headers, reason=b"Bad Request"),
-                          h11.Data(data=body.encode()), h11.EndOfMessage()):
-                self.transport.write(self.conn.send(event))
-        except h11.LocalProtocolError:  # an answer had begun already: just close
-            pass
-        self.transport.close()
-
-
-def timed_protocol(request_timeout: float) -> type[TimedH11Protocol]:
-    """A :class:`TimedH11Protocol` class with ``request_timeout`` seconds."""
-    if request_timeout <= 0:
-        raise ValueError(f"request_timeout must be positive, not {request_timeout}")
-    return type("TimedH11Protocol", (TimedH11Protocol,), {"request_timeout": request_timeout})
 
 
 class Router:
@@ -256,7 +96,7 @@ class Router:
         if declared is not None and (not declared.isdigit() or int(declared) > limit):
             # Refused unread, in the words waitress used (not Werkzeug's): one refusal
             # whichever server is in front.
-            await _answer_json(send, 413, "request entity too large: the body may hold"
+            await answer_json(send, 413, "request entity too large: the body may hold"
                                           f" at most {limit} bytes")
             return
         if declared in (None, b"0") and b"chunked" not in headers.get(b"transfer-encoding", b""):
@@ -271,7 +111,7 @@ class Router:
             body += message.get("body", b"")
             more = bool(message.get("more_body", False))
             if len(body) > limit:
-                await _answer_json(send, 413, "request entity too large: the body may hold"
+                await answer_json(send, 413, "request entity too large: the body may hold"
                                               f" at most {limit} bytes")
                 return
         whole: list[dict[str, Any]] = [{"type": "http.request", "body": bytes(body),
@@ -281,17 +121,6 @@ class Router:
             return whole.pop() if whole else await receive()
 
         await self._wsgi(scope, replay, send)
-
-
-async def _answer_json(send: Send, status: int, error: str,
-                       extra: list[tuple[bytes, bytes]] | None = None) -> None:
-    raw = json.dumps({"error": error}).encode()
-    await send({"type": "http.response.start", "status": status, "headers": [
-        (b"content-type", b"application/json"), (b"cache-control", b"no-store"),
-        (b"content-length", str(len(raw)).encode()), (b"connection", b"close"),
-        *((k.lower().encode(), v.encode()) for k, v in SECURITY_HEADERS.items()),
-        *(extra or [])]})
-    await send({"type": "http.response.body", "body": raw, "more_body": False})
 
 
 class _Uvicorn(UvicornServer):

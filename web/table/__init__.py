@@ -57,11 +57,13 @@ def create_app(device: DeviceView, test_config: dict[str, Any] | None = None) ->
     )
 
     from web.table.admin import bp as admin_bp
+    from web.table.bench import bp as bench_bp
     from web.table.public import bp as public_bp
     from web.table.sim import bp as sim_bp
 
     app.register_blueprint(public_bp)
     app.register_blueprint(admin_bp)
+    app.register_blueprint(bench_bp)
     app.register_blueprint(sim_bp)
 
     def page_globals() -> dict[str, Any]:

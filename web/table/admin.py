@@ -15,6 +15,8 @@ NEW GAME over a game with challenges played abandons it: the page asks to
 confirm first, and the API wants ``{"abandon": <that game's id>}`` (409
 otherwise), so one click or one request by mistake changes nothing, and a
 confirmation never abandons a game started meanwhile.
+
+Enrolling tags and the self-test, behind the same PIN, are :mod:`web.table.bench`'s.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from flask import (
 )
 from flask.typing import ResponseReturnValue
 
-from arbiter.device.errors import DeviceError, SelfTestInGameError, SelfTestTuneError
+from arbiter.device.errors import DeviceError
 from arbiter.rules.errors import EndingError, PieceError, WrongGameError
 from arbiter.rules.game import EndingKind
 from arbiter.rules.pieces import parse_side
@@ -89,7 +91,7 @@ def parse_ending(reason: Any, winner: Any) -> tuple[EndingKind, Side | None]:
 # -- JSON API ----------------------------------------------------------------
 
 
-def _device_failed(exc: DeviceError) -> tuple[Response, int]:
+def device_failed(exc: DeviceError) -> tuple[Response, int]:
     """503 with the device's own words (busy, record unwritable, enrollment on)."""
     log.warning("admin command failed: %s", exc)
     return jsonify({"error": str(exc)}), 503
@@ -141,7 +143,7 @@ def api_new_game() -> tuple[Response, int]:
     except WrongGameError as exc:
         return jsonify({"error": str(exc)}), 409
     except DeviceError as exc:
-        return _device_failed(exc)
+        return device_failed(exc)
     return jsonify({"game_id": game_id, "status": device.status()}), 201
 
 
@@ -154,7 +156,7 @@ def api_reveal_abandoned() -> tuple[Response, int]:
     try:
         revealed = device.reveal_abandoned()
     except DeviceError as exc:
-        return _device_failed(exc)
+        return device_failed(exc)
     return jsonify({"revealed": revealed}), 200
 
 
@@ -178,119 +180,10 @@ def api_end_game(game_id: int) -> Response | tuple[Response, int]:
     except EndingError as exc:  # WrongGameError included: the game changed meanwhile
         return jsonify({"error": str(exc)}), 409
     except DeviceError as exc:
-        return _device_failed(exc)
+        return device_failed(exc)
     ending = device.game(game_id).ending
     assert ending is not None  # just declared
     return jsonify({"game_id": game_id, "ending": ending.to_dict()})
-
-
-@bp.get("/api/admin/enrollment")
-def api_enrollment() -> Response:
-    require_admin_api()
-    return jsonify(get_device().enrollment_status())
-
-
-# Enrollment and the self-test for `gg-arbiter enroll` / `selftest` while the arbiter
-# runs: it holds the readers, LEDs and buzzer, so the command asks it over this API.
-
-
-def _no_rfid() -> tuple[Response, int]:
-    return jsonify({"error": "enrollment needs an RFID reader (reader.kind rdm6300 or mcu)"}), 409
-
-
-@bp.post("/api/admin/enrollment")
-def api_enrollment_start() -> tuple[Response, int]:
-    """Start enrollment: ``{"only": "W:PVT#3"}`` re-enrolls one piece, else every missing one."""
-    require_admin_api()
-    body = json_object('{"only": "W:PVT#3" or null}')
-    only = body.get("only")
-    if only is not None and not (isinstance(only, str) and 0 < len(only.strip()) <= 16):
-        abort(400, description='only must be a piece such as "W:PVT#3", or null')
-    device = get_device()
-    if not device.can_enroll:
-        return _no_rfid()
-    try:
-        status = device.start_enrollment(only.strip() if only else None)
-    except PieceError as exc:
-        abort(400, description=str(exc))
-    except DeviceError as exc:
-        return _device_failed(exc)
-    return jsonify(status), 201
-
-
-@bp.delete("/api/admin/enrollment")
-def api_enrollment_stop() -> Response | tuple[Response, int]:
-    require_admin_api()
-    device = get_device()
-    if not device.can_enroll:
-        return _no_rfid()
-    try:
-        device.stop_enrollment()
-    except DeviceError as exc:
-        return _device_failed(exc)
-    return jsonify(device.enrollment_status())
-
-
-@bp.post("/api/admin/enrollment/skip")
-def api_enrollment_skip() -> Response | tuple[Response, int]:
-    require_admin_api()
-    device = get_device()
-    if not device.can_enroll:
-        return _no_rfid()
-    if not device.enrollment_status().get("active"):
-        return jsonify({"error": "enrollment is not on"}), 409
-    try:
-        return jsonify(device.skip_enrollment())
-    except DeviceError as exc:
-        return _device_failed(exc)
-
-
-@bp.post("/api/admin/enrollment/next")
-def api_enrollment_next() -> Response | tuple[Response, int]:
-    """Order-free enrollment: ``{"piece": "B:SPY"}`` is the piece to enroll next."""
-    require_admin_api()
-    body = json_object('{"piece": "B:SPY"}')
-    piece = body.get("piece")
-    if not (isinstance(piece, str) and 0 < len(piece.strip()) <= 16):
-        abort(400, description='piece must be a piece such as "B:SPY" or "W:PVT#3"')
-    device = get_device()
-    if not device.can_enroll:
-        return _no_rfid()
-    if not device.enrollment_status().get("active"):
-        return jsonify({"error": "enrollment is not on"}), 409
-    try:
-        return jsonify(device.choose_enrollment(piece.strip()))
-    except PieceError as exc:
-        abort(400, description=str(exc))
-    except DeviceError as exc:
-        return jsonify({"error": str(exc)}), 409
-
-
-@bp.post("/api/admin/selftest")
-def api_selftest() -> Response | tuple[Response, int]:
-    """Run the self-test: ``{"tunes": ["ready"]}`` plays only those (all when absent).
-
-    Refused (409) once a game has begun: it would flash and play Taps at the table.
-    The report names slot states, never a piece.
-    """
-    require_admin_api()
-    body = json_object('{"tunes": ["ready", ...] or null}')
-    tunes = body.get("tunes")
-    if tunes is not None and not (
-        isinstance(tunes, list) and all(isinstance(t, str) for t in tunes) and len(tunes) <= 16
-    ):
-        abort(400, description='tunes must be a list of tune names, or null')
-    device = get_device()
-    try:
-        lines = device.selftest(tunes=tunes)
-    except SelfTestTuneError as exc:
-        abort(400, description=str(exc))
-    except SelfTestInGameError as exc:
-        return jsonify({"error": str(exc)}), 409
-    except DeviceError as exc:
-        return _device_failed(exc)
-    faults = device.reader_faults()
-    return jsonify({"lines": lines, "faults": faults, "passed": not faults})
 
 
 # -- pages -------------------------------------------------------------------
@@ -318,6 +211,11 @@ def logout() -> ResponseReturnValue:
 @bp.get("/admin")
 @admin_page
 def dashboard() -> str:
+    return render_dashboard(None)
+
+
+def render_dashboard(report: list[str] | None) -> str:
+    """The admin page, with the self-test's report when one was just run."""
     device = get_device()
     return render_template(
         "admin.html",
@@ -325,7 +223,7 @@ def dashboard() -> str:
         enrollment=device.enrollment_status(),
         can_enroll=device.can_enroll,
         sealed=device.sealed_games,
-        report=None,
+        report=report,
     )
 
 
@@ -398,55 +296,3 @@ def end_game() -> ResponseReturnValue:
     else:
         flash(f"Game {game_id} ended.", "ok")
     return redirect(url_for("admin.dashboard"))
-
-
-@bp.post("/admin/enroll/start")
-@admin_page
-def enroll_start() -> ResponseReturnValue:
-    only = request.form.get("only", "").strip() or None
-    try:
-        get_device().start_enrollment(only)
-    except (PieceError, DeviceError) as exc:
-        flash(str(exc), "error")
-    return redirect(url_for("admin.dashboard"))
-
-
-@bp.post("/admin/enroll/next")
-@admin_page
-def enroll_next() -> ResponseReturnValue:
-    try:
-        get_device().choose_enrollment(request.form.get("piece", "").strip())
-    except (PieceError, DeviceError) as exc:
-        flash(str(exc), "error")
-    return redirect(url_for("admin.dashboard"))
-
-
-@bp.post("/admin/enroll/stop")
-@admin_page
-def enroll_stop() -> ResponseReturnValue:
-    try:
-        get_device().stop_enrollment()
-    except DeviceError as exc:
-        flash(str(exc), "error")
-    else:
-        flash("Enrollment stopped.", "ok")
-    return redirect(url_for("admin.dashboard"))
-
-
-@bp.post("/admin/selftest")
-@admin_page
-def selftest() -> ResponseReturnValue:
-    device = get_device()
-    try:
-        report = device.selftest()
-    except DeviceError as exc:  # a game in progress, the device busy or shut down
-        flash(f"Self-test not run: {exc}", "error")
-        return redirect(url_for("admin.dashboard"))
-    return render_template(
-        "admin.html",
-        status=device.status(),
-        enrollment=device.enrollment_status(),
-        can_enroll=device.can_enroll,
-        sealed=device.sealed_games,
-        report=report,
-    )

@@ -1,5 +1,5 @@
 """web/kit/serve.py subclasses waitress internals (ErrorTask, HTTPChannel, the dispatcher),
-and web/kit/aserve.py uvicorn's (H11Protocol), so only the versions the tests ran on may
+and web/kit/ahttp.py uvicorn's (H11Protocol), so only the versions the tests ran on may
 serve: pyproject.toml's specifiers record those ranges, in one place."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The asynchronous server (web.kit.aserve, web.kit.astream): streams with no thread per
-viewer, their places given back when a client goes, and the limits waitress kept
+"""The asynchronous server (web.kit.aserve, .ahttp, .workers, .astream): streams with
+no thread per viewer, their places given back when a client goes, and the limits waitress kept
 (request timeouts, JSON refusals with the security headers, body limit, clean stop).
 
 Real sockets against the real server, on a small app whose feed is the kit's one
@@ -24,13 +24,14 @@ from arbiter import threads
 from tests.support.crowd import close_all, hold_streams
 from tests.support.sse import streams_showing
 from tests.support.waiting import wait_until
-from web.kit.aserve import SLOW_CONNECTIONS, AsyncWebServer, WorkerPool, make_async_server
+from web.kit.aserve import SLOW_CONNECTIONS, AsyncWebServer, make_async_server
 from web.kit.astream import LoopStream, Pump
 from web.kit.body import MAX_BODY_BYTES
 from web.kit.broadcast import Broadcast, Member
 from web.kit.errors import StreamBacklogError, StreamGoneError, WebServerError
 from web.kit.events import StreamHub, StreamRoute
 from web.kit.hooks import SECURITY_HEADERS
+from web.kit.workers import WorkerPool
 
 pytestmark = pytest.mark.timeout(180)
 
