@@ -27,12 +27,13 @@ from __future__ import annotations
 import copy
 import json
 import logging
+import threading
 import time
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from flask import Flask
-from waitress import wasyncore
+from waitress import trigger, wasyncore
 from waitress.channel import ClientDisconnected, HTTPChannel
 from waitress.parser import HTTPRequestParser
 from waitress.server import create_server
@@ -254,6 +255,8 @@ class WebServer:
                 int(inner.effective_listen[0][1]),
             )
         self._closed = False
+        self._looping = threading.Event()  # run() is in the loop
+        self._loop_done = threading.Event()  # ...and has left it
 
     @property
     def url(self) -> str:
@@ -269,11 +272,21 @@ class WebServer:
 
     def run(self) -> None:
         """Serve until :meth:`close` (blocks; run it in a thread)."""
+        self._looping.set()
         try:
             self._inner.run()
         except (OSError, ValueError):
             if not self._closed:  # a closed socket's last poll is expected noise
                 raise
+        finally:
+            self._loop_done.set()
+
+    def _trigger(self) -> Any:
+        """The loop's wake-up (each listening server has one on the shared map)."""
+        for each in list(self._map.values()):
+            if isinstance(each, trigger.trigger):
+                return each
+        return None
 
     def close(self) -> None:
         """End the streams, stop the worker threads, close every socket. Idempotent."""
@@ -284,7 +297,20 @@ class WebServer:
         if isinstance(hub, StreamHub):
             hub.stop()
         self._inner.task_dispatcher.shutdown(timeout=5)
-        wasyncore.close_all(self._map)
+        if self._looping.is_set() and not self._loop_done.is_set():
+            # The loop closes its own sockets, between two polls: closed from this thread,
+            # a socket the loop had just found readable was accepted on after its close
+            # (EBADF, and waitress's traceback in the log). With the map empty, the loop
+            # ends.
+            wake = self._trigger()
+            try:
+                if wake is not None:
+                    wake.pull_trigger(lambda: wasyncore.close_all(self._map))
+            except OSError:
+                pass  # its pipe is closed: the loop is ending by itself, waited for below
+            if self._loop_done.wait(timeout=5):
+                return
+        wasyncore.close_all(self._map)  # no loop running (or a stuck one): nothing races
 
 
 def make_server(

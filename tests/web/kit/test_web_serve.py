@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import urllib.request
 from typing import Any
 
 import pytest
@@ -320,3 +321,28 @@ def test_serve_pool_takes_no_task_once_its_shutdown_began() -> None:
     pool.add_task(late)
     assert late.cancelled and not late.served.is_set()
     assert not pool.threads  # no thread started for it
+
+
+def test_server_close_closes_the_sockets_from_the_loop_that_polls_them(device: Any) -> None:
+    """Closed from another thread, a listening socket the loop had just found readable
+    was accepted on after its close: EBADF and waitress's traceback (a stop-signal burst
+    caught it). The loop must close its own sockets, then end."""
+    server = make_server(build_app(device), "127.0.0.1", 0)
+    closed_by: list[str] = []
+    for each in list(server._map.values()):
+        if hasattr(each, "channel_class"):  # a listening socket
+            real_close = each.close
+
+            def close(real_close: Any = real_close) -> None:
+                closed_by.append(threading.current_thread().name)
+                real_close()
+
+            each.close = close
+    loop = threading.Thread(target=server.run, name="test-serve-loop", daemon=True)
+    loop.start()
+    with urllib.request.urlopen(f"{server.url}api/status", timeout=10) as answer:
+        assert answer.status == 200  # the loop is polling its sockets
+    server.close()
+    loop.join(timeout=10)
+    assert not loop.is_alive()
+    assert closed_by == ["test-serve-loop"]
