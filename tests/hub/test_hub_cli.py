@@ -91,13 +91,29 @@ def test_hub_cli_gaps_says_in_words_what_is_missing(
     from tests.support.contract import challenge, new_game
 
     assert hub(tmp_path, "gaps") == 0
-    assert capsys.readouterr().out == "no table has events missing\n"
+    assert capsys.readouterr().out == "no table has events or records missing\n"
     with Ledger(tmp_path / "hub.sqlite", EVENT) as ledger:
         ledger.events.record("T1", new_game("T1", 1, "1"))
         ledger.events.record("T1", challenge("T1", 4, "1", 3, 1, 2))
         ledger.events.record("T1", challenge("T1", 6, "1", 5, 2, 3))
     assert hub(tmp_path, "gaps") == 1
     assert capsys.readouterr().out == "table T1: 3 events missing (2 to 3, 5)\n"
+
+
+def test_hub_cli_gaps_names_the_records_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A table's record topic holds only its latest: a game over whose record the ledger
+    lacks is missing, named, and asked for with the events."""
+    from arbiter.hub.ledger import Ledger
+    from tests.support.contract import challenge, game_over, new_game
+
+    with Ledger(tmp_path / "hub.sqlite", EVENT) as ledger:
+        ledger.events.record("T1", new_game("T1", 1, "1"))
+        ledger.events.record("T1", challenge("T1", 2, "1", 1, 1, 2))
+        ledger.events.record("T1", game_over("T1", 3, "1", "flag_captured", "W"))
+    assert hub(tmp_path, "gaps") == 1
+    assert capsys.readouterr().out == "table T1: the record of game 1 missing\n"
 
 
 def test_hub_cli_reports_errors_in_one_line(
@@ -267,7 +283,7 @@ def test_hub_cli_gaps_lists_refused_messages_on_stderr(
             ledger.events.record("T1", {**challenge("T1", 2, "g1", 1, 0, 1), "number": 0})
     assert hub(tmp_path, "gaps") == 0  # nothing missing: a refused message is not a gap
     out, err = capsys.readouterr()
-    assert out == "no table has events missing\n"
+    assert out == "no table has events or records missing\n"
     assert "table T1 seq 2: 'number' must be a whole number from 1 to" in err
 
 

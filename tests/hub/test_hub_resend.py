@@ -63,7 +63,7 @@ def test_the_hub_asks_for_what_it_missed_and_ends_with_the_tables_journal(
     assert answer["resends"]["1"]["ranges"][0][0] == 1  # the events played unheard
     capsys.readouterr()
     assert _hub_cli(ledger.parent, "gaps") == 0
-    assert capsys.readouterr().out.strip() == "no table has events missing"
+    assert capsys.readouterr().out.strip() == "no table has events or records missing"
     db = sqlite3.connect(f"file:{ledger}?mode=ro", uri=True, timeout=30)
     try:
         rows = db.execute("SELECT game, ending, winner FROM games WHERE table_name='1'")

@@ -71,15 +71,23 @@ def _gaps(args: argparse.Namespace) -> int:
         raise HubCliError("gg-arbiter hub gaps --resend needs --broker URL")
     with open_ledger(args) as ledger:
         out = {t: runs for t in ledger.tables.names() if (runs := ledger.tables.missing(t))}
-        asks = [ledger.events.ask_resend(t, runs) for t, runs in out.items()] if args.resend else []
+        # Records too: a table's record topic holds only its latest, so a hub that was
+        # away (or a fresh ledger) may lack earlier games' records.
+        records = {t: games for t in ledger.tables.names()
+                   if (games := ledger.tables.missing_records(t))}
+        asks = [ledger.events.ask_resend(t, out.get(t, ()), records.get(t, ()))
+                for t in sorted(set(out) | set(records))] if args.resend else []
         refused = ledger.events.rejections()
         in_all = sum(ledger.events.refused().values())
-    if not out:
-        print("no table has events missing")
+    if not out and not records:
+        print("no table has events or records missing")
     for table, runs in out.items():
         spans = ", ".join(f"{a}" if a == b else f"{a} to {b}" for a, b in runs)
         count = sum(b - a + 1 for a, b in runs)
         print(f"table {table}: {count} event{'' if count == 1 else 's'} missing ({spans})")
+    for table, games in records.items():
+        print(f"table {table}: the record{'' if len(games) == 1 else 's'} of game"
+              f"{'' if len(games) == 1 else 's'} {', '.join(games)} missing")
     # Messages refused (not the wire format, another table's name...): never among the
     # missing, so said apart, on stderr (stdout says what is missing).
     for at, table, seq, why in refused[-20:]:
@@ -92,7 +100,7 @@ def _gaps(args: argparse.Namespace) -> int:
         publish_once_to_broker(args, {}, asks)
         for ask in asks:
             print(f"table {ask.table}: resend asked (request {ask.id})")
-    return 1 if out else 0
+    return 1 if out or records else 0
 
 
 def _silent(args: argparse.Namespace) -> int:
@@ -132,10 +140,10 @@ def register(cmds: Any) -> None:
     pin.set_defaults(func=_set_pin)
 
     cmds.add_parser("audit", help="print the audit log").set_defaults(func=_audit)
-    gaps = cmds.add_parser("gaps", help="missing table events (exit 1 if any)")
+    gaps = cmds.add_parser("gaps", help="missing table events and records (exit 1 if any)")
     gaps.add_argument("--resend", action="store_true",
-                      help="ask each table with missing events to publish them again "
-                           "(needs --broker)")
+                      help="ask each table with missing events or records to publish them "
+                           "again (needs --broker)")
     gaps.set_defaults(func=_gaps)
     silent = cmds.add_parser(
         "silent", help="tables of the round offline or quiet with a game on (exit 1 if any)"
