@@ -107,28 +107,41 @@ def sources(scad: Path) -> list[Path]:
     return sorted(seen)
 
 
-def source_hash(model: Model) -> str:
-    """SHA-256 over the model's sources (names and contents) and its render options."""
-    h = hashlib.sha256(f"{model.camera}|{model.defines}|{SIZE}".encode())
-    for path in sources(HERE / model.scad):
+def scad_hash(scad: str, options: str) -> str:
+    """SHA-256 over ``options`` and ``scad``'s sources (names and contents, its includes)."""
+    h = hashlib.sha256(options.encode())
+    for path in sources(HERE / scad):
         h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
 
 
+def source_hash(model: Model) -> str:
+    """SHA-256 over the model's sources (names and contents) and its render options."""
+    return scad_hash(model.scad, f"{model.camera}|{model.defines}|{SIZE}")
+
+
 def render(model: Model, out: Path) -> list[str]:
     """Render ``model`` to ``out``; returns openscad's WARNING/ERROR lines."""
+    return openscad_png(model.scad, out, camera=model.camera, defines=model.defines)
+
+
+def openscad_png(scad: str, out: Path, *, camera: str | None, defines: tuple[str, ...],
+                 size: str = SIZE) -> list[str]:
+    """Render ``scad`` (under hardware/) to the PNG ``out`` with ``defines``, from
+    ``camera`` (None: the default view), ``size`` pixels; returns openscad's
+    WARNING/ERROR lines. RenderError: openscad missing or failed."""
     if shutil.which("openscad") is None or shutil.which("xvfb-run") is None:
         raise RenderError("openscad and xvfb-run are needed: bash setup.sh --dev")
-    cmd = ["xvfb-run", "-a", "openscad", "-o", str(out), f"--imgsize={SIZE}",
+    cmd = ["xvfb-run", "-a", "openscad", "-o", str(out), f"--imgsize={size}",
            "--autocenter", "--viewall", "--colorscheme=Tomorrow"]
-    if model.camera:
-        cmd.append(f"--camera={model.camera}")
-    for define in model.defines:
+    if camera:
+        cmd.append(f"--camera={camera}")
+    for define in defines:
         cmd += ["-D", define]
-    cmd.append(str(HERE / model.scad))
+    cmd.append(str(HERE / scad))
     result = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
     if result.returncode != 0 or not out.exists():
-        raise RenderError(f"openscad failed on {model.scad}: {result.stderr.strip()[-2000:]}")
+        raise RenderError(f"openscad failed on {scad}: {result.stderr.strip()[-2000:]}")
     return [line for line in result.stderr.splitlines()
             if line.startswith(("WARNING", "ERROR", "DEPRECATED"))]
 

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
-import subprocess
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -128,26 +126,18 @@ def unplaced() -> list[str]:
 
 def source_hash(step: Step) -> str:
     """SHA-256 over the picture's sources (the .scad files) and its render options."""
-    h = hashlib.sha256(f"{CAMERA}|{step.defines}|{SIZE}".encode())
-    for path in models.sources(HERE / SCAD):
-        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return h.hexdigest()
+    digest: str = models.scad_hash(SCAD, f"{CAMERA}|{step.defines}|{SIZE}")
+    return digest
 
 
 def render(step: Step, out: Path) -> list[str]:
     """Render ``step`` to ``out`` (an OpenCSG preview, models.py's options); returns warnings."""
-    if shutil.which("openscad") is None or shutil.which("xvfb-run") is None:
-        raise StepPictureError("openscad and xvfb-run are needed: bash setup.sh --dev")
-    cmd = ["xvfb-run", "-a", "openscad", "-o", str(out), f"--imgsize={SIZE}",
-           "--autocenter", "--viewall", "--colorscheme=Tomorrow", f"--camera={CAMERA}"]
-    for define in step.defines:
-        cmd += ["-D", define]
-    cmd.append(str(HERE / SCAD))
-    result = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
-    if result.returncode != 0 or not out.exists():
-        raise StepPictureError(f"openscad failed on {SCAD}: {result.stderr.strip()[-2000:]}")
-    return [line for line in result.stderr.splitlines()
-            if line.startswith(("WARNING", "ERROR", "DEPRECATED"))]
+    try:
+        warnings: list[str] = models.openscad_png(SCAD, out, camera=CAMERA,
+                                                  defines=step.defines, size=SIZE)
+    except models.RenderError as exc:
+        raise StepPictureError(str(exc)) from None
+    return warnings
 
 
 def file_hash(path: Path) -> str:
