@@ -44,3 +44,29 @@ make_root() {
     say "reusing the bookworm root in $root"
   fi
 }
+
+# enter_root: /proc, /sys and /dev bound into $root (unbound at exit, after killing any
+# $pids the caller started), this machine's resolver and its added certificate
+# authorities (a network whose proxy inspects TLS has one: pip in the root needs them
+# to reach PyPI as it does here).
+mounted=()
+pids=()
+leave_root() {
+  local i pid
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[i]}" 2>/dev/null || true; done
+}
+enter_root() {
+  trap leave_root EXIT
+  local fs
+  for fs in proc sys dev dev/pts; do
+    mountpoint -q "$root/$fs" && continue
+    mount --bind "/$fs" "$root/$fs" && mounted+=("$root/$fs")
+  done
+  cp -L /etc/resolv.conf "$root/etc/resolv.conf"
+  if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+    mkdir -p "$root/usr/local/share/ca-certificates"
+    cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+    chroot "$root" update-ca-certificates >/dev/null || die "update-ca-certificates failed in the root"
+  fi
+}

@@ -31,26 +31,7 @@ make_root bookworm \
 printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"
 chmod 0755 "$root/usr/sbin/policy-rc.d"
 
-mounted=()
-pids=()
-cleanup() {
-  local i pid
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[i]}" 2>/dev/null || true; done
-}
-trap cleanup EXIT
-for fs in proc sys dev dev/pts; do
-  mountpoint -q "$root/$fs" && continue
-  mount --bind "/$fs" "$root/$fs" && mounted+=("$root/$fs")
-done
-cp -L /etc/resolv.conf "$root/etc/resolv.conf"
-# Certificate authorities this machine added (a network whose proxy inspects
-# TLS has one): pip in the root needs them to reach PyPI as it does here.
-if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
-  mkdir -p "$root/usr/local/share/ca-certificates"
-  cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
-  chroot "$root" update-ca-certificates >/dev/null || die "update-ca-certificates failed in the root"
-fi
+enter_root
 
 say "copying the repo to /root/salpakan-arbiter"
 dest="$root/root/salpakan-arbiter"

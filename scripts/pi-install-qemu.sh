@@ -41,24 +41,7 @@ make_root "bookworm arm64 (slow: the second stage runs under qemu)" \
 install -D -m 0755 /usr/bin/qemu-aarch64-static "$root/usr/bin/qemu-aarch64-static"
 chroot "$root" uname -m | grep -qx aarch64 || die "the root does not run as aarch64"
 
-mounted=()
-cleanup() {
-  local i
-  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[i]}" 2>/dev/null || true; done
-}
-trap cleanup EXIT
-for fs in proc sys dev dev/pts; do
-  mountpoint -q "$root/$fs" && continue
-  mount --bind "/$fs" "$root/$fs" && mounted+=("$root/$fs")
-done
-cp -L /etc/resolv.conf "$root/etc/resolv.conf"
-# Certificate authorities this machine added (a network whose proxy inspects
-# TLS has one): pip in the root needs them to reach PyPI as it does here.
-if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
-  mkdir -p "$root/usr/local/share/ca-certificates"
-  cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
-  chroot "$root" update-ca-certificates >/dev/null || die "update-ca-certificates failed in the root"
-fi
+enter_root
 
 # The builder's account, as Raspberry Pi OS makes it.
 chroot "$root" id pi >/dev/null 2>&1 || chroot "$root" useradd -m -s /bin/bash pi
