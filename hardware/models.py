@@ -146,10 +146,10 @@ def openscad_png(scad: str, out: Path, *, camera: str | None, defines: tuple[str
             if line.startswith(("WARNING", "ERROR", "DEPRECATED"))]
 
 
-def manifest() -> dict[str, dict[str, str]]:
-    """The committed manifest (empty if missing)."""
+def manifest(path: Path = MANIFEST) -> dict[str, dict[str, str]]:
+    """The committed record of rendered pictures at ``path`` (empty if missing)."""
     try:
-        data: dict[str, dict[str, str]] = json.loads(MANIFEST.read_text(encoding="utf-8"))
+        data: dict[str, dict[str, str]] = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return {}
     return data

@@ -17,7 +17,6 @@ changed model with a forgotten re-render is named without openscad.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
 import tempfile
@@ -141,16 +140,14 @@ def render(step: Step, out: Path) -> list[str]:
 
 
 def file_hash(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    digest: str = models.file_hash(path)
+    return digest
 
 
 def manifest() -> dict[str, dict[str, str]]:
     """The committed record (empty if missing)."""
-    try:
-        data: dict[str, dict[str, str]] = json.loads(MANIFEST.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    return data
+    recorded: dict[str, dict[str, str]] = models.manifest(MANIFEST)
+    return recorded
 
 
 def check(steps: Sequence[Step] = STEPS) -> list[str]:
