@@ -236,16 +236,28 @@ class BoardGame:
                                  pin=True)
 
 
-def held(ledger: Path, table: str) -> list[str]:
-    """The hub ledger's events of ``table`` in seq order, read beside the running hub."""
+def _read_ledger(ledger: Path, sql: str, table: str) -> list[tuple[object, ...]]:
+    """Rows of ``sql`` for ``table`` read beside the running hub (none before its schema)."""
     if not ledger.exists():
         return []
     db = sqlite3.connect(f"file:{ledger}?mode=ro", uri=True, timeout=30)
     try:
-        rows = db.execute("SELECT payload FROM events WHERE table_name=? ORDER BY seq",
-                          (table,)).fetchall()
+        return list(db.execute(sql, (table,)).fetchall())
     except sqlite3.OperationalError:  # the hub has not made its schema yet
         return []
     finally:
         db.close()
-    return [canonical(json.loads(p)) for (p,) in rows]
+
+
+def held(ledger: Path, table: str) -> list[str]:
+    """The hub ledger's events of ``table`` in seq order."""
+    rows = _read_ledger(ledger, "SELECT payload FROM events WHERE table_name=? ORDER BY seq",
+                        table)
+    return [canonical(json.loads(str(p))) for (p,) in rows]
+
+
+def held_records(ledger: Path, table: str) -> list[str]:
+    """The games of ``table`` whose record the hub ledger holds."""
+    rows = _read_ledger(ledger, "SELECT game FROM records WHERE table_name=? ORDER BY game",
+                        table)
+    return [str(g) for (g,) in rows]
