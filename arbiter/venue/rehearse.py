@@ -36,6 +36,7 @@ from typing import IO, Any
 
 from arbiter.threads import BackgroundThread, declare
 from arbiter.venue.errors import RehearsalError
+from arbiter.venue.ports import free_port
 
 log = logging.getLogger(__name__)
 
@@ -88,14 +89,6 @@ class Plan:
                                  f" not {self.tables}")
         if not 0 < self.hub_port < 65536:
             raise RehearsalError(f"the hub's port {self.hub_port} is not one to open a page on")
-
-
-def free_port() -> int:
-    """A TCP port of 127.0.0.1 that was free a moment ago."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def gg_arbiter() -> list[str]:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
 import sys
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from arbiter.venue.ports import free_port as free_port  # the tests' ports, the rehearsal's way
 from tests.support.waiting import WAIT
 
 
@@ -17,13 +17,6 @@ def gg_arbiter() -> list[str]:
     """The argv prefix that runs this checkout's `gg-arbiter`."""
     exe = shutil.which("gg-arbiter", path=str(Path(sys.executable).parent))
     return [exe] if exe else [sys.executable, "-m", "arbiter.app.cli"]
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that was free a moment ago."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class Session:
