@@ -9,10 +9,11 @@ the assembly without knowing the app's config or gpiozero.
 from __future__ import annotations
 
 import queue
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
+from arbiter.drivers.readers.base import SlotState
 from arbiter.rules.game import EndingKind, Game
 from arbiter.rules.jsondata import JsonDict
 from arbiter.rules.pieces import Piece
@@ -53,6 +54,10 @@ class SimulatedSlots(Protocol):
         ...
 
     def clear(self, role: Role) -> None: ...
+
+    def holding(self) -> Mapping[Role, SlotState]:
+        """What each slot holds now (``empty`` or ``present``), seated from anywhere."""
+        ...
 
 
 class DeviceView(Protocol):

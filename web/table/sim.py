@@ -47,7 +47,7 @@ def _role(slot: str) -> Role:
 
 @bp.get("/sim")
 def panel() -> str:
-    return render_template("sim.html", status=get_device().status())
+    return render_template("sim.html", status=get_device().status(), holding=_holding())
 
 
 @bp.put("/api/sim/slots/<slot>")
@@ -71,11 +71,17 @@ def remove(slot: str) -> Response:
     return jsonify({"slot": role.value, "seated": False})
 
 
+def _holding() -> dict[str, str]:
+    return {role.value: state.value for role, state in _slots().holding().items()}
+
+
 @bp.get("/api/sim/slots")
 def slots() -> Response:
-    """Each slot's reading as the device has it (``empty``, ``present``...), whoever
-    seated the piece (this panel, another browser or the terminal); never which piece."""
-    return jsonify(get_device().status().get("slots", {}))
+    """What each slot holds (``empty`` or ``present``), whoever seated the piece (this
+    panel, another browser or the terminal); never which piece. Read from the simulated
+    slots, not the device's status, so a seat's answer and the next poll agree: the status
+    takes the reading a moment later, and a poll in between would unsay the seat."""
+    return jsonify(_holding())
 
 
 @bp.get("/api/sim/outputs")

@@ -115,6 +115,13 @@ class SimSlots:
         """Take the piece out of a slot."""
         self._set(role, None)
 
+    def holding(self) -> dict[Role, SlotState]:
+        """What each slot holds now, as its reading will say once the device has taken it:
+        at once, so whoever seated a piece sees it seated (the device's status follows a
+        moment later, and later still while it is busy with a tune)."""
+        with self._lock:
+            return {role: _reading(role, token).state for role, token in self._held.items()}
+
     def _physical(self, role: Role, text: str) -> PhysicalPiece:
         assert self._registry is not None
         if "#" in text:

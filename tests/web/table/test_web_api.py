@@ -302,6 +302,32 @@ def test_sim_panel_shows_pieces_seated_from_the_terminal(client: Any, device: An
     assert '"/api/sim/slots"' in js and "showSlots" in js  # the panel follows it live
 
 
+def test_sim_slots_say_seated_as_soon_as_the_seat_is_answered(client: Any, device: Any) -> None:
+    """A CI run's browser test: the panel's poll asked between the seat's answer and the
+    device taking the reading said "empty", and the panel forgot the piece it had seated."""
+    import threading
+
+    busy, release = threading.Event(), threading.Event()
+
+    def hold_the_worker() -> None:  # as a tune or a self-test keeps it busy
+        busy.set()
+        release.wait(30)
+
+    holder = threading.Thread(target=device._call, args=(hold_the_worker,))
+    holder.start()
+    try:
+        busy.wait(30)
+        _seat(client, "attacker", "W:SPY")
+        assert client.get("/api/status").json["slots"]["attacker"] == "empty"  # not yet taken
+        assert client.get("/api/sim/slots").json == {"attacker": "present", "defender": "empty"}
+        assert 'data-seen="present">seated (present)</p>' in client.get("/sim").get_data(
+            as_text=True)
+    finally:
+        release.set()
+        holder.join(30)
+    wait_until(lambda: client.get("/api/status").json["slots"]["attacker"] == "present")
+
+
 def test_sim_seat_response_does_not_echo_piece(client: Any) -> None:
     response = client.put("/api/sim/slots/attacker", json={"piece": "W:SPY"})
     assert "SPY" not in response.get_data(as_text=True)

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from arbiter.device.protocol import DeviceView
+from arbiter.drivers.readers.base import SlotState
 from arbiter.rules.game import EndingKind, Game
 from arbiter.rules.pieces import Piece
 from arbiter.rules.ranks import Side
@@ -81,6 +82,9 @@ class FakeSlots:
 
     def clear(self, role: Role) -> None:
         self.seated.pop(role, None)
+
+    def holding(self) -> dict[Role, SlotState]:
+        return {r: SlotState.PRESENT if r in self.seated else SlotState.EMPTY for r in Role}
 
 
 class FakeDevice:
