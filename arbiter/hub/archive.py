@@ -28,14 +28,15 @@ _ARCHIVE_TABLES = {
     "records": ("table_name", "game", "payload", "received_at"),
     "corrections": ("id", "at", "who", "what", "target", "before", "after"),
     "rejections": ("id", "at", "table_name", "seq", "reason"),
-    "resends": ("table_name", "id", "ranges", "asked_at"),
+    "resends": ("table_name", "id", "ranges", "asked_at", "records"),
     "refused": ("table_name", "total"),
 }
 #: Sections newer than the archive format: an older archive without them imports as empty.
 _ARCHIVE_LATER = frozenset({"resends", "refused", "byes"})
 #: Columns newer than the archive format: an older archive's rows import them as their
-#: value in a ledger from before them (NULL: no pairing id; 0: not forfeited).
-_COLUMNS_LATER = {"pairing_id": None, "forfeit": 0}
+#: value in a ledger from before them (NULL: no pairing id; 0: not forfeited; no records
+#: asked for).
+_COLUMNS_LATER = {"pairing_id": None, "forfeit": 0, "records": "[]"}
 _ORDER = {
     "meta": "key", "players": "registered", "rounds": "number", "pairings": "round, board",
     "tables": "name", "events": "table_name, seq", "records": "table_name, game",
