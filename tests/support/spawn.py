@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -9,8 +10,25 @@ import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from arbiter.venue.ports import free_port as free_port  # the tests' ports, the rehearsal's way
+from arbiter.venue import ports
 from tests.support.waiting import WAIT
+
+
+def _worker_pool() -> ports.PortPool:
+    """This pytest-xdist worker's share of the ports (the whole range without xdist), so two
+    workers never pick the same port for listeners their children bind later."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    index = int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else 0
+    return ports.PortPool(index, count) if index < count else ports.PortPool()
+
+
+ports.use(_worker_pool())  # a rehearsal run in this process draws from the same share
+
+
+def free_port() -> int:
+    """A TCP port of 127.0.0.1, free now and never handed out before by this worker."""
+    return ports.free_port()
 
 
 def gg_arbiter() -> list[str]:
