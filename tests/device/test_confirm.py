@@ -102,21 +102,6 @@ def rig(tmp_path: Path, mock_factory: Any, clock: JumpClock) -> Iterator[Rig]:
         rig.arbiter.close()
 
 
-def _prompts(rig: Rig) -> int:
-    return sum(t["name"] == "confirm" for t in rig.arbiter.outputs()["played"])
-
-
-def _hold(rig: Rig) -> None:
-    """Hold NEW GAME until the device answers (a prompt, or a new game), then let go."""
-    pin = rig.factory.pin(rig.config.button.new_game_pin)
-    before = (_prompts(rig), rig.arbiter.status()["game_id"])
-    pin.drive_low()
-    wait_until(lambda: (_prompts(rig), rig.arbiter.status()["game_id"]) != before,
-               what="the device's answer to the held button")
-    pin.drive_high()
-    rig.settle()
-
-
 def _leds(rig: Rig) -> dict[str, Any]:
     return dict(rig.arbiter.outputs()["leds"])
 
@@ -132,7 +117,7 @@ def test_confirm_prompt_is_the_same_in_every_state(rig: Rig) -> None:
     seen: list[tuple[dict[str, Any], str]] = []
 
     def prompt_here() -> None:
-        _hold(rig)
+        rig.hold_new_game()
         seen.append((_leds(rig), rig.arbiter.outputs()["played"][-1]["name"]))
 
     prompt_here()  # a fresh game, idle
@@ -151,9 +136,9 @@ def test_confirm_prompt_is_the_same_in_every_state(rig: Rig) -> None:
 def test_confirm_second_hold_abandons_and_keeps_ranks_secret(rig: Rig) -> None:
     rig.challenge("W:SPY", "B:5*G")
     rig.empty()
-    _hold(rig)
+    rig.hold_new_game()
     assert rig.arbiter.status()["game_id"] == 1  # one hold changed nothing
-    _hold(rig)
+    rig.hold_new_game()
     assert rig.arbiter.status()["game_id"] == 2
     game = read_game(rig.config.data_dir, 1)
     assert game.ending is not None and game.ending.kind is EndingKind.ABANDONED
@@ -170,13 +155,13 @@ def test_confirm_second_hold_abandons_and_keeps_ranks_secret(rig: Rig) -> None:
 def test_confirm_a_piece_seated_withdraws_the_question(rig: Rig) -> None:
     rig.challenge("W:SPY", "B:5*G")
     shown = _leds(rig)
-    _hold(rig)
+    rig.hold_new_game()
     assert _leds(rig) == PROMPT
     rig.empty()  # the players play on
     wait_until(lambda: _leds(rig) != PROMPT, what="the prompt withdrawn")
-    _hold(rig)  # a first hold again: it only asks
+    rig.hold_new_game()  # a first hold again: it only asks
     assert rig.arbiter.status()["game_id"] == 1
-    assert _prompts(rig) == 2
+    assert rig.prompts() == 2
     assert shown["attacker"]["mode"] == "on"  # the verdict showed before the prompt
 
 
@@ -184,11 +169,11 @@ def test_confirm_a_piece_seated_withdraws_the_question(rig: Rig) -> None:
 def test_confirm_window_runs_out(rig: Rig, clock: JumpClock) -> None:
     rig.challenge("W:SPY", "B:5*G")
     shown = _leds(rig)
-    _hold(rig)
+    rig.hold_new_game()
     clock.jump(CONFIRM_SECONDS + 1)
     # The worker's idle turn (every couple of seconds) withdraws it: the verdict is back.
     wait_until(lambda: _leds(rig) == shown, what="the verdict shown again")
-    _hold(rig)  # too late to confirm: this one asks again
-    assert rig.arbiter.status()["game_id"] == 1 and _prompts(rig) == 2
-    _hold(rig)
+    rig.hold_new_game()  # too late to confirm: this one asks again
+    assert rig.arbiter.status()["game_id"] == 1 and rig.prompts() == 2
+    rig.hold_new_game()
     assert rig.arbiter.status()["game_id"] == 2

@@ -207,22 +207,6 @@ def test_device_game_over_shows_at_once_and_answers_while_taps_plays(rig: Rig) -
     wait_until(lambda: rig.arbiter.state is DeviceState.IDLE)
 
 
-def _hold(rig: Rig) -> None:
-    """Hold NEW GAME until the device has answered (a prompt played or a game started),
-    then let go."""
-    pin = rig.factory.pin(rig.config.button.new_game_pin)
-    before = (_prompts(rig), rig.arbiter.status()["game_id"])
-    pin.drive_low()
-    wait_until(lambda: (_prompts(rig), rig.arbiter.status()["game_id"]) != before,
-               what="the device's answer to the held button")
-    pin.drive_high()
-    rig.settle()
-
-
-def _prompts(rig: Rig) -> int:
-    return sum(t["name"] == "confirm" for t in rig.arbiter.outputs()["played"])
-
-
 @pytest.mark.slow  # seconds of real time (tests/support/kinds.py)
 def test_device_new_game_button_held_twice(rig: Rig) -> None:
     rig.challenge("W:PVT", "B:FLG")
@@ -231,10 +215,10 @@ def test_device_new_game_button_held_twice(rig: Rig) -> None:
     pin.drive_low()  # a short press is not enough
     pin.drive_high()
     rig.settle()
-    assert (rig.arbiter.status()["game_id"], _prompts(rig)) == (1, 0)
-    _hold(rig)  # the first hold only asks
-    assert (rig.arbiter.status()["game_id"], _prompts(rig)) == (1, 1)
-    _hold(rig)  # the second confirms: a new game
+    assert (rig.arbiter.status()["game_id"], rig.prompts()) == (1, 0)
+    rig.hold_new_game()  # the first hold only asks
+    assert (rig.arbiter.status()["game_id"], rig.prompts()) == (1, 1)
+    rig.hold_new_game()  # the second confirms: a new game
     assert rig.arbiter.status()["game_id"] == 2
     wait_until(lambda: rig.arbiter.state is DeviceState.IDLE)
     rig.challenge("B:COL", "W:MAJ")
@@ -468,7 +452,7 @@ def test_device_new_game_button_failure_is_logged(
 
     monkeypatch.setattr(journal, "write_durably", full_disk)
     pin = rig.factory.pin(rig.config.button.new_game_pin)
-    _hold(rig)  # asks; the second hold confirms, and the disk refuses the game
+    rig.hold_new_game()  # asks; the second hold confirms, and the disk refuses the game
     with caplog.at_level(logging.WARNING, logger="arbiter.device"):
         pin.drive_low()
         wait_until(

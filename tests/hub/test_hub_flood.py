@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -56,6 +57,30 @@ def _table(port: int, out: Path, table: str) -> mqtt.Client:
     return client
 
 
+@contextmanager
+def _hub_meeting_tables_2_and_7(
+    ledger: Ledger, port: int, out: Path
+) -> Iterator[tuple[Ingest, mqtt.Client, mqtt.Client]]:
+    """The hub started and tables 2 and 7 online, each with its own session at the broker:
+    (hub, table 2, table 7); all stopped after the block."""
+    hub = Ingest(ledger, EVENT, "127.0.0.1", port, username="hub",
+                 password=_secret(out, "hub"))
+    hub.start()
+    two, seven = _table(port, out, "2"), _table(port, out, "7")
+    try:
+        for client, name in ((two, "2"), (seven, "7")):
+            client.publish(f"gg/{EVENT}/table/{name}/online", b"true", qos=1,
+                           retain=True).wait_for_publish(10)
+        wait_until(lambda: hub.sessions.subscribed() == ["2", "7"],
+                   what="the hub's sessions for tables 2 and 7")
+        yield hub, two, seven
+    finally:
+        hub.stop()
+        for client in (two, seven):
+            client.disconnect()
+            client.loop_stop()
+
+
 def _publish_all(client: mqtt.Client, topic: str, payloads: list[bytes]) -> None:
     infos = [client.publish(topic, p, qos=1) for p in payloads]
     for info in infos:
@@ -75,17 +100,7 @@ def test_a_flood_while_the_hub_is_away_never_drops_another_tables_game(
 ) -> None:
     port, out = venue
     with Ledger(tmp_path / "hub.sqlite", EVENT) as ledger:
-        hub = Ingest(ledger, EVENT, "127.0.0.1", port, username="hub",
-                     password=_secret(out, "hub"))
-        hub.start()
-        two, seven = _table(port, out, "2"), _table(port, out, "7")
-        try:
-            for client, name in ((two, "2"), (seven, "7")):
-                client.publish(f"gg/{EVENT}/table/{name}/online", b"true", qos=1,
-                               retain=True).wait_for_publish(10)
-            # The hub has met both tables: each has its own session at the broker.
-            wait_until(lambda: hub.sessions.subscribed() == ["2", "7"],
-                       what="the hub's sessions for tables 2 and 7")
+        with _hub_meeting_tables_2_and_7(ledger, port, out) as (hub, two, seven):
             hub.stop()  # away; the broker keeps (and queues for) each session
 
             began = time.monotonic()
@@ -113,10 +128,6 @@ def test_a_flood_while_the_hub_is_away_never_drops_another_tables_game(
                            what="the sessions back")
             finally:
                 back.stop()
-        finally:
-            for client in (two, seven):
-                client.disconnect()
-                client.loop_stop()
         refused = ledger.events.refused().get("7", 0)
         assert refused <= 2 * QUEUE_PER_CLIENT + 400, refused  # + what was in flight
         assert [e["seq"] for e in ledger.events.of_table("2")] == list(range(1, 13))
@@ -150,16 +161,7 @@ def test_a_flood_while_the_hub_is_up_never_drops_another_tables_game(
 ) -> None:
     port, out = venue
     with Ledger(tmp_path / "hub.sqlite", EVENT) as ledger:
-        hub = Ingest(ledger, EVENT, "127.0.0.1", port, username="hub",
-                     password=_secret(out, "hub"))
-        hub.start()
-        two, seven = _table(port, out, "2"), _table(port, out, "7")
-        try:
-            for client, name in ((two, "2"), (seven, "7")):
-                client.publish(f"gg/{EVENT}/table/{name}/online", b"true", qos=1,
-                               retain=True).wait_for_publish(10)
-            wait_until(lambda: hub.sessions.subscribed() == ["2", "7"],
-                       what="the hub's sessions for tables 2 and 7")
+        with _hub_meeting_tables_2_and_7(ledger, port, out) as (_hub, two, seven):
             # Table 7 floods while table 2 plays its game, both at once.
             flood = [seven.publish(f"gg/{EVENT}/table/7/events", b'{"junk": %d}' % n, qos=1)
                      for n in range(FLOOD)]
@@ -168,9 +170,4 @@ def test_a_flood_while_the_hub_is_up_never_drops_another_tables_game(
                 info.wait_for_publish(120)
             wait_until(lambda: len(ledger.events.of_table("2")) == 12, timeout=120,
                        what="table 2's whole game")
-        finally:
-            hub.stop()
-            for client in (two, seven):
-                client.disconnect()
-                client.loop_stop()
         assert [e["seq"] for e in ledger.events.of_table("2")] == list(range(1, 13))

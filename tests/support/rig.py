@@ -102,6 +102,21 @@ class Rig:
         a command queued behind them has run (the proof that nothing else came of them)."""
         self.arbiter._call(lambda: None)
 
+    def prompts(self) -> int:
+        """How many times the NEW GAME confirmation prompt has played."""
+        return sum(t["name"] == "confirm" for t in self.arbiter.outputs()["played"])
+
+    def hold_new_game(self) -> None:
+        """Hold NEW GAME until the device has answered (a prompt played or a game started),
+        then let go."""
+        pin = self.factory.pin(self.config.button.new_game_pin)
+        before = (self.prompts(), self.arbiter.status()["game_id"])
+        pin.drive_low()
+        wait_until(lambda: (self.prompts(), self.arbiter.status()["game_id"]) != before,
+                   what="the device's answer to the held button")
+        pin.drive_high()
+        self.settle()
+
     def seat(self, role: Role, piece: str | Piece) -> None:
         word = DEFAULT_KEYCODE.codeword(Piece.parse(piece) if isinstance(piece, str) else piece)
         self.press(role, word)

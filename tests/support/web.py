@@ -121,13 +121,8 @@ def live_server(
     streams, and a pool of 216 threads per test would only cost time.
     """
     server = make_server(app, "127.0.0.1", 0, streams=streams, request_timeout=request_timeout)
-    thread = threading.Thread(target=server.run, name="test-web", daemon=True)
-    thread.start()
-    try:
+    with _running(server, "test-web"):
         yield server
-    finally:
-        server.close()
-        thread.join(timeout=10)
 
 
 @contextlib.contextmanager
@@ -138,10 +133,17 @@ def live_hub_server(
     stream on asyncio), on 127.0.0.1 (any free port), in a thread."""
     server = make_async_server(app, "127.0.0.1", 0, streams=streams,
                                request_timeout=request_timeout, workers=4)
-    thread = threading.Thread(target=server.run, name="test-hub-web", daemon=True)
+    with _running(server, "test-hub-web"):
+        yield server
+
+
+@contextlib.contextmanager
+def _running(server: WebServer | AsyncWebServer, name: str) -> Iterator[None]:
+    """``server`` run on a thread of its own for the block, then closed."""
+    thread = threading.Thread(target=server.run, name=name, daemon=True)
     thread.start()
     try:
-        yield server
+        yield
     finally:
         server.close()
         thread.join(timeout=10)

@@ -8,6 +8,8 @@ here too. Access is the admin's (:mod:`web.table.admin`); the game's own actions
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from flask import Blueprint, Response, abort, flash, jsonify, redirect, request, url_for
 from flask.typing import ResponseReturnValue
 
@@ -131,37 +133,37 @@ def api_selftest() -> Response | tuple[Response, int]:
 # -- pages -------------------------------------------------------------------
 
 
+def _to_dashboard(action: Callable[[], object], done: str = "") -> ResponseReturnValue:
+    """Ask the device for ``action``; its refusal flashed as an error (else ``done``, if
+    any), then back to the dashboard."""
+    try:
+        action()
+    except (PieceError, DeviceError) as exc:
+        flash(str(exc), "error")
+    else:
+        if done:
+            flash(done, "ok")
+    return redirect(url_for("admin.dashboard"))
+
+
 @bp.post("/admin/enroll/start")
 @admin_page
 def enroll_start() -> ResponseReturnValue:
     only = request.form.get("only", "").strip() or None
-    try:
-        get_device().start_enrollment(only)
-    except (PieceError, DeviceError) as exc:
-        flash(str(exc), "error")
-    return redirect(url_for("admin.dashboard"))
+    return _to_dashboard(lambda: get_device().start_enrollment(only))
 
 
 @bp.post("/admin/enroll/next")
 @admin_page
 def enroll_next() -> ResponseReturnValue:
-    try:
-        get_device().choose_enrollment(request.form.get("piece", "").strip())
-    except (PieceError, DeviceError) as exc:
-        flash(str(exc), "error")
-    return redirect(url_for("admin.dashboard"))
+    piece = request.form.get("piece", "").strip()
+    return _to_dashboard(lambda: get_device().choose_enrollment(piece))
 
 
 @bp.post("/admin/enroll/stop")
 @admin_page
 def enroll_stop() -> ResponseReturnValue:
-    try:
-        get_device().stop_enrollment()
-    except DeviceError as exc:
-        flash(str(exc), "error")
-    else:
-        flash("Enrollment stopped.", "ok")
-    return redirect(url_for("admin.dashboard"))
+    return _to_dashboard(get_device().stop_enrollment, "Enrollment stopped.")
 
 
 @bp.post("/admin/selftest")
